@@ -1,0 +1,131 @@
+/*
+ * rfm2g_api.h: the subset of the GE/Abaco RFM2g C API that this project uses.
+ *
+ * Written by this project from the public facts collected in
+ * shared/reference/rfm2g-api.md (vendor driver/API release R09.00). It is NOT the
+ * vendor's header: the SDK is proprietary. Types, argument order, enum values and
+ * the RFM2GEVENTINFO field order follow the vendor's rfm2g_*.h headers so that a
+ * library built from the SDK (or the project's emulator) is ABI-compatible.
+ *
+ * rfm-core's Rust bindings (src/backend/rfm2g/ffi.rs) are generated from this file
+ * by bindgen; `cargo test -p rfm-core --test bindings` checks they are current.
+ */
+#ifndef RFM2G_API_H
+#define RFM2G_API_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef unsigned char RFM2G_UINT8;
+typedef unsigned short RFM2G_UINT16;
+/* `unsigned long` on Windows, `unsigned int` on Linux: 32 bits on both. */
+typedef unsigned int RFM2G_UINT32;
+typedef unsigned long long RFM2G_UINT64;
+typedef unsigned char RFM2G_BOOL;
+typedef RFM2G_UINT16 RFM2G_NODE;
+typedef char RFM2G_CHAR;
+
+/* Opaque board handle. */
+typedef struct RFM2GHANDLE_s *RFM2GHANDLE;
+
+/* A plain C enum in the vendor header: 4 bytes, bound as an integer. */
+typedef int RFM2G_STATUS;
+#define RFM2G_SUCCESS 0
+#define RFM2G_NOT_IMPLEMENTED 1
+#define RFM2G_DRIVER_ERROR 2
+#define RFM2G_TIMED_OUT 3
+#define RFM2G_LOW_MEMORY 4
+#define RFM2G_MEM_NOT_MAPPED 5
+#define RFM2G_OS_ERROR 6
+#define RFM2G_EVENT_IN_USE 7
+#define RFM2G_NOT_SUPPORTED 8
+#define RFM2G_NOT_OPEN 9
+#define RFM2G_NO_RFM2G_BOARD 10
+#define RFM2G_BAD_PARAMETER_1 11
+#define RFM2G_BAD_PARAMETER_2 12
+#define RFM2G_BAD_PARAMETER_3 13
+#define RFM2G_BAD_PARAMETER_4 14
+#define RFM2G_BAD_PARAMETER_5 15
+#define RFM2G_BAD_PARAMETER_6 16
+#define RFM2G_BAD_PARAMETER_7 17
+#define RFM2G_BAD_PARAMETER_8 18
+#define RFM2G_BAD_PARAMETER_9 19
+#define RFM2G_OUT_OF_RANGE 20
+#define RFM2G_MAP_NOT_ALLOWED 21
+#define RFM2G_LINK_TEST_FAIL 22
+#define RFM2G_MEM_READ_ONLY 23
+#define RFM2G_UNALIGNED_OFFSET 24
+#define RFM2G_UNALIGNED_ADDRESS 25
+#define RFM2G_LSEEK_ERROR 26
+#define RFM2G_READ_ERROR 27
+#define RFM2G_WRITE_ERROR 28
+#define RFM2G_HANDLE_NOT_NULL 29
+#define RFM2G_MODULE_NOT_LOADED 30
+#define RFM2G_NOT_ENABLED 31
+#define RFM2G_ALREADY_ENABLED 32
+#define RFM2G_EVENT_NOT_IN_USE 33
+#define RFM2G_BAD_RFM2G_BOARD_ID 34
+#define RFM2G_NULL_DESCRIPTOR 35
+#define RFM2G_WAIT_EVENT_CANCELED 36
+#define RFM2G_DMA_FAILED 37
+#define RFM2G_NOT_INITIALIZED 38
+#define RFM2G_UNALIGNED_LENGTH 39
+#define RFM2G_SIGNALED 40
+#define RFM2G_NODE_ID_SELF 41
+#define RFM2G_MAX_ERROR_CODE 42
+
+/* Network and board events (a plain C enum in the vendor header). */
+typedef int RFM2GEVENTTYPE;
+#define RFM2GEVENT_RESET 0
+#define RFM2GEVENT_INTR1 1
+#define RFM2GEVENT_INTR2 2
+#define RFM2GEVENT_INTR3 3
+#define RFM2GEVENT_INTR4 4
+#define RFM2GEVENT_BAD_DATA 5
+#define RFM2GEVENT_RXFIFO_FULL 6
+#define RFM2GEVENT_ROGUE_PKT 7
+#define RFM2GEVENT_RXFIFO_AFULL 8
+#define RFM2GEVENT_SYNC_LOSS 9
+#define RFM2GEVENT_MEM_WRITE_INHIBITED 10
+#define RFM2GEVENT_LOCAL_MEM_PARITY_ERR 11
+#define RFM2GEVENT_LAST 12
+
+#define RFM2G_NODE_ALL 0xFFFF
+#define RFM2G_NODE_UNKNOWN 0xFFFE
+#define RFM2G_INFINITE_TIMEOUT 0xFFFFFFFFu
+#define RFM2G_NO_WAIT 0u
+
+/* In/out argument of RFM2gWaitForEvent, in the vendor header's field order. */
+typedef struct RFM2GEVENTINFO {
+    RFM2G_UINT32 ExtendedInfo;
+    RFM2GEVENTTYPE Event;
+    RFM2G_UINT32 Timeout; /* milliseconds */
+    RFM2G_NODE NodeId;
+    void *pDrvSpec;
+} RFM2GEVENTINFO;
+
+RFM2G_STATUS RFM2gOpen(char *DevicePath, RFM2GHANDLE *rh);
+RFM2G_STATUS RFM2gClose(RFM2GHANDLE *rh);
+RFM2G_STATUS RFM2gSize(RFM2GHANDLE rh, RFM2G_UINT32 *Size);
+RFM2G_STATUS RFM2gNodeID(RFM2GHANDLE rh, RFM2G_NODE *NodeIdPtr);
+RFM2G_STATUS RFM2gBoardID(RFM2GHANDLE rh, RFM2G_UINT8 *BoardIdPtr);
+RFM2G_STATUS RFM2gFirst(RFM2GHANDLE rh, RFM2G_UINT32 *FirstPtr);
+RFM2G_STATUS RFM2gUserMemory(RFM2GHANDLE rh, volatile void **UserMemoryPtr,
+                             RFM2G_UINT64 Offset, RFM2G_UINT32 Pages);
+RFM2G_STATUS RFM2gUnMapUserMemory(RFM2GHANDLE rh, volatile void **UserMemoryPtr,
+                                  RFM2G_UINT32 Pages);
+RFM2G_STATUS RFM2gEnableEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
+RFM2G_STATUS RFM2gDisableEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
+RFM2G_STATUS RFM2gSendEvent(RFM2GHANDLE rh, RFM2G_NODE ToNode, RFM2GEVENTTYPE EventType,
+                            RFM2G_UINT32 ExtendedData);
+RFM2G_STATUS RFM2gWaitForEvent(RFM2GHANDLE rh, RFM2GEVENTINFO *EventInfo);
+RFM2G_STATUS RFM2gCancelWaitForEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
+RFM2G_STATUS RFM2gClearEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
+RFM2G_CHAR *RFM2gErrorMsg(RFM2G_STATUS ErrorCode);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RFM2G_API_H */

@@ -1,0 +1,60 @@
+//! `loopback:NAME`: memory shared by every open of one name inside this process.
+//!
+//! Two FMU instances in one master (and the regression tests) couple through it as
+//! two PCs couple through a ring. The memory lives while any device or region of
+//! that name does; the registry holds only weak references.
+
+use std::collections::HashMap;
+use std::ptr::NonNull;
+use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, LazyLock, Mutex, Weak};
+
+use crate::region::{Region, WORD};
+use crate::DeviceError;
+
+/// The storage behind one loopback name.
+#[derive(Debug)]
+pub(crate) struct LoopbackMemory {
+    words: Box<[AtomicU32]>,
+}
+
+static REGISTRY: LazyLock<Mutex<HashMap<String, Weak<LoopbackMemory>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Opens (or creates, zeroed) the loopback memory `name` of `size` bytes.
+pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<LoopbackMemory>, DeviceError> {
+    let mut registry = REGISTRY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    registry.retain(|_, weak| weak.strong_count() > 0);
+    if let Some(memory) = registry.get(name).and_then(Weak::upgrade) {
+        let found = memory.words.len() * WORD;
+        if found != size {
+            return Err(DeviceError::SizeMismatch {
+                device: device.to_owned(),
+                expected: size as u64,
+                found: found as u64,
+            });
+        }
+        return Ok(memory);
+    }
+    let memory = Arc::new(LoopbackMemory {
+        words: (0..size / WORD).map(|_| AtomicU32::new(0)).collect(),
+    });
+    registry.insert(name.to_owned(), Arc::downgrade(&memory));
+    Ok(memory)
+}
+
+impl LoopbackMemory {
+    pub(crate) fn size(&self) -> usize {
+        self.words.len() * WORD
+    }
+
+    /// The whole memory as a region that keeps it alive.
+    pub(crate) fn region(self: &Arc<Self>) -> Region {
+        let base = NonNull::new(self.words.as_ptr().cast_mut().cast::<u8>()).expect("boxed slice is non-null");
+        // SAFETY: the boxed slice is aligned for AtomicU32 (≥ WORD), `size()` bytes
+        // long, never reallocated, and kept alive by the Arc passed as owner; it is
+        // only accessed through atomics (interior mutability, so writing through a
+        // pointer derived from a shared reference is allowed).
+        unsafe { Region::from_raw_parts(base, self.size(), Arc::clone(self) as _) }
+    }
+}

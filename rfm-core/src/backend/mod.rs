@@ -1,0 +1,7 @@
+//! Where regions come from. Each backend only provides memory; frames, seqlock and
+//! link logic are written once over [`crate::Region`].
+
+pub mod loopback;
+pub mod rfm2g;
+#[cfg(unix)]
+pub mod shm;

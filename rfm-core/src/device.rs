@@ -1,0 +1,269 @@
+//! The device string (a contract the FMU exposes) and the memory it opens.
+//!
+//! - a path such as `/dev/rfm2g0` or `\\.\rfm2g1`: an RFM2g board (vendor library);
+//! - `shm:NAME`: POSIX shared memory on this host;
+//! - `loopback:NAME`: memory shared inside this process.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::backend::loopback::{self, LoopbackMemory};
+use crate::backend::rfm2g::{self, Board, Rfm2gError, BUILD_HINT};
+#[cfg(unix)]
+use crate::backend::shm::{self, ShmMemory};
+use crate::region::{Region, WORD};
+
+/// The accepted forms, quoted in errors.
+pub const DEVICE_FORMS: &str =
+    "`/dev/rfm2gN` (Linux) or `\\\\.\\rfm2gN` (Windows) for an RFM2g board, `shm:NAME` for \
+     shared memory on this host, or `loopback:NAME` for two instances in one process";
+
+/// Size of `shm:` and `loopback:` memories unless the caller asks otherwise: room
+/// for all 256 slots. (RFM2g boards have their own size: 64, 128 or 256 MB.)
+pub const DEFAULT_MEMORY_SIZE: usize = 1 << 20;
+
+/// Longest `loopback:` name.
+pub const MAX_LOOPBACK_NAME_LEN: usize = 255;
+
+/// A device string, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceSpec {
+    Rfm2g { path: String },
+    Shm { name: String },
+    Loopback { name: String },
+}
+
+/// Why a device could not be opened or mapped.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("device string is empty; expected {DEVICE_FORMS}")]
+    Empty,
+    #[error("device `{device}` is not a form this FMU knows; expected {DEVICE_FORMS}")]
+    UnknownForm { device: String },
+    #[error("device `{device}`: {reason}")]
+    BadDevice { device: String, reason: String },
+    #[error("device `{device}`: {op} failed: {source}")]
+    Os {
+        device: String,
+        op: &'static str,
+        #[source]
+        source: io::Error,
+    },
+    #[error(
+        "device `{device}` holds {found} bytes but {expected} were asked for; every program \
+         sharing it must use the same size (or remove the stale object, e.g. `rm /dev/shm/NAME`)"
+    )]
+    SizeMismatch { device: String, expected: u64, found: u64 },
+    #[error("device `{device}`: a size of {size} bytes cannot be used")]
+    BadSize { device: String, size: u64 },
+    #[error(
+        "device `{device}` is owned by uid {owner}, not by this user (uid {me}); refusing \
+         memory another user controls"
+    )]
+    NotOwner { device: String, owner: u32, me: u32 },
+    #[error(
+        "device `{device}` has mode {mode:o}: others may write it; refusing (it must be 600, \
+         as this library creates it)"
+    )]
+    OpenToOthers { device: String, mode: u32 },
+    #[error("device `{device}`: {what} is not supported on this platform")]
+    Unsupported { device: String, what: &'static str },
+    #[error("could not load the RFM2g library `{library}`: {reason}; {BUILD_HINT}")]
+    LibraryNotLoaded { library: String, reason: String },
+    #[error(
+        "the RFM2g library `{library}` has no symbol `{symbol}`: it is not an RFM2g API \
+         library, or too old; {BUILD_HINT}"
+    )]
+    SymbolMissing { library: String, symbol: &'static str },
+    #[error(transparent)]
+    Rfm2g(#[from] Rfm2gError),
+    #[error(
+        "device `{device}`: a window of {len} bytes at offset {offset} does not fit its \
+         {size}-byte memory"
+    )]
+    WindowOutOfRange { device: String, offset: u64, len: u64, size: u64 },
+    #[error("device `{device}`: offset {offset} is not a multiple of {WORD} bytes")]
+    UnalignedWindow { device: String, offset: u64 },
+}
+
+impl DeviceSpec {
+    /// Parses a device string; the error names the forms that are accepted.
+    pub fn parse(device: &str) -> Result<DeviceSpec, DeviceError> {
+        if device.is_empty() {
+            return Err(DeviceError::Empty);
+        }
+        let bad = |reason: String| DeviceError::BadDevice {
+            device: device.escape_debug().to_string(),
+            reason,
+        };
+        if let Some(name) = device.strip_prefix("shm:") {
+            #[cfg(unix)]
+            shm::validate_name(name).map_err(bad)?;
+            return Ok(DeviceSpec::Shm { name: name.to_owned() });
+        }
+        if let Some(name) = device.strip_prefix("loopback:") {
+            if name.is_empty() {
+                return Err(bad("the name after `loopback:` is empty".into()));
+            }
+            if name.len() > MAX_LOOPBACK_NAME_LEN {
+                return Err(bad(format!(
+                    "the name is {} bytes; at most {MAX_LOOPBACK_NAME_LEN} are allowed",
+                    name.len()
+                )));
+            }
+            return Ok(DeviceSpec::Loopback { name: name.to_owned() });
+        }
+        if device.starts_with('/') || device.starts_with(r"\\.\") {
+            if device.contains('\0') {
+                return Err(bad("it contains a NUL byte".into()));
+            }
+            return Ok(DeviceSpec::Rfm2g { path: device.to_owned() });
+        }
+        Err(DeviceError::UnknownForm {
+            device: device.escape_debug().to_string(),
+        })
+    }
+}
+
+/// How to open a device.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Size of a `shm:`/`loopback:` memory (ignored for RFM2g boards).
+    pub memory_size: usize,
+    /// The vendor library; `None` loads [`rfm2g::DEFAULT_LIBRARY`] from the search path.
+    pub rfm2g_library: Option<PathBuf>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> OpenOptions {
+        OpenOptions {
+            memory_size: DEFAULT_MEMORY_SIZE,
+            rfm2g_library: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Memory {
+    Rfm2g(Arc<Board>),
+    #[cfg(unix)]
+    Shm(Arc<ShmMemory>),
+    Loopback(Arc<LoopbackMemory>),
+}
+
+/// An open reflective memory (a board, a shared-memory object or a loopback buffer).
+#[derive(Debug)]
+pub struct Device {
+    name: String,
+    spec: DeviceSpec,
+    memory: Memory,
+}
+
+/// What a device is, for diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub device: String,
+    pub size: u64,
+    /// The board's node id (RFM2g only).
+    pub node_id: Option<u16>,
+    /// The vendor library in use (RFM2g only).
+    pub library: Option<String>,
+}
+
+impl Device {
+    /// Opens the memory a device string names.
+    pub fn open(device: &str, options: &OpenOptions) -> Result<Device, DeviceError> {
+        let spec = DeviceSpec::parse(device)?;
+        let sized = |size: usize| {
+            if size == 0 || size % WORD != 0 {
+                Err(DeviceError::BadSize {
+                    device: device.to_owned(),
+                    size: size as u64,
+                })
+            } else {
+                Ok(size)
+            }
+        };
+        let memory = match &spec {
+            DeviceSpec::Rfm2g { path } => Memory::Rfm2g(rfm2g::open(path, options.rfm2g_library.as_deref())?),
+            #[cfg(unix)]
+            DeviceSpec::Shm { name } => Memory::Shm(shm::open(device, name, sized(options.memory_size)?)?),
+            #[cfg(not(unix))]
+            DeviceSpec::Shm { .. } => {
+                return Err(DeviceError::Unsupported {
+                    device: device.to_owned(),
+                    what: "POSIX shared memory (`shm:`)",
+                })
+            }
+            DeviceSpec::Loopback { name } => {
+                Memory::Loopback(loopback::open(device, name, sized(options.memory_size)?)?)
+            }
+        };
+        Ok(Device {
+            name: device.to_owned(),
+            spec,
+            memory,
+        })
+    }
+
+    /// The device string it was opened with.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn spec(&self) -> &DeviceSpec {
+        &self.spec
+    }
+
+    /// Bytes of memory.
+    pub fn size(&self) -> u64 {
+        match &self.memory {
+            Memory::Rfm2g(board) => board.size(),
+            #[cfg(unix)]
+            Memory::Shm(shm) => shm.size() as u64,
+            Memory::Loopback(lb) => lb.size() as u64,
+        }
+    }
+
+    pub fn info(&self) -> DeviceInfo {
+        let (node_id, library) = match &self.memory {
+            Memory::Rfm2g(board) => (Some(board.node_id()), Some(board.library().to_owned())),
+            _ => (None, None),
+        };
+        DeviceInfo {
+            device: self.name.clone(),
+            size: self.size(),
+            node_id,
+            library,
+        }
+    }
+
+    /// Maps the window `[offset, offset + len)`; it stays valid after the device is dropped.
+    pub fn map(&self, offset: u64, len: usize) -> Result<Region, DeviceError> {
+        if offset % WORD as u64 != 0 {
+            return Err(DeviceError::UnalignedWindow {
+                device: self.name.clone(),
+                offset,
+            });
+        }
+        let size = self.size();
+        if len % WORD != 0 || offset.checked_add(len as u64).is_none_or(|end| end > size) {
+            return Err(DeviceError::WindowOutOfRange {
+                device: self.name.clone(),
+                offset,
+                len: len as u64,
+                size,
+            });
+        }
+        let whole = match &self.memory {
+            Memory::Rfm2g(board) => return board.map(offset, len),
+            #[cfg(unix)]
+            Memory::Shm(shm) => shm.region(),
+            Memory::Loopback(lb) => lb.region(),
+        };
+        Ok(whole
+            .subregion(offset as usize, len)
+            .expect("window checked against the memory size above"))
+    }
+}

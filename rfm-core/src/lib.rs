@@ -1,0 +1,23 @@
+//! Reflective memory for coupling simulators: regions, frames and link health.
+//!
+//! A [`Device`] (an RFM2g board, POSIX shared memory, or an in-process loopback
+//! buffer, chosen by one device string) maps [`Region`]s: bounds-checked windows
+//! accessed only in aligned 32-bit atomic words. Over a region, each node owns one
+//! slot ([`frame::SLOT_SIZE`] bytes) and publishes frames in one of two layouts:
+//! [`frame::framed`] (seqlocked, CRC-checked, a ring indexed by step) or
+//! [`frame::seed`] (the article's `FlightData`). The [`slot`] readers never return
+//! a torn or corrupt frame as data, and [`health::PeerHealth`] turns what they read
+//! into link diagnostics.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod backend;
+mod device;
+pub mod frame;
+pub mod health;
+mod region;
+mod seqlock;
+pub mod slot;
+
+pub use backend::rfm2g::Rfm2gError;
+pub use device::{Device, DeviceError, DeviceInfo, DeviceSpec, OpenOptions, DEFAULT_MEMORY_SIZE, DEVICE_FORMS};
+pub use region::{Region, RegionError, WORD};

@@ -1,0 +1,250 @@
+//! A mapped window of reflective memory, and the only code that dereferences it.
+//!
+//! Every access is an aligned 32-bit atomic load or store. That width is the
+//! vendor's advice for RFM2g PIO mappings (uncached, every access crosses PCIe),
+//! atomics make the cross-process/cross-node sharing sound for the Rust memory
+//! model (and for Miri), and on x86-64 they compile to the same plain `mov` a
+//! `volatile` access would. No read-modify-write instruction is ever issued: a
+//! locked RMW over PCIe is not something the board promises to honour.
+//!
+//! Byte buffers are moved word by word with `u32::from_ne_bytes`, so the bytes in
+//! memory are exactly the bytes of the buffer: callers fix the byte order of their
+//! fields themselves (the frame codecs use little-endian), whatever the host.
+
+use std::any::Any;
+use std::fmt;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// Alignment, in bytes, of every offset and length given to a [`Region`].
+pub const WORD: usize = 4;
+
+/// An access that would leave the window or break its alignment rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegionError {
+    /// `offset + len` reaches past the end of the window.
+    #[error(
+        "access of {len} bytes at offset {offset} is outside the {region_len}-byte region \
+         (it must end at or before byte {region_len})"
+    )]
+    OutOfBounds {
+        offset: usize,
+        len: usize,
+        region_len: usize,
+    },
+    /// The offset is not a multiple of [`WORD`].
+    #[error("offset {offset} is not a multiple of {WORD}: reflective memory is accessed in aligned 32-bit words")]
+    UnalignedOffset { offset: usize },
+    /// The length is not a multiple of [`WORD`].
+    #[error("length {len} is not a multiple of {WORD}: reflective memory is accessed in whole 32-bit words")]
+    UnalignedLength { len: usize },
+}
+
+/// A window of mapped memory: base, length and whatever keeps the mapping alive.
+///
+/// Cloning is cheap and shares the mapping; it is unmapped when the last clone
+/// (and the backend's own handle) is dropped.
+#[derive(Clone)]
+pub struct Region {
+    base: NonNull<AtomicU32>,
+    len: usize,
+    /// Unmaps on drop (munmap, `RFM2gUnMapUserMemory`, or frees the loopback buffer).
+    _owner: Arc<dyn Any + Send + Sync>,
+}
+
+// SAFETY: the region only hands out atomic accesses to memory that `_owner` keeps
+// mapped; atomics may be used from any thread.
+unsafe impl Send for Region {}
+// SAFETY: as above: all shared access goes through `AtomicU32`.
+unsafe impl Sync for Region {}
+
+impl fmt::Debug for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Region")
+            .field("base", &self.base)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl Region {
+    /// Wraps a mapping that a backend made.
+    ///
+    /// # Safety
+    /// `base` must be aligned to [`WORD`] and valid for reads and writes of `len`
+    /// bytes for as long as `owner` lives; the memory may be changed concurrently
+    /// only through aligned 32-bit accesses (other processes, the RFM board, or other
+    /// `Region`s over the same memory), never through Rust references.
+    pub(crate) unsafe fn from_raw_parts(
+        base: NonNull<u8>,
+        len: usize,
+        owner: Arc<dyn Any + Send + Sync>,
+    ) -> Region {
+        debug_assert_eq!(base.as_ptr() as usize % WORD, 0, "unaligned mapping");
+        Region {
+            base: base.cast(),
+            len: len - len % WORD,
+            _owner: owner,
+        }
+    }
+
+    /// Length of the window in bytes (a multiple of [`WORD`]).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for an empty window.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A sub-window `[offset, offset + len)` sharing this mapping.
+    pub fn subregion(&self, offset: usize, len: usize) -> Result<Region, RegionError> {
+        self.check(offset, len)?;
+        Ok(Region {
+            // SAFETY: `check` proved `offset + len <= self.len`, so the pointer stays
+            // inside (or one past) the mapping; it is word-aligned because both base
+            // and offset are.
+            base: unsafe { self.base.add(offset / WORD) },
+            len,
+            _owner: Arc::clone(&self._owner),
+        })
+    }
+
+    fn check(&self, offset: usize, len: usize) -> Result<(), RegionError> {
+        if offset % WORD != 0 {
+            return Err(RegionError::UnalignedOffset { offset });
+        }
+        if len % WORD != 0 {
+            return Err(RegionError::UnalignedLength { len });
+        }
+        match offset.checked_add(len) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(RegionError::OutOfBounds {
+                offset,
+                len,
+                region_len: self.len,
+            }),
+        }
+    }
+
+    /// The word at a checked offset.
+    fn word(&self, offset: usize) -> Result<&AtomicU32, RegionError> {
+        self.check(offset, WORD)?;
+        // SAFETY: in bounds and aligned (checked above); the mapping outlives `&self`
+        // because `_owner` does; shared mutation happens only through atomics.
+        Ok(unsafe { AtomicU32::from_ptr(self.base.as_ptr().add(offset / WORD).cast()) })
+    }
+
+    /// The words of a checked range.
+    fn words(&self, offset: usize, len: usize) -> Result<&[AtomicU32], RegionError> {
+        self.check(offset, len)?;
+        // SAFETY: `[offset, offset + len)` is in bounds and word-aligned (checked);
+        // `AtomicU32` has the size and alignment of `u32` and interior mutability, so
+        // a shared slice of them over memory others write concurrently is sound.
+        Ok(unsafe {
+            std::slice::from_raw_parts(self.base.as_ptr().add(offset / WORD), len / WORD)
+        })
+    }
+
+    /// Loads the 32-bit word at `offset` (native byte order).
+    pub fn load_u32(&self, offset: usize, order: Ordering) -> Result<u32, RegionError> {
+        Ok(self.word(offset)?.load(order))
+    }
+
+    /// Stores the 32-bit word at `offset` (native byte order).
+    pub fn store_u32(&self, offset: usize, value: u32, order: Ordering) -> Result<(), RegionError> {
+        self.word(offset)?.store(value, order);
+        Ok(())
+    }
+
+    /// Copies `buf.len()` bytes from the region into `buf`, one relaxed word at a time.
+    ///
+    /// Not atomic as a whole: a concurrent writer can tear it. The seqlock and the
+    /// seed reader in [`crate::frame`] are what make whole frames consistent.
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<(), RegionError> {
+        let words = self.words(offset, buf.len())?;
+        for (chunk, word) in buf.chunks_exact_mut(WORD).zip(words) {
+            chunk.copy_from_slice(&word.load(Ordering::Relaxed).to_ne_bytes());
+        }
+        Ok(())
+    }
+
+    /// Copies `buf` into the region, one relaxed word at a time.
+    pub fn write(&self, offset: usize, buf: &[u8]) -> Result<(), RegionError> {
+        let words = self.words(offset, buf.len())?;
+        for (chunk, word) in buf.chunks_exact(WORD).zip(words) {
+            let bytes: [u8; WORD] = chunk.try_into().expect("chunks_exact yields WORD bytes");
+            word.store(u32::from_ne_bytes(bytes), Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Sets `len` bytes at `offset` to `byte`.
+    pub fn fill(&self, offset: usize, len: usize, byte: u8) -> Result<(), RegionError> {
+        let value = u32::from_ne_bytes([byte; WORD]);
+        for word in self.words(offset, len)? {
+            word.store(value, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A heap-backed region for unit tests (the loopback backend does the same).
+    fn heap_region(len: usize) -> Region {
+        let storage: Arc<Vec<AtomicU32>> = Arc::new((0..len / WORD).map(|_| AtomicU32::new(0)).collect());
+        let base = NonNull::new(storage.as_ptr().cast_mut().cast::<u8>()).unwrap();
+        // SAFETY: the Vec's buffer is aligned for AtomicU32, `len` bytes long, and kept
+        // alive by the owner Arc; it is only touched through atomics.
+        unsafe { Region::from_raw_parts(base, len, storage) }
+    }
+
+    #[test]
+    fn round_trips_bytes_and_words() {
+        let r = heap_region(64);
+        r.write(8, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        let mut out = [0u8; 8];
+        r.read(8, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(r.load_u32(8, Ordering::Acquire).unwrap(), u32::from_ne_bytes([1, 2, 3, 4]));
+        r.store_u32(60, 0xdead_beef, Ordering::Release).unwrap();
+        assert_eq!(r.load_u32(60, Ordering::Relaxed).unwrap(), 0xdead_beef);
+        r.fill(0, 8, 0xab).unwrap();
+        r.read(0, &mut out).unwrap();
+        assert_eq!(out, [0xab; 8]);
+    }
+
+    #[test]
+    fn refuses_every_access_that_leaves_the_window() {
+        let r = heap_region(64);
+        let mut buf = [0u8; 8];
+        let oob = |offset, len| RegionError::OutOfBounds { offset, len, region_len: 64 };
+        assert_eq!(r.read(60, &mut buf), Err(oob(60, 8)));
+        assert_eq!(r.write(64, &buf[..4]), Err(oob(64, 4)));
+        assert_eq!(r.load_u32(64, Ordering::Relaxed), Err(oob(64, 4)));
+        assert_eq!(r.store_u32(usize::MAX - 3, 0, Ordering::Relaxed), Err(oob(usize::MAX - 3, 4)));
+        assert_eq!(r.fill(usize::MAX - 3, 8, 0), Err(oob(usize::MAX - 3, 8)));
+        assert_eq!(r.subregion(32, 36).unwrap_err(), oob(32, 36));
+        assert_eq!(r.read(2, &mut buf), Err(RegionError::UnalignedOffset { offset: 2 }));
+        assert_eq!(r.read(0, &mut buf[..3]), Err(RegionError::UnalignedLength { len: 3 }));
+        let msg = oob(60, 8).to_string();
+        assert!(msg.contains("8 bytes at offset 60") && msg.contains("64-byte region"), "{msg}");
+    }
+
+    #[test]
+    fn subregions_share_memory_and_are_bounded_by_their_own_length() {
+        let r = heap_region(64);
+        let sub = r.subregion(16, 16).unwrap();
+        sub.store_u32(0, 7, Ordering::Relaxed).unwrap();
+        assert_eq!(r.load_u32(16, Ordering::Relaxed).unwrap(), 7);
+        assert!(matches!(sub.load_u32(16, Ordering::Relaxed), Err(RegionError::OutOfBounds { .. })));
+        drop(r);
+        // The clone keeps the storage alive after the parent is gone.
+        assert_eq!(sub.load_u32(0, Ordering::Relaxed).unwrap(), 7);
+    }
+}
