@@ -54,7 +54,11 @@ pub enum DeviceError {
         "device `{device}` holds {found} bytes but {expected} were asked for; every program \
          sharing it must use the same size (or remove the stale object, e.g. `rm /dev/shm/NAME`)"
     )]
-    SizeMismatch { device: String, expected: u64, found: u64 },
+    SizeMismatch {
+        device: String,
+        expected: u64,
+        found: u64,
+    },
     #[error("device `{device}`: a size of {size} bytes cannot be used")]
     BadSize { device: String, size: u64 },
     #[error(
@@ -75,14 +79,22 @@ pub enum DeviceError {
         "the RFM2g library `{library}` has no symbol `{symbol}`: it is not an RFM2g API \
          library, or too old; {BUILD_HINT}"
     )]
-    SymbolMissing { library: String, symbol: &'static str },
+    SymbolMissing {
+        library: String,
+        symbol: &'static str,
+    },
     #[error(transparent)]
     Rfm2g(#[from] Rfm2gError),
     #[error(
         "device `{device}`: a window of {len} bytes at offset {offset} does not fit its \
          {size}-byte memory"
     )]
-    WindowOutOfRange { device: String, offset: u64, len: u64, size: u64 },
+    WindowOutOfRange {
+        device: String,
+        offset: u64,
+        len: u64,
+        size: u64,
+    },
     #[error("device `{device}`: offset {offset} is not a multiple of {WORD} bytes")]
     UnalignedWindow { device: String, offset: u64 },
 }
@@ -100,7 +112,9 @@ impl DeviceSpec {
         if let Some(name) = device.strip_prefix("shm:") {
             #[cfg(unix)]
             shm::validate_name(name).map_err(bad)?;
-            return Ok(DeviceSpec::Shm { name: name.to_owned() });
+            return Ok(DeviceSpec::Shm {
+                name: name.to_owned(),
+            });
         }
         if let Some(name) = device.strip_prefix("loopback:") {
             if name.is_empty() {
@@ -112,13 +126,17 @@ impl DeviceSpec {
                     name.len()
                 )));
             }
-            return Ok(DeviceSpec::Loopback { name: name.to_owned() });
+            return Ok(DeviceSpec::Loopback {
+                name: name.to_owned(),
+            });
         }
         if device.starts_with('/') || device.starts_with(r"\\.\") {
             if device.contains('\0') {
                 return Err(bad("it contains a NUL byte".into()));
             }
-            return Ok(DeviceSpec::Rfm2g { path: device.to_owned() });
+            return Ok(DeviceSpec::Rfm2g {
+                path: device.to_owned(),
+            });
         }
         Err(DeviceError::UnknownForm {
             device: device.escape_debug().to_string(),
@@ -186,9 +204,13 @@ impl Device {
             }
         };
         let memory = match &spec {
-            DeviceSpec::Rfm2g { path } => Memory::Rfm2g(rfm2g::open(path, options.rfm2g_library.as_deref())?),
+            DeviceSpec::Rfm2g { path } => {
+                Memory::Rfm2g(rfm2g::open(path, options.rfm2g_library.as_deref())?)
+            }
             #[cfg(unix)]
-            DeviceSpec::Shm { name } => Memory::Shm(shm::open(device, name, sized(options.memory_size)?)?),
+            DeviceSpec::Shm { name } => {
+                Memory::Shm(shm::open(device, name, sized(options.memory_size)?)?)
+            }
             #[cfg(not(unix))]
             DeviceSpec::Shm { .. } => {
                 return Err(DeviceError::Unsupported {

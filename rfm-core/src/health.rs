@@ -34,7 +34,10 @@ pub enum Observation {
     /// An id older than one already seen, same session.
     OutOfOrder,
     /// The peer's session changed (it restarted): counting starts over.
-    Restarted { old_epoch: Option<u64>, new_epoch: Option<u64> },
+    Restarted {
+        old_epoch: Option<u64>,
+        new_epoch: Option<u64>,
+    },
 }
 
 /// Counters and freshness of one peer.
@@ -124,7 +127,11 @@ mod tests {
     use super::*;
 
     fn id(epoch: u64, step: u64) -> FrameId {
-        FrameId { epoch: Some(epoch), step, digest: step as u32 }
+        FrameId {
+            epoch: Some(epoch),
+            step,
+            digest: step as u32,
+        }
     }
 
     #[test]
@@ -135,29 +142,60 @@ mod tests {
         assert_eq!(h.observe(id(1, 0), t0), Observation::First);
         assert_eq!(h.observe(id(1, 1), t0), Observation::Fresh { lost: 0 });
         assert_eq!(h.observe(id(1, 1), t0), Observation::Stale);
-        assert_eq!(h.observe(FrameId { digest: 99, ..id(1, 1) }, t0), Observation::Duplicate);
+        assert_eq!(
+            h.observe(
+                FrameId {
+                    digest: 99,
+                    ..id(1, 1)
+                },
+                t0
+            ),
+            Observation::Duplicate
+        );
         assert_eq!(h.observe(id(1, 5), t0), Observation::Fresh { lost: 3 });
         assert_eq!(h.observe(id(1, 4), t0), Observation::OutOfOrder);
         let t1 = t0 + Duration::from_millis(5);
         assert_eq!(
             h.observe(id(2, 0), t1),
-            Observation::Restarted { old_epoch: Some(1), new_epoch: Some(2) }
+            Observation::Restarted {
+                old_epoch: Some(1),
+                new_epoch: Some(2)
+            }
         );
         assert_eq!(h.observe(id(2, 1), t1), Observation::Fresh { lost: 0 });
         h.observe_bad();
-        assert_eq!((h.lost, h.duplicates, h.out_of_order, h.restarts, h.bad_frames), (3, 1, 1, 1, 1));
+        assert_eq!(
+            (
+                h.lost,
+                h.duplicates,
+                h.out_of_order,
+                h.restarts,
+                h.bad_frames
+            ),
+            (3, 1, 1, 1, 1)
+        );
         assert_eq!(h.frames, 5);
-        assert_eq!(h.age(t1 + Duration::from_millis(3)), Some(Duration::from_millis(3)));
+        assert_eq!(
+            h.age(t1 + Duration::from_millis(3)),
+            Some(Duration::from_millis(3))
+        );
     }
 
     #[test]
     fn seed_packets_going_backwards_are_a_restart() {
         let now = Instant::now();
         let mut h = PeerHealth::new();
-        let seed = |step| FrameId { epoch: None, step, digest: 0 };
+        let seed = |step| FrameId {
+            epoch: None,
+            step,
+            digest: 0,
+        };
         h.observe(seed(10), now);
         assert_eq!(h.observe(seed(11), now), Observation::Fresh { lost: 0 });
-        assert!(matches!(h.observe(seed(0), now), Observation::Restarted { .. }));
+        assert!(matches!(
+            h.observe(seed(0), now),
+            Observation::Restarted { .. }
+        ));
         assert_eq!(h.restarts, 1);
     }
 }

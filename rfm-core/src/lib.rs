@@ -19,5 +19,7 @@ mod seqlock;
 pub mod slot;
 
 pub use backend::rfm2g::Rfm2gError;
-pub use device::{Device, DeviceError, DeviceInfo, DeviceSpec, OpenOptions, DEFAULT_MEMORY_SIZE, DEVICE_FORMS};
+pub use device::{
+    Device, DeviceError, DeviceInfo, DeviceSpec, OpenOptions, DEFAULT_MEMORY_SIZE, DEVICE_FORMS,
+};
 pub use region::{Region, RegionError, WORD};

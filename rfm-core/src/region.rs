@@ -143,9 +143,11 @@ impl Region {
         // SAFETY: `[offset, offset + len)` is in bounds and word-aligned (checked);
         // `AtomicU32` has the size and alignment of `u32` and interior mutability, so
         // a shared slice of them over memory others write concurrently is sound.
-        Ok(unsafe {
-            std::slice::from_raw_parts(self.base.as_ptr().add(offset / WORD), len / WORD)
-        })
+        Ok(
+            unsafe {
+                std::slice::from_raw_parts(self.base.as_ptr().add(offset / WORD), len / WORD)
+            },
+        )
     }
 
     /// Loads the 32-bit word at `offset` (native byte order).
@@ -197,7 +199,8 @@ mod tests {
 
     /// A heap-backed region for unit tests (the loopback backend does the same).
     fn heap_region(len: usize) -> Region {
-        let storage: Arc<Vec<AtomicU32>> = Arc::new((0..len / WORD).map(|_| AtomicU32::new(0)).collect());
+        let storage: Arc<Vec<AtomicU32>> =
+            Arc::new((0..len / WORD).map(|_| AtomicU32::new(0)).collect());
         let base = NonNull::new(storage.as_ptr().cast_mut().cast::<u8>()).unwrap();
         // SAFETY: the Vec's buffer is aligned for AtomicU32, `len` bytes long, and kept
         // alive by the owner Arc; it is only touched through atomics.
@@ -211,7 +214,10 @@ mod tests {
         let mut out = [0u8; 8];
         r.read(8, &mut out).unwrap();
         assert_eq!(out, [1, 2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(r.load_u32(8, Ordering::Acquire).unwrap(), u32::from_ne_bytes([1, 2, 3, 4]));
+        assert_eq!(
+            r.load_u32(8, Ordering::Acquire).unwrap(),
+            u32::from_ne_bytes([1, 2, 3, 4])
+        );
         r.store_u32(60, 0xdead_beef, Ordering::Release).unwrap();
         assert_eq!(r.load_u32(60, Ordering::Relaxed).unwrap(), 0xdead_beef);
         r.fill(0, 8, 0xab).unwrap();
@@ -223,17 +229,33 @@ mod tests {
     fn refuses_every_access_that_leaves_the_window() {
         let r = heap_region(64);
         let mut buf = [0u8; 8];
-        let oob = |offset, len| RegionError::OutOfBounds { offset, len, region_len: 64 };
+        let oob = |offset, len| RegionError::OutOfBounds {
+            offset,
+            len,
+            region_len: 64,
+        };
         assert_eq!(r.read(60, &mut buf), Err(oob(60, 8)));
         assert_eq!(r.write(64, &buf[..4]), Err(oob(64, 4)));
         assert_eq!(r.load_u32(64, Ordering::Relaxed), Err(oob(64, 4)));
-        assert_eq!(r.store_u32(usize::MAX - 3, 0, Ordering::Relaxed), Err(oob(usize::MAX - 3, 4)));
+        assert_eq!(
+            r.store_u32(usize::MAX - 3, 0, Ordering::Relaxed),
+            Err(oob(usize::MAX - 3, 4))
+        );
         assert_eq!(r.fill(usize::MAX - 3, 8, 0), Err(oob(usize::MAX - 3, 8)));
         assert_eq!(r.subregion(32, 36).unwrap_err(), oob(32, 36));
-        assert_eq!(r.read(2, &mut buf), Err(RegionError::UnalignedOffset { offset: 2 }));
-        assert_eq!(r.read(0, &mut buf[..3]), Err(RegionError::UnalignedLength { len: 3 }));
+        assert_eq!(
+            r.read(2, &mut buf),
+            Err(RegionError::UnalignedOffset { offset: 2 })
+        );
+        assert_eq!(
+            r.read(0, &mut buf[..3]),
+            Err(RegionError::UnalignedLength { len: 3 })
+        );
         let msg = oob(60, 8).to_string();
-        assert!(msg.contains("8 bytes at offset 60") && msg.contains("64-byte region"), "{msg}");
+        assert!(
+            msg.contains("8 bytes at offset 60") && msg.contains("64-byte region"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -242,7 +264,10 @@ mod tests {
         let sub = r.subregion(16, 16).unwrap();
         sub.store_u32(0, 7, Ordering::Relaxed).unwrap();
         assert_eq!(r.load_u32(16, Ordering::Relaxed).unwrap(), 7);
-        assert!(matches!(sub.load_u32(16, Ordering::Relaxed), Err(RegionError::OutOfBounds { .. })));
+        assert!(matches!(
+            sub.load_u32(16, Ordering::Relaxed),
+            Err(RegionError::OutOfBounds { .. })
+        ));
         drop(r);
         // The clone keeps the storage alive after the parent is gone.
         assert_eq!(sub.load_u32(0, Ordering::Relaxed).unwrap(), 7);

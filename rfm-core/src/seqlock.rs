@@ -24,7 +24,12 @@ pub(crate) enum Miss {
 ///
 /// `seq` is the writer's own copy of the sequence (the writer never reads its
 /// block back: on RFM2g a read crosses PCIe). `bytes[..WORD]` is ignored.
-pub(crate) fn write(region: &Region, offset: usize, seq: &mut u32, bytes: &[u8]) -> Result<(), RegionError> {
+pub(crate) fn write(
+    region: &Region,
+    offset: usize,
+    seq: &mut u32,
+    bytes: &[u8],
+) -> Result<(), RegionError> {
     let odd = *seq | 1;
     region.store_u32(offset, odd, Ordering::Relaxed)?;
     fence(Ordering::Release);
@@ -36,7 +41,11 @@ pub(crate) fn write(region: &Region, offset: usize, seq: &mut u32, bytes: &[u8])
 }
 
 /// One attempt to copy the block at `offset` into `buf` (`buf[..WORD]` gets the sequence).
-pub(crate) fn read_once(region: &Region, offset: usize, buf: &mut [u8]) -> Result<Result<(), Miss>, RegionError> {
+pub(crate) fn read_once(
+    region: &Region,
+    offset: usize,
+    buf: &mut [u8],
+) -> Result<Result<(), Miss>, RegionError> {
     let before = region.load_u32(offset, Ordering::Acquire)?;
     if before & 1 == 1 {
         return Ok(Err(Miss::InProgress));

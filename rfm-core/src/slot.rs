@@ -85,7 +85,10 @@ pub enum ReadError {
     #[error("slot is empty: its writer has not published yet")]
     Empty,
     #[error("no consistent frame after {attempts} attempts: {rejections}")]
-    Unreadable { attempts: u32, rejections: Rejections },
+    Unreadable {
+        attempts: u32,
+        rejections: Rejections,
+    },
 }
 
 fn check_slot(slot: &Region) -> Result<(), RegionError> {
@@ -123,8 +126,14 @@ impl FramedWriter {
     pub fn publish(&mut self, frame: &Frame) -> Result<(), RegionError> {
         let bytes = framed::encode(frame);
         let entry = (frame.step % RING_DEPTH as u64) as usize;
-        seqlock::write(&self.slot, framed::entry_offset(frame.step), &mut self.seqs[entry], &bytes)?;
-        self.slot.store_u32(HEAD_OFFSET, frame.step as u32, Ordering::Release)
+        seqlock::write(
+            &self.slot,
+            framed::entry_offset(frame.step),
+            &mut self.seqs[entry],
+            &bytes,
+        )?;
+        self.slot
+            .store_u32(HEAD_OFFSET, frame.step as u32, Ordering::Release)
     }
 
     /// Empties every ring entry and the head, so that no reader takes what an earlier
@@ -145,7 +154,9 @@ pub enum StepPoll {
     /// The writer has not published that step yet.
     NotYet,
     /// The entry already holds a later step: the frame asked for was overwritten.
-    Overwritten { found: u64 },
+    Overwritten {
+        found: u64,
+    },
 }
 
 /// A reader of a framed slot.

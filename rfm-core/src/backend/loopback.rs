@@ -22,8 +22,14 @@ static REGISTRY: LazyLock<Mutex<HashMap<String, Weak<LoopbackMemory>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// Opens (or creates, zeroed) the loopback memory `name` of `size` bytes.
-pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<LoopbackMemory>, DeviceError> {
-    let mut registry = REGISTRY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+pub(crate) fn open(
+    device: &str,
+    name: &str,
+    size: usize,
+) -> Result<Arc<LoopbackMemory>, DeviceError> {
+    let mut registry = REGISTRY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     registry.retain(|_, weak| weak.strong_count() > 0);
     if let Some(memory) = registry.get(name).and_then(Weak::upgrade) {
         let found = memory.words.len() * WORD;
@@ -50,7 +56,8 @@ impl LoopbackMemory {
 
     /// The whole memory as a region that keeps it alive.
     pub(crate) fn region(self: &Arc<Self>) -> Region {
-        let base = NonNull::new(self.words.as_ptr().cast_mut().cast::<u8>()).expect("boxed slice is non-null");
+        let base = NonNull::new(self.words.as_ptr().cast_mut().cast::<u8>())
+            .expect("boxed slice is non-null");
         // SAFETY: the boxed slice is aligned for AtomicU32 (≥ WORD), `size()` bytes
         // long, never reallocated, and kept alive by the Arc passed as owner; it is
         // only accessed through atomics (interior mutability, so writing through a

@@ -26,12 +26,18 @@ pub fn validate_name(name: &str) -> Result<(), String> {
         return Err("the name after `shm:` is empty".into());
     }
     if name.len() > MAX_NAME_LEN {
-        return Err(format!("the name is {} bytes; at most {MAX_NAME_LEN} are allowed", name.len()));
+        return Err(format!(
+            "the name is {} bytes; at most {MAX_NAME_LEN} are allowed",
+            name.len()
+        ));
     }
     if name == "." || name == ".." {
         return Err(format!("`{name}` is not a usable name"));
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
         return Err(format!(
             "character {c:?} is not allowed; use letters, digits, `.`, `_` and `-` (no `/`)"
         ));
@@ -92,7 +98,13 @@ fn fstat(device: &str, fd: &Fd) -> Result<libc::stat, DeviceError> {
 pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<ShmMemory>, DeviceError> {
     let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
     // SAFETY: `path` is a valid C string; flags and mode are plain integers.
-    let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR | libc::O_CREAT | libc::O_EXCL, 0o600) };
+    let fd = unsafe {
+        libc::shm_open(
+            path.as_ptr(),
+            libc::O_RDWR | libc::O_CREAT | libc::O_EXCL,
+            0o600,
+        )
+    };
     let (fd, created) = if fd >= 0 {
         (Fd(fd), true)
     } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
@@ -123,7 +135,10 @@ pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<ShmMemor
         });
     }
     if created {
-        let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize { device: device.to_owned(), size: size as u64 })?;
+        let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize {
+            device: device.to_owned(),
+            size: size as u64,
+        })?;
         // SAFETY: fd is open for writing.
         if unsafe { libc::ftruncate(fd.0, len) } != 0 {
             return Err(os_error(device, "ftruncate"));

@@ -189,7 +189,11 @@ mod tests {
     #[test]
     fn layout_is_the_documented_little_endian_one() {
         let b = encode(&sample());
-        assert_eq!(&b[0..4], &[0, 0, 0, 0], "sequence word is left to the seqlock");
+        assert_eq!(
+            &b[0..4],
+            &[0, 0, 0, 0],
+            "sequence word is left to the seqlock"
+        );
         assert_eq!(&b[4..8], b"RFMf");
         assert_eq!((b[8], b[9], b[10], b[11], b[12]), (VERSION, 3, 0x5a, 1, 1));
         assert_eq!(&b[16..24], &0x0123_4567_89ab_cdefu64.to_le_bytes());
@@ -221,7 +225,13 @@ mod tests {
         let crc = crc32fast::hash(&b[4..112]);
         b[112..116].copy_from_slice(&crc.to_le_bytes());
         let err = decode(&b).unwrap_err();
-        assert_eq!(err, FrameError::BadVersion { found: 9, expected: VERSION });
+        assert_eq!(
+            err,
+            FrameError::BadVersion {
+                found: 9,
+                expected: VERSION
+            }
+        );
         assert!(err.to_string().contains("version 9"), "{err}");
     }
 }

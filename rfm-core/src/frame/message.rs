@@ -73,7 +73,10 @@ mod tests {
         let err = Message::new(&"x".repeat(32)).unwrap_err();
         assert_eq!(err, MessageError::TooLong { len: 32 });
         assert!(err.to_string().contains("at most 31"), "{err}");
-        assert_eq!(Message::new("a\0b").unwrap_err(), MessageError::Nul { at: 1 });
+        assert_eq!(
+            Message::new("a\0b").unwrap_err(),
+            MessageError::Nul { at: 1 }
+        );
     }
 
     #[test]

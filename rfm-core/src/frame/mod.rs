@@ -12,6 +12,8 @@
 //! - [`seed`]: the article's packed 65-byte `FlightData` at the start of the slot, so
 //!   programs written as in the article interoperate.
 
+use crate::region::{Region, RegionError};
+
 pub mod framed;
 pub mod seed;
 
@@ -33,6 +35,21 @@ pub const RING_DEPTH: usize = 16;
 /// one more before it blocks, while this node still needs its frame from L steps
 /// back: 2L + 2 frames must coexist, so L ≤ (RING_DEPTH − 2) / 2.
 pub const MAX_LAG: u8 = ((RING_DEPTH - 2) / 2) as u8;
+
+/// Offset of node slot `slot` from the start of the coupling region.
+pub fn slot_offset(slot: u8) -> usize {
+    usize::from(slot) * SLOT_SIZE
+}
+
+/// Bytes a coupling region needs to hold slots `0..=highest`.
+pub fn region_len(highest: u8) -> usize {
+    slot_offset(highest) + SLOT_SIZE
+}
+
+/// The window of node slot `slot` within a coupling region.
+pub fn slot(region: &Region, slot: u8) -> Result<Region, RegionError> {
+    region.subregion(slot_offset(slot), SLOT_SIZE)
+}
 
 /// Why bytes read from a slot are not a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

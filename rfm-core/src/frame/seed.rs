@@ -109,7 +109,16 @@ mod tests {
         let mut b = encode(&FlightData::default());
         b[0] = 0xAB;
         let err = decode(&b).unwrap_err();
-        assert!(matches!(err, FrameError::BadMagic { found: 0x55AA55AB, .. }), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                FrameError::BadMagic {
+                    found: 0x55AA55AB,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
         assert!(err.to_string().contains("0x55aa55ab"), "{err}");
     }
 }

@@ -36,7 +36,8 @@ type OpenFn = unsafe extern "C" fn(*mut c_char, *mut RFM2GHANDLE) -> RFM2G_STATU
 type CloseFn = unsafe extern "C" fn(*mut RFM2GHANDLE) -> RFM2G_STATUS;
 type SizeFn = unsafe extern "C" fn(RFM2GHANDLE, *mut RFM2G_UINT32) -> RFM2G_STATUS;
 type NodeIdFn = unsafe extern "C" fn(RFM2GHANDLE, *mut RFM2G_NODE) -> RFM2G_STATUS;
-type UserMemoryFn = unsafe extern "C" fn(RFM2GHANDLE, *mut *mut c_void, RFM2G_UINT64, RFM2G_UINT32) -> RFM2G_STATUS;
+type UserMemoryFn =
+    unsafe extern "C" fn(RFM2GHANDLE, *mut *mut c_void, RFM2G_UINT64, RFM2G_UINT32) -> RFM2G_STATUS;
 type UnMapFn = unsafe extern "C" fn(RFM2GHANDLE, *mut *mut c_void, RFM2G_UINT32) -> RFM2G_STATUS;
 type ErrorMsgFn = unsafe extern "C" fn(RFM2G_STATUS) -> *mut c_char;
 
@@ -70,10 +71,12 @@ fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
     })?;
     macro_rules! required {
         ($field:ident) => {
-            *raw.$field.as_ref().map_err(|_| DeviceError::SymbolMissing {
-                library: name.clone(),
-                symbol: stringify!($field),
-            })?
+            *raw.$field
+                .as_ref()
+                .map_err(|_| DeviceError::SymbolMissing {
+                    library: name.clone(),
+                    symbol: stringify!($field),
+                })?
         };
     }
     Ok(Api {
@@ -137,12 +140,13 @@ impl Board {
     pub(crate) fn map(self: &Arc<Self>, offset: u64, len: usize) -> Result<Region, DeviceError> {
         let page_offset = offset - offset % PAGE_SIZE;
         let span = offset - page_offset + len as u64;
-        let pages = u32::try_from(span.div_ceil(PAGE_SIZE)).map_err(|_| DeviceError::WindowOutOfRange {
-            device: self.device.clone(),
-            offset,
-            len: len as u64,
-            size: self.size,
-        })?;
+        let pages =
+            u32::try_from(span.div_ceil(PAGE_SIZE)).map_err(|_| DeviceError::WindowOutOfRange {
+                device: self.device.clone(),
+                offset,
+                len: len as u64,
+                size: self.size,
+            })?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
         // SAFETY: the handle is open; `ptr` is a valid out pointer.
         let status = unsafe { (self.api.user_memory)(self.handle, &mut ptr, page_offset, pages) };
@@ -172,7 +176,12 @@ impl Board {
     }
 }
 
-fn check(api: &Api, device: &str, call: &'static str, status: RFM2G_STATUS) -> Result<(), Rfm2gError> {
+fn check(
+    api: &Api,
+    device: &str,
+    call: &'static str,
+    status: RFM2G_STATUS,
+) -> Result<(), Rfm2gError> {
     if status == 0 {
         return Ok(());
     }
@@ -182,7 +191,9 @@ fn check(api: &Api, device: &str, call: &'static str, status: RFM2G_STATUS) -> R
         "(RFM2gErrorMsg gave no text)".to_owned()
     } else {
         // SAFETY: non-NULL, and documented as a NUL-terminated static string.
-        unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
     };
     Err(Rfm2gError {
         call,
@@ -252,10 +263,14 @@ pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, D
     };
     let mut size: RFM2G_UINT32 = 0;
     // SAFETY: open handle, valid out pointer.
-    board.check("RFM2gSize", unsafe { (board.api.size)(board.handle, &mut size) })?;
+    board.check("RFM2gSize", unsafe {
+        (board.api.size)(board.handle, &mut size)
+    })?;
     let mut node: RFM2G_NODE = 0;
     // SAFETY: open handle, valid out pointer.
-    board.check("RFM2gNodeID", unsafe { (board.api.node_id)(board.handle, &mut node) })?;
+    board.check("RFM2gNodeID", unsafe {
+        (board.api.node_id)(board.handle, &mut node)
+    })?;
     board.size = u64::from(size);
     board.node_id = node;
     Ok(Arc::new(board))

@@ -1,0 +1,260 @@
+//! One conformance suite, run against every backend: loopback and shm, and RFM2g
+//! through a library with the vendor's ABI (the fake in `tests/fake_rfm2g`).
+//! Under Miri only the loopback backend runs (no shm_open or dlopen there).
+
+mod common;
+
+use rfm_core::frame::framed::{Frame, SyncMode};
+use rfm_core::frame::seed::FlightData;
+use rfm_core::frame::{self, Message, SLOT_SIZE};
+use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter, StepPoll};
+use rfm_core::{Device, DeviceError, OpenOptions, RegionError};
+
+const SIZE: usize = 1 << 20;
+
+/// A device string and options naming one memory no other test uses.
+struct Fixture {
+    device: String,
+    options: OpenOptions,
+    #[cfg(not(miri))]
+    _guard: Option<common::ShmGuard>,
+}
+
+impl Fixture {
+    fn open(&self) -> Device {
+        Device::open(&self.device, &self.options)
+            .unwrap_or_else(|e| panic!("open {}: {e}", self.device))
+    }
+}
+
+fn loopback() -> Fixture {
+    Fixture {
+        device: format!("loopback:{}", common::unique("conf")),
+        options: OpenOptions {
+            memory_size: SIZE,
+            rfm2g_library: None,
+        },
+        #[cfg(not(miri))]
+        _guard: None,
+    }
+}
+
+#[cfg(not(miri))]
+fn shm() -> Fixture {
+    let name = common::unique("rfm-core-conf");
+    Fixture {
+        device: format!("shm:{name}"),
+        options: OpenOptions {
+            memory_size: SIZE,
+            rfm2g_library: None,
+        },
+        _guard: Some(common::ShmGuard(name)),
+    }
+}
+
+#[cfg(not(miri))]
+fn rfm2g_fake() -> Fixture {
+    Fixture {
+        device: format!("/dev/rfm2g-{}", common::unique("conf")),
+        options: OpenOptions {
+            memory_size: SIZE,
+            rfm2g_library: Some(common::fake_rfm2g_library()),
+        },
+        _guard: None,
+    }
+}
+
+fn frame(slot: u8, step: u64) -> Frame {
+    Frame {
+        writer_slot: slot,
+        status: (step % 256) as u8,
+        lag: 0,
+        mode: SyncMode::Lockstep,
+        epoch: 0xfeed,
+        ack_epoch: 0,
+        step,
+        sim_time: step as f64 * 0.001,
+        wall_clock_ns: 1,
+        attitude: [step as f64, -(step as f64), 0.5],
+        message: Message::new(&format!("s{slot} k{step}")).unwrap(),
+    }
+}
+
+fn opens_with_the_expected_size(f: Fixture) {
+    let d = f.open();
+    assert_eq!(d.size(), SIZE as u64);
+    let info = d.info();
+    assert_eq!(info.device, f.device);
+    assert_eq!(
+        info.node_id.is_some(),
+        f.device.starts_with('/'),
+        "{info:?}"
+    );
+}
+
+fn two_opens_share_one_memory(f: Fixture) {
+    let (a, b) = (f.open(), f.open());
+    let wa = a.map(4096, 64).unwrap();
+    wa.write(0, &(0u8..64).collect::<Vec<_>>()).unwrap();
+    let mut got = [0u8; 64];
+    b.map(4096, 64).unwrap().read(0, &mut got).unwrap();
+    assert_eq!(got.to_vec(), (0u8..64).collect::<Vec<_>>());
+    // A window that does not start on a page (RFM2g rounds the mapping out to pages).
+    let mut mid = [0u8; 8];
+    b.map(4100, 8).unwrap().read(0, &mut mid).unwrap();
+    assert_eq!(mid, [4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+fn regions_outlive_their_device(f: Fixture) {
+    let d = f.open();
+    let r = d.map(0, 16).unwrap();
+    drop(d);
+    r.write(8, &[9, 9, 9, 9]).unwrap();
+    let mut got = [0u8; 4];
+    f.open().map(8, 4).unwrap().read(0, &mut got).unwrap();
+    assert_eq!(got, [9, 9, 9, 9]);
+}
+
+fn windows_outside_memory_are_refused(f: Fixture) {
+    let d = f.open();
+    for (offset, len) in [(SIZE as u64 - 4, 8), (SIZE as u64, 4), (u64::MAX - 3, 8)] {
+        let err = d.map(offset, len).unwrap_err();
+        assert!(
+            matches!(err, DeviceError::WindowOutOfRange { .. }),
+            "{offset}+{len}: {err:?}"
+        );
+        assert!(
+            err.to_string()
+                .contains(&format!("{len} bytes at offset {offset}")),
+            "{err}"
+        );
+    }
+    assert!(matches!(
+        d.map(2, 4),
+        Err(DeviceError::UnalignedWindow { offset: 2, .. })
+    ));
+    let r = d.map(SIZE as u64 - 8, 8).unwrap();
+    assert!(matches!(
+        r.read(4, &mut [0u8; 8]),
+        Err(RegionError::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        r.store_u32(8, 0, std::sync::atomic::Ordering::Relaxed),
+        Err(RegionError::OutOfBounds { .. })
+    ));
+}
+
+fn framed_frames_cross_between_opens(f: Fixture) {
+    let (a, b) = (f.open(), f.open());
+    let region_a = a.map(8192, frame::region_len(2)).unwrap();
+    let region_b = b.map(8192, frame::region_len(2)).unwrap();
+    let mut writer = FramedWriter::new(frame::slot(&region_a, 1).unwrap()).unwrap();
+    let reader = FramedReader::new(frame::slot(&region_b, 1).unwrap()).unwrap();
+    assert_eq!(reader.read_latest(), Err(ReadError::Empty));
+    assert_eq!(reader.poll_step(0), Ok(StepPoll::NotYet));
+    for step in 0..40 {
+        writer.publish(&frame(1, step)).unwrap();
+        assert_eq!(reader.poll_step(step), Ok(StepPoll::Ready(frame(1, step))));
+        assert_eq!(reader.poll_step(step + 1), Ok(StepPoll::NotYet));
+        assert_eq!(reader.read_latest(), Ok(frame(1, step)));
+    }
+    // Step 20 was overwritten by step 36 (ring of 16).
+    assert_eq!(
+        reader.poll_step(20),
+        Ok(StepPoll::Overwritten { found: 36 })
+    );
+    assert_eq!(reader.poll_step(25), Ok(StepPoll::Ready(frame(1, 25))));
+    writer.clear().unwrap();
+    assert_eq!(reader.read_latest(), Err(ReadError::Empty));
+    assert_eq!(reader.poll_step(39), Ok(StepPoll::NotYet));
+    // A new writer over the same slot continues each entry's sequence.
+    let mut again = FramedWriter::new(frame::slot(&region_a, 1).unwrap()).unwrap();
+    again.publish(&frame(1, 0)).unwrap();
+    assert_eq!(reader.poll_step(0), Ok(StepPoll::Ready(frame(1, 0))));
+}
+
+fn seed_packets_cross_between_opens(f: Fixture) {
+    let (a, b) = (f.open(), f.open());
+    let mut writer =
+        SeedWriter::new(frame::slot(&a.map(0, SLOT_SIZE).unwrap(), 0).unwrap()).unwrap();
+    let reader = SeedReader::new(frame::slot(&b.map(0, SLOT_SIZE).unwrap(), 0).unwrap()).unwrap();
+    assert_eq!(reader.read(), Err(ReadError::Empty));
+    let packet = FlightData {
+        packet_id: 42,
+        timestamp: 1.25,
+        attitude: [0.5, -1.5, 3.0],
+        status: 1,
+        msg: Message::new("Hello RFM").unwrap(),
+    };
+    writer.publish(&packet).unwrap();
+    assert_eq!(reader.read(), Ok(packet));
+    // The packet is at the slot's offset, byte for byte: header first.
+    let mut header = [0u8; 4];
+    b.map(0, 4).unwrap().read(0, &mut header).unwrap();
+    assert_eq!(u32::from_le_bytes(header), 0x55AA_55AA);
+    writer.clear().unwrap();
+    assert_eq!(reader.read(), Err(ReadError::Empty));
+}
+
+fn slots_do_not_overlap(f: Fixture) {
+    let d = f.open();
+    let region = d.map(0, frame::region_len(3)).unwrap();
+    let mut writers: Vec<_> = (0..4)
+        .map(|s| FramedWriter::new(frame::slot(&region, s).unwrap()).unwrap())
+        .collect();
+    for (s, w) in writers.iter_mut().enumerate() {
+        for step in 0..20 {
+            w.publish(&frame(s as u8, step)).unwrap();
+        }
+    }
+    for s in 0..4u8 {
+        let r = FramedReader::new(frame::slot(&region, s).unwrap()).unwrap();
+        assert_eq!(r.read_latest(), Ok(frame(s, 19)));
+    }
+    // Slot 2's first ring entry carries its magic at 2 * SLOT_SIZE + 64 + 4.
+    assert_eq!(
+        region
+            .load_u32(2 * SLOT_SIZE + 68, std::sync::atomic::Ordering::Relaxed)
+            .unwrap(),
+        u32::from_ne_bytes(*b"RFMf")
+    );
+    assert!(matches!(
+        frame::slot(&region, 4),
+        Err(RegionError::OutOfBounds { .. })
+    ));
+    let small = region.subregion(0, SLOT_SIZE / 2).unwrap();
+    assert!(matches!(
+        FramedWriter::new(small.clone()),
+        Err(RegionError::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        SeedReader::new(small),
+        Err(RegionError::OutOfBounds { .. })
+    ));
+}
+
+macro_rules! conformance {
+    ($backend:ident $(, #[$attr:meta])?) => {
+        $(#[$attr])?
+        mod $backend {
+            #[test]
+            fn opens_with_the_expected_size() { super::opens_with_the_expected_size(super::$backend()) }
+            #[test]
+            fn two_opens_share_one_memory() { super::two_opens_share_one_memory(super::$backend()) }
+            #[test]
+            fn regions_outlive_their_device() { super::regions_outlive_their_device(super::$backend()) }
+            #[test]
+            fn windows_outside_memory_are_refused() { super::windows_outside_memory_are_refused(super::$backend()) }
+            #[test]
+            fn framed_frames_cross_between_opens() { super::framed_frames_cross_between_opens(super::$backend()) }
+            #[test]
+            fn seed_packets_cross_between_opens() { super::seed_packets_cross_between_opens(super::$backend()) }
+            #[test]
+            fn slots_do_not_overlap() { super::slots_do_not_overlap(super::$backend()) }
+        }
+    };
+}
+
+conformance!(loopback);
+conformance!(shm, #[cfg(not(miri))]);
+conformance!(rfm2g_fake, #[cfg(not(miri))]);

@@ -1,0 +1,146 @@
+//! A writer thread rewrites one frame as fast as it can while a reader reads it
+//! over and over: every frame the reader accepts must be internally consistent
+//! (all its fields derived from one counter), and counters never go backwards.
+//! Runs under Miri too (with small counts), where the scheduler preempts threads
+//! at every atomic access.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+
+use rfm_core::frame::framed::{Frame, SyncMode};
+use rfm_core::frame::seed::FlightData;
+use rfm_core::frame::{self, Message, RING_DEPTH};
+use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter};
+use rfm_core::{Device, OpenOptions, Region};
+
+const READS: u32 = if cfg!(miri) { 60 } else { 2_000_000 };
+
+fn region() -> Region {
+    let device = format!("loopback:{}", common::unique("torn"));
+    Device::open(&device, &OpenOptions::default())
+        .unwrap()
+        .map(0, frame::region_len(0))
+        .unwrap()
+}
+
+/// Frame number `c`: every field a function of `c`, all written to ring entry 0.
+fn framed(c: u64) -> Frame {
+    Frame {
+        writer_slot: 0,
+        status: c as u8,
+        lag: (c % 7) as u8,
+        mode: SyncMode::Free,
+        epoch: c ^ 0xa5a5_a5a5_a5a5_a5a5,
+        ack_epoch: c.wrapping_mul(3),
+        step: c * RING_DEPTH as u64,
+        sim_time: c as f64,
+        wall_clock_ns: c + 1,
+        attitude: [c as f64, c as f64 + 0.5, -(c as f64)],
+        message: Message::new(&format!("frame {c}")).unwrap(),
+    }
+}
+
+fn packet(c: u64) -> FlightData {
+    let small = (c % (1 << 20)) as f32;
+    FlightData {
+        packet_id: c,
+        timestamp: c as f64,
+        attitude: [small, small + 1.0, -small],
+        status: c as u8,
+        msg: Message::new(&format!("packet {c}")).unwrap(),
+    }
+}
+
+/// Runs a writer (`write(c)` for c = 1, 2, …) against `READS` calls of `read`,
+/// checking each accepted value with `counter_of` (None = inconsistent).
+fn race<T: std::fmt::Debug>(
+    write: impl FnMut(u64) + Send + 'static,
+    read: impl Fn() -> Result<T, ReadError>,
+    counter_of: impl Fn(&T) -> Option<u64>,
+) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let stop = Arc::clone(&stop);
+        let mut write = write;
+        thread::spawn(move || {
+            let mut c = 1;
+            while !stop.load(Ordering::Relaxed) {
+                write(c);
+                c += 1;
+            }
+            c
+        })
+    };
+    let (mut accepted, mut rejected, mut last) = (0u64, 0u64, 0u64);
+    for _ in 0..READS {
+        match read() {
+            Ok(value) => {
+                let c = counter_of(&value)
+                    .unwrap_or_else(|| panic!("accepted an inconsistent frame: {value:?}"));
+                assert!(c >= last, "counter went backwards: {last} then {c}");
+                last = c;
+                accepted += 1;
+            }
+            Err(ReadError::Empty) => {}
+            Err(ReadError::Unreadable { .. }) => rejected += 1,
+            Err(e) => panic!("unexpected read error: {e}"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.join().unwrap();
+    eprintln!("{READS} reads against {written} writes: {accepted} accepted, {rejected} gave up, last counter {last}");
+    assert!(accepted > 0, "the reader never got a frame");
+}
+
+fn framed_counter(f: &Frame) -> Option<u64> {
+    let c = f.step / RING_DEPTH as u64;
+    (f.step % RING_DEPTH as u64 == 0 && *f == framed(c)).then_some(c)
+}
+
+fn seed_counter(p: &FlightData) -> Option<u64> {
+    (*p == packet(p.packet_id)).then_some(p.packet_id)
+}
+
+#[test]
+fn framed_reader_never_accepts_a_torn_frame() {
+    let region = region();
+    let mut writer = FramedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
+    let reader = FramedReader::new(frame::slot(&region, 0).unwrap()).unwrap();
+    race(
+        move |c| writer.publish(&framed(c)).unwrap(),
+        || reader.read_entry(0),
+        framed_counter,
+    );
+}
+
+#[test]
+fn seed_reader_never_accepts_a_torn_packet() {
+    let region = region();
+    let mut writer = SeedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
+    let reader = SeedReader::new(frame::slot(&region, 0).unwrap()).unwrap();
+    race(
+        move |c| writer.publish(&packet(c)).unwrap(),
+        || reader.read(),
+        seed_counter,
+    );
+}
+
+/// The consistency checks above do catch a mix of two frames.
+#[test]
+fn the_checks_reject_mixed_frames() {
+    let mixed = Frame {
+        attitude: framed(8).attitude,
+        ..framed(9)
+    };
+    assert_eq!(framed_counter(&mixed), None);
+    assert_eq!(framed_counter(&framed(9)), Some(9));
+    let mixed = FlightData {
+        msg: packet(4).msg,
+        ..packet(5)
+    };
+    assert_eq!(seed_counter(&mixed), None);
+    assert_eq!(seed_counter(&packet(5)), Some(5));
+}
