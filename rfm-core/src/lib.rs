@@ -17,6 +17,7 @@ pub mod health;
 mod region;
 mod seqlock;
 pub mod slot;
+pub mod wait;
 
 pub use backend::rfm2g::Rfm2gError;
 pub use device::{

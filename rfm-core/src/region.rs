@@ -167,8 +167,19 @@ impl Region {
     /// seed reader in [`crate::frame`] are what make whole frames consistent.
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<(), RegionError> {
         let words = self.words(offset, buf.len())?;
-        for (chunk, word) in buf.chunks_exact_mut(WORD).zip(words) {
-            chunk.copy_from_slice(&word.load(Ordering::Relaxed).to_ne_bytes());
+        // Pairs of words land in the buffer as one 8-byte store, so that a consumer
+        // loading 8 bytes (the frame CRC) is forwarded from it instead of stalling.
+        let mut pairs = buf.chunks_exact_mut(2 * WORD);
+        for (chunk, pair) in (&mut pairs).zip(words.chunks_exact(2)) {
+            let mut both = [0u8; 2 * WORD];
+            both[..WORD].copy_from_slice(&pair[0].load(Ordering::Relaxed).to_ne_bytes());
+            both[WORD..].copy_from_slice(&pair[1].load(Ordering::Relaxed).to_ne_bytes());
+            chunk.copy_from_slice(&both);
+        }
+        let rest = pairs.into_remainder();
+        if !rest.is_empty() {
+            let last = words.last().expect("a remainder means at least one word");
+            rest.copy_from_slice(&last.load(Ordering::Relaxed).to_ne_bytes());
         }
         Ok(())
     }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::atomic::{fence, Ordering};
 
-use crate::frame::framed::{self, Frame, FRAME_SIZE, HEAD_OFFSET};
+use crate::frame::framed::{self, Frame, FrameBytes, FRAME_SIZE, HEAD_OFFSET};
 use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
 use crate::frame::{FrameError, RING_DEPTH, SLOT_SIZE};
 use crate::region::{Region, RegionError, WORD};
@@ -130,7 +130,7 @@ impl FramedWriter {
             &self.slot,
             framed::entry_offset(frame.step),
             &mut self.seqs[entry],
-            &bytes,
+            &bytes[..],
         )?;
         self.slot
             .store_u32(HEAD_OFFSET, frame.step as u32, Ordering::Release)
@@ -181,6 +181,11 @@ impl FramedReader {
         self
     }
 
+    /// The slot this reader reads.
+    pub fn region(&self) -> &Region {
+        &self.slot
+    }
+
     /// Low 32 bits of the newest step the writer completed (one word: cheap to poll).
     pub fn head(&self) -> Result<u32, RegionError> {
         self.slot.load_u32(HEAD_OFFSET, Ordering::Acquire)
@@ -189,10 +194,10 @@ impl FramedReader {
     /// The frame in the ring entry that `step` maps to, whatever step it holds.
     pub fn read_entry(&self, step: u64) -> Result<Frame, ReadError> {
         let offset = framed::entry_offset(step);
-        let mut buf = [0u8; FRAME_SIZE];
+        let mut buf = FrameBytes([0u8; FRAME_SIZE]);
         let mut rejections = Rejections::default();
         for _ in 0..self.attempts {
-            match seqlock::read_once(&self.slot, offset, &mut buf)? {
+            match seqlock::read_once(&self.slot, offset, &mut buf[..])? {
                 Err(miss) => rejections.miss(miss),
                 Ok(()) => match framed::decode(&buf) {
                     Ok(frame) => return Ok(frame),
@@ -295,7 +300,10 @@ impl SeedReader {
             let h1 = self.slot.load_u32(0, Ordering::Acquire)?;
             self.slot.read(WORD, &mut first[WORD..])?;
             fence(Ordering::Acquire);
-            let h2 = self.slot.load_u32(0, Ordering::Relaxed)?;
+            // Acquire, not Relaxed: if this sees the header of a newer packet, the
+            // second copy must then see at least that packet's body; a Relaxed load
+            // would let both copies return the same stale mix (Miri finds it).
+            let h2 = self.slot.load_u32(0, Ordering::Acquire)?;
             self.slot.read(WORD, &mut second[WORD..])?;
             fence(Ordering::Acquire);
             let h3 = self.slot.load_u32(0, Ordering::Relaxed)?;

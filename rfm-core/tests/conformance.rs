@@ -211,10 +211,10 @@ fn slots_do_not_overlap(f: Fixture) {
         let r = FramedReader::new(frame::slot(&region, s).unwrap()).unwrap();
         assert_eq!(r.read_latest(), Ok(frame(s, 19)));
     }
-    // Slot 2's first ring entry carries its magic at 2 * SLOT_SIZE + 64 + 4.
+    // Slot 2's first ring entry carries its magic at 2 * SLOT_SIZE + 64 + 8.
     assert_eq!(
         region
-            .load_u32(2 * SLOT_SIZE + 68, std::sync::atomic::Ordering::Relaxed)
+            .load_u32(2 * SLOT_SIZE + 72, std::sync::atomic::Ordering::Relaxed)
             .unwrap(),
         u32::from_ne_bytes(*b"RFMf")
     );

@@ -146,10 +146,8 @@ fn create_foreign(name: &str, mode: libc::mode_t) -> libc::c_int {
     };
     assert!(fd >= 0, "shm_open: {}", std::io::Error::last_os_error());
     // SAFETY: fd is open; fchmod overrides the umask so the mode is exactly `mode`.
-    assert_eq!(
-        unsafe { libc::ftruncate(fd, 1 << 20) + libc::fchmod(fd, mode) },
-        0
-    );
+    let status = unsafe { libc::ftruncate(fd, 1 << 20) + libc::fchmod(fd, mode) };
+    assert_eq!(status, 0, "{}", std::io::Error::last_os_error());
     fd
 }
 

@@ -16,7 +16,13 @@ use rfm_core::frame::{self, Message, RING_DEPTH};
 use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter};
 use rfm_core::{Device, OpenOptions, Region};
 
-const READS: u32 = if cfg!(miri) { 60 } else { 2_000_000 };
+const READS: u32 = if cfg!(miri) {
+    60
+} else if cfg!(debug_assertions) {
+    500_000
+} else {
+    2_000_000
+};
 
 fn region() -> Region {
     let device = format!("loopback:{}", common::unique("torn"));

@@ -8,27 +8,32 @@
 //! | 4 | 60 | reserved (zero) |
 //! | 64 + i·120 | 120 | ring entry i, holding the frame of step s where s mod 16 = i |
 //!
-//! Frame (little-endian; the CRC-32/IEEE covers bytes 4..112):
+//! Frame (little-endian; the CRC-32C covers bytes 8..120; every field from byte 8
+//! on is 8-byte aligned, so encoding is whole-word stores that the CRC's 8-byte
+//! loads can forward from):
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | seqlock sequence: odd while the writer is inside the frame |
-//! | 4 | 4 | magic `"RFMf"` (0x664d4652) |
-//! | 8 | 1 | format version ([`VERSION`]) |
-//! | 9 | 1 | writer's node slot |
-//! | 10 | 1 | status byte (user data) |
-//! | 11 | 1 | lockstep lag of the writer |
-//! | 12 | 1 | sync mode of the writer (0 free, 1 lockstep) |
-//! | 13 | 3 | reserved (zero) |
-//! | 16 | 8 | epoch: random per writer session; a change means the peer restarted |
-//! | 24 | 8 | ack epoch: the peer session this writer is bound to (0 = none yet) |
-//! | 32 | 8 | step: 0 for the frame published at initialization, then 1, 2, … |
-//! | 40 | 8 | simulation time (f64) |
-//! | 48 | 8 | writer's wall clock, ns since the Unix epoch |
-//! | 56 | 24 | roll, pitch, yaw (f64: no precision lost from `fmi2Real`) |
-//! | 80 | 32 | message (NUL-terminated, ≤ 31 bytes) |
-//! | 112 | 4 | CRC-32 of bytes 4..112 |
-//! | 116 | 4 | reserved |
+//! | 4 | 4 | CRC-32C (Castagnoli) of bytes 8..120 |
+//! | 8 | 4 | magic `"RFMf"` (0x664d4652) |
+//! | 12 | 1 | format version ([`VERSION`]) |
+//! | 13 | 1 | writer's node slot |
+//! | 14 | 1 | status byte (user data) |
+//! | 15 | 1 | lockstep lag of the writer |
+//! | 16 | 1 | sync mode of the writer (0 free, 1 lockstep) |
+//! | 17 | 7 | reserved (zero) |
+//! | 24 | 8 | epoch: random per writer session; a change means the peer restarted |
+//! | 32 | 8 | ack epoch: the peer session this writer is bound to (0 = none yet) |
+//! | 40 | 8 | step: 0 for the frame published at initialization, then 1, 2, … |
+//! | 48 | 8 | simulation time (f64) |
+//! | 56 | 8 | writer's wall clock, ns since the Unix epoch |
+//! | 64 | 24 | roll, pitch, yaw (f64: no precision lost from `fmi2Real`) |
+//! | 88 | 32 | message (NUL-terminated, ≤ 31 bytes) |
+//!
+//! CRC-32C rather than the zip CRC-32: the same 32 bits of protection (better
+//! Hamming distance at this length), computed by one instruction per 8 bytes on
+//! x86-64 (SSE4.2) and aarch64, with a portable fallback.
 
 use super::{FrameError, Message, MESSAGE_LEN};
 
@@ -43,8 +48,8 @@ pub const RING_OFFSET: usize = 64;
 /// Offset of the head word within a slot.
 pub const HEAD_OFFSET: usize = 0;
 /// Bytes covered by the CRC.
-const CRC_RANGE: std::ops::Range<usize> = 4..112;
-const CRC_OFFSET: usize = 112;
+pub const CRC_RANGE: std::ops::Range<usize> = 8..FRAME_SIZE;
+const CRC_OFFSET: usize = 4;
 
 const _: () = assert!(RING_OFFSET + super::RING_DEPTH * FRAME_SIZE <= super::SLOT_SIZE);
 
@@ -79,31 +84,55 @@ pub fn entry_offset(step: u64) -> usize {
     RING_OFFSET + (step % super::RING_DEPTH as u64) as usize * FRAME_SIZE
 }
 
+/// A frame's bytes, 8-byte aligned so the CRC's word loads are aligned too.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(8))]
+pub struct FrameBytes(pub [u8; FRAME_SIZE]);
+
+impl std::ops::Deref for FrameBytes {
+    type Target = [u8; FRAME_SIZE];
+    fn deref(&self) -> &[u8; FRAME_SIZE] {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for FrameBytes {
+    fn deref_mut(&mut self) -> &mut [u8; FRAME_SIZE] {
+        &mut self.0
+    }
+}
+
+impl std::fmt::Debug for FrameBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("FrameBytes").field(&&self.0[..]).finish()
+    }
+}
+
 fn crc(bytes: &[u8; FRAME_SIZE]) -> u32 {
-    crc32fast::hash(&bytes[CRC_RANGE])
+    crc32c::crc32c(&bytes[CRC_RANGE])
 }
 
 /// Encodes `frame` with a zero sequence word (the seqlock owns that word).
-pub fn encode(frame: &Frame) -> [u8; FRAME_SIZE] {
-    let mut b = [0u8; FRAME_SIZE];
-    b[4..8].copy_from_slice(&MAGIC.to_le_bytes());
-    b[8] = VERSION;
-    b[9] = frame.writer_slot;
-    b[10] = frame.status;
-    b[11] = frame.lag;
-    b[12] = match frame.mode {
+pub fn encode(frame: &Frame) -> FrameBytes {
+    let mut b = FrameBytes([0u8; FRAME_SIZE]);
+    let mut header = [0u8; 8];
+    header[..4].copy_from_slice(&MAGIC.to_le_bytes());
+    header[4..].copy_from_slice(&[VERSION, frame.writer_slot, frame.status, frame.lag]);
+    b[8..16].copy_from_slice(&header);
+    let mode: u64 = match frame.mode {
         SyncMode::Free => 0,
         SyncMode::Lockstep => 1,
     };
-    b[16..24].copy_from_slice(&frame.epoch.to_le_bytes());
-    b[24..32].copy_from_slice(&frame.ack_epoch.to_le_bytes());
-    b[32..40].copy_from_slice(&frame.step.to_le_bytes());
-    b[40..48].copy_from_slice(&frame.sim_time.to_le_bytes());
-    b[48..56].copy_from_slice(&frame.wall_clock_ns.to_le_bytes());
+    b[16..24].copy_from_slice(&mode.to_le_bytes());
+    b[24..32].copy_from_slice(&frame.epoch.to_le_bytes());
+    b[32..40].copy_from_slice(&frame.ack_epoch.to_le_bytes());
+    b[40..48].copy_from_slice(&frame.step.to_le_bytes());
+    b[48..56].copy_from_slice(&frame.sim_time.to_le_bytes());
+    b[56..64].copy_from_slice(&frame.wall_clock_ns.to_le_bytes());
     for (i, a) in frame.attitude.iter().enumerate() {
-        b[56 + 8 * i..64 + 8 * i].copy_from_slice(&a.to_le_bytes());
+        b[64 + 8 * i..72 + 8 * i].copy_from_slice(&a.to_le_bytes());
     }
-    b[80..112].copy_from_slice(frame.message.as_raw());
+    b[88..120].copy_from_slice(frame.message.as_raw());
     let crc = crc(&b);
     b[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
     b
@@ -119,7 +148,7 @@ fn u32_at(b: &[u8; FRAME_SIZE], at: usize) -> u32 {
 
 /// Decodes a frame, checking magic, version and CRC (the sequence word is ignored).
 pub fn decode(b: &[u8; FRAME_SIZE]) -> Result<Frame, FrameError> {
-    let magic = u32_at(b, 4);
+    let magic = u32_at(b, 8);
     if magic == 0 {
         return Err(FrameError::Empty);
     }
@@ -135,32 +164,32 @@ pub fn decode(b: &[u8; FRAME_SIZE]) -> Result<Frame, FrameError> {
         return Err(FrameError::BadCrc { stored, computed });
     }
     // Version after the CRC: a version byte that checks out is really the writer's.
-    if b[8] != VERSION {
+    if b[12] != VERSION {
         return Err(FrameError::BadVersion {
-            found: b[8],
+            found: b[12],
             expected: VERSION,
         });
     }
-    let mode = match b[12] {
+    let mode = match b[16] {
         0 => SyncMode::Free,
         _ => SyncMode::Lockstep,
     };
     let mut message = [0u8; MESSAGE_LEN];
-    message.copy_from_slice(&b[80..112]);
+    message.copy_from_slice(&b[88..120]);
     Ok(Frame {
-        writer_slot: b[9],
-        status: b[10],
-        lag: b[11],
+        writer_slot: b[13],
+        status: b[14],
+        lag: b[15],
         mode,
-        epoch: u64_at(b, 16),
-        ack_epoch: u64_at(b, 24),
-        step: u64_at(b, 32),
-        sim_time: f64::from_bits(u64_at(b, 40)),
-        wall_clock_ns: u64_at(b, 48),
+        epoch: u64_at(b, 24),
+        ack_epoch: u64_at(b, 32),
+        step: u64_at(b, 40),
+        sim_time: f64::from_bits(u64_at(b, 48)),
+        wall_clock_ns: u64_at(b, 56),
         attitude: [
-            f64::from_bits(u64_at(b, 56)),
             f64::from_bits(u64_at(b, 64)),
             f64::from_bits(u64_at(b, 72)),
+            f64::from_bits(u64_at(b, 80)),
         ],
         message: Message::from_raw(message),
     })
@@ -194,13 +223,20 @@ mod tests {
             &[0, 0, 0, 0],
             "sequence word is left to the seqlock"
         );
-        assert_eq!(&b[4..8], b"RFMf");
-        assert_eq!((b[8], b[9], b[10], b[11], b[12]), (VERSION, 3, 0x5a, 1, 1));
-        assert_eq!(&b[16..24], &0x0123_4567_89ab_cdefu64.to_le_bytes());
-        assert_eq!(&b[32..40], &7u64.to_le_bytes());
-        assert_eq!(&b[72..80], &std::f64::consts::PI.to_le_bytes());
-        assert_eq!(&b[80..89], b"Hello RFM");
-        assert_eq!(u32_at(&b, 112), crc32fast::hash(&b[4..112]));
+        assert_eq!(u32_at(&b, 4), crc32c::crc32c(&b[8..120]));
+        assert_eq!(&b[8..12], b"RFMf");
+        assert_eq!(
+            (b[12], b[13], b[14], b[15], b[16]),
+            (VERSION, 3, 0x5a, 1, 1)
+        );
+        assert_eq!(&b[17..24], &[0; 7]);
+        assert_eq!(&b[24..32], &0x0123_4567_89ab_cdefu64.to_le_bytes());
+        assert_eq!(&b[32..40], &42u64.to_le_bytes());
+        assert_eq!(&b[40..48], &7u64.to_le_bytes());
+        assert_eq!(&b[80..88], &std::f64::consts::PI.to_le_bytes());
+        assert_eq!(&b[88..97], b"Hello RFM");
+        // The CRC-32C check value of the standard test vector "123456789".
+        assert_eq!(crc32c::crc32c(b"123456789"), 0xe306_9283);
         assert_eq!(entry_offset(0), 64);
         assert_eq!(entry_offset(17), 64 + FRAME_SIZE);
     }
@@ -214,16 +250,16 @@ mod tests {
     fn reports_empty_wrong_magic_version_and_crc() {
         assert_eq!(decode(&[0u8; FRAME_SIZE]), Err(FrameError::Empty));
         let mut b = encode(&sample());
-        b[4] ^= 0x01;
+        b[8] ^= 0x01;
         assert!(matches!(decode(&b), Err(FrameError::BadMagic { .. })));
         let mut b = encode(&sample());
         b[40] ^= 0x80;
         assert!(matches!(decode(&b), Err(FrameError::BadCrc { .. })));
         // A version change that keeps a valid CRC is a real other version.
         let mut b = encode(&sample());
-        b[8] = 9;
-        let crc = crc32fast::hash(&b[4..112]);
-        b[112..116].copy_from_slice(&crc.to_le_bytes());
+        b[12] = 9;
+        let crc = crc32c::crc32c(&b[8..120]);
+        b[4..8].copy_from_slice(&crc.to_le_bytes());
         let err = decode(&b).unwrap_err();
         assert_eq!(
             err,

@@ -1,6 +1,8 @@
 //! A path such as `/dev/rfm2g0`: an RFM2g board through the vendor library,
 //! loaded at run time so that nothing here needs the SDK to build.
 
+// Exactly what bindgen wrote (tests/bindings.rs compares byte for byte).
+#[rustfmt::skip]
 pub mod ffi;
 mod status;
 

@@ -1,0 +1,196 @@
+//! Waiting for exactly step k of a peer: the lockstep primitive.
+//!
+//! The strategies are the article's polling table: `Spin` (a core at 100 %, the
+//! lowest latency: what flight simulators run), `Yield` (`Sleep(0)`: gives the
+//! core away between polls), `Sleep` (low CPU, latency of the sleep granularity).
+//! Each poll reads one word (the slot head) until the step is there, then the frame.
+
+use std::time::{Duration, Instant};
+
+use crate::frame::framed::Frame;
+use crate::slot::{FramedReader, ReadError, StepPoll};
+
+/// How to spend the time between polls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WaitStrategy {
+    /// Busy-poll with a spin hint.
+    #[default]
+    Spin,
+    /// `sched_yield` between polls.
+    Yield,
+    /// Sleep [`SLEEP_QUANTUM`] between polls.
+    Sleep,
+}
+
+/// The sleep between polls of [`WaitStrategy::Sleep`].
+pub const SLEEP_QUANTUM: Duration = Duration::from_micros(100);
+
+impl std::str::FromStr for WaitStrategy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<WaitStrategy, String> {
+        match s {
+            "spin" => Ok(WaitStrategy::Spin),
+            "yield" => Ok(WaitStrategy::Yield),
+            "sleep" => Ok(WaitStrategy::Sleep),
+            other => Err(format!(
+                "unknown wait strategy `{other}`; expected spin, yield or sleep"
+            )),
+        }
+    }
+}
+
+/// Why no frame came.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WaitError {
+    #[error("no frame for step {step} after {waited:?}")]
+    Timeout { step: u64, waited: Duration },
+    #[error("the frame of step {step} was already overwritten by step {found}: the peer ran more than the ring's depth ahead")]
+    Overwritten { step: u64, found: u64 },
+    #[error(transparent)]
+    Read(#[from] ReadError),
+}
+
+/// Polls `reader` until it holds step `step` or `timeout` has passed.
+///
+/// Reads that only raced the writer are retried until the timeout; a complete but
+/// invalid frame (magic, version, CRC) is returned at once as [`WaitError::Read`],
+/// for the caller to count and decide on.
+pub fn wait_step(
+    reader: &FramedReader,
+    step: u64,
+    timeout: Duration,
+    strategy: WaitStrategy,
+) -> Result<Frame, WaitError> {
+    // The clock is read only every few spins: it costs more than a poll of local memory.
+    const SPINS_PER_CLOCK: u32 = 64;
+    let mut start: Option<Instant> = None;
+    let mut spins = 0u32;
+    loop {
+        match reader.poll_step(step) {
+            Ok(StepPoll::Ready(frame)) => return Ok(frame),
+            Ok(StepPoll::Overwritten { found }) => {
+                return Err(WaitError::Overwritten { step, found })
+            }
+            Ok(StepPoll::NotYet) => {}
+            // The writer was inside the frame on every attempt (it can be descheduled
+            // mid-write): that is "not yet", not a fault.
+            Err(ReadError::Unreadable { rejections, .. }) if !rejections.saw_bad_frame() => {}
+            Err(err) => return Err(err.into()),
+        }
+        spins += 1;
+        if strategy != WaitStrategy::Spin || spins % SPINS_PER_CLOCK == 1 {
+            let now = Instant::now();
+            let waited = now - *start.get_or_insert(now);
+            if waited >= timeout {
+                return Err(WaitError::Timeout { step, waited });
+            }
+        }
+        match strategy {
+            WaitStrategy::Spin => std::hint::spin_loop(),
+            WaitStrategy::Yield => std::thread::yield_now(),
+            WaitStrategy::Sleep => std::thread::sleep(SLEEP_QUANTUM),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::{self, framed::Frame};
+    use crate::slot::FramedWriter;
+    use crate::{Device, OpenOptions};
+
+    fn pair(name: &str) -> (FramedWriter, FramedReader) {
+        let d = Device::open(&format!("loopback:wait-{name}"), &OpenOptions::default()).unwrap();
+        let region = d.map(0, frame::region_len(0)).unwrap();
+        let slot = frame::slot(&region, 0).unwrap();
+        (
+            FramedWriter::new(slot.clone()).unwrap(),
+            FramedReader::new(slot).unwrap(),
+        )
+    }
+
+    #[test]
+    fn returns_the_step_asked_for_or_says_why_not() {
+        let (mut w, r) = pair("basic");
+        for strategy in [WaitStrategy::Spin, WaitStrategy::Yield, WaitStrategy::Sleep] {
+            let err = wait_step(&r, 0, Duration::ZERO, strategy).unwrap_err();
+            assert!(matches!(err, WaitError::Timeout { step: 0, .. }), "{err:?}");
+        }
+        for step in 0..20 {
+            w.publish(&Frame {
+                step,
+                ..Frame::default()
+            })
+            .unwrap();
+        }
+        assert_eq!(
+            wait_step(&r, 19, Duration::ZERO, WaitStrategy::Spin)
+                .unwrap()
+                .step,
+            19
+        );
+        let err = wait_step(&r, 2, Duration::ZERO, WaitStrategy::Spin).unwrap_err();
+        assert_eq!(err, WaitError::Overwritten { step: 2, found: 18 });
+        assert!(err.to_string().contains("overwritten by step 18"), "{err}");
+    }
+
+    #[test]
+    fn a_writer_stuck_mid_frame_is_waited_for_and_corruption_is_reported() {
+        let (mut w, r) = pair("stuck");
+        w.publish(&Frame {
+            step: 1,
+            ..Frame::default()
+        })
+        .unwrap();
+        // Sequence word left odd, as by a writer descheduled inside the frame.
+        let entry = crate::frame::framed::entry_offset(1);
+        let region = r.region();
+        region
+            .store_u32(entry, 5, std::sync::atomic::Ordering::Relaxed)
+            .unwrap();
+        let err = wait_step(&r, 1, Duration::from_millis(5), WaitStrategy::Yield).unwrap_err();
+        assert!(matches!(err, WaitError::Timeout { step: 1, .. }), "{err:?}");
+        // A flipped bit in a complete frame is reported at once, not waited out.
+        w.publish(&Frame {
+            step: 1,
+            ..Frame::default()
+        })
+        .unwrap();
+        let word = region
+            .load_u32(entry + 48, std::sync::atomic::Ordering::Relaxed)
+            .unwrap();
+        region
+            .store_u32(entry + 48, word ^ 1, std::sync::atomic::Ordering::Relaxed)
+            .unwrap();
+        let err = wait_step(&r, 1, Duration::from_secs(60), WaitStrategy::Spin).unwrap_err();
+        assert!(err.to_string().contains("bad CRC"), "{err}");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "real-time wait")]
+    fn waits_for_a_frame_published_later() {
+        let (mut w, r) = pair("later");
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            w.publish(&Frame {
+                step: 0,
+                status: 9,
+                ..Frame::default()
+            })
+            .unwrap();
+        });
+        let f = wait_step(&r, 0, Duration::from_secs(10), WaitStrategy::Yield).unwrap();
+        assert_eq!(f.status, 9);
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn parses_the_strategy_names() {
+        assert_eq!("spin".parse(), Ok(WaitStrategy::Spin));
+        assert_eq!("sleep".parse(), Ok(WaitStrategy::Sleep));
+        let err = "event".parse::<WaitStrategy>().unwrap_err();
+        assert!(err.contains("expected spin, yield or sleep"), "{err}");
+    }
+}
