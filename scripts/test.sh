@@ -31,6 +31,10 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "rustdoc (broken intra-doc links are errors)"
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
 
+step "rfm-core builds for Windows (the win64 FMU needs it)"
+rustup target add x86_64-pc-windows-gnu >/dev/null
+cargo clippy -p rfm-core --target x86_64-pc-windows-gnu -- -D warnings
+
 step "cargo test (workspace)"
 cargo test --workspace
 
