@@ -1,5 +1,608 @@
-//! The `rfm_attitude` FMI 2.0 co-simulation FMU.
+//! `rfm_attitude`: an FMI 2.0 co-simulation FMU that exchanges aircraft attitude
+//! with a peer simulator through reflective memory at every `fmi2DoStep`.
 //!
-//! Not built yet: this crate is the skeleton laid out by the rfm-core issue. The FMI
-//! exports come with the fmu-src issue; until then the cdylib exports nothing and
-//! `build-fmu` refuses to package it.
+//! This file holds the 34 exported C functions and nothing else of substance: each
+//! null-checks its arguments, runs the call inside `catch_unwind` (no panic crosses
+//! the C ABI), and delegates to [`instance::Instance`], whose `Result` becomes an
+//! `fmi2Status` once, here. Only these 34 symbols are exported.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod fmi2;
+pub mod instance;
+pub mod logger;
+pub mod model;
+
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use fmi2::*;
+use instance::{error, FmiResult, Instance, SetValues, State};
+use logger::{Category, Logger, Scope};
+use model::{Kind, GUID};
+
+const LIVE: u64 = 0x524d_4641_4c49_5645; // "RMFALIVE"
+const FREED: u64 = 0x524d_4646_5245_4544; // "RMFFREED"
+
+/// What an `fmi2Component` points to. After `fmi2FreeInstance` the instance is
+/// dropped but this small header is kept (a tombstone), so that a second free or
+/// a call on a freed component is answered with `fmi2Error` instead of touching
+/// freed memory.
+struct Component {
+    magic: u64,
+    instance: Option<Instance>,
+}
+
+/// The live instance behind `c`, if it is one.
+///
+/// # Safety
+/// `c` must be NULL or a pointer returned by `fmi2Instantiate` (live or freed).
+unsafe fn component<'a>(c: fmi2Component) -> Option<&'a mut Instance> {
+    if c.is_null() {
+        return None;
+    }
+    // SAFETY: per the contract, a non-NULL `c` came from `fmi2Instantiate`, whose
+    // allocation is never released; the master calls one instance from one thread
+    // at a time (FMI 2.0), so this exclusive borrow is the only one.
+    let comp = unsafe { &mut *c.cast::<Component>() };
+    if comp.magic != LIVE {
+        return None;
+    }
+    comp.instance.as_mut()
+}
+
+/// Runs `body` on the instance behind `c`; a panic becomes `fmi2Fatal`, logged.
+///
+/// # Safety
+/// As for [`component`].
+unsafe fn call(
+    c: fmi2Component,
+    function: &str,
+    body: impl FnOnce(&mut Instance) -> FmiResult,
+) -> fmi2Status {
+    // SAFETY: forwarded contract.
+    let Some(inst) = (unsafe { component(c) }) else {
+        return fmi2Error; // NULL or freed: there is no logger to tell.
+    };
+    let _scope = Scope::enter(&inst.logger);
+    let ptr: *mut Instance = inst;
+    match catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `ptr` is the exclusive borrow taken above, used only in here.
+        let inst = unsafe { &mut *ptr };
+        let result = body(inst);
+        inst.conclude(result)
+    })) {
+        Ok(status) => status,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            // SAFETY: the closure that held the borrow has unwound.
+            let inst = unsafe { &mut *ptr };
+            let fatal = instance::FmiError {
+                status: fmi2Fatal,
+                message: format!("{function}: internal error: {what}"),
+            };
+            catch_unwind(AssertUnwindSafe(|| inst.conclude(Err(fatal)))).unwrap_or(fmi2Fatal)
+        }
+    }
+}
+
+/// `n` elements at `p`, or an error naming the argument when `p` is NULL.
+///
+/// # Safety
+/// `p` must be NULL or valid for `n` elements.
+unsafe fn slice<'a, T>(function: &str, what: &str, p: *const T, n: usize) -> FmiResult<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(error(format!(
+            "{function}: `{what}` is NULL but {n} values were announced"
+        )));
+    }
+    // SAFETY: non-NULL and, per the caller's contract, valid for `n` elements.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// # Safety
+/// As [`slice`], for writing.
+unsafe fn slice_mut<'a, T>(
+    function: &str,
+    what: &str,
+    p: *mut T,
+    n: usize,
+) -> FmiResult<&'a mut [T]> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return Err(error(format!(
+            "{function}: `{what}` is NULL but {n} values were announced"
+        )));
+    }
+    // SAFETY: non-NULL and, per the caller's contract, valid for `n` elements.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+/// A C string as UTF-8; `None` for NULL or invalid UTF-8.
+///
+/// # Safety
+/// `s` must be NULL or a NUL-terminated string.
+unsafe fn text<'a>(s: *const c_char) -> Option<&'a str> {
+    if s.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL and NUL-terminated per the contract.
+    unsafe { CStr::from_ptr(s) }.to_str().ok()
+}
+
+#[unsafe(export_name = "fmi2GetTypesPlatform")]
+pub extern "C" fn fmi2_get_types_platform() -> *const c_char {
+    c"default".as_ptr()
+}
+
+#[unsafe(export_name = "fmi2GetVersion")]
+pub extern "C" fn fmi2_get_version() -> *const c_char {
+    c"2.0".as_ptr()
+}
+
+/// Accepts `file:///abs/path`, `file:/abs/path` and `file://localhost/abs/path`,
+/// percent-decoded; anything else is an error.
+pub fn resource_path(uri: &str) -> Result<String, String> {
+    let rest = uri
+        .strip_prefix("file://localhost/")
+        .map(|r| format!("/{r}"))
+        .or_else(|| uri.strip_prefix("file:///").map(|r| format!("/{r}")))
+        .or_else(|| {
+            uri.strip_prefix("file:/")
+                .filter(|r| !r.starts_with('/'))
+                .map(|r| format!("/{r}"))
+        })
+        .ok_or_else(|| format!("resource location `{uri}` is not a file: URI (file:///path)"))?;
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    format!("resource location `{uri}` has a bad percent escape at byte {i}")
+                })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out)
+        .map_err(|_| format!("resource location `{uri}` does not decode to UTF-8"))
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2Instantiate")]
+pub unsafe extern "C" fn fmi2_instantiate(
+    instance_name: fmi2String,
+    fmu_type: fmi2Type,
+    fmu_guid: fmi2String,
+    resource_location: fmi2String,
+    functions: *const fmi2CallbackFunctions,
+    _visible: fmi2Boolean,
+    logging_on: fmi2Boolean,
+) -> fmi2Component {
+    let made = catch_unwind(AssertUnwindSafe(|| {
+        if functions.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: non-NULL; the master owns the struct for the call (we copy it).
+        let callbacks = unsafe { *functions };
+        if callbacks.logger.is_none() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: NULL or a C string, as FMI requires.
+        let name = unsafe { text(instance_name) }.unwrap_or("");
+        let logger = Logger::new(
+            callbacks,
+            if name.is_empty() {
+                "rfm_attitude"
+            } else {
+                name
+            },
+            logging_on != 0,
+        );
+        let fail = |message: String| {
+            logger.log(Category::Error, &format!("fmi2Instantiate: {message}"));
+            std::ptr::null_mut()
+        };
+        if name.is_empty() {
+            return fail("instanceName is NULL, empty or not UTF-8".into());
+        }
+        if fmu_type != fmi2CoSimulation {
+            return fail(format!(
+                "fmuType {fmu_type}: this FMU supports only fmi2CoSimulation (1)"
+            ));
+        }
+        // SAFETY: NULL or a C string.
+        match unsafe { text(fmu_guid) } {
+            Some(g) if g == GUID => {}
+            other => return fail(format!("fmuGUID {other:?} does not match this binary's {GUID}: the modelDescription.xml and the binary come from different builds")),
+        }
+        // SAFETY: NULL or a C string.
+        if let Some(uri) = unsafe { text(resource_location) } {
+            if let Err(e) = resource_path(uri) {
+                return fail(e);
+            }
+        } else if !resource_location.is_null() {
+            return fail("fmuResourceLocation is not UTF-8".into());
+        }
+        let comp = Box::new(Component {
+            magic: LIVE,
+            instance: Some(Instance::new(logger)),
+        });
+        Box::into_raw(comp).cast::<c_void>()
+    }));
+    made.unwrap_or(std::ptr::null_mut())
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2FreeInstance")]
+pub unsafe extern "C" fn fmi2_free_instance(c: fmi2Component) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if c.is_null() {
+            return;
+        }
+        // SAFETY: `c` came from fmi2Instantiate (FMI contract); the allocation is
+        // kept as a tombstone, so this is valid even on a second free.
+        let comp = unsafe { &mut *c.cast::<Component>() };
+        if comp.magic == LIVE {
+            comp.magic = FREED;
+            drop(comp.instance.take());
+        }
+    }));
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2SetDebugLogging")]
+pub unsafe extern "C" fn fmi2_set_debug_logging(
+    c: fmi2Component,
+    logging_on: fmi2Boolean,
+    n: usize,
+    categories: *const fmi2String,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`, `categories` (n C strings).
+    unsafe {
+        call(c, "fmi2SetDebugLogging", |inst| {
+            let raw = slice("fmi2SetDebugLogging", "categories", categories, n)?;
+            let names = raw
+                .iter()
+                .map(|&s| {
+                    text(s).map(str::to_owned).ok_or_else(|| {
+                        error("fmi2SetDebugLogging: a category is NULL or not UTF-8")
+                    })
+                })
+                .collect::<FmiResult<Vec<_>>>()?;
+            inst.set_debug_logging(logging_on != 0, &names)
+        })
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2SetupExperiment")]
+pub unsafe extern "C" fn fmi2_setup_experiment(
+    c: fmi2Component,
+    _tolerance_defined: fmi2Boolean,
+    _tolerance: fmi2Real,
+    start_time: fmi2Real,
+    stop_time_defined: fmi2Boolean,
+    stop_time: fmi2Real,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe {
+        call(c, "fmi2SetupExperiment", |inst| {
+            inst.setup_experiment(start_time, (stop_time_defined != 0).then_some(stop_time))
+        })
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2EnterInitializationMode")]
+pub unsafe extern "C" fn fmi2_enter_initialization_mode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe {
+        call(
+            c,
+            "fmi2EnterInitializationMode",
+            Instance::enter_initialization_mode,
+        )
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2ExitInitializationMode")]
+pub unsafe extern "C" fn fmi2_exit_initialization_mode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe {
+        call(
+            c,
+            "fmi2ExitInitializationMode",
+            Instance::exit_initialization_mode,
+        )
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2Terminate")]
+pub unsafe extern "C" fn fmi2_terminate(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe { call(c, "fmi2Terminate", Instance::terminate) }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2Reset")]
+pub unsafe extern "C" fn fmi2_reset(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe { call(c, "fmi2Reset", Instance::reset) }
+}
+
+macro_rules! getter {
+    ($export:literal, $fn:ident, $method:ident, $ty:ty) => {
+        /// # Safety
+        /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+        /// pointer is NULL or valid for the count passed with it.
+        #[unsafe(export_name = $export)]
+        pub unsafe extern "C" fn $fn(
+            c: fmi2Component,
+            vr: *const fmi2ValueReference,
+            n: usize,
+            value: *mut $ty,
+        ) -> fmi2Status {
+            // SAFETY: FMI contract on `c`, `vr` (n entries) and `value` (n entries).
+            unsafe {
+                call(c, $export, |inst| {
+                    let vrs = slice($export, "vr", vr, n)?;
+                    let out = slice_mut($export, "value", value, n)?;
+                    inst.$method(vrs, out)
+                })
+            }
+        }
+    };
+}
+
+getter!("fmi2GetReal", fmi2_get_real, get_real, fmi2Real);
+getter!("fmi2GetInteger", fmi2_get_integer, get_integer, fmi2Integer);
+getter!("fmi2GetBoolean", fmi2_get_boolean, get_boolean, fmi2Boolean);
+getter!("fmi2GetString", fmi2_get_string, get_string, fmi2String);
+
+macro_rules! setter {
+    ($export:literal, $fn:ident, $ty:ty, $kind:ident, |$v:ident| $convert:expr) => {
+        /// # Safety
+        /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+        /// pointer is NULL or valid for the count passed with it.
+        #[unsafe(export_name = $export)]
+        pub unsafe extern "C" fn $fn(
+            c: fmi2Component,
+            vr: *const fmi2ValueReference,
+            n: usize,
+            value: *const $ty,
+        ) -> fmi2Status {
+            // SAFETY: FMI contract on `c`, `vr` (n entries) and `value` (n entries).
+            unsafe {
+                call(c, $export, |inst| {
+                    let vrs = slice($export, "vr", vr, n)?;
+                    let $v = slice($export, "value", value, n)?;
+                    inst.set($export, vrs, Kind::$kind, $convert)
+                })
+            }
+        }
+    };
+}
+
+setter!("fmi2SetReal", fmi2_set_real, fmi2Real, Real, |v| {
+    SetValues::Real(v.to_vec())
+});
+setter!(
+    "fmi2SetInteger",
+    fmi2_set_integer,
+    fmi2Integer,
+    Integer,
+    |v| SetValues::Integer(v.to_vec())
+);
+setter!(
+    "fmi2SetBoolean",
+    fmi2_set_boolean,
+    fmi2Boolean,
+    Boolean,
+    |v| SetValues::Boolean(v.to_vec())
+);
+setter!("fmi2SetString", fmi2_set_string, fmi2String, String, |v| {
+    SetValues::String(
+        // SAFETY: each entry is NULL or a C string (FMI contract).
+        v.iter().map(|&s| text(s).map(str::to_owned)).collect(),
+    )
+});
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2DoStep")]
+pub unsafe extern "C" fn fmi2_do_step(
+    c: fmi2Component,
+    current_communication_point: fmi2Real,
+    communication_step_size: fmi2Real,
+    _no_set_fmu_state_prior_to_current_point: fmi2Boolean,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe {
+        call(c, "fmi2DoStep", |inst| {
+            inst.do_step(current_communication_point, communication_step_size)
+        })
+    }
+}
+
+/// The capabilities this FMU does not offer: exported (masters bind all 34), and
+/// answering `fmi2Error` with the reason.
+macro_rules! unsupported {
+    ($export:literal, $fn:ident, $why:literal, ($($arg:ident: $ty:ty),*)) => {
+        /// # Safety
+        /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+        /// pointer is NULL or valid for the count passed with it.
+        #[unsafe(export_name = $export)]
+        pub unsafe extern "C" fn $fn(c: fmi2Component, $(_: $ty),*) -> fmi2Status {
+            // SAFETY: FMI contract on `c`.
+            unsafe {
+                call(c, $export, |inst| {
+                    inst.require($export, &[State::Instantiated, State::Initialization, State::StepComplete, State::Terminated, State::Error])?;
+                    Err(error(concat!($export, ": ", $why)))
+                })
+            }
+        }
+    };
+}
+
+unsupported!("fmi2GetFMUstate", fmi2_get_fmu_state, "not supported (canGetAndSetFMUstate=\"false\"): the peer's memory cannot be rolled back", (s: *mut fmi2FMUstate));
+unsupported!("fmi2SetFMUstate", fmi2_set_fmu_state, "not supported (canGetAndSetFMUstate=\"false\"): the peer's memory cannot be rolled back", (s: fmi2FMUstate));
+unsupported!("fmi2FreeFMUstate", fmi2_free_fmu_state, "not supported (canGetAndSetFMUstate=\"false\")", (s: *mut fmi2FMUstate));
+unsupported!("fmi2SerializedFMUstateSize", fmi2_serialized_fmu_state_size, "not supported (canSerializeFMUstate=\"false\")", (s: fmi2FMUstate, size: *mut usize));
+unsupported!("fmi2SerializeFMUstate", fmi2_serialize_fmu_state, "not supported (canSerializeFMUstate=\"false\")", (s: fmi2FMUstate, bytes: *mut fmi2Byte, size: usize));
+unsupported!("fmi2DeSerializeFMUstate", fmi2_deserialize_fmu_state, "not supported (canSerializeFMUstate=\"false\")", (bytes: *const fmi2Byte, size: usize, s: *mut fmi2FMUstate));
+unsupported!("fmi2GetDirectionalDerivative", fmi2_get_directional_derivative, "not supported (providesDirectionalDerivative=\"false\")", (a: *const fmi2ValueReference, na: usize, b: *const fmi2ValueReference, nb: usize, dv: *const fmi2Real, df: *mut fmi2Real));
+unsupported!("fmi2SetRealInputDerivatives", fmi2_set_real_input_derivatives, "not supported (canInterpolateInputs=\"false\")", (vr: *const fmi2ValueReference, n: usize, order: *const fmi2Integer, value: *const fmi2Real));
+unsupported!("fmi2GetRealOutputDerivatives", fmi2_get_real_output_derivatives, "not supported (MaxOutputDerivativeOrder is 0)", (vr: *const fmi2ValueReference, n: usize, order: *const fmi2Integer, value: *mut fmi2Real));
+unsupported!(
+    "fmi2CancelStep",
+    fmi2_cancel_step,
+    "there is no step to cancel: fmi2DoStep never returns fmi2Pending",
+    ()
+);
+
+/// Status queries: only `fmi2LastSuccessfulTime` and `fmi2Terminated` have answers
+/// (this FMU never runs a step asynchronously); the rest are `fmi2Discard`.
+fn status_kind(function: &str, kind: fmi2StatusKind, answerable: fmi2StatusKind) -> FmiResult {
+    if kind == answerable {
+        Ok(())
+    } else {
+        Err(instance::FmiError {
+            status: fmi2Discard,
+            message: format!("{function}: status kind {kind} is not available: this FMU never returns fmi2Pending"),
+        })
+    }
+}
+
+const STATUS_STATES: &[State] = &[State::StepComplete, State::Terminated, State::Error];
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2GetStatus")]
+pub unsafe extern "C" fn fmi2_get_status(
+    c: fmi2Component,
+    kind: fmi2StatusKind,
+    _value: *mut fmi2Status,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe {
+        call(c, "fmi2GetStatus", |inst| {
+            inst.require("fmi2GetStatus", STATUS_STATES)?;
+            status_kind("fmi2GetStatus", kind, -1)
+        })
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2GetRealStatus")]
+pub unsafe extern "C" fn fmi2_get_real_status(
+    c: fmi2Component,
+    kind: fmi2StatusKind,
+    value: *mut fmi2Real,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`; `value` NULL or writable.
+    unsafe {
+        call(c, "fmi2GetRealStatus", |inst| {
+            inst.require("fmi2GetRealStatus", STATUS_STATES)?;
+            status_kind("fmi2GetRealStatus", kind, fmi2LastSuccessfulTime)?;
+            let out = slice_mut("fmi2GetRealStatus", "value", value, 1)?;
+            out[0] = inst.time();
+            Ok(())
+        })
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2GetIntegerStatus")]
+pub unsafe extern "C" fn fmi2_get_integer_status(
+    c: fmi2Component,
+    kind: fmi2StatusKind,
+    _value: *mut fmi2Integer,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe {
+        call(c, "fmi2GetIntegerStatus", |inst| {
+            inst.require("fmi2GetIntegerStatus", STATUS_STATES)?;
+            status_kind("fmi2GetIntegerStatus", kind, -1)
+        })
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2GetBooleanStatus")]
+pub unsafe extern "C" fn fmi2_get_boolean_status(
+    c: fmi2Component,
+    kind: fmi2StatusKind,
+    value: *mut fmi2Boolean,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`; `value` NULL or writable.
+    unsafe {
+        call(c, "fmi2GetBooleanStatus", |inst| {
+            inst.require("fmi2GetBooleanStatus", STATUS_STATES)?;
+            status_kind("fmi2GetBooleanStatus", kind, fmi2Terminated)?;
+            let out = slice_mut("fmi2GetBooleanStatus", "value", value, 1)?;
+            out[0] = fmi2False;
+            Ok(())
+        })
+    }
+}
+
+/// # Safety
+/// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
+/// pointer is NULL or valid for the count passed with it.
+#[unsafe(export_name = "fmi2GetStringStatus")]
+pub unsafe extern "C" fn fmi2_get_string_status(
+    c: fmi2Component,
+    kind: fmi2StatusKind,
+    _value: *mut fmi2String,
+) -> fmi2Status {
+    // SAFETY: FMI contract on `c`.
+    unsafe {
+        call(c, "fmi2GetStringStatus", |inst| {
+            inst.require("fmi2GetStringStatus", STATUS_STATES)?;
+            status_kind("fmi2GetStringStatus", kind, -1)
+        })
+    }
+}

@@ -194,7 +194,7 @@ impl Device {
     pub fn open(device: &str, options: &OpenOptions) -> Result<Device, DeviceError> {
         let spec = DeviceSpec::parse(device)?;
         let sized = |size: usize| {
-            if size == 0 || size % WORD != 0 {
+            if size == 0 || !size.is_multiple_of(WORD) {
                 Err(DeviceError::BadSize {
                     device: device.to_owned(),
                     size: size as u64,
@@ -263,14 +263,15 @@ impl Device {
 
     /// Maps the window `[offset, offset + len)`; it stays valid after the device is dropped.
     pub fn map(&self, offset: u64, len: usize) -> Result<Region, DeviceError> {
-        if offset % WORD as u64 != 0 {
+        if !offset.is_multiple_of(WORD as u64) {
             return Err(DeviceError::UnalignedWindow {
                 device: self.name.clone(),
                 offset,
             });
         }
         let size = self.size();
-        if len % WORD != 0 || offset.checked_add(len as u64).is_none_or(|end| end > size) {
+        if !len.is_multiple_of(WORD) || offset.checked_add(len as u64).is_none_or(|end| end > size)
+        {
             return Err(DeviceError::WindowOutOfRange {
                 device: self.name.clone(),
                 offset,

@@ -113,10 +113,10 @@ impl Region {
     }
 
     fn check(&self, offset: usize, len: usize) -> Result<(), RegionError> {
-        if offset % WORD != 0 {
+        if !offset.is_multiple_of(WORD) {
             return Err(RegionError::UnalignedOffset { offset });
         }
-        if len % WORD != 0 {
+        if !len.is_multiple_of(WORD) {
             return Err(RegionError::UnalignedLength { len });
         }
         match offset.checked_add(len) {

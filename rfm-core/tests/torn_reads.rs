@@ -103,7 +103,7 @@ fn race<T: std::fmt::Debug>(
 
 fn framed_counter(f: &Frame) -> Option<u64> {
     let c = f.step / RING_DEPTH as u64;
-    (f.step % RING_DEPTH as u64 == 0 && *f == framed(c)).then_some(c)
+    (f.step.is_multiple_of(RING_DEPTH as u64) && *f == framed(c)).then_some(c)
 }
 
 fn seed_counter(p: &FlightData) -> Option<u64> {

@@ -5,7 +5,8 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | head: low 32 bits of the newest complete step (stored after the frame, Release) |
-//! | 4 | 60 | reserved (zero) |
+//! | 4 | 4 | closed: low 32 bits of the epoch of a writer that stopped cleanly, else 0 |
+//! | 8 | 56 | reserved (zero) |
 //! | 64 + i·120 | 120 | ring entry i, holding the frame of step s where s mod 16 = i |
 //!
 //! Frame (little-endian; the CRC-32C covers bytes 8..120; every field from byte 8
@@ -47,6 +48,10 @@ pub const VERSION: u8 = 1;
 pub const RING_OFFSET: usize = 64;
 /// Offset of the head word within a slot.
 pub const HEAD_OFFSET: usize = 0;
+/// Offset of the closed word within a slot. Epochs are odd, so a closed epoch's low
+/// word is never 0. It lives outside the ring so that closing takes no ring entry
+/// a lagging peer may still need.
+pub const CLOSED_OFFSET: usize = 4;
 /// Bytes covered by the CRC.
 pub const CRC_RANGE: std::ops::Range<usize> = 8..FRAME_SIZE;
 const CRC_OFFSET: usize = 4;

@@ -1,0 +1,184 @@
+//! Messages to the master's `fmi2CallbackLogger`, never to stderr.
+//!
+//! Errors and fatal errors are always reported (a master cannot diagnose a failed
+//! call otherwise); events, warnings and debug lines only when the master turned
+//! debug logging on for their category with `fmi2SetDebugLogging`. The `log` crate
+//! is bridged here too: a `log` record emitted while an FMI call runs goes to the
+//! logger of the instance being called.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CString};
+use std::sync::Once;
+
+use crate::fmi2::*;
+use crate::model::LOG_CATEGORIES;
+
+/// Where an instance's messages go, and which categories are on.
+#[derive(Debug, Clone)]
+pub struct Logger {
+    callbacks: fmi2CallbackFunctions,
+    name: CString,
+    debug: bool,
+    /// One flag per entry of `LOG_CATEGORIES`.
+    enabled: Vec<bool>,
+}
+
+/// A category name of modelDescription.xml.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Events,
+    Warning,
+    Discard,
+    Error,
+    Fatal,
+    Debug,
+}
+
+impl Category {
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Events => "logEvents",
+            Category::Warning => "logStatusWarning",
+            Category::Discard => "logStatusDiscard",
+            Category::Error => "logStatusError",
+            Category::Fatal => "logStatusFatal",
+            Category::Debug => "logDebug",
+        }
+    }
+
+    fn status(self) -> fmi2Status {
+        match self {
+            Category::Events | Category::Debug => fmi2OK,
+            Category::Warning => fmi2Warning,
+            Category::Discard => fmi2Discard,
+            Category::Error => fmi2Error,
+            Category::Fatal => fmi2Fatal,
+        }
+    }
+}
+
+/// C strings cannot hold NUL: replace it rather than lose the message.
+fn c_string(text: &str) -> CString {
+    CString::new(text.replace('\0', "\u{fffd}")).expect("NULs replaced")
+}
+
+impl Logger {
+    pub fn new(callbacks: fmi2CallbackFunctions, name: &str, debug: bool) -> Logger {
+        Logger {
+            callbacks,
+            name: c_string(name),
+            debug,
+            enabled: vec![true; LOG_CATEGORIES.len()],
+        }
+    }
+
+    /// `fmi2SetDebugLogging`: no categories means all of them.
+    pub fn set_debug(&mut self, on: bool, categories: &[String]) -> Result<(), String> {
+        let mut enabled = vec![categories.is_empty(); LOG_CATEGORIES.len()];
+        for c in categories {
+            let i = LOG_CATEGORIES
+                .iter()
+                .position(|known| known == c)
+                .ok_or_else(|| {
+                    format!(
+                        "unknown log category `{c}`; this FMU has {}",
+                        LOG_CATEGORIES.join(", ")
+                    )
+                })?;
+            enabled[i] = true;
+        }
+        self.debug = on;
+        self.enabled = enabled;
+        Ok(())
+    }
+
+    fn wants(&self, category: Category) -> bool {
+        if matches!(category, Category::Error | Category::Fatal) {
+            return true;
+        }
+        let i = LOG_CATEGORIES.iter().position(|c| *c == category.name());
+        self.debug && i.is_some_and(|i| self.enabled[i])
+    }
+
+    pub fn log(&self, category: Category, message: &str) {
+        if !self.wants(category) {
+            return;
+        }
+        let Some(logger) = self.callbacks.logger else {
+            return;
+        };
+        let cat = c_string(category.name());
+        let msg = c_string(message);
+        // SAFETY: the master gave this callback for this instance (checked non-NULL at
+        // instantiation); every string passed is NUL-terminated and outlives the call;
+        // the message goes through "%s" so a `%` in it is never read as a format.
+        unsafe {
+            logger(
+                self.callbacks.componentEnvironment,
+                self.name.as_ptr(),
+                category.status(),
+                cat.as_ptr(),
+                c"%s".as_ptr(),
+                msg.as_ptr() as *const c_char,
+            )
+        };
+    }
+}
+
+thread_local! {
+    /// The logger of the instance whose FMI call runs on this thread.
+    static CURRENT: RefCell<Option<Logger>> = const { RefCell::new(None) };
+}
+
+/// Routes `log` records to `logger` until dropped.
+#[derive(Debug)]
+pub struct Scope(Option<Logger>);
+
+impl Scope {
+    pub fn enter(logger: &Logger) -> Scope {
+        install_bridge();
+        Scope(CURRENT.with(|c| c.replace(Some(logger.clone()))))
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+struct Bridge;
+
+impl log::Log for Bridge {
+    fn enabled(&self, _: &log::Metadata) -> bool {
+        true
+    }
+
+    fn log(&self, record: &log::Record) {
+        let category = match record.level() {
+            log::Level::Error => Category::Error,
+            log::Level::Warn => Category::Warning,
+            log::Level::Info => Category::Events,
+            log::Level::Debug | log::Level::Trace => Category::Debug,
+        };
+        let text = record.args().to_string();
+        CURRENT.with(|c| {
+            if let Some(logger) = c.borrow().as_ref() {
+                logger.log(category, &text);
+            }
+        });
+    }
+
+    fn flush(&self) {}
+}
+
+/// Installs the bridge once per process; a host that set its own `log` logger keeps it.
+fn install_bridge() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if log::set_logger(&Bridge).is_ok() {
+            log::set_max_level(log::LevelFilter::Trace);
+        }
+    });
+}

@@ -1,0 +1,234 @@
+//! A minimal co-simulation master for the FMU's own tests: it calls the exported
+//! C functions exactly as a master does, and records every logged message.
+#![allow(dead_code)]
+
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::{Arc, Mutex};
+
+use rfm_attitude::fmi2::*;
+use rfm_attitude::model::{Kind, VARIABLES};
+use rfm_attitude::*;
+
+/// Messages one instance logged: (status, category, message).
+pub type Log = Arc<Mutex<Vec<(fmi2Status, String, String)>>>;
+
+/// The master's logger. FMI declares it variadic; stable Rust cannot define a
+/// variadic function, so this one takes the six arguments the FMU always passes
+/// (it logs through "%s" + one string): on x86-64 and AArch64 Linux the first six
+/// integer/pointer arguments travel in the same registers either way.
+unsafe extern "C" fn record(
+    env: *mut c_void,
+    _name: fmi2String,
+    status: fmi2Status,
+    category: fmi2String,
+    format: fmi2String,
+    arg: *const c_char,
+) {
+    // SAFETY: `env` is the Log Arc pointer this test passed to fmi2Instantiate;
+    // the strings are the FMU's NUL-terminated ones.
+    unsafe {
+        let log = &*(env as *const Mutex<Vec<(fmi2Status, String, String)>>);
+        let text = |p: *const c_char| CStr::from_ptr(p).to_string_lossy().into_owned();
+        assert_eq!(
+            text(format),
+            "%s",
+            "the FMU must never pass its text as a format"
+        );
+        log.lock()
+            .unwrap()
+            .push((status, text(category), text(arg)));
+    }
+}
+
+pub fn callbacks(log: &Log) -> fmi2CallbackFunctions {
+    fmi2CallbackFunctions {
+        // SAFETY: see `record`: same first five parameters, the sixth read from the
+        // register the variadic call puts the first variadic pointer in.
+        logger: Some(unsafe {
+            std::mem::transmute::<
+                unsafe extern "C" fn(
+                    *mut c_void,
+                    fmi2String,
+                    fmi2Status,
+                    fmi2String,
+                    fmi2String,
+                    *const c_char,
+                ),
+                fmi2CallbackLogger,
+            >(record)
+        }),
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: Arc::as_ptr(log) as *mut c_void,
+    }
+}
+
+/// One instance, driven like a master drives it.
+pub struct Fmu {
+    pub c: fmi2Component,
+    pub log: Log,
+    _name: CString,
+}
+
+pub fn vr(name: &str) -> (u32, Kind) {
+    let v = VARIABLES
+        .iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("no variable {name}"));
+    (v.vr, v.kind)
+}
+
+impl Fmu {
+    pub fn new(name: &str) -> Fmu {
+        let log: Log = Arc::default();
+        let cname = CString::new(name).unwrap();
+        let guid = CString::new(rfm_attitude::model::GUID).unwrap();
+        let cb = callbacks(&log);
+        // SAFETY: valid C strings and callbacks that outlive the instance (Arc kept in self).
+        let c = unsafe {
+            fmi2_instantiate(
+                cname.as_ptr(),
+                fmi2CoSimulation,
+                guid.as_ptr(),
+                c"file:///tmp/r".as_ptr(),
+                &cb,
+                0,
+                1,
+            )
+        };
+        assert!(
+            !c.is_null(),
+            "fmi2Instantiate failed: {:?}",
+            log.lock().unwrap()
+        );
+        Fmu {
+            c,
+            log,
+            _name: cname,
+        }
+    }
+
+    /// Sets a parameter or input by name, whatever its type.
+    pub fn set(&self, name: &str, value: &str) -> fmi2Status {
+        let (r, kind) = vr(name);
+        // SAFETY: one valid value reference and one value of the right type.
+        unsafe {
+            match kind {
+                Kind::Real => fmi2_set_real(self.c, &r, 1, &value.parse::<f64>().unwrap()),
+                Kind::Integer => fmi2_set_integer(self.c, &r, 1, &value.parse::<i32>().unwrap()),
+                Kind::Boolean => fmi2_set_boolean(self.c, &r, 1, &i32::from(value == "true")),
+                Kind::String => {
+                    let s = CString::new(value).unwrap();
+                    fmi2_set_string(self.c, &r, 1, &s.as_ptr())
+                }
+            }
+        }
+    }
+
+    pub fn set_all(&self, values: &[(&str, &str)]) {
+        for (name, value) in values {
+            assert_eq!(
+                self.set(name, value),
+                fmi2OK,
+                "set {name} = {value}: {:?}",
+                self.log()
+            );
+        }
+    }
+
+    /// Setup, enter and exit initialization; returns the status of the exit.
+    pub fn init(&self) -> fmi2Status {
+        // SAFETY: a live instance.
+        unsafe {
+            assert_eq!(fmi2_setup_experiment(self.c, 0, 0.0, 0.0, 0, 0.0), fmi2OK);
+            assert_eq!(fmi2_enter_initialization_mode(self.c), fmi2OK);
+            fmi2_exit_initialization_mode(self.c)
+        }
+    }
+
+    pub fn step(&self, t: f64, h: f64) -> fmi2Status {
+        // SAFETY: a live instance.
+        unsafe { fmi2_do_step(self.c, t, h, 1) }
+    }
+
+    pub fn real(&self, name: &str) -> f64 {
+        let (r, _) = vr(name);
+        let mut v = f64::NAN;
+        // SAFETY: one value reference, one output slot.
+        let status = unsafe { fmi2_get_real(self.c, &r, 1, &mut v) };
+        assert_eq!(status, fmi2OK, "{:?}", self.log());
+        v
+    }
+
+    pub fn reals(&self, names: &[&str]) -> Vec<f64> {
+        let vrs: Vec<u32> = names.iter().map(|n| vr(n).0).collect();
+        let mut out = vec![f64::NAN; vrs.len()];
+        // SAFETY: matching lengths.
+        let status = unsafe { fmi2_get_real(self.c, vrs.as_ptr(), vrs.len(), out.as_mut_ptr()) };
+        assert_eq!(status, fmi2OK);
+        out
+    }
+
+    pub fn integer(&self, name: &str) -> i32 {
+        let (r, _) = vr(name);
+        let mut v = 0;
+        // SAFETY: one value reference, one output slot.
+        let status = unsafe { fmi2_get_integer(self.c, &r, 1, &mut v) };
+        assert_eq!(status, fmi2OK, "{:?}", self.log());
+        v
+    }
+
+    pub fn boolean(&self, name: &str) -> bool {
+        let (r, _) = vr(name);
+        let mut v = 0;
+        // SAFETY: one value reference, one output slot.
+        assert_eq!(unsafe { fmi2_get_boolean(self.c, &r, 1, &mut v) }, fmi2OK);
+        v != 0
+    }
+
+    pub fn string(&self, name: &str) -> String {
+        let (r, _) = vr(name);
+        let mut v: fmi2String = std::ptr::null();
+        // SAFETY: one value reference; the FMU keeps the string alive until the next call.
+        unsafe {
+            assert_eq!(fmi2_get_string(self.c, &r, 1, &mut v), fmi2OK);
+            CStr::from_ptr(v).to_string_lossy().into_owned()
+        }
+    }
+
+    pub fn log(&self) -> Vec<(fmi2Status, String, String)> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// The last message logged, with its status.
+    pub fn last_error(&self) -> String {
+        self.log()
+            .last()
+            .map(|(_, _, m)| m.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn terminate(&self) -> fmi2Status {
+        // SAFETY: a live instance.
+        unsafe { fmi2_terminate(self.c) }
+    }
+}
+
+impl Drop for Fmu {
+    fn drop(&mut self) {
+        // SAFETY: the instance this value created (a tombstone after the first free).
+        unsafe { fmi2_free_instance(self.c) };
+    }
+}
+
+/// A device string no other test uses.
+pub fn unique(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}

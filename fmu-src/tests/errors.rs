@@ -1,0 +1,510 @@
+//! Every way a master can call the FMU wrongly, or configure it wrongly: the status
+//! it gets and the message it is told. Nothing here may crash.
+
+mod common;
+
+use std::ffi::{c_char, CString};
+use std::sync::Arc;
+
+use common::{callbacks, unique, vr, Fmu, Log};
+use rfm_attitude::fmi2::*;
+use rfm_attitude::*;
+
+fn assert_logged(fmu: &Fmu, status: fmi2Status, parts: &[&str]) {
+    let log = fmu.log();
+    let hit = log
+        .iter()
+        .any(|(s, _, m)| *s == status && parts.iter().all(|p| m.contains(p)));
+    assert!(
+        hit,
+        "no message with status {status} containing {parts:?} in {log:#?}"
+    );
+}
+
+fn instantiate(
+    name: &str,
+    ty: fmi2Type,
+    guid: &str,
+    resources: Option<&str>,
+    log: &Log,
+) -> fmi2Component {
+    let name = CString::new(name).unwrap();
+    let guid = CString::new(guid).unwrap();
+    let res = resources.map(|r| CString::new(r).unwrap());
+    let cb = callbacks(log);
+    // SAFETY: valid C strings or NULL, callbacks alive for the call.
+    unsafe {
+        fmi2_instantiate(
+            name.as_ptr(),
+            ty,
+            guid.as_ptr(),
+            res.as_ref().map_or(std::ptr::null(), |r| r.as_ptr()),
+            &cb,
+            0,
+            0,
+        )
+    }
+}
+
+fn messages(log: &Log) -> String {
+    log.lock()
+        .unwrap()
+        .iter()
+        .map(|(_, _, m)| m.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn instantiate_refuses_what_it_cannot_run_and_says_why() {
+    let guid = model::GUID;
+    for (ty, g, res, part) in [
+        (
+            fmi2CoSimulation,
+            "{00000000-0000-0000-0000-000000000000}",
+            None,
+            "does not match this binary's",
+        ),
+        (0, guid, None, "supports only fmi2CoSimulation"),
+        (
+            fmi2CoSimulation,
+            guid,
+            Some("http://example/r"),
+            "is not a file: URI",
+        ),
+        (
+            fmi2CoSimulation,
+            guid,
+            Some("file:///tmp/a%zzb"),
+            "bad percent escape",
+        ),
+    ] {
+        let log: Log = Arc::default();
+        let c = instantiate("x", ty, g, res, &log);
+        assert!(c.is_null());
+        assert!(messages(&log).contains(part), "{part}: {}", messages(&log));
+    }
+    let log: Log = Arc::default();
+    assert!(instantiate("", fmi2CoSimulation, guid, None, &log).is_null());
+    assert!(messages(&log).contains("instanceName is NULL, empty"));
+    // Accepted resource URIs, percent-decoded.
+    assert_eq!(resource_path("file:///a%20b/res").unwrap(), "/a b/res");
+    assert_eq!(resource_path("file:/a/res").unwrap(), "/a/res");
+    assert_eq!(resource_path("file://localhost/a").unwrap(), "/a");
+    // No callbacks, or no logger: NULL, nothing to tell.
+    // SAFETY: NULL callbacks are exactly what is being tested.
+    let c = unsafe {
+        fmi2_instantiate(
+            c"x".as_ptr(),
+            fmi2CoSimulation,
+            c"g".as_ptr(),
+            std::ptr::null(),
+            std::ptr::null(),
+            0,
+            0,
+        )
+    };
+    assert!(c.is_null());
+    let mut cb = callbacks(&log);
+    cb.logger = None;
+    // SAFETY: a callback struct without logger.
+    let c = unsafe {
+        fmi2_instantiate(
+            c"x".as_ptr(),
+            fmi2CoSimulation,
+            c"g".as_ptr(),
+            std::ptr::null(),
+            &cb,
+            0,
+            0,
+        )
+    };
+    assert!(c.is_null());
+}
+
+#[test]
+fn null_and_freed_components_get_errors_not_crashes() {
+    let null = std::ptr::null_mut();
+    // SAFETY: NULL components are exactly what is being tested.
+    unsafe {
+        assert_eq!(fmi2_do_step(null, 0.0, 1.0, 0), fmi2Error);
+        assert_eq!(fmi2_enter_initialization_mode(null), fmi2Error);
+        assert_eq!(
+            fmi2_get_real(null, std::ptr::null(), 0, std::ptr::null_mut()),
+            fmi2Error
+        );
+        fmi2_free_instance(null);
+    }
+    let fmu = Fmu::new("freed");
+    // SAFETY: freeing twice and calling after free: the tombstone answers.
+    unsafe {
+        fmi2_free_instance(fmu.c);
+        fmi2_free_instance(fmu.c);
+        assert_eq!(fmi2_enter_initialization_mode(fmu.c), fmi2Error);
+    }
+}
+
+#[test]
+fn the_state_machine_refuses_illegal_call_sequences() {
+    let fmu = Fmu::new("seq");
+    assert_eq!(fmu.step(0.0, 0.1), fmi2Error);
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &["fmi2DoStep: illegal call sequence", "Instantiated"],
+    );
+    // The error moved the instance to Error: only Get*, Terminate, Reset and Free now.
+    // SAFETY: a live instance.
+    unsafe {
+        assert_eq!(fmi2_enter_initialization_mode(fmu.c), fmi2Error);
+        assert_eq!(fmi2_reset(fmu.c), fmi2OK);
+        assert_eq!(fmi2_exit_initialization_mode(fmu.c), fmi2Error);
+        assert_eq!(fmi2_reset(fmu.c), fmi2OK);
+        assert_eq!(fmi2_setup_experiment(fmu.c, 0, 0.0, 0.0, 1, 1.0), fmi2OK);
+        assert_eq!(
+            fmi2_setup_experiment(fmu.c, 0, 0.0, 0.0, 1, 1.0),
+            fmi2OK,
+            "still Instantiated"
+        );
+        assert_eq!(fmi2_enter_initialization_mode(fmu.c), fmi2OK);
+        assert_eq!(fmi2_setup_experiment(fmu.c, 0, 0.0, 0.0, 1, 1.0), fmi2Error);
+    }
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &["fmi2SetupExperiment: illegal call sequence"],
+    );
+}
+
+#[test]
+fn bad_values_and_references_are_refused_by_name() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "peer.roll",
+            "1",
+            &["`peer.roll` is an output and cannot be set"],
+        ),
+        ("roll", "NaN", &["`roll` = NaN is not a finite number"]),
+        ("yaw", "inf", &["`yaw` = inf is not a finite number"]),
+        ("status", "300", &["`status` = 300: expected 0..255"]),
+        ("message", &"m".repeat(32), &["`message`", "at most 31"]),
+    ];
+    for (name, value, parts) in cases {
+        let fmu = Fmu::new("vals");
+        assert_eq!(fmu.set(name, value), fmi2Error, "{name} = {value}");
+        assert_logged(&fmu, fmi2Error, parts);
+    }
+    let fmu = Fmu::new("refs");
+    let (real_vr, _) = vr("roll");
+    let (int_vr, _) = vr("status");
+    // SAFETY: valid pointers; the references and types are what is being tested.
+    unsafe {
+        assert_eq!(fmi2_set_real(fmu.c, &999, 1, &1.0), fmi2Error);
+        assert_logged(&fmu, fmi2Error, &["unknown value reference 999"]);
+        assert_eq!(fmi2_reset(fmu.c), fmi2OK);
+        assert_eq!(fmi2_set_real(fmu.c, &int_vr, 1, &1.0), fmi2Error);
+        assert_logged(&fmu, fmi2Error, &["is `status`, a Integer variable"]);
+        assert_eq!(fmi2_reset(fmu.c), fmi2OK);
+        assert_eq!(
+            fmi2_set_real(fmu.c, &real_vr, 1, std::ptr::null()),
+            fmi2Error
+        );
+        assert_logged(
+            &fmu,
+            fmi2Error,
+            &["`value` is NULL but 1 values were announced"],
+        );
+        assert_eq!(fmi2_reset(fmu.c), fmi2OK);
+        let bad_utf8: [c_char; 3] = [0xff_u8 as c_char, 0x41, 0];
+        let (msg_vr, _) = vr("message");
+        assert_eq!(
+            fmi2_set_string(fmu.c, &msg_vr, 1, &bad_utf8.as_ptr()),
+            fmi2Error
+        );
+        assert_logged(&fmu, fmi2Error, &["`message` is NULL or not UTF-8"]);
+    }
+}
+
+/// Parameters: each wrong one fails fmi2ExitInitializationMode at the latest,
+/// naming the parameter and what it accepts.
+#[test]
+fn bad_parameters_fail_initialization_naming_the_parameter() {
+    let dev = format!("loopback:{}", unique("params"));
+    type Case<'a> = (Vec<(&'a str, String)>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            vec![("syncMode", "sync".into())],
+            vec!["parameter syncMode = \"sync\": expected lockstep or free"],
+        ),
+        (
+            vec![("layout", "json".into())],
+            vec!["parameter layout = \"json\": expected framed or seed"],
+        ),
+        (
+            vec![("waitStrategy", "poll".into())],
+            vec!["parameter waitStrategy = \"poll\": expected spin, yield, sleep or event"],
+        ),
+        (
+            vec![("lag", "9".into())],
+            vec!["parameter lag = 9: expected 0..7"],
+        ),
+        (
+            vec![("nodeSlot", "300".into())],
+            vec!["parameter nodeSlot = 300: expected a slot number 0..255"],
+        ),
+        (
+            vec![("peerSlot", "-1".into())],
+            vec!["parameter peerSlot = -1"],
+        ),
+        (
+            vec![("timeout", "0".into())],
+            vec!["parameter timeout = 0: expected seconds > 0"],
+        ),
+        (
+            vec![("startupTimeout", "-3".into())],
+            vec!["parameter startupTimeout = -3"],
+        ),
+        (
+            vec![("regionOffset", "-4".into())],
+            vec!["parameter regionOffset = -4: expected bytes"],
+        ),
+        (
+            vec![("regionOffset", "6".into())],
+            vec!["parameter regionOffset = 6: must be a multiple of 4"],
+        ),
+        (
+            vec![("regionOffset", "1048000".into())],
+            vec!["does not fit its 1048576-byte memory"],
+        ),
+        (
+            vec![("device", "".into())],
+            vec!["parameter device", "shm:NAME"],
+        ),
+        (
+            vec![("device", "tcp:host".into())],
+            vec!["`tcp:host` is not a form this FMU knows"],
+        ),
+        (
+            vec![("device", "shm:a/b".into())],
+            vec!["device `shm:a/b`", "'/' is not allowed"],
+        ),
+        (
+            vec![("layout", "seed".into())],
+            vec!["parameter layout = seed", "syncMode = free"],
+        ),
+        (
+            vec![("waitStrategy", "event".into())],
+            vec!["parameter waitStrategy = \"event\""],
+        ),
+        (
+            vec![
+                ("device", "/dev/rfm2g0".into()),
+                ("rfm2gLibrary", "/nonexistent/librfm2g.so".into()),
+            ],
+            vec!["/nonexistent/librfm2g.so", "gcc -shared -fPIC"],
+        ),
+    ];
+    for (params, parts) in cases {
+        let fmu = Fmu::new("params");
+        assert_eq!(fmu.set("device", &dev), fmi2OK);
+        for (name, value) in &params {
+            assert_eq!(
+                fmu.set(name, value),
+                fmi2OK,
+                "{name} = {value} is refused only at initialization"
+            );
+        }
+        assert_eq!(fmu.init(), fmi2Error, "{params:?}");
+        let mut all = vec!["fmi2ExitInitializationMode"];
+        all.extend(parts);
+        assert_logged(&fmu, fmi2Error, &all);
+    }
+    // A fixed parameter cannot change once initialized.
+    let fmu = Fmu::new("fixed");
+    fmu.set_all(&[
+        ("device", &format!("loopback:{}", unique("fixed"))),
+        ("peerSlot", "0"),
+    ]);
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+    assert_eq!(fmu.set("lag", "1"), fmi2Error);
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &["`lag` is a fixed parameter: set it before fmi2ExitInitializationMode"],
+    );
+}
+
+#[test]
+fn do_step_checks_time_step_size_and_stop_time() {
+    let fresh = || {
+        let fmu = Fmu::new("time");
+        fmu.set_all(&[
+            ("device", &format!("loopback:{}", unique("time"))),
+            ("peerSlot", "0"),
+        ]);
+        fmu
+    };
+    let fmu = fresh();
+    assert_eq!(fmu.init(), fmi2OK);
+    assert_eq!(fmu.step(0.5, 0.1), fmi2Error);
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &["currentCommunicationPoint 0.5 is not the current time 0"],
+    );
+    for h in [0.0, -0.1, f64::NAN] {
+        let fmu = fresh();
+        assert_eq!(fmu.init(), fmi2OK);
+        assert_eq!(fmu.step(0.0, h), fmi2Error);
+        assert_logged(&fmu, fmi2Error, &["communicationStepSize", "must be > 0"]);
+    }
+    let fmu = fresh();
+    // SAFETY: a live instance.
+    unsafe {
+        assert_eq!(fmi2_setup_experiment(fmu.c, 0, 0.0, 0.0, 1, 0.25), fmi2OK);
+        assert_eq!(fmi2_enter_initialization_mode(fmu.c), fmi2OK);
+        assert_eq!(fmi2_exit_initialization_mode(fmu.c), fmi2OK);
+    }
+    assert_eq!(fmu.step(0.0, 0.2), fmi2OK);
+    assert_eq!(fmu.step(0.2, 0.1), fmi2Error);
+    assert_logged(&fmu, fmi2Error, &["passes the stop time 0.25"]);
+}
+
+#[test]
+fn a_silent_peer_fails_the_step_naming_device_slots_step_and_time() {
+    let dev = format!("loopback:{}", unique("silent"));
+    let fmu = Fmu::new("alone");
+    fmu.set_all(&[
+        ("device", &dev),
+        ("nodeSlot", "2"),
+        ("peerSlot", "7"),
+        ("startupTimeout", "0.05"),
+    ]);
+    assert_eq!(fmu.init(), fmi2OK);
+    assert_eq!(fmu.step(0.0, 0.1), fmi2Error);
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &[
+            "fmi2DoStep (step 0, t = 0)",
+            &dev,
+            "peer slot 7",
+            "this node: slot 2",
+            "within",
+        ],
+    );
+    // After the error: outputs can still be read, stepping cannot.
+    assert!(!fmu.boolean("link.ok"));
+    assert_eq!(fmu.step(0.0, 0.1), fmi2Error);
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &["fmi2DoStep: illegal call sequence", "Error"],
+    );
+}
+
+#[test]
+fn unsupported_capabilities_answer_with_the_reason() {
+    let fmu = Fmu::new("caps");
+    let mut state: fmi2FMUstate = std::ptr::null_mut();
+    // SAFETY: valid pointers for every call.
+    unsafe {
+        assert_eq!(fmi2_get_fmu_state(fmu.c, &mut state), fmi2Error);
+        assert_logged(
+            &fmu,
+            fmi2Error,
+            &["fmi2GetFMUstate: not supported", "canGetAndSetFMUstate"],
+        );
+        fmi2_reset(fmu.c);
+        assert_eq!(
+            fmi2_get_directional_derivative(
+                fmu.c,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut()
+            ),
+            fmi2Error
+        );
+        assert_logged(&fmu, fmi2Error, &["providesDirectionalDerivative"]);
+        fmi2_reset(fmu.c);
+        assert_eq!(fmi2_cancel_step(fmu.c), fmi2Error);
+        assert_logged(&fmu, fmi2Error, &["never returns fmi2Pending"]);
+    }
+    let fmu = Fmu::new("status");
+    fmu.set_all(&[
+        ("device", &format!("loopback:{}", unique("status"))),
+        ("peerSlot", "0"),
+    ]);
+    assert_eq!(fmu.init(), fmi2OK);
+    assert_eq!(fmu.step(0.0, 0.5), fmi2OK);
+    let (mut t, mut terminated, mut s) = (0.0, 1, 0);
+    // SAFETY: valid out pointers.
+    unsafe {
+        assert_eq!(
+            fmi2_get_real_status(fmu.c, fmi2LastSuccessfulTime, &mut t),
+            fmi2OK
+        );
+        assert_eq!(
+            fmi2_get_boolean_status(fmu.c, fmi2Terminated, &mut terminated),
+            fmi2OK
+        );
+        assert_eq!(fmi2_get_status(fmu.c, 0, &mut s), fmi2Discard);
+    }
+    assert_eq!((t, terminated), (0.5, 0));
+    assert_logged(&fmu, fmi2Discard, &["never returns fmi2Pending"]);
+    assert_eq!(fmu.step(0.5, 0.5), fmi2OK, "a Discard does not end the run");
+}
+
+#[test]
+fn debug_logging_is_by_category_and_errors_always_reach_the_master() {
+    let fmu = Fmu::new("logging");
+    // SAFETY: valid category strings.
+    unsafe {
+        let bad = [c"logNope".as_ptr()];
+        assert_eq!(fmi2_set_debug_logging(fmu.c, 1, 1, bad.as_ptr()), fmi2Error);
+        assert_logged(
+            &fmu,
+            fmi2Error,
+            &["unknown log category `logNope`", "logEvents"],
+        );
+        fmi2_reset(fmu.c);
+        let events = [c"logEvents".as_ptr()];
+        assert_eq!(fmi2_set_debug_logging(fmu.c, 1, 1, events.as_ptr()), fmi2OK);
+    }
+    fmu.set_all(&[
+        ("device", &format!("loopback:{}", unique("log"))),
+        ("peerSlot", "0"),
+    ]);
+    assert_eq!(fmu.init(), fmi2OK);
+    // The `log` crate's info! from the FMU reached this instance's logger, as logEvents.
+    assert!(
+        fmu.log().iter().any(|(s, c, m)| *s == fmi2OK
+            && c == "logEvents"
+            && m.contains("published its initial frame")),
+        "{:?}",
+        fmu.log()
+    );
+    assert!(
+        !fmu.log().iter().any(|(_, c, _)| c == "logDebug"),
+        "logDebug was not enabled"
+    );
+}
+
+#[test]
+fn a_slot_another_live_instance_writes_is_refused_at_initialization() {
+    let dev = format!("loopback:{}", unique("twin"));
+    let first = Fmu::new("first");
+    first.set_all(&[("device", &dev), ("nodeSlot", "3"), ("peerSlot", "4")]);
+    assert_eq!(first.init(), fmi2OK);
+    let twin = Fmu::new("twin");
+    twin.set_all(&[("device", &dev), ("nodeSlot", "3"), ("peerSlot", "4")]);
+    assert_eq!(twin.init(), fmi2Error);
+    assert_logged(
+        &twin,
+        fmi2Error,
+        &["slot 3 is being written by another node", "own nodeSlot"],
+    );
+}

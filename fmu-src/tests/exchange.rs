@@ -1,0 +1,220 @@
+//! The FMU's exchange contract, through its C API: after doStep k the outputs are
+//! exactly the peer's inputs of its step k − lag (its initial values while k < lag).
+
+mod common;
+
+use std::process::Command;
+
+use common::{unique, Fmu};
+use rfm_attitude::fmi2::*;
+
+const H: f64 = 1e-3;
+
+/// The ramp node `node` feeds in at step k (k = -1: before the first step).
+fn ramp(node: u8, k: i64) -> ([f64; 3], i32, String) {
+    let x = k as f64;
+    (
+        [
+            x * 1e-3 + f64::from(node),
+            -x * 1e-3,
+            (k.rem_euclid(1000)) as f64 * 0.01 + f64::from(node) * 0.5,
+        ],
+        k.rem_euclid(256) as i32,
+        format!("n{node} k{k}"),
+    )
+}
+
+fn feed(fmu: &Fmu, node: u8, k: i64) {
+    let ([r, p, y], status, msg) = ramp(node, k);
+    fmu.set_all(&[
+        ("roll", &r.to_string()),
+        ("pitch", &p.to_string()),
+        ("yaw", &y.to_string()),
+        ("status", &status.to_string()),
+        ("message", &msg),
+    ]);
+}
+
+/// The peer's outputs, exactly as the peer's ramp gave them (or not).
+fn check(fmu: &Fmu, peer: u8, k: i64) {
+    let ([r, p, y], status, msg) = ramp(peer, k);
+    let got = fmu.reals(&["peer.roll", "peer.pitch", "peer.yaw"]);
+    assert_eq!(got, vec![r, p, y], "peer attitude of step {k}");
+    assert_eq!(fmu.integer("peer.status"), status);
+    assert_eq!(fmu.string("peer.message"), msg);
+    assert_eq!(fmu.integer("peer.step"), k as i32);
+    assert!(fmu.boolean("link.ok"));
+}
+
+fn node(name: &str, device: &str, me: u8, peer: u8, lag: u8) -> Fmu {
+    let fmu = Fmu::new(name);
+    fmu.set_all(&[
+        ("device", device),
+        ("nodeSlot", &me.to_string()),
+        ("peerSlot", &peer.to_string()),
+        ("lag", &lag.to_string()),
+        ("waitStrategy", "yield"),
+        ("startupTimeout", "20"),
+        ("timeout", "20"),
+    ]);
+    fmu
+}
+
+#[test]
+fn two_instances_in_one_thread_with_lag_one() {
+    let device = format!("loopback:{}", unique("fmu"));
+    let a = node("a", &device, 0, 1, 1);
+    let b = node("b", &device, 1, 0, 1);
+    feed(&a, 0, -1);
+    feed(&b, 1, -1);
+    assert_eq!(a.init(), fmi2OK, "{:?}", a.log());
+    assert_eq!(b.init(), fmi2OK, "{:?}", b.log());
+    for k in 0..10_000i64 {
+        let t = k as f64 * H;
+        feed(&a, 0, k);
+        assert_eq!(a.step(t, H), fmi2OK, "a step {k}: {:?}", a.log());
+        feed(&b, 1, k);
+        assert_eq!(b.step(t, H), fmi2OK, "b step {k}: {:?}", b.log());
+        check(&a, 1, k - 1);
+        check(&b, 0, k - 1);
+        assert_eq!(
+            a.real("peer.time"),
+            if k == 0 { 0.0 } else { (k - 1) as f64 * H }
+        );
+    }
+    assert_eq!(
+        (
+            a.integer("link.lost"),
+            a.integer("link.badFrames"),
+            a.integer("link.restarts")
+        ),
+        (0, 0, 0)
+    );
+    assert_eq!((a.terminate(), b.terminate()), (fmi2OK, fmi2OK));
+}
+
+#[test]
+fn a_self_loop_echoes_the_inputs_of_the_same_step() {
+    let fmu = node("solo", &format!("loopback:{}", unique("solo")), 4, 4, 0);
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+    for k in 0..100 {
+        feed(&fmu, 4, k);
+        assert_eq!(fmu.step(k as f64 * H, H), fmi2OK);
+        check(&fmu, 4, k);
+    }
+}
+
+#[test]
+fn free_mode_never_waits_and_reports_the_link() {
+    let device = format!("loopback:{}", unique("free"));
+    let a = node("a", &device, 0, 1, 0);
+    a.set_all(&[("syncMode", "free"), ("timeout", "0.05")]);
+    assert_eq!(a.init(), fmi2OK, "{:?}", a.log());
+    assert_eq!(a.step(0.0, H), fmi2OK, "nothing from the peer, and no wait");
+    assert!(!a.boolean("link.ok"));
+    assert_eq!(a.real("link.age"), -1.0);
+    let b = node("b", &device, 1, 0, 0);
+    b.set_all(&[("syncMode", "free")]);
+    feed(&b, 1, 7);
+    assert_eq!(b.init(), fmi2OK);
+    assert_eq!(b.step(0.0, H), fmi2OK);
+    assert_eq!(a.step(H, H), fmi2OK);
+    assert!(a.boolean("link.ok"));
+    assert_eq!(a.reals(&["peer.roll"]), vec![ramp(1, 7).0[0]]);
+    std::thread::sleep(std::time::Duration::from_millis(80));
+    assert_eq!(a.step(2.0 * H, H), fmi2OK);
+    assert!(!a.boolean("link.ok"), "silent longer than timeout");
+    assert!(a.real("link.age") >= 0.08);
+    assert_eq!(a.real("link.wait"), 0.0);
+}
+
+const PEER_ENV: &str = "RFM_ATTITUDE_TEST_PEER";
+const PROCESS_STEPS: i64 = 100_000;
+
+/// One master: steps its instance, checks every output, returns a digest of them.
+fn master(device: &str, me: u8) -> u64 {
+    let fmu = node(&format!("node{me}"), device, me, 1 - me, 0);
+    feed(&fmu, me, -1);
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+    let mut digest = 0u64;
+    for k in 0..PROCESS_STEPS {
+        feed(&fmu, me, k);
+        assert_eq!(
+            fmu.step(k as f64 * H, H),
+            fmi2OK,
+            "node {me} step {k}: {:?}",
+            fmu.log()
+        );
+        let got = fmu.reals(&["peer.roll", "peer.pitch", "peer.yaw"]);
+        let ([r, p, y], _, _) = ramp(1 - me, k);
+        assert_eq!(got, vec![r, p, y], "node {me} step {k}");
+        for v in got {
+            digest = digest.rotate_left(7) ^ v.to_bits();
+        }
+    }
+    assert_eq!(fmu.terminate(), fmi2OK);
+    digest
+}
+
+#[test]
+fn two_processes_with_lag_zero_agree_run_after_run() {
+    if let Ok(device) = std::env::var(PEER_ENV) {
+        println!("digest {}", master(&device, 1));
+        return;
+    }
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let name = unique("fmu-procs");
+        let device = format!("shm:{name}");
+        let peer = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "two_processes_with_lag_zero_agree_run_after_run",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(PEER_ENV, &device)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mine = master(&device, 0);
+        let out = peer.wait_with_output().unwrap();
+        let _ = rfm_core::backend::shm::unlink(&name);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "peer failed: {stdout}");
+        let theirs: u64 = stdout
+            .lines()
+            .find_map(|l| l.split("digest ").nth(1))
+            .and_then(|d| d.trim().parse().ok())
+            .expect("peer printed its digest");
+        runs.push((mine, theirs));
+    }
+    assert_eq!(
+        runs[0], runs[1],
+        "the same inputs gave other outputs on the second run"
+    );
+}
+
+#[test]
+fn the_seed_layout_exchanges_in_free_mode() {
+    let device = format!("loopback:{}", unique("seed"));
+    let seed = |name, me: u8| {
+        let fmu = node(name, &device, me, 1 - me, 0);
+        fmu.set_all(&[("layout", "seed"), ("syncMode", "free")]);
+        fmu
+    };
+    let (a, b) = (seed("a", 0), seed("b", 1));
+    assert_eq!((a.init(), b.init()), (fmi2OK, fmi2OK));
+    feed(&b, 1, 5);
+    assert_eq!(b.step(0.0, H), fmi2OK);
+    assert_eq!(a.step(0.0, H), fmi2OK);
+    // The article's packet carries float attitude: the peer's values rounded to f32.
+    let ([r, p, y], status, msg) = ramp(1, 5);
+    let f32ed: Vec<f64> = [r, p, y].iter().map(|v| f64::from(*v as f32)).collect();
+    assert_eq!(a.reals(&["peer.roll", "peer.pitch", "peer.yaw"]), f32ed);
+    assert_eq!(
+        (a.integer("peer.status"), a.string("peer.message")),
+        (status, msg)
+    );
+    assert!(a.boolean("link.ok"));
+}

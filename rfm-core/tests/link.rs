@@ -1,0 +1,435 @@
+//! The link's contract: exact lockstep exchange (lag 0 and 1), free mode, the seed
+//! layout, the startup handshake over stale memory, and every failure it reports.
+#![cfg(not(miri))]
+
+mod common;
+
+use std::time::Duration;
+
+use rfm_core::frame::framed::SyncMode;
+use rfm_core::frame::Message;
+use rfm_core::link::{Layout, Link, LinkConfig, LinkError, Sample};
+use rfm_core::wait::WaitStrategy;
+
+fn config(device: &str, node: u8, peer: u8, lag: u8) -> LinkConfig {
+    LinkConfig {
+        device: device.to_owned(),
+        node_slot: node,
+        peer_slot: peer,
+        lag,
+        wait: WaitStrategy::Yield,
+        timeout: Duration::from_secs(10),
+        startup_timeout: Duration::from_secs(10),
+        ..LinkConfig::default()
+    }
+}
+
+/// What node `node` feeds in at step `k` (k = u64::MAX: its initial values).
+fn input(node: u8, k: u64) -> Sample {
+    let x = if k == u64::MAX { -1.0 } else { k as f64 };
+    Sample {
+        sim_time: x * 1e-3,
+        attitude: [x + f64::from(node) / 8.0, -x, x * 1e-9 + f64::from(node)],
+        status: (k % 256) as u8,
+        message: Message::new(&format!("n{node} k{k}")).unwrap(),
+    }
+}
+
+fn loopback() -> String {
+    format!("loopback:{}", common::unique("link"))
+}
+
+#[test]
+fn lag_one_in_one_thread_exchanges_exactly() {
+    let dev = loopback();
+    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    for k in 0..10_000u64 {
+        let got_a = a.step(k, &input(0, k)).unwrap().unwrap();
+        let got_b = b.step(k, &input(1, k)).unwrap().unwrap();
+        let expect = |node| {
+            if k == 0 {
+                input(node, u64::MAX)
+            } else {
+                input(node, k - 1)
+            }
+        };
+        assert_eq!(got_a.sample, expect(1), "a at step {k}");
+        assert_eq!(got_b.sample, expect(0), "b at step {k}");
+    }
+    assert_eq!(
+        (a.health().lost, a.health().restarts, a.health().bad_frames),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn lag_zero_in_two_threads_exchanges_exactly() {
+    let dev = loopback();
+    let mut a = Link::open(config(&dev, 0, 1, 0)).unwrap();
+    let mut b = Link::open(config(&dev, 1, 0, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let run = |mut link: Link, me: u8| {
+        std::thread::spawn(move || {
+            for k in 0..5_000u64 {
+                let got = link.step(k, &input(me, k)).unwrap().unwrap();
+                assert_eq!(got.sample, input(1 - me, k), "node {me} at step {k}");
+            }
+        })
+    };
+    let (ta, tb) = (run(a, 0), run(b, 1));
+    ta.join().unwrap();
+    tb.join().unwrap();
+}
+
+#[test]
+fn a_self_loop_echoes_its_own_inputs() {
+    let dev = loopback();
+    let mut link = Link::open(config(&dev, 3, 3, 0)).unwrap();
+    link.start(&input(3, u64::MAX)).unwrap();
+    for k in 0..100 {
+        assert_eq!(
+            link.step(k, &input(3, k)).unwrap().unwrap().sample,
+            input(3, k)
+        );
+    }
+}
+
+/// Frames a crashed earlier session left in both slots are never taken for the new
+/// session's: the new pair exchanges its own values from the first step.
+#[test]
+fn frames_left_by_a_dead_session_are_never_taken() {
+    let dev = loopback();
+    let mut old_a = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut old_b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    let stale = |k: u64| Sample {
+        attitude: [1e6 + k as f64; 3],
+        ..Sample::default()
+    };
+    old_a.start(&stale(0)).unwrap();
+    old_b.start(&stale(0)).unwrap();
+    for k in 0..5 {
+        old_a.step(k, &stale(k)).unwrap();
+        old_b.step(k, &stale(k)).unwrap();
+    }
+    // A crash: no close, the memory keeps every frame. Keep the loopback memory alive.
+    std::mem::forget(old_a);
+    std::mem::forget(old_b);
+    std::thread::sleep(rfm_core::link::LIVE_WINDOW);
+
+    // Node 1 starts first and sees node 0's stale frames; node 0 starts later.
+    let mut b = Link::open(config(&dev, 1, 0, 0)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let tb = std::thread::spawn(move || {
+        (0..50u64)
+            .map(|k| b.step(k, &input(1, k)).unwrap().unwrap().sample)
+            .collect::<Vec<_>>()
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    let mut a = Link::open(config(&dev, 0, 1, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    for k in 0..50u64 {
+        assert_eq!(
+            a.step(k, &input(0, k)).unwrap().unwrap().sample,
+            input(1, k),
+            "a at {k}"
+        );
+    }
+    let got_b = tb.join().unwrap();
+    assert_eq!(got_b, (0..50).map(|k| input(0, k)).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_slot_another_live_node_writes_is_refused() {
+    let dev = loopback();
+    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    let mut twin = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    let err = twin.start(&input(0, u64::MAX)).unwrap_err();
+    assert!(
+        matches!(err, LinkError::SlotInUse { slot: 0, .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("slot 0 is being written by another node") && text.contains("own nodeSlot"),
+        "{text}"
+    );
+    // Once the first node closes, the slot is free at once.
+    a.close().unwrap();
+    twin.start(&input(0, u64::MAX)).unwrap();
+}
+
+#[test]
+fn a_silent_peer_times_out_with_device_slots_step_and_time() {
+    let dev = loopback();
+    let mut cfg = config(&dev, 2, 5, 0);
+    cfg.startup_timeout = Duration::from_millis(50);
+    let mut a = Link::open(cfg).unwrap();
+    a.start(&input(2, u64::MAX)).unwrap();
+    let err = a.step(0, &input(2, 0)).unwrap_err();
+    let LinkError::Timeout {
+        step: 0, waited, ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(*waited >= Duration::from_millis(50));
+    let text = err.to_string();
+    for part in [
+        &*dev,
+        "step 0",
+        "peer slot 5",
+        "this node: slot 2",
+        "nothing from the peer",
+    ] {
+        assert!(text.contains(part), "`{text}` lacks `{part}`");
+    }
+}
+
+#[test]
+fn a_stopped_peer_ends_a_lockstep_wait_at_once() {
+    let dev = loopback();
+    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    for k in 0..3 {
+        a.step(k, &input(0, k)).unwrap();
+        b.step(k, &input(1, k)).unwrap();
+    }
+    a.step(3, &input(0, 3)).unwrap();
+    drop(b); // closes its slot
+    let err = a.step(4, &input(0, 4)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LinkError::PeerStopped {
+                peer_slot: 1,
+                step: 4,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("stopped (its master terminated) before step 4"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
+    let dev = loopback();
+    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    for k in 0..3 {
+        a.step(k, &input(0, k)).unwrap();
+        b.step(k, &input(1, k)).unwrap();
+    }
+    let old = b.epoch();
+    std::mem::forget(b); // crashed: no close
+    let mut b2 = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    // Its own slot holds the crashed session's fresh frames: refused until they age.
+    assert!(matches!(
+        b2.start(&input(1, u64::MAX)),
+        Err(LinkError::SlotInUse { .. })
+    ));
+    std::thread::sleep(rfm_core::link::LIVE_WINDOW);
+    b2.start(&input(1, u64::MAX)).unwrap();
+    let err = a.step(3, &input(0, 3)).unwrap_err();
+    let LinkError::PeerRestarted {
+        old: seen_old, new, ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!((*seen_old, *new), (old, b2.epoch()));
+    assert!(err.to_string().contains("restarted"), "{err}");
+    assert_eq!(a.health().restarts, 1);
+}
+
+#[test]
+fn incompatible_peers_are_refused_at_first_contact() {
+    for (peer_lag, peer_mode, part) in [
+        (2, SyncMode::Lockstep, "lag 2, this node lag 1"),
+        (1, SyncMode::Free, "syncMode Free"),
+    ] {
+        let dev = loopback();
+        let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
+        let mut b = Link::open(LinkConfig {
+            lag: peer_lag,
+            mode: peer_mode,
+            ..config(&dev, 1, 0, 1)
+        })
+        .unwrap();
+        a.start(&input(0, u64::MAX)).unwrap();
+        b.start(&input(1, u64::MAX)).unwrap();
+        if peer_mode == SyncMode::Free {
+            // b does not wait: it takes a's initial frame, which predates b and so
+            // does not acknowledge it yet (it may be a dead session's).
+            b.step(0, &input(1, 0)).unwrap();
+        }
+        let err = a.step(0, &input(0, 0)).unwrap_err();
+        assert!(matches!(err, LinkError::Incompatible { .. }), "{err:?}");
+        assert!(err.to_string().contains(part), "{err}");
+    }
+    // A peer writing the article's layout where ours is expected.
+    let dev = loopback();
+    let mut a = Link::open(LinkConfig {
+        mode: SyncMode::Free,
+        ..config(&dev, 0, 1, 0)
+    })
+    .unwrap();
+    let mut b = Link::open(LinkConfig {
+        mode: SyncMode::Free,
+        layout: Layout::Seed,
+        ..config(&dev, 1, 0, 0)
+    })
+    .unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let err = a.step(0, &input(0, 0)).unwrap_err();
+    assert!(err.to_string().contains("uses layout seed"), "{err}");
+    let err = b.step(0, &input(1, 0)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("uses layout framed, this node layout seed"),
+        "{err}"
+    );
+    // And a lockstep node meets the seed writer while it waits for its first frame.
+    let dev = loopback();
+    let mut a = Link::open(LinkConfig {
+        startup_timeout: Duration::from_secs(60),
+        ..config(&dev, 0, 1, 0)
+    })
+    .unwrap();
+    let mut b = Link::open(LinkConfig {
+        mode: SyncMode::Free,
+        layout: Layout::Seed,
+        ..config(&dev, 1, 0, 0)
+    })
+    .unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    let err = a.step(0, &input(0, 0)).unwrap_err();
+    assert!(err.to_string().contains("uses layout seed"), "{err}");
+}
+
+#[test]
+fn free_mode_takes_the_newest_frame_and_never_waits() {
+    let dev = loopback();
+    let free = |node, peer| LinkConfig {
+        mode: SyncMode::Free,
+        ..config(&dev, node, peer, 0)
+    };
+    let mut a = Link::open(free(0, 1)).unwrap();
+    let mut b = Link::open(free(1, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    assert_eq!(
+        a.step(0, &input(0, 0)).unwrap(),
+        None,
+        "no peer yet: nothing, at once"
+    );
+    b.start(&input(1, u64::MAX)).unwrap();
+    for k in 0..5 {
+        b.step(k, &input(1, k)).unwrap();
+    }
+    let got = a.step(1, &input(0, 1)).unwrap().unwrap();
+    assert_eq!((got.sample, got.index), (input(1, 4), 5));
+    // Nothing new: the same frame, and it ages.
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(a.step(2, &input(0, 2)).unwrap().unwrap().index, 5);
+    assert!(a.health().age(std::time::Instant::now()).unwrap() >= Duration::from_millis(20));
+    b.step(5, &input(1, 5)).unwrap();
+    b.step(6, &input(1, 6)).unwrap();
+    assert_eq!(a.step(3, &input(0, 3)).unwrap().unwrap().index, 7);
+    assert_eq!(a.health().lost, 1, "index 6 was never seen");
+    assert_eq!(a.last_wait(), Duration::ZERO);
+}
+
+#[test]
+fn the_seed_layout_interoperates_in_free_mode() {
+    let dev = loopback();
+    let seed = |node, peer| LinkConfig {
+        mode: SyncMode::Free,
+        layout: Layout::Seed,
+        ..config(&dev, node, peer, 0)
+    };
+    let mut a = Link::open(seed(0, 1)).unwrap();
+    let mut b = Link::open(seed(1, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    b.step(0, &input(1, 0)).unwrap();
+    let got = a.step(0, &input(0, 0)).unwrap().unwrap();
+    // float on the wire: attitude rounded to f32.
+    let sent = input(1, 0);
+    assert_eq!(
+        got.sample.attitude,
+        sent.attitude.map(|x| f64::from(x as f32))
+    );
+    assert_eq!(
+        (got.sample.status, got.sample.message, got.index),
+        (sent.status, sent.message, 1)
+    );
+}
+
+#[test]
+fn configurations_that_cannot_work_name_the_parameter() {
+    let dev = loopback();
+    let cases: Vec<(LinkConfig, &str)> = vec![
+        (
+            LinkConfig {
+                lag: 8,
+                ..config(&dev, 0, 1, 0)
+            },
+            "parameter lag = 8: at most 7",
+        ),
+        (
+            LinkConfig {
+                region_offset: 6,
+                ..config(&dev, 0, 1, 0)
+            },
+            "parameter regionOffset = 6: must be a multiple of 4",
+        ),
+        (
+            LinkConfig {
+                layout: Layout::Seed,
+                ..config(&dev, 0, 1, 0)
+            },
+            "parameter layout = seed",
+        ),
+        (
+            LinkConfig {
+                timeout: Duration::ZERO,
+                ..config(&dev, 0, 1, 0)
+            },
+            "parameter timeout",
+        ),
+        (
+            LinkConfig {
+                region_offset: 1 << 20,
+                ..config(&dev, 0, 1, 0)
+            },
+            "does not fit its 1048576-byte memory",
+        ),
+        (
+            LinkConfig {
+                region_offset: 600 << 10,
+                ..config(&dev, 0, 255, 0)
+            },
+            "does not fit its 1048576-byte memory",
+        ),
+        (config("udp:host", 0, 1, 0), "not a form this FMU knows"),
+    ];
+    for (cfg, part) in cases {
+        let err = Link::open(cfg).unwrap_err();
+        assert!(err.to_string().contains(part), "`{err}` lacks `{part}`");
+    }
+}
