@@ -303,18 +303,14 @@ impl Instance {
                 ))
             }
         };
-        let wait = match self.string(vr::WAIT_STRATEGY) {
-            "event" => {
-                return Err(bad(
-                    "waitStrategy",
-                    &"\"event\"",
-                    "RFM2g network interrupts are not supported by this build yet; use spin, yield or sleep",
-                ))
-            }
-            other => other
-                .parse::<WaitStrategy>()
-                .map_err(|_| bad("waitStrategy", &format!("{other:?}"), "expected spin, yield, sleep or event"))?,
-        };
+        let wait = self.string(vr::WAIT_STRATEGY);
+        let wait = wait.parse::<WaitStrategy>().map_err(|_| {
+            bad(
+                "waitStrategy",
+                &format!("{wait:?}"),
+                "expected spin, yield, sleep or event",
+            )
+        })?;
         let layout = match self.string(vr::LAYOUT) {
             "framed" => Layout::Framed,
             "seed" => Layout::Seed,

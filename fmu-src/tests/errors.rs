@@ -294,7 +294,7 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
         ),
         (
             vec![("waitStrategy", "event".into())],
-            vec!["parameter waitStrategy = \"event\""],
+            vec!["parameter waitStrategy = event: RFM2g network interrupts need an RFM2g device"],
         ),
         (
             vec![

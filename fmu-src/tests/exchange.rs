@@ -218,3 +218,34 @@ fn the_seed_layout_exchanges_in_free_mode() {
     );
     assert!(a.boolean("link.ok"));
 }
+
+#[test]
+fn an_rfm2g_board_with_network_interrupts_couples_two_threads() {
+    let device = format!("/dev/rfm2g-{}", unique("fmu-evt"));
+    let lib = common::fake_rfm2g_library();
+    let run = |me: u8| {
+        let (device, lib) = (device.clone(), lib.clone());
+        std::thread::spawn(move || {
+            let fmu = node(&format!("n{me}"), &device, me, 1 - me, 0);
+            fmu.set_all(&[
+                ("waitStrategy", "event"),
+                ("rfm2gLibrary", lib.to_str().unwrap()),
+            ]);
+            feed(&fmu, me, -1);
+            assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+            for k in 0..2_000 {
+                feed(&fmu, me, k);
+                assert_eq!(
+                    fmu.step(k as f64 * H, H),
+                    fmi2OK,
+                    "node {me} step {k}: {:?}",
+                    fmu.log()
+                );
+                check(&fmu, 1 - me, k);
+            }
+        })
+    };
+    let (a, b) = (run(0), run(1));
+    a.join().unwrap();
+    b.join().unwrap();
+}

@@ -261,6 +261,15 @@ impl Device {
         }
     }
 
+    /// RFM2g network interrupts for the link's wake-ups; `None` on devices without
+    /// them (shm, loopback) or when the vendor library lacks the event functions.
+    pub fn events(&self) -> Result<Option<rfm2g::Events>, DeviceError> {
+        match &self.memory {
+            Memory::Rfm2g(board) => Ok(board.events()?),
+            _ => Ok(None),
+        }
+    }
+
     /// Maps the window `[offset, offset + len)`; it stays valid after the device is dropped.
     pub fn map(&self, offset: u64, len: usize) -> Result<Region, DeviceError> {
         if !offset.is_multiple_of(WORD as u64) {

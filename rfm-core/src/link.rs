@@ -20,6 +20,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::backend::rfm2g::Events;
 use crate::frame::framed::{Frame, SyncMode};
 use crate::frame::seed::FlightData;
 use crate::frame::{self, Message, MAX_LAG, RING_DEPTH};
@@ -236,6 +237,8 @@ enum Side {
 pub struct Link {
     config: LinkConfig,
     side: Side,
+    /// Network interrupts (waitStrategy = event only).
+    events: Option<Events>,
     epoch: u64,
     /// The peer session this node acknowledges.
     bound: Option<u64>,
@@ -299,6 +302,21 @@ impl Link {
                 ..OpenOptions::default()
             },
         )?;
+        let events = if config.wait == WaitStrategy::Event {
+            let events = device.events()?.ok_or_else(|| {
+                config_error(
+                    "waitStrategy",
+                    "event",
+                    format!(
+                        "RFM2g network interrupts need an RFM2g device whose library has the event                          functions; `{}` has none: use spin, yield or sleep",
+                        config.device
+                    ),
+                )
+            })?;
+            Some(events)
+        } else {
+            None
+        };
         let highest = config.node_slot.max(config.peer_slot);
         let region = device.map(config.region_offset, frame::region_len(highest))?;
         let own = frame::slot(&region, config.node_slot)?;
@@ -317,6 +335,7 @@ impl Link {
         Ok(Link {
             config,
             side,
+            events,
             epoch: new_epoch(),
             bound: None,
             confirmed: false,
@@ -401,6 +420,7 @@ impl Link {
                     message: s.message,
                 };
                 writer.publish(&frame)?;
+                Self::signal(&self.events, self.config.node_slot, index)?;
                 if self.recent.len() == RING_DEPTH {
                     self.recent.pop_front();
                 }
@@ -417,6 +437,15 @@ impl Link {
         Ok(())
     }
 
+    /// Wakes peers waiting on network interrupts (waitStrategy = event).
+    fn signal(events: &Option<Events>, slot: u8, index: u64) -> Result<(), LinkError> {
+        if let Some(events) = events {
+            let data = u32::from(slot) << 24 | (index as u32 & 0x00ff_ffff);
+            events.broadcast(data).map_err(DeviceError::from)?;
+        }
+        Ok(())
+    }
+
     /// Acknowledges peer session `epoch` from now on, in the frames already out too.
     fn rebind(&mut self, epoch: u64) -> Result<(), LinkError> {
         self.bound = Some(epoch);
@@ -424,6 +453,9 @@ impl Link {
             for frame in &mut self.recent {
                 frame.ack_epoch = epoch;
                 writer.publish(frame)?;
+            }
+            if let Some(last) = self.recent.back() {
+                Self::signal(&self.events, self.config.node_slot, last.step)?;
             }
         }
         Ok(())
@@ -655,10 +687,19 @@ impl Link {
             if check_clock && start.elapsed() >= limit {
                 return Err(self.timeout(k, start.elapsed(), bad_seen, unacked));
             }
-            match self.config.wait {
-                WaitStrategy::Spin => std::hint::spin_loop(),
-                WaitStrategy::Yield => std::thread::yield_now(),
-                WaitStrategy::Sleep => std::thread::sleep(SLEEP_QUANTUM),
+            match (self.config.wait, &self.events) {
+                (WaitStrategy::Event, Some(events)) => {
+                    // Slices of at most 10 ms: the driver queues one event per type, so
+                    // a wake-up that raced the last poll costs at most one slice.
+                    let left = limit
+                        .saturating_sub(start.elapsed())
+                        .as_millis()
+                        .clamp(1, 10) as u32;
+                    events.wait(left).map_err(DeviceError::from)?;
+                }
+                (WaitStrategy::Spin, _) => std::hint::spin_loop(),
+                (WaitStrategy::Sleep, _) => std::thread::sleep(SLEEP_QUANTUM),
+                (WaitStrategy::Yield | WaitStrategy::Event, _) => std::thread::yield_now(),
             }
         }
     }

@@ -433,3 +433,75 @@ fn configurations_that_cannot_work_name_the_parameter() {
         assert!(err.to_string().contains(part), "`{err}` lacks `{part}`");
     }
 }
+
+fn fake_board() -> (String, Option<std::path::PathBuf>) {
+    (
+        format!("/dev/rfm2g-{}", common::unique("evt")),
+        Some(common::fake_rfm2g_library()),
+    )
+}
+
+#[test]
+fn network_interrupts_reach_the_other_nodes_of_the_board() {
+    let (dev, lib) = fake_board();
+    let options = rfm_core::OpenOptions {
+        rfm2g_library: lib,
+        ..Default::default()
+    };
+    let a = rfm_core::Device::open(&dev, &options).unwrap();
+    let b = rfm_core::Device::open(&dev, &options).unwrap();
+    let (ea, eb) = (a.events().unwrap().unwrap(), b.events().unwrap().unwrap());
+    ea.broadcast(42).unwrap();
+    assert_eq!(
+        eb.wait(1000).unwrap(),
+        Some((a.info().node_id.unwrap(), 42))
+    );
+    assert_eq!(eb.wait(5).unwrap(), None, "one event, one wake-up");
+    assert_eq!(
+        ea.wait(5).unwrap(),
+        None,
+        "a broadcast does not come back to its sender"
+    );
+}
+
+#[test]
+fn lockstep_on_network_interrupts_exchanges_exactly() {
+    let (dev, lib) = fake_board();
+    let cfg = |node, peer| LinkConfig {
+        wait: WaitStrategy::Event,
+        rfm2g_library: lib.clone(),
+        ..config(&dev, node, peer, 0)
+    };
+    let mut a = Link::open(cfg(0, 1)).unwrap();
+    let mut b = Link::open(cfg(1, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let run = |mut link: Link, me: u8| {
+        std::thread::spawn(move || {
+            for k in 0..2_000u64 {
+                let got = link.step(k, &input(me, k)).unwrap().unwrap();
+                assert_eq!(got.sample, input(1 - me, k), "node {me} at step {k}");
+            }
+        })
+    };
+    let (ta, tb) = (run(a, 0), run(b, 1));
+    ta.join().unwrap();
+    tb.join().unwrap();
+}
+
+#[test]
+fn waiting_on_interrupts_is_refused_without_an_rfm2g_board() {
+    let err = Link::open(LinkConfig {
+        wait: WaitStrategy::Event,
+        ..config(&loopback(), 0, 1, 0)
+    })
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "parameter waitStrategy = event: RFM2g network interrupts need an RFM2g device"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("use spin, yield or sleep"), "{text}");
+}

@@ -34,7 +34,9 @@ pub fn fake_rfm2g_library() -> PathBuf {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
         let out = dir.join(format!("libfake_rfm2g-{}.so", std::process::id()));
         let status = std::process::Command::new("cc")
-            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+            .args([
+                "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-pthread", "-o",
+            ])
             .arg(&out)
             .arg(src)
             .status()

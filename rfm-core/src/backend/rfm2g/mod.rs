@@ -42,6 +42,24 @@ type UserMemoryFn =
     unsafe extern "C" fn(RFM2GHANDLE, *mut *mut c_void, RFM2G_UINT64, RFM2G_UINT32) -> RFM2G_STATUS;
 type UnMapFn = unsafe extern "C" fn(RFM2GHANDLE, *mut *mut c_void, RFM2G_UINT32) -> RFM2G_STATUS;
 type ErrorMsgFn = unsafe extern "C" fn(RFM2G_STATUS) -> *mut c_char;
+type EventFn = unsafe extern "C" fn(RFM2GHANDLE, ffi::RFM2GEVENTTYPE) -> RFM2G_STATUS;
+type SendEventFn = unsafe extern "C" fn(
+    RFM2GHANDLE,
+    RFM2G_NODE,
+    ffi::RFM2GEVENTTYPE,
+    RFM2G_UINT32,
+) -> RFM2G_STATUS;
+type WaitEventFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GEVENTINFO) -> RFM2G_STATUS;
+
+/// The network-interrupt functions, present in every vendor release but optional
+/// here: only `waitStrategy = event` needs them.
+#[derive(Clone, Copy)]
+struct EventApi {
+    enable: EventFn,
+    disable: EventFn,
+    send: SendEventFn,
+    wait: WaitEventFn,
+}
 
 /// The functions this backend needs, resolved once at load.
 struct Api {
@@ -55,6 +73,7 @@ struct Api {
     user_memory: UserMemoryFn,
     unmap: UnMapFn,
     error_msg: ErrorMsgFn,
+    events: Option<EventApi>,
 }
 
 fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
@@ -89,6 +108,20 @@ fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
         user_memory: required!(RFM2gUserMemory),
         unmap: required!(RFM2gUnMapUserMemory),
         error_msg: required!(RFM2gErrorMsg),
+        events: match (
+            &raw.RFM2gEnableEvent,
+            &raw.RFM2gDisableEvent,
+            &raw.RFM2gSendEvent,
+            &raw.RFM2gWaitForEvent,
+        ) {
+            (Ok(enable), Ok(disable), Ok(send), Ok(wait)) => Some(EventApi {
+                enable: *enable,
+                disable: *disable,
+                send: *send,
+                wait: *wait,
+            }),
+            _ => None,
+        },
         library: name,
         _raw: raw,
     })
@@ -215,6 +248,76 @@ impl Drop for Board {
             // Nothing to return it to: Drop cannot fail. Leave a trace for diagnostics.
             eprintln!("rfm-core: {e}");
         }
+    }
+}
+
+/// The network interrupt the link uses to wake a waiting peer.
+pub const LINK_EVENT: ffi::RFM2GEVENTTYPE = ffi::RFM2GEVENT_INTR1 as ffi::RFM2GEVENTTYPE;
+
+/// RFM2g network interrupts of one board, enabled for [`LINK_EVENT`] while alive.
+pub struct Events {
+    board: Arc<Board>,
+    api: EventApi,
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events")
+            .field("board", &self.board)
+            .finish()
+    }
+}
+
+impl Board {
+    /// Enables [`LINK_EVENT`]; `Ok(None)` when the library lacks the event functions.
+    pub(crate) fn events(self: &Arc<Self>) -> Result<Option<Events>, Rfm2gError> {
+        let Some(api) = self.api.events else {
+            return Ok(None);
+        };
+        // SAFETY: open handle; a plain event number.
+        self.check("RFM2gEnableEvent", unsafe {
+            (api.enable)(self.handle, LINK_EVENT)
+        })?;
+        Ok(Some(Events {
+            board: Arc::clone(self),
+            api,
+        }))
+    }
+}
+
+impl Events {
+    /// Sends [`LINK_EVENT`] with `data` to every other node on the ring.
+    pub fn broadcast(&self, data: u32) -> Result<(), Rfm2gError> {
+        let all = ffi::RFM2G_NODE_ALL as RFM2G_NODE;
+        // SAFETY: open handle; plain arguments.
+        let status = unsafe { (self.api.send)(self.board.handle, all, LINK_EVENT, data) };
+        self.board.check("RFM2gSendEvent", status)
+    }
+
+    /// Waits up to `timeout_ms` for [`LINK_EVENT`]: `Some((node, data))`, or `None`
+    /// when the time ran out.
+    pub fn wait(&self, timeout_ms: u32) -> Result<Option<(u16, u32)>, Rfm2gError> {
+        let mut info = ffi::RFM2GEVENTINFO {
+            ExtendedInfo: 0,
+            Event: LINK_EVENT,
+            Timeout: timeout_ms,
+            NodeId: 0,
+            pDrvSpec: std::ptr::null_mut(),
+        };
+        // SAFETY: open handle; `info` is a valid, initialised in/out struct.
+        let status = unsafe { (self.api.wait)(self.board.handle, &mut info) };
+        if status == ffi::RFM2G_TIMED_OUT as RFM2G_STATUS {
+            return Ok(None);
+        }
+        self.board.check("RFM2gWaitForEvent", status)?;
+        Ok(Some((info.NodeId, info.ExtendedInfo)))
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        // SAFETY: open handle (the Arc keeps the board open); a plain event number.
+        let _ = unsafe { (self.api.disable)(self.board.handle, LINK_EVENT) };
     }
 }
 
