@@ -1,42 +1,37 @@
 #!/usr/bin/env bash
-# Every check of the project, from a fresh Debian machine with Rust (stable + nightly).
-# Installs what it needs itself: libclang (the bindings check runs bindgen), a C
-# compiler (the fake vendor library of the RFM2g tests), Miri.
+# Every check of the project, from a fresh Debian machine with Rust (stable and
+# nightly); installs what it needs itself (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/setup.sh
+setup test
 
 step() { printf '\n==> %s\n' "$*"; }
-
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-missing=()
-dpkg -s libclang-dev >/dev/null 2>&1 || missing+=(libclang-dev)
-command -v cc >/dev/null 2>&1 || missing+=(gcc)
-if [ ${#missing[@]} -gt 0 ]; then
-    step "installing ${missing[*]}"
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
-fi
-if ! cargo +nightly miri --version >/dev/null 2>&1; then
-    step "installing Miri (nightly)"
-    rustup component add miri rust-src --toolchain nightly
-fi
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy -D warnings"
+step "cargo clippy -D warnings (workspace, and rfm-core + the FMU for Windows)"
 cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy -p rfm-core -p fmu-src --target x86_64-pc-windows-gnu -- -D warnings
 
 step "rustdoc (broken intra-doc links are errors)"
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
 
-step "rfm-core builds for Windows (the win64 FMU needs it)"
-rustup target add x86_64-pc-windows-gnu >/dev/null
-cargo clippy -p rfm-core --target x86_64-pc-windows-gnu -- -D warnings
+step "the FMU and build-fmu build with cargo alone: nothing in their tree runs bindgen"
+if cargo tree -p fmu-src -p build-fmu -e normal,build --prefix none | grep -qE '^(bindgen|clang-sys) '; then
+    echo "bindgen or clang-sys is in the dependency tree of fmu-src or build-fmu" >&2
+    exit 1
+fi
 
-step "cargo test (workspace)"
+step "build-fmu: package target/fmu/rfm_attitude.fmu (linux64 + win64) and verify it"
+cargo run --release -p build-fmu -- --platform linux64,win64
+
+step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace
+
+step "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
+.venv/bin/pytest -q tests/python
 
 step "Miri: region, frame codecs, seqlock, loopback backend, torn-read stress"
 cargo +nightly miri test -p rfm-core --lib --test conformance --test torn_reads

@@ -73,7 +73,13 @@ fn race<T: std::fmt::Debug>(
         let mut write = write;
         thread::spawn(move || {
             let mut c = 1;
-            while !stop.load(Ordering::Relaxed) {
+            // Under Miri every write is interpreted: bound them so the run stays short.
+            let most = if cfg!(miri) {
+                4 * u64::from(READS)
+            } else {
+                u64::MAX
+            };
+            while !stop.load(Ordering::Relaxed) && c <= most {
                 write(c);
                 c += 1;
             }

@@ -1,0 +1,87 @@
+//! Builds the FMU's cdylib with cargo and finds it in cargo's JSON messages.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{anyhow, bail, Context, Result};
+
+/// `cargo build -p fmu-src --lib` for `target` (None: this host); returns the cdylib.
+pub fn build_cdylib(workspace: &Path, release: bool, target: Option<&str>) -> Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace)
+        .args([
+            "build",
+            "-p",
+            "fmu-src",
+            "--lib",
+            "--message-format=json-render-diagnostics",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    if release {
+        cmd.arg("--release");
+    }
+    if let Some(t) = target {
+        cmd.args(["--target", t]);
+    }
+    let out = cmd.output().context("could not run cargo")?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "cargo build of fmu-src failed ({}); its errors are above",
+            out.status
+        );
+    }
+    let wanted = if target.is_some_and(|t| t.contains("windows")) {
+        ".dll"
+    } else {
+        ".so"
+    };
+    for line in stdout.lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let is_cdylib = msg["target"]["kind"]
+            .as_array()
+            .is_some_and(|kinds| kinds.iter().any(|k| k == "cdylib"));
+        if !is_cdylib {
+            continue;
+        }
+        let files = msg["filenames"].as_array().into_iter().flatten();
+        if let Some(file) = files
+            .filter_map(|f| f.as_str())
+            .find(|f| f.ends_with(wanted))
+        {
+            return Ok(PathBuf::from(file));
+        }
+    }
+    Err(anyhow!(
+        "cargo built fmu-src but reported no cdylib ending in {wanted}"
+    ))
+}
+
+/// Why the win64 binary cannot be built here, if it cannot.
+pub fn win64_unavailable() -> Option<String> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("x86_64-pc-windows-gnu"))
+        .unwrap_or(false);
+    if !installed {
+        return Some("the Rust target x86_64-pc-windows-gnu is not installed (rustup target add x86_64-pc-windows-gnu)".into());
+    }
+    let mingw = Command::new("x86_64-w64-mingw32-gcc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mingw {
+        return Some(
+            "the MinGW-w64 linker is missing (apt-get install gcc-mingw-w64-x86-64)".into(),
+        );
+    }
+    None
+}

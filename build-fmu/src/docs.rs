@@ -1,0 +1,96 @@
+//! `documentation/index.html`: what a user of the .fmu needs, without the repository.
+
+use crate::model::Model;
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub fn index_html(model: &Model) -> String {
+    let rows: String = model
+        .variables
+        .iter()
+        .map(|v| {
+            format!(
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
+                escape(&v.name),
+                escape(&v.causality),
+                escape(&v.kind),
+                escape(&v.start),
+                escape(&v.description)
+            )
+        })
+        .collect();
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{id}: attitude through reflective memory</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.45}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}}
+code,pre{{background:#f4f4f4}}pre{{padding:.5em}}</style></head><body>
+<h1>{id}</h1>
+<p>{desc}</p>
+<p>FMI 2.0 co-simulation, model identifier <code>{id}</code>, GUID <code>{guid}</code>.</p>
+
+<h2>What it does</h2>
+<p>Every <code>fmi2DoStep</code> writes this simulator's attitude (<code>roll</code>, <code>pitch</code>,
+<code>yaw</code>, <code>status</code>, <code>message</code>) into this node's slot of a reflective memory and
+reads the peer's into the <code>peer.*</code> outputs.</p>
+<ul>
+<li><b>syncMode = lockstep</b> (default, deterministic): after step k the outputs are exactly the peer's
+inputs of its step k &minus; <code>lag</code> (its initial values while k &lt; lag). lag = 0 needs both masters
+stepping at the same time (two PCs or two processes); lag = 1 also works when one master steps two instances
+in turn. lag is at most 7. A peer that does not deliver within <code>timeout</code> (<code>startupTimeout</code>
+for the first step) makes the step fail with a message naming the device, slots, step and time waited.</li>
+<li><b>syncMode = free</b>: never waits; takes the peer's newest frame. <code>link.ok</code> turns false and
+<code>link.age</code> grows when the peer is silent longer than <code>timeout</code>.</li>
+<li><code>nodeSlot = peerSlot</code> is a self-loop: the outputs echo the inputs.</li>
+<li>Frames left in the memory by an earlier run are never taken for the current one.</li>
+</ul>
+
+<h2>Device strings (parameter <code>device</code>)</h2>
+<table><tr><th>device</th><th>memory</th></tr>
+<tr><td><code>/dev/rfm2g0</code>, <code>\\.\rfm2g1</code></td><td>an RFM2g board (GE/Abaco PCIE-5565 and kin) through the
+vendor library, loaded at run time: <code>librfm2g.so</code> (Linux) or <code>rfm2gdll_stdc_64.dll</code>
+(Windows) from the search path, or the path in <code>rfm2gLibrary</code></td></tr>
+<tr><td><code>shm:NAME</code></td><td>POSIX shared memory on this host, for two simulators on one PC (1 MiB,
+mode 0600)</td></tr>
+<tr><td><code>loopback:NAME</code></td><td>memory shared by two instances in one master process</td></tr>
+</table>
+
+<h2>Wiring two PCs</h2>
+<ol>
+<li>Connect the two RFM2g boards in a ring (TX of one to RX of the other, both ways) and install the driver
+on both PCs (<code>ls -l /dev/rfm2g*</code> shows the device).</li>
+<li>Give both the same <code>device</code> (their local board), the same <code>regionOffset</code>,
+<code>lag</code>, <code>syncMode</code> and <code>layout</code>.</li>
+<li>PC A: <code>nodeSlot = 0</code>, <code>peerSlot = 1</code>; PC B: <code>nodeSlot = 1</code>,
+<code>peerSlot = 0</code>. Each slot is 2048 bytes at <code>regionOffset + slot &times; 2048</code>; only its
+node writes it.</li>
+<li>Start both masters; the first step waits up to <code>startupTimeout</code> for the other.</li>
+</ol>
+
+<h2>Building <code>librfm2g.so</code> from the vendor SDK</h2>
+<p>The vendor ships only a static <code>librfm2g.a</code> on Linux. Build a shared library from the SDK sources
+and put it on <code>LD_LIBRARY_PATH</code> (or give its path in <code>rfm2gLibrary</code>):</p>
+<pre>cd /path/to/RFM2g-SDK
+gcc -shared -fPIC -O2 api/*.c -lpthread -o librfm2g.so</pre>
+
+<h2>Variables</h2>
+<table><tr><th>name</th><th>causality</th><th>type</th><th>start</th><th>description</th></tr>
+{rows}</table>
+
+<h2>Layouts</h2>
+<p><b>framed</b> (default): each slot holds a ring of 16 frames of 120 bytes, guarded by a sequence counter and a
+CRC-32C, all fields little-endian. <b>seed</b>: the packed 65-byte <code>FlightData</code> of programs written
+as in the reflective-memory article (magic 0x55AA55AA, packetId, timestamp, float attitude[3], status,
+msg[32]); free mode only.</p>
+</body></html>
+"#,
+        id = escape(&model.model_identifier),
+        desc = escape(&model.description),
+        guid = escape(&model.guid),
+    )
+}

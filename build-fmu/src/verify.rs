@@ -1,0 +1,159 @@
+//! Checks the written .fmu before it is called done: what a master will check,
+//! and what would make it fail to load.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use object::{Object, ObjectSymbol};
+
+use crate::model::Model;
+
+/// The 34 functions of the FMI 2.0 co-simulation API, and all a binary may export.
+pub const FMI2_CS_FUNCTIONS: [&str; 34] = [
+    "fmi2GetTypesPlatform",
+    "fmi2GetVersion",
+    "fmi2SetDebugLogging",
+    "fmi2Instantiate",
+    "fmi2FreeInstance",
+    "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode",
+    "fmi2ExitInitializationMode",
+    "fmi2Terminate",
+    "fmi2Reset",
+    "fmi2GetReal",
+    "fmi2GetInteger",
+    "fmi2GetBoolean",
+    "fmi2GetString",
+    "fmi2SetReal",
+    "fmi2SetInteger",
+    "fmi2SetBoolean",
+    "fmi2SetString",
+    "fmi2GetFMUstate",
+    "fmi2SetFMUstate",
+    "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize",
+    "fmi2SerializeFMUstate",
+    "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative",
+    "fmi2SetRealInputDerivatives",
+    "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep",
+    "fmi2CancelStep",
+    "fmi2GetStatus",
+    "fmi2GetRealStatus",
+    "fmi2GetIntegerStatus",
+    "fmi2GetBooleanStatus",
+    "fmi2GetStringStatus",
+];
+
+/// The names a shared library (ELF or PE) exports.
+pub fn exports(binary: &[u8]) -> Result<BTreeSet<String>> {
+    let file = object::File::parse(binary).context("not a shared library this tool can read")?;
+    let mut names = BTreeSet::new();
+    if file.format() == object::BinaryFormat::Elf {
+        for sym in file.dynamic_symbols() {
+            if sym.is_definition() && sym.is_global() {
+                names.insert(sym.name()?.to_owned());
+            }
+        }
+    } else {
+        for export in file.exports()? {
+            if let object::NameOrOrdinal::Name(name) = export?.name() {
+                names.insert(String::from_utf8_lossy(name).into_owned());
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// The binary exports exactly the 34 functions.
+pub fn check_exports(what: &str, binary: &[u8]) -> Result<()> {
+    let found = exports(binary).with_context(|| format!("{what}: cannot read its export table"))?;
+    let wanted: BTreeSet<String> = FMI2_CS_FUNCTIONS.iter().map(|s| s.to_string()).collect();
+    let missing: Vec<_> = wanted.difference(&found).collect();
+    let extra: Vec<_> = found.difference(&wanted).collect();
+    if !missing.is_empty() || !extra.is_empty() {
+        bail!("{what} must export exactly the 34 FMI 2.0 co-simulation functions: missing {missing:?}, unexpected {extra:?}");
+    }
+    Ok(())
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Re-reads the archive at `path` and checks it against `model` and `platforms`.
+pub fn check_archive(path: &Path, model: &Model, platforms: &[(&str, &str)]) -> Result<()> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot reopen {}", path.display()))?;
+    let mut zip = zip::ZipArchive::new(file).context("the written .fmu is not a readable zip")?;
+    let mut read = |name: &str| -> Result<Vec<u8>> {
+        let mut entry = zip
+            .by_name(name)
+            .map_err(|_| anyhow!("the archive lacks {name}"))?;
+        if entry.compression() != zip::CompressionMethod::Deflated && entry.size() > 0 {
+            bail!(
+                "{name} is stored with {:?}; FMUs use deflate",
+                entry.compression()
+            );
+        }
+        let mut data = Vec::new();
+        entry.read_to_end(&mut data)?;
+        Ok(data)
+    };
+    let xml = String::from_utf8(read("modelDescription.xml")?)
+        .context("modelDescription.xml is not UTF-8")?;
+    let packed = Model::parse(xml).context("the packed modelDescription.xml")?;
+    if packed.guid != model.guid || packed.model_identifier != model.model_identifier {
+        bail!(
+            "the packed modelDescription.xml names GUID {} / {}, the sources {} / {}",
+            packed.guid,
+            packed.model_identifier,
+            model.guid,
+            model.model_identifier
+        );
+    }
+    read("documentation/index.html")?;
+    for (platform, ext) in platforms {
+        let name = format!("binaries/{platform}/{}.{ext}", model.model_identifier);
+        let binary = read(&name)?;
+        check_exports(&name, &binary)?;
+        if !contains(&binary, model.guid.as_bytes()) {
+            bail!("{name} does not contain the GUID {} of modelDescription.xml: binary and XML come from different builds", model.guid);
+        }
+    }
+    for i in 0..zip.len() {
+        let entry = zip.by_index(i)?;
+        let name = entry.name()?;
+        if name.contains('\\') || name.starts_with("./") || name.starts_with('/') {
+            bail!("archive entry `{name}` is not a relative forward-slash path");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_has_34_distinct_functions() {
+        let set: BTreeSet<_> = FMI2_CS_FUNCTIONS.iter().collect();
+        assert_eq!(set.len(), 34);
+    }
+
+    #[test]
+    fn a_library_that_is_not_the_fmu_is_refused_by_name() {
+        let libc = std::fs::read("/lib/x86_64-linux-gnu/libc.so.6")
+            .or_else(|_| std::fs::read("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+        let libc = libc.expect("libc.so.6 on a Debian x86-64 machine");
+        let err = check_exports("libc.so.6", &libc).unwrap_err().to_string();
+        assert!(
+            err.contains("must export exactly the 34") && err.contains("fmi2DoStep"),
+            "{err}"
+        );
+        assert!(exports(b"not a binary").is_err());
+    }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh Debian machine with Rust (stable and
+# nightly). Sourced by demo.sh (`setup demo`) and test.sh (`setup test`); safe to
+# run again: everything already there is skipped.
+#   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
+#   test: the above, gcc, MinGW-w64 and the x86_64-pc-windows-gnu target (win64
+#         FMU), Miri, and a Python venv (.venv) with FMPy 0.3.32 and pytest pinned
+#         in tests/python/requirements.txt
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_install() {
+    local missing=()
+    for pkg in "$@"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "==> installing ${missing[*]}"
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+    fi
+}
+
+setup() {
+    local what=$1
+    if [ "$what" = demo ]; then
+        apt_install libclang-dev
+        return
+    fi
+    apt_install libclang-dev gcc gcc-mingw-w64-x86-64
+    if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
+        echo "==> adding the Rust target x86_64-pc-windows-gnu"
+        rustup target add x86_64-pc-windows-gnu
+    fi
+    if ! cargo +nightly miri --version >/dev/null 2>&1; then
+        echo "==> installing Miri (nightly)"
+        rustup component add miri rust-src --toolchain nightly
+    fi
+    local req=tests/python/requirements.txt stamp=.venv/.requirements
+    if [ ! -x .venv/bin/python ] || ! cmp -s "$req" "$stamp"; then
+        echo "==> creating the Python venv .venv ($req)"
+        python3 -m venv .venv
+        .venv/bin/pip install -q --disable-pip-version-check -r "$req"
+        cp "$req" "$stamp"
+    fi
+}

@@ -1,0 +1,143 @@
+"""The packaged rfm_attitude.fmu in FMPy 0.3.32, a master nobody here wrote.
+
+Run by scripts/test.sh after build-fmu: `pytest tests/python` in the project's venv.
+RFM_FMU names the .fmu (default target/fmu/rfm_attitude.fmu).
+"""
+
+import csv
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from fmpy import extract, read_model_description
+from fmpy.fmi2 import FMU2Slave
+
+ROOT = Path(__file__).resolve().parents[2]
+FMU = Path(os.environ.get("RFM_FMU", ROOT / "target" / "fmu" / "rfm_attitude.fmu"))
+FMPY = Path(sys.executable).with_name("fmpy")
+
+
+@pytest.fixture(scope="module")
+def fmu():
+    assert FMU.is_file(), f"{FMU} is missing: run `cargo run --release -p build-fmu` first"
+    md = read_model_description(str(FMU))
+    return md, extract(str(FMU)), {v.name: v.valueReference for v in md.modelVariables}
+
+
+def test_fmpy_validate_finds_no_problems():
+    out = subprocess.run([str(FMPY), "validate", str(FMU)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "No problems found." in out.stdout
+
+
+def slave(fmu, name):
+    md, unzipdir, _ = fmu
+    s = FMU2Slave(
+        guid=md.guid,
+        unzipDirectory=unzipdir,
+        modelIdentifier=md.coSimulation.modelIdentifier,
+        instanceName=name,
+    )
+    s.instantiate()
+    return s
+
+
+def ramp(node, k):
+    """What node `node` feeds in at step k (k = -1: its initial values)."""
+    return [k * 1e-3 + node, -k * 1e-3, (k % 1000) * 0.01 + node * 0.5]
+
+
+def test_two_instances_in_one_process_exchange_exactly_with_lag_one(fmu):
+    _, _, vr = fmu
+    device = f"loopback:fmpy-{uuid.uuid4().hex[:8]}"
+    att = [vr["roll"], vr["pitch"], vr["yaw"]]
+    peer = [vr["peer.roll"], vr["peer.pitch"], vr["peer.yaw"]]
+    nodes = []
+    for me in (0, 1):
+        s = slave(fmu, f"node{me}")
+        s.setString([vr["device"]], [device])
+        s.setInteger([vr["nodeSlot"], vr["peerSlot"], vr["lag"]], [me, 1 - me, 1])
+        s.setReal([vr["startupTimeout"], vr["timeout"]], [20.0, 20.0])
+        s.setReal(att, ramp(me, -1))
+        s.setupExperiment(startTime=0.0)
+        s.enterInitializationMode()
+        nodes.append(s)
+    for s in nodes:
+        s.exitInitializationMode()
+    h = 1e-3
+    for k in range(2000):
+        for me, s in enumerate(nodes):
+            s.setReal(att, ramp(me, k))
+            s.doStep(currentCommunicationPoint=k * h, communicationStepSize=h)
+        for me, s in enumerate(nodes):
+            assert s.getReal(peer) == ramp(1 - me, k - 1), f"node {me} step {k}"
+            assert s.getInteger([vr["peer.step"]]) == [k - 1]
+            assert s.getBoolean([vr["link.ok"]]) == [True]
+    for s in nodes:
+        s.terminate()
+        s.freeInstance()
+
+
+def test_fmpy_simulate_runs_a_self_loop(tmp_path):
+    inputs = tmp_path / "in.csv"
+    with inputs.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["time", "roll", "pitch", "yaw"])
+        for i in range(21):
+            t = i * 0.1
+            w.writerow([t, t, -t, 2 * t])
+    out = tmp_path / "out.csv"
+    run = subprocess.run(
+        [
+            str(FMPY), "simulate", str(FMU),
+            "--interface-type", "CoSimulation",
+            "--stop-time", "2", "--output-interval", "0.1",
+            "--input-file", str(inputs),
+            "--output-variables", "peer.roll", "peer.pitch", "peer.yaw", "link.ok",
+            "--output-file", str(out),
+            "--start-values", "device", f"loopback:sim-{uuid.uuid4().hex[:8]}", "peerSlot", "0",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 21
+    # The output at t + h is the input set at t: a self-loop echoes its own attitude.
+    for prev, row in zip(rows, rows[1:]):
+        t = float(prev["time"])
+        assert float(row["peer.roll"]) == pytest.approx(t)
+        assert float(row["peer.pitch"]) == pytest.approx(-t)
+        assert float(row["peer.yaw"]) == pytest.approx(2 * t)
+        assert row["link.ok"] in ("1", "True", "true")
+
+
+def test_the_win64_dll_exports_the_34_functions(tmp_path):
+    import re
+    import shutil
+    import zipfile
+
+    with zipfile.ZipFile(FMU) as z:
+        if "binaries/win64/rfm_attitude.dll" not in z.namelist():
+            pytest.skip("built without win64 (build-fmu says why)")
+        dll = tmp_path / "rfm_attitude.dll"
+        dll.write_bytes(z.read("binaries/win64/rfm_attitude.dll"))
+    objdump = shutil.which("x86_64-w64-mingw32-objdump") or shutil.which("objdump")
+    out = subprocess.run([objdump, "-p", str(dll)], capture_output=True, text=True, check=True).stdout
+    table = out.split("[Ordinal/Name Pointer] Table", 1)[1]
+    names = set(re.findall(r"\[\s*\d+\]\s+(\S+)", table))
+    expected = {
+        "fmi2GetTypesPlatform", "fmi2GetVersion", "fmi2SetDebugLogging", "fmi2Instantiate",
+        "fmi2FreeInstance", "fmi2SetupExperiment", "fmi2EnterInitializationMode",
+        "fmi2ExitInitializationMode", "fmi2Terminate", "fmi2Reset", "fmi2GetReal", "fmi2GetInteger",
+        "fmi2GetBoolean", "fmi2GetString", "fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean",
+        "fmi2SetString", "fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate",
+        "fmi2SerializedFMUstateSize", "fmi2SerializeFMUstate", "fmi2DeSerializeFMUstate",
+        "fmi2GetDirectionalDerivative", "fmi2SetRealInputDerivatives", "fmi2GetRealOutputDerivatives",
+        "fmi2DoStep", "fmi2CancelStep", "fmi2GetStatus", "fmi2GetRealStatus", "fmi2GetIntegerStatus",
+        "fmi2GetBooleanStatus", "fmi2GetStringStatus",
+    }
+    assert names == expected, f"missing {expected - names}, unexpected {names - expected}"
