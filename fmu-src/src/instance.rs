@@ -464,7 +464,7 @@ impl Instance {
         function: &str,
         vrs: &[fmi2ValueReference],
         kind: Kind,
-        values: SetValues,
+        values: SetValues<'_>,
     ) -> FmiResult {
         self.require(function, SETTABLE)?;
         for (i, &r) in vrs.iter().enumerate() {
@@ -561,12 +561,12 @@ impl Instance {
     }
 }
 
-/// The values of one fmi2Set* call, converted from C.
+/// The values of one fmi2Set* call, borrowed from the master (strings converted).
 #[derive(Debug)]
-pub enum SetValues {
-    Real(Vec<f64>),
-    Integer(Vec<i32>),
-    Boolean(Vec<i32>),
+pub enum SetValues<'a> {
+    Real(&'a [f64]),
+    Integer(&'a [i32]),
+    Boolean(&'a [i32]),
     /// `None`: a NULL or non-UTF-8 string.
     String(Vec<Option<String>>),
 }

@@ -419,21 +419,21 @@ macro_rules! setter {
 }
 
 setter!("fmi2SetReal", fmi2_set_real, fmi2Real, Real, |v| {
-    SetValues::Real(v.to_vec())
+    SetValues::Real(v)
 });
 setter!(
     "fmi2SetInteger",
     fmi2_set_integer,
     fmi2Integer,
     Integer,
-    |v| SetValues::Integer(v.to_vec())
+    |v| SetValues::Integer(v)
 );
 setter!(
     "fmi2SetBoolean",
     fmi2_set_boolean,
     fmi2Boolean,
     Boolean,
-    |v| SetValues::Boolean(v.to_vec())
+    |v| SetValues::Boolean(v)
 );
 setter!("fmi2SetString", fmi2_set_string, fmi2String, String, |v| {
     SetValues::String(

@@ -6,7 +6,7 @@
 //! is bridged here too: a `log` record emitted while an FMI call runs goes to the
 //! logger of the instance being called.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::ffi::{c_char, CString};
 use std::sync::Once;
 
@@ -126,25 +126,26 @@ impl Logger {
 }
 
 thread_local! {
-    /// The logger of the instance whose FMI call runs on this thread.
-    static CURRENT: RefCell<Option<Logger>> = const { RefCell::new(None) };
+    /// The logger of the instance whose FMI call runs on this thread (NULL outside
+    /// calls). A pointer, not a clone: this is set on every call, on the hot path.
+    static CURRENT: Cell<*const Logger> = const { Cell::new(std::ptr::null()) };
 }
 
-/// Routes `log` records to `logger` until dropped.
+/// Routes `log` records to a logger until dropped.
 #[derive(Debug)]
-pub struct Scope(Option<Logger>);
+pub struct Scope(*const Logger);
 
 impl Scope {
+    /// The logger must outlive the scope (the scope lives inside one FMI call).
     pub fn enter(logger: &Logger) -> Scope {
         install_bridge();
-        Scope(CURRENT.with(|c| c.replace(Some(logger.clone()))))
+        Scope(CURRENT.with(|c| c.replace(logger)))
     }
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
-        let previous = self.0.take();
-        CURRENT.with(|c| *c.borrow_mut() = previous);
+        CURRENT.with(|c| c.set(self.0));
     }
 }
 
@@ -162,12 +163,12 @@ impl log::Log for Bridge {
             log::Level::Info => Category::Events,
             log::Level::Debug | log::Level::Trace => Category::Debug,
         };
-        let text = record.args().to_string();
-        CURRENT.with(|c| {
-            if let Some(logger) = c.borrow().as_ref() {
-                logger.log(category, &text);
-            }
-        });
+        let logger = CURRENT.with(Cell::get);
+        if !logger.is_null() {
+            // SAFETY: CURRENT is non-NULL only while a `Scope` lives, and a scope lives
+            // inside the FMI call whose instance owns the logger.
+            unsafe { &*logger }.log(category, &record.args().to_string());
+        }
     }
 
     fn flush(&self) {}
