@@ -3,6 +3,7 @@
 # nightly). Sourced by demo.sh (`setup demo`) and test.sh (`setup test`); safe to
 # run again: everything already there is skipped.
 #   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
+#   bench: fonts-dejavu-core (text in the latency histogram)
 #   test: the above, gcc, MinGW-w64 and the x86_64-pc-windows-gnu target (win64
 #         FMU), Miri, and a Python venv (.venv) with FMPy 0.3.32 and pytest pinned
 #         in tests/python/requirements.txt
@@ -27,7 +28,11 @@ setup() {
         apt_install libclang-dev
         return
     fi
-    apt_install libclang-dev gcc gcc-mingw-w64-x86-64
+    if [ "$what" = bench ]; then
+        apt_install fonts-dejavu-core
+        return
+    fi
+    apt_install libclang-dev gcc gcc-mingw-w64-x86-64 fonts-dejavu-core
     if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
         echo "==> adding the Rust target x86_64-pc-windows-gnu"
         rustup target add x86_64-pc-windows-gnu

@@ -6,7 +6,7 @@
 //! error makes every later call but FreeInstance fail.
 
 use std::ffi::CString;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rfm_core::frame::framed::SyncMode;
 use rfm_core::frame::{Message, MAX_LAG};
@@ -87,6 +87,8 @@ pub struct Instance {
     values: Vec<Value>,
     /// The `message` input, checked when set.
     message: Message,
+    /// The raw `peer.message` last delivered.
+    peer_message: Message,
     time: f64,
     stop_time: Option<f64>,
     step: u64,
@@ -102,6 +104,7 @@ impl Instance {
             state: State::Instantiated,
             values: VARIABLES.iter().map(start_value).collect(),
             message: Message::default(),
+            peer_message: Message::default(),
             time: 0.0,
             stop_time: None,
             step: 0,
@@ -388,7 +391,7 @@ impl Instance {
         let lockstep = link.config().mode == SyncMode::Lockstep;
         let health = link.health().clone();
         let wait = link.last_wait();
-        let now = Instant::now();
+        let now = link.stepped_at();
         if let Some(peer) = got {
             let s = peer.sample;
             self.values[vr::PEER_ROLL as usize] = Value::Real(s.attitude[0]);
@@ -398,11 +401,11 @@ impl Instance {
             self.values[vr::PEER_TIME as usize] = Value::Real(s.sim_time);
             self.values[vr::PEER_STEP as usize] =
                 Value::Integer(peer.index.min(i32::MAX as u64) as i32 - 1);
-            if let Value::String(old) = &self.values[vr::PEER_MESSAGE as usize] {
-                if old.as_bytes() != s.message.as_bytes() {
-                    self.values[vr::PEER_MESSAGE as usize] =
-                        Value::String(s.message.to_string_lossy());
-                }
+            // The text is rebuilt only when the 32 bytes change: never, in the
+            // per-step hot path of a constant message.
+            if s.message != self.peer_message {
+                self.peer_message = s.message;
+                self.values[vr::PEER_MESSAGE as usize] = Value::String(s.message.to_string_lossy());
             }
         }
         let age = health.age(now);

@@ -249,6 +249,8 @@ pub struct Link {
     health: PeerHealth,
     latest: Option<PeerSample>,
     last_wait: Duration,
+    /// When the last step took the peer's frame (one clock read per step).
+    stepped_at: Instant,
     started: bool,
     closed: bool,
 }
@@ -276,7 +278,21 @@ fn new_epoch() -> u64 {
     h.finish() | 1
 }
 
+/// The wall clock for the frame's `wall_clock_ns`, which only the slot liveness
+/// check (2 s window) reads. On Linux the coarse clock (a few ms of resolution) is
+/// read without a syscall or a TSC read: this runs every step.
 fn wall_clock_ns() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out pointer; CLOCK_REALTIME_COARSE always exists on Linux.
+        if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0 {
+            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        }
+    }
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
@@ -343,6 +359,7 @@ impl Link {
             health: PeerHealth::new(),
             latest: None,
             last_wait: Duration::ZERO,
+            stepped_at: Instant::now(),
             started: false,
             closed: false,
         })
@@ -364,6 +381,12 @@ impl Link {
     /// The newest peer frame taken (lockstep: the one of the last step).
     pub fn latest(&self) -> Option<&PeerSample> {
         self.latest.as_ref()
+    }
+
+    /// When the last step read the peer (lockstep: before its wait; the age of a
+    /// frame taken then is measured from here).
+    pub fn stepped_at(&self) -> Instant {
+        self.stepped_at
     }
 
     /// Time the last step spent waiting for the peer.
@@ -539,6 +562,8 @@ impl Link {
     /// for exactly the matching step; free: the newest there is, if any).
     pub fn step(&mut self, k: u64, sample: &Sample) -> Result<Option<PeerSample>, LinkError> {
         self.publish(k + 1, sample)?;
+        // One clock read per step: the health age and the lockstep wait share it.
+        self.stepped_at = Instant::now();
         match self.config.mode {
             SyncMode::Lockstep => self.lockstep(k).map(Some),
             SyncMode::Free => {
@@ -554,7 +579,7 @@ impl Link {
             step: index,
             digest: digest(&sample),
         };
-        let seen = self.health.observe(id, Instant::now());
+        let seen = self.health.observe(id, self.stepped_at);
         if matches!(
             seen,
             Observation::First | Observation::Fresh { .. } | Observation::Restarted { .. }
@@ -622,7 +647,7 @@ impl Link {
         } else {
             self.config.startup_timeout
         };
-        let start = Instant::now();
+        let start = self.stepped_at; // read once per step, in step()
         let mut polls: u64 = 0;
         let mut bad_seen = false;
         let mut unacked: Option<u64> = None;

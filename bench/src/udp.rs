@@ -1,0 +1,42 @@
+//! Case 4, the network alternative: the same exchange over UDP on 127.0.0.1,
+//! blocking: each step sends this node's 64 bytes and waits for the peer's.
+
+use std::net::UdpSocket;
+use std::time::Instant;
+
+use anyhow::Result;
+
+pub fn node(port: u16, peer_port: u16, steps: u64) -> Result<Vec<u64>> {
+    let socket = UdpSocket::bind(("127.0.0.1", port))?;
+    socket.connect(("127.0.0.1", peer_port))?;
+    socket.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
+    let mut times = Vec::with_capacity(steps as usize);
+    let mut frame = [0u8; 64];
+    let mut got = [0u8; 64];
+    for k in 0..steps {
+        let start = Instant::now();
+        frame[..8].copy_from_slice(&k.to_le_bytes());
+        // The peer may not be bound yet on the first steps: resend until it answers.
+        loop {
+            match socket.send(&frame) {
+                Ok(_) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                    std::thread::yield_now()
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        loop {
+            match socket.recv(&mut got) {
+                Ok(64) if u64::from_le_bytes(got[..8].try_into()?) >= k => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                    socket.send(&frame)?;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        times.push(start.elapsed().as_nanos() as u64);
+    }
+    Ok(times)
+}
