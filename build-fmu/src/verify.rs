@@ -157,3 +157,85 @@ mod tests {
         assert!(exports(b"not a binary").is_err());
     }
 }
+
+#[cfg(test)]
+mod archive_tests {
+    use super::*;
+
+    fn model() -> Model {
+        let xml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../modelDescription.xml"
+        ))
+        .unwrap();
+        Model::parse(xml).unwrap()
+    }
+
+    fn archive(name: &str, entries: &[(String, Vec<u8>)]) -> std::path::PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("build-fmu-test-{}-{name}.fmu", std::process::id()));
+        crate::archive::write(&path, entries).unwrap();
+        path
+    }
+
+    #[test]
+    fn an_archive_missing_what_the_xml_implies_fails_naming_the_file() {
+        let m = model();
+        let path = archive(
+            "missing",
+            &[
+                ("modelDescription.xml".into(), m.xml.clone().into_bytes()),
+                ("documentation/index.html".into(), b"<html/>".to_vec()),
+            ],
+        );
+        let err = check_archive(&path, &m, &[("linux64", "so")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("lacks binaries/linux64/rfm_attitude.so"),
+            "{err}"
+        );
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_binary_that_is_not_the_fmu_fails_naming_the_check() {
+        let m = model();
+        let libc = std::fs::read("/lib/x86_64-linux-gnu/libc.so.6")
+            .expect("libc.so.6 on a Debian x86-64 machine");
+        let path = archive(
+            "foreign",
+            &[
+                ("modelDescription.xml".into(), m.xml.clone().into_bytes()),
+                ("binaries/linux64/rfm_attitude.so".into(), libc),
+                ("documentation/index.html".into(), b"<html/>".to_vec()),
+            ],
+        );
+        let err = check_archive(&path, &m, &[("linux64", "so")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("binaries/linux64/rfm_attitude.so must export exactly the 34"),
+            "{err}"
+        );
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn an_xml_from_another_build_fails_naming_the_guids() {
+        let m = model();
+        let other = m
+            .xml
+            .replace(&m.guid, "{00000000-0000-0000-0000-000000000000}");
+        let path = archive(
+            "guid",
+            &[("modelDescription.xml".into(), other.into_bytes())],
+        );
+        let err = check_archive(&path, &m, &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("names GUID {00000000-0000-0000-0000-000000000000}"),
+            "{err}"
+        );
+        std::fs::remove_file(path).unwrap();
+    }
+}
