@@ -68,13 +68,19 @@ fn lag_one_in_one_thread_exchanges_exactly() {
 #[test]
 fn lag_zero_in_two_threads_exchanges_exactly() {
     let dev = loopback();
-    let mut a = Link::open(config(&dev, 0, 1, 0)).unwrap();
-    let mut b = Link::open(config(&dev, 1, 0, 0)).unwrap();
+    exchange_in_two_threads(config(&dev, 0, 1, 0), config(&dev, 1, 0, 0), 5_000);
+}
+
+/// Nodes 0 and 1 start, then step concurrently in two threads, each checking that
+/// every frame it takes is exactly the other's input of the same step.
+fn exchange_in_two_threads(a: LinkConfig, b: LinkConfig, steps: u64) {
+    let mut a = Link::open(a).unwrap();
+    let mut b = Link::open(b).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
     let run = |mut link: Link, me: u8| {
         std::thread::spawn(move || {
-            for k in 0..5_000u64 {
+            for k in 0..steps {
                 let got = link.step(k, &input(me, k)).unwrap().unwrap();
                 assert_eq!(got.sample, input(1 - me, k), "node {me} at step {k}");
             }
@@ -472,21 +478,7 @@ fn lockstep_on_network_interrupts_exchanges_exactly() {
         rfm2g_library: lib.clone(),
         ..config(&dev, node, peer, 0)
     };
-    let mut a = Link::open(cfg(0, 1)).unwrap();
-    let mut b = Link::open(cfg(1, 0)).unwrap();
-    a.start(&input(0, u64::MAX)).unwrap();
-    b.start(&input(1, u64::MAX)).unwrap();
-    let run = |mut link: Link, me: u8| {
-        std::thread::spawn(move || {
-            for k in 0..2_000u64 {
-                let got = link.step(k, &input(me, k)).unwrap().unwrap();
-                assert_eq!(got.sample, input(1 - me, k), "node {me} at step {k}");
-            }
-        })
-    };
-    let (ta, tb) = (run(a, 0), run(b, 1));
-    ta.join().unwrap();
-    tb.join().unwrap();
+    exchange_in_two_threads(cfg(0, 1), cfg(1, 0), 2_000);
 }
 
 #[test]

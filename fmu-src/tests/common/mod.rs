@@ -233,26 +233,16 @@ pub fn unique(prefix: &str) -> String {
     )
 }
 
+#[path = "../../../rfm-core/tests/fake_rfm2g/build_lib.rs"]
+mod build_lib;
+
 /// rfm-core's test library with the RFM2g vendor ABI, built once per test binary.
 pub fn fake_rfm2g_library() -> std::path::PathBuf {
-    static LIB: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    LIB.get_or_init(|| {
-        let src = concat!(
+    build_lib::build(
+        concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../rfm-core/tests/fake_rfm2g/fake_rfm2g.c"
-        );
-        let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("libfake_rfm2g-fmu-{}.so", std::process::id()));
-        let status = std::process::Command::new("cc")
-            .args([
-                "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-pthread", "-o",
-            ])
-            .arg(&out)
-            .arg(src)
-            .status()
-            .expect("a C compiler `cc` is needed to build the fake RFM2g library");
-        assert!(status.success(), "cc failed to build {src}");
-        out
-    })
-    .clone()
+        ),
+        env!("CARGO_TARGET_TMPDIR"),
+    )
 }

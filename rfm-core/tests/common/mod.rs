@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
 
 /// A name no other test (in this or a concurrent test process) uses.
 pub fn unique(prefix: &str) -> String {
@@ -26,23 +25,13 @@ impl Drop for ShmGuard {
     }
 }
 
-/// Builds `tests/fake_rfm2g/fake_rfm2g.c` into a shared library once per test binary.
+#[path = "../fake_rfm2g/build_lib.rs"]
+mod build_lib;
+
+/// The test library with the RFM2g vendor ABI (tests/fake_rfm2g), built once.
 pub fn fake_rfm2g_library() -> PathBuf {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_rfm2g/fake_rfm2g.c");
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        let out = dir.join(format!("libfake_rfm2g-{}.so", std::process::id()));
-        let status = std::process::Command::new("cc")
-            .args([
-                "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-pthread", "-o",
-            ])
-            .arg(&out)
-            .arg(src)
-            .status()
-            .expect("a C compiler `cc` is needed to build the fake RFM2g library");
-        assert!(status.success(), "cc failed to build {src}");
-        out
-    })
-    .clone()
+    build_lib::build(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_rfm2g/fake_rfm2g.c"),
+        env!("CARGO_TARGET_TMPDIR"),
+    )
 }
