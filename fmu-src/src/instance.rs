@@ -389,9 +389,10 @@ impl Instance {
             .map_err(|e| error(format!("fmi2DoStep (step {k}, t = {t}): {e}")))?;
         let timeout = link.config().timeout;
         let lockstep = link.config().mode == SyncMode::Lockstep;
-        let health = link.health().clone();
         let wait = link.last_wait();
-        let now = link.stepped_at();
+        let health = link.health();
+        let age = health.age(link.stepped_at());
+        let (lost, bad_frames, restarts) = (health.lost, health.bad_frames, health.restarts);
         if let Some(peer) = got {
             let s = peer.sample;
             self.values[vr::PEER_ROLL as usize] = Value::Real(s.attitude[0]);
@@ -408,7 +409,6 @@ impl Instance {
                 self.values[vr::PEER_MESSAGE as usize] = Value::String(s.message.to_string_lossy());
             }
         }
-        let age = health.age(now);
         let ok = if lockstep {
             got.is_some()
         } else {
@@ -417,9 +417,9 @@ impl Instance {
         let clamp = |n: u64| Value::Integer(n.min(i32::MAX as u64) as i32);
         self.values[vr::LINK_OK as usize] = Value::Boolean(ok);
         self.values[vr::LINK_AGE as usize] = Value::Real(age.map_or(-1.0, |a| a.as_secs_f64()));
-        self.values[vr::LINK_LOST as usize] = clamp(health.lost);
-        self.values[vr::LINK_BAD_FRAMES as usize] = clamp(health.bad_frames);
-        self.values[vr::LINK_RESTARTS as usize] = clamp(health.restarts);
+        self.values[vr::LINK_LOST as usize] = clamp(lost);
+        self.values[vr::LINK_BAD_FRAMES as usize] = clamp(bad_frames);
+        self.values[vr::LINK_RESTARTS as usize] = clamp(restarts);
         self.values[vr::LINK_WAIT as usize] = Value::Real(wait.as_secs_f64());
         self.step += 1;
         self.time = t + h;

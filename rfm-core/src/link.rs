@@ -444,10 +444,14 @@ impl Link {
                 };
                 writer.publish(&frame)?;
                 Self::signal(&self.events, self.config.node_slot, index)?;
-                if self.recent.len() == RING_DEPTH {
-                    self.recent.pop_front();
+                // Only a rebind republishes, and only before the first acknowledged
+                // frame: a confirmed link keeps no copies.
+                if !self.confirmed {
+                    if self.recent.len() == RING_DEPTH {
+                        self.recent.pop_front();
+                    }
+                    self.recent.push_back(frame);
                 }
-                self.recent.push_back(frame);
             }
             Side::Seed { writer, .. } => writer.publish(&FlightData {
                 packet_id: index,
