@@ -29,7 +29,8 @@ const FREED: u64 = 0x524d_4646_5245_4544; // "RMFFREED"
 /// freed memory.
 struct Component {
     magic: u64,
-    instance: Option<Instance>,
+    /// Boxed, so that the tombstone kept after a free is 16 bytes.
+    instance: Option<Box<Instance>>,
 }
 
 /// The live instance behind `c`, if it is one.
@@ -47,7 +48,7 @@ unsafe fn component<'a>(c: fmi2Component) -> Option<&'a mut Instance> {
     if comp.magic != LIVE {
         return None;
     }
-    comp.instance.as_mut()
+    comp.instance.as_deref_mut()
 }
 
 /// Runs `body` on the instance behind `c`; a panic becomes `fmi2Fatal`, logged.
@@ -244,7 +245,7 @@ pub unsafe extern "C" fn fmi2_instantiate(
         }
         let comp = Box::new(Component {
             magic: LIVE,
-            instance: Some(Instance::new(logger)),
+            instance: Some(Box::new(Instance::new(logger))),
         });
         Box::into_raw(comp).cast::<c_void>()
     }));
@@ -604,5 +605,13 @@ pub unsafe extern "C" fn fmi2_get_string_status(
             inst.require("fmi2GetStringStatus", STATUS_STATES)?;
             status_kind("fmi2GetStringStatus", kind, -1)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_freed_component_keeps_only_a_16_byte_tombstone() {
+        assert_eq!(std::mem::size_of::<super::Component>(), 16);
     }
 }
