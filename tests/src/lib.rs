@@ -1,2 +1,3 @@
-//! Tests of the packaged `.fmu` from outside (skeleton: they arrive with the packaging
-//! issue, once there is an artefact to test).
+//! Tests of the packaged `.fmu` from outside, as masters use it: `tests/fmi_crate.rs`
+//! (the Rust `fmi` 0.8 importer) and `python/test_fmpy.py` (FMPy 0.3.32), plus the
+//! demo's master, `src/bin/simulators.rs`. The library itself is empty.
