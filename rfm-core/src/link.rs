@@ -26,7 +26,7 @@ use crate::frame::seed::FlightData;
 use crate::frame::{self, Message, MAX_LAG, RING_DEPTH};
 use crate::health::{FrameId, Observation, PeerHealth};
 use crate::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter, StepPoll};
-use crate::wait::{WaitStrategy, SLEEP_QUANTUM};
+use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, OpenOptions, RegionError, WORD};
 
 /// A node that wrote its slot within this long, and has not closed it, is live.
@@ -86,6 +86,17 @@ pub struct Sample {
     pub attitude: [f64; 3],
     pub status: u8,
     pub message: Message,
+}
+
+impl From<&Frame> for Sample {
+    fn from(f: &Frame) -> Sample {
+        Sample {
+            sim_time: f.sim_time,
+            attitude: f.attitude,
+            status: f.status,
+            message: f.message,
+        }
+    }
 }
 
 /// A frame received from the peer.
@@ -596,15 +607,9 @@ impl Link {
     fn free_read(&mut self) -> Result<(), LinkError> {
         self.last_wait = Duration::ZERO;
         let read = match &self.side {
-            Side::Framed { reader, .. } => reader.read_latest().map(|f| {
-                let s = Sample {
-                    sim_time: f.sim_time,
-                    attitude: f.attitude,
-                    status: f.status,
-                    message: f.message,
-                };
-                (s, f.step, Some(f), Some(f.epoch))
-            }),
+            Side::Framed { reader, .. } => reader
+                .read_latest()
+                .map(|f| (Sample::from(&f), f.step, Some(f), Some(f.epoch))),
             Side::Seed { reader, .. } => reader.read().map(|p| {
                 let s = Sample {
                     sim_time: p.timestamp,
@@ -673,12 +678,7 @@ impl Link {
                         }
                         self.confirmed = true;
                         self.last_wait = start.elapsed();
-                        let sample = Sample {
-                            sim_time: f.sim_time,
-                            attitude: f.attitude,
-                            status: f.status,
-                            message: f.message,
-                        };
+                        let sample = Sample::from(&f);
                         self.accept(sample, f.step, Some(f.epoch));
                         return Ok(PeerSample {
                             sample,
@@ -726,9 +726,7 @@ impl Link {
                         .clamp(1, 10) as u32;
                     events.wait(left).map_err(DeviceError::from)?;
                 }
-                (WaitStrategy::Spin, _) => std::hint::spin_loop(),
-                (WaitStrategy::Sleep, _) => std::thread::sleep(SLEEP_QUANTUM),
-                (WaitStrategy::Yield | WaitStrategy::Event, _) => std::thread::yield_now(),
+                (strategy, _) => strategy.pause(),
             }
         }
     }

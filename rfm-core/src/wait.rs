@@ -26,6 +26,18 @@ pub enum WaitStrategy {
     Event,
 }
 
+impl WaitStrategy {
+    /// Spends the time between two polls. `Event` yields here: waiting on an
+    /// interrupt needs the device, which only the link holds.
+    pub fn pause(self) {
+        match self {
+            WaitStrategy::Spin => std::hint::spin_loop(),
+            WaitStrategy::Yield | WaitStrategy::Event => std::thread::yield_now(),
+            WaitStrategy::Sleep => std::thread::sleep(SLEEP_QUANTUM),
+        }
+    }
+}
+
 /// The sleep between polls of [`WaitStrategy::Sleep`].
 pub const SLEEP_QUANTUM: Duration = Duration::from_micros(100);
 
@@ -91,11 +103,7 @@ pub fn wait_step(
                 return Err(WaitError::Timeout { step, waited });
             }
         }
-        match strategy {
-            WaitStrategy::Spin => std::hint::spin_loop(),
-            WaitStrategy::Yield | WaitStrategy::Event => std::thread::yield_now(),
-            WaitStrategy::Sleep => std::thread::sleep(SLEEP_QUANTUM),
-        }
+        strategy.pause();
     }
 }
 
