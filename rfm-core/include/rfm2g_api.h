@@ -1,11 +1,17 @@
 /*
- * rfm2g_api.h: the subset of the GE/Abaco RFM2g C API that this project uses.
+ * rfm2g_api.h: the GE/Abaco RFM2g C API as this project uses and emulates it.
  *
  * Written by this project from the public facts collected in
  * shared/reference/rfm2g-api.md (vendor driver/API release R09.00). It is NOT the
  * vendor's header: the SDK is proprietary. Types, argument order, enum values and
  * the RFM2GEVENTINFO field order follow the vendor's rfm2g_*.h headers so that a
- * library built from the SDK (or the project's emulator) is ABI-compatible.
+ * library built from the SDK, or the project's emulator rfm2g-sim (librfm2g.so),
+ * is ABI-compatible. A program that includes this header and links -lrfm2g runs
+ * against either.
+ *
+ * One exception: RFM2GCONFIG is this project's layout (the vendor's differs
+ * between SDK versions). Against a vendor library, prefer the accessors
+ * (RFM2gNodeID, RFM2gBoardID, RFM2gSize) to RFM2gGetConfig.
  *
  * rfm-core's Rust bindings (src/backend/rfm2g/ffi.rs) are generated from this file
  * by bindgen; `cargo test -p rfm-core --test bindings` checks they are current.
@@ -105,16 +111,54 @@ typedef struct RFM2GEVENTINFO {
     void *pDrvSpec;
 } RFM2GEVENTINFO;
 
+/* RFM2gGetConfig's result: this project's layout (see the top of this file). */
+typedef struct RFM2GCONFIG {
+    RFM2G_NODE NodeId;
+    RFM2G_UINT8 BoardId;
+    RFM2G_UINT32 Unit;
+    RFM2G_UINT32 PlxRevision;
+    RFM2G_UINT32 MemorySize;
+    char Device[128];
+    char Name[64];
+    char DriverVersion[32];
+    RFM2G_UINT8 BoardRevision;
+    RFM2G_UINT8 RevisionId;
+} RFM2GCONFIG;
+
 RFM2G_STATUS RFM2gOpen(char *DevicePath, RFM2GHANDLE *rh);
 RFM2G_STATUS RFM2gClose(RFM2GHANDLE *rh);
 RFM2G_STATUS RFM2gSize(RFM2GHANDLE rh, RFM2G_UINT32 *Size);
 RFM2G_STATUS RFM2gNodeID(RFM2GHANDLE rh, RFM2G_NODE *NodeIdPtr);
 RFM2G_STATUS RFM2gBoardID(RFM2GHANDLE rh, RFM2G_UINT8 *BoardIdPtr);
 RFM2G_STATUS RFM2gFirst(RFM2GHANDLE rh, RFM2G_UINT32 *FirstPtr);
+RFM2G_STATUS RFM2gGetConfig(RFM2GHANDLE rh, RFM2GCONFIG *Config);
+
+/* Mapping: Offset page-aligned (4096), Pages > 0, inside the memory. The Bytes
+ * variants round the byte count up to whole pages. */
 RFM2G_STATUS RFM2gUserMemory(RFM2GHANDLE rh, volatile void **UserMemoryPtr,
                              RFM2G_UINT64 Offset, RFM2G_UINT32 Pages);
+RFM2G_STATUS RFM2gUserMemoryBytes(RFM2GHANDLE rh, volatile void **UserMemoryPtr,
+                                  RFM2G_UINT64 Offset, RFM2G_UINT32 Bytes);
 RFM2G_STATUS RFM2gUnMapUserMemory(RFM2GHANDLE rh, volatile void **UserMemoryPtr,
                                   RFM2G_UINT32 Pages);
+RFM2G_STATUS RFM2gUnMapUserMemoryBytes(RFM2GHANDLE rh, volatile void **UserMemoryPtr,
+                                       RFM2G_UINT32 Bytes);
+
+/* Copies and single accesses (natural alignment; Peek64/Poke64 are not
+ * implemented on Linux R09.00 and return RFM2G_NOT_IMPLEMENTED). */
+RFM2G_STATUS RFM2gRead(RFM2GHANDLE rh, RFM2G_UINT32 Offset, void *Buffer, RFM2G_UINT32 Length);
+RFM2G_STATUS RFM2gWrite(RFM2GHANDLE rh, RFM2G_UINT32 Offset, void *Buffer, RFM2G_UINT32 Length);
+RFM2G_STATUS RFM2gPeek8(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT8 *Value);
+RFM2G_STATUS RFM2gPeek16(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT16 *Value);
+RFM2G_STATUS RFM2gPeek32(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT32 *Value);
+RFM2G_STATUS RFM2gPeek64(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT64 *Value);
+RFM2G_STATUS RFM2gPoke8(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT8 Value);
+RFM2G_STATUS RFM2gPoke16(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT16 Value);
+RFM2G_STATUS RFM2gPoke32(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT32 Value);
+RFM2G_STATUS RFM2gPoke64(RFM2GHANDLE rh, RFM2G_UINT32 Offset, RFM2G_UINT64 Value);
+
+/* Network interrupts: off until enabled; SendEvent takes RESET and INTR1-4 to one
+ * node or RFM2G_NODE_ALL, never to itself; one event per type is queued. */
 RFM2G_STATUS RFM2gEnableEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
 RFM2G_STATUS RFM2gDisableEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
 RFM2G_STATUS RFM2gSendEvent(RFM2GHANDLE rh, RFM2G_NODE ToNode, RFM2GEVENTTYPE EventType,
@@ -122,6 +166,17 @@ RFM2G_STATUS RFM2gSendEvent(RFM2GHANDLE rh, RFM2G_NODE ToNode, RFM2GEVENTTYPE Ev
 RFM2G_STATUS RFM2gWaitForEvent(RFM2GHANDLE rh, RFM2GEVENTINFO *EventInfo);
 RFM2G_STATUS RFM2gCancelWaitForEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
 RFM2G_STATUS RFM2gClearEvent(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType);
+RFM2G_STATUS RFM2gGetEventCount(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType,
+                                RFM2G_UINT32 *Count);
+
+/* Diagnostics and board settings. */
+RFM2G_STATUS RFM2gCheckRingCont(RFM2GHANDLE rh);
+RFM2G_STATUS RFM2gSetDMAByteSwap(RFM2GHANDLE rh, RFM2G_BOOL Enable);
+RFM2G_STATUS RFM2gGetDMAByteSwap(RFM2GHANDLE rh, RFM2G_BOOL *Enabled);
+RFM2G_STATUS RFM2gSetPIOByteSwap(RFM2GHANDLE rh, RFM2G_BOOL Enable);
+RFM2G_STATUS RFM2gGetPIOByteSwap(RFM2GHANDLE rh, RFM2G_BOOL *Enabled);
+RFM2G_STATUS RFM2gSetLed(RFM2GHANDLE rh, RFM2G_BOOL Led);
+RFM2G_STATUS RFM2gGetLed(RFM2GHANDLE rh, RFM2G_BOOL *Led);
 RFM2G_CHAR *RFM2gErrorMsg(RFM2G_STATUS ErrorCode);
 
 #ifdef __cplusplus

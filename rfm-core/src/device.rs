@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::backend::loopback::{self, LoopbackMemory};
 use crate::backend::rfm2g::{self, Board, Rfm2gError, BUILD_HINT};
 #[cfg(unix)]
-use crate::backend::shm::{self, ShmMemory};
+use crate::backend::shm::{self, ShmMapping};
 use crate::region::{Region, WORD};
 
 /// The accepted forms, quoted in errors.
@@ -166,7 +166,7 @@ impl Default for OpenOptions {
 enum Memory {
     Rfm2g(Arc<Board>),
     #[cfg(unix)]
-    Shm(Arc<ShmMemory>),
+    Shm(Arc<ShmMapping>),
     Loopback(Arc<LoopbackMemory>),
 }
 
@@ -243,7 +243,7 @@ impl Device {
         match &self.memory {
             Memory::Rfm2g(board) => board.size(),
             #[cfg(unix)]
-            Memory::Shm(shm) => shm.size() as u64,
+            Memory::Shm(shm) => shm.len() as u64,
             Memory::Loopback(lb) => lb.size() as u64,
         }
     }

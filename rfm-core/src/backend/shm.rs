@@ -45,24 +45,48 @@ pub fn validate_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A mapping of a whole shared-memory object; unmapped on drop.
+/// A shared mapping of part of an object; unmapped on drop.
+///
+/// Public so that the RFM2g emulator (`rfm2g-sim`) can hand out windows of its
+/// rings with the same ownership and size checks as `shm:` devices.
 #[derive(Debug)]
-pub(crate) struct ShmMemory {
+pub struct ShmMapping {
     base: NonNull<u8>,
-    size: usize,
+    len: usize,
 }
 
 // SAFETY: the mapping is plain shared memory, valid until drop; all access goes
-// through `Region`'s atomics.
-unsafe impl Send for ShmMemory {}
+// through `Region`'s atomics or the emulator's own atomic accessors.
+unsafe impl Send for ShmMapping {}
 // SAFETY: as above.
-unsafe impl Sync for ShmMemory {}
+unsafe impl Sync for ShmMapping {}
 
-impl Drop for ShmMemory {
+impl Drop for ShmMapping {
     fn drop(&mut self) {
-        // SAFETY: `base`/`size` are exactly what mmap returned; no region outlives
+        // SAFETY: `base`/`len` are exactly what mmap returned; no region outlives
         // this owner (each holds an Arc to it).
-        unsafe { libc::munmap(self.base.as_ptr().cast(), self.size) };
+        unsafe { libc::munmap(self.base.as_ptr().cast(), self.len) };
+    }
+}
+
+impl ShmMapping {
+    /// The first byte; page-aligned, valid for `len()` bytes while `self` lives.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.base.as_ptr()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn region(self: &Arc<Self>) -> Region {
+        // SAFETY: the mapping is page-aligned, `len` bytes, kept alive by the owner
+        // Arc, and shared with other processes that access it only as aligned words.
+        unsafe { Region::from_raw_parts(self.base, self.len, Arc::clone(self) as _) }
     }
 }
 
@@ -75,6 +99,7 @@ fn os_error(device: &str, op: &'static str) -> DeviceError {
 }
 
 /// A file descriptor closed on drop.
+#[derive(Debug)]
 struct Fd(libc::c_int);
 
 impl Drop for Fd {
@@ -94,100 +119,140 @@ fn fstat(device: &str, fd: &Fd) -> Result<libc::stat, DeviceError> {
     Ok(st)
 }
 
-/// Opens or creates `/NAME` with `size` bytes and maps all of it.
-pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<ShmMemory>, DeviceError> {
-    let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
-    // SAFETY: `path` is a valid C string; flags and mode are plain integers.
-    let fd = unsafe {
-        libc::shm_open(
-            path.as_ptr(),
-            libc::O_RDWR | libc::O_CREAT | libc::O_EXCL,
-            0o600,
-        )
-    };
-    let (fd, created) = if fd >= 0 {
-        (Fd(fd), true)
-    } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
-        // SAFETY: as above.
-        let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR, 0) };
-        if fd < 0 {
-            return Err(os_error(device, "shm_open"));
-        }
-        (Fd(fd), false)
-    } else {
-        return Err(os_error(device, "shm_open"));
-    };
-
-    let mut st = fstat(device, &fd)?;
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    if st.st_uid != me {
-        return Err(DeviceError::NotOwner {
-            device: device.to_owned(),
-            owner: st.st_uid,
-            me,
-        });
-    }
-    if st.st_mode & 0o077 != 0 {
-        return Err(DeviceError::OpenToOthers {
-            device: device.to_owned(),
-            mode: st.st_mode & 0o777,
-        });
-    }
-    if created {
-        let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize {
-            device: device.to_owned(),
-            size: size as u64,
-        })?;
-        // SAFETY: fd is open for writing.
-        if unsafe { libc::ftruncate(fd.0, len) } != 0 {
-            return Err(os_error(device, "ftruncate"));
-        }
-        st.st_size = len;
-    } else {
-        // Another opener created it a moment ago and may not have sized it yet.
-        let deadline = Instant::now() + SIZING_GRACE;
-        while st.st_size == 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-            st = fstat(device, &fd)?;
-        }
-    }
-    if st.st_size as u64 != size as u64 {
-        return Err(DeviceError::SizeMismatch {
-            device: device.to_owned(),
-            expected: size as u64,
-            found: st.st_size as u64,
-        });
-    }
-    // SAFETY: mapping `size` bytes of an object that is `size` bytes long, shared,
-    // read-write; the result is checked against MAP_FAILED below.
-    let ptr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            size,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd.0,
-            0,
-        )
-    };
-    if ptr == libc::MAP_FAILED {
-        return Err(os_error(device, "mmap"));
-    }
-    let base = NonNull::new(ptr.cast::<u8>()).expect("mmap never returns NULL on success");
-    Ok(Arc::new(ShmMemory { base, size }))
+/// An open shared-memory object of a checked size, owned by this user and closed
+/// to others.
+#[derive(Debug)]
+pub struct ShmObject {
+    fd: Fd,
+    device: String,
+    size: usize,
+    created: bool,
 }
 
-impl ShmMemory {
-    pub(crate) fn size(&self) -> usize {
+impl ShmObject {
+    /// Opens or creates `/NAME` with `size` bytes. `device` names it in errors.
+    pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, DeviceError> {
+        validate_name(name).map_err(|reason| DeviceError::BadDevice {
+            device: device.to_owned(),
+            reason,
+        })?;
+        let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
+        // SAFETY: `path` is a valid C string; flags and mode are plain integers.
+        let fd = unsafe {
+            libc::shm_open(
+                path.as_ptr(),
+                libc::O_RDWR | libc::O_CREAT | libc::O_EXCL,
+                0o600,
+            )
+        };
+        let (fd, created) = if fd >= 0 {
+            (Fd(fd), true)
+        } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
+            // SAFETY: as above.
+            let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR, 0) };
+            if fd < 0 {
+                return Err(os_error(device, "shm_open"));
+            }
+            (Fd(fd), false)
+        } else {
+            return Err(os_error(device, "shm_open"));
+        };
+
+        let mut st = fstat(device, &fd)?;
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if st.st_uid != me {
+            return Err(DeviceError::NotOwner {
+                device: device.to_owned(),
+                owner: st.st_uid,
+                me,
+            });
+        }
+        if st.st_mode & 0o077 != 0 {
+            return Err(DeviceError::OpenToOthers {
+                device: device.to_owned(),
+                mode: st.st_mode & 0o777,
+            });
+        }
+        if created {
+            let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize {
+                device: device.to_owned(),
+                size: size as u64,
+            })?;
+            // SAFETY: fd is open for writing.
+            if unsafe { libc::ftruncate(fd.0, len) } != 0 {
+                return Err(os_error(device, "ftruncate"));
+            }
+            st.st_size = len;
+        } else {
+            // Another opener created it a moment ago and may not have sized it yet.
+            let deadline = Instant::now() + SIZING_GRACE;
+            while st.st_size == 0 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+                st = fstat(device, &fd)?;
+            }
+        }
+        if st.st_size as u64 != size as u64 {
+            return Err(DeviceError::SizeMismatch {
+                device: device.to_owned(),
+                expected: size as u64,
+                found: st.st_size as u64,
+            });
+        }
+        Ok(ShmObject {
+            fd,
+            device: device.to_owned(),
+            size,
+            created,
+        })
+    }
+
+    pub fn size(&self) -> usize {
         self.size
     }
 
-    pub(crate) fn region(self: &Arc<Self>) -> Region {
-        // SAFETY: the mapping is page-aligned, `size` bytes, kept alive by the owner
-        // Arc, and shared with other processes that access it only as aligned words.
-        unsafe { Region::from_raw_parts(self.base, self.size, Arc::clone(self) as _) }
+    /// Whether this open created the object (it is then all zeroes).
+    pub fn created(&self) -> bool {
+        self.created
     }
+
+    /// Maps `[offset, offset + len)` shared and read-write. `offset` must be a
+    /// multiple of the page size and the window inside the object.
+    pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, DeviceError> {
+        let out_of_range = || DeviceError::WindowOutOfRange {
+            device: self.device.clone(),
+            offset: offset as u64,
+            len: len as u64,
+            size: self.size as u64,
+        };
+        if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(out_of_range());
+        }
+        let file_offset = libc::off_t::try_from(offset).map_err(|_| out_of_range())?;
+        // SAFETY: mapping `len` bytes inside an object of `size` bytes, shared,
+        // read-write; the result is checked against MAP_FAILED below.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                self.fd.0,
+                file_offset,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(os_error(&self.device, "mmap"));
+        }
+        let base = NonNull::new(ptr.cast::<u8>()).expect("mmap never returns NULL on success");
+        Ok(ShmMapping { base, len })
+    }
+}
+
+/// Opens or creates `/NAME` with `size` bytes and maps all of it.
+pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<ShmMapping>, DeviceError> {
+    let object = ShmObject::open(device, name, size)?;
+    Ok(Arc::new(object.map(0, size)?))
 }
 
 /// Removes the object `/NAME` (mappings that exist stay valid until dropped).

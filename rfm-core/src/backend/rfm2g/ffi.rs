@@ -104,6 +104,41 @@ const _: () = {
     ["Offset of field: RFM2GEVENTINFO::pDrvSpec"]
         [::std::mem::offset_of!(RFM2GEVENTINFO, pDrvSpec) - 16usize];
 };
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct RFM2GCONFIG {
+    pub NodeId: RFM2G_NODE,
+    pub BoardId: RFM2G_UINT8,
+    pub Unit: RFM2G_UINT32,
+    pub PlxRevision: RFM2G_UINT32,
+    pub MemorySize: RFM2G_UINT32,
+    pub Device: [::std::os::raw::c_char; 128usize],
+    pub Name: [::std::os::raw::c_char; 64usize],
+    pub DriverVersion: [::std::os::raw::c_char; 32usize],
+    pub BoardRevision: RFM2G_UINT8,
+    pub RevisionId: RFM2G_UINT8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of RFM2GCONFIG"][::std::mem::size_of::<RFM2GCONFIG>() - 244usize];
+    ["Alignment of RFM2GCONFIG"][::std::mem::align_of::<RFM2GCONFIG>() - 4usize];
+    ["Offset of field: RFM2GCONFIG::NodeId"][::std::mem::offset_of!(RFM2GCONFIG, NodeId) - 0usize];
+    ["Offset of field: RFM2GCONFIG::BoardId"]
+        [::std::mem::offset_of!(RFM2GCONFIG, BoardId) - 2usize];
+    ["Offset of field: RFM2GCONFIG::Unit"][::std::mem::offset_of!(RFM2GCONFIG, Unit) - 4usize];
+    ["Offset of field: RFM2GCONFIG::PlxRevision"]
+        [::std::mem::offset_of!(RFM2GCONFIG, PlxRevision) - 8usize];
+    ["Offset of field: RFM2GCONFIG::MemorySize"]
+        [::std::mem::offset_of!(RFM2GCONFIG, MemorySize) - 12usize];
+    ["Offset of field: RFM2GCONFIG::Device"][::std::mem::offset_of!(RFM2GCONFIG, Device) - 16usize];
+    ["Offset of field: RFM2GCONFIG::Name"][::std::mem::offset_of!(RFM2GCONFIG, Name) - 144usize];
+    ["Offset of field: RFM2GCONFIG::DriverVersion"]
+        [::std::mem::offset_of!(RFM2GCONFIG, DriverVersion) - 208usize];
+    ["Offset of field: RFM2GCONFIG::BoardRevision"]
+        [::std::mem::offset_of!(RFM2GCONFIG, BoardRevision) - 240usize];
+    ["Offset of field: RFM2GCONFIG::RevisionId"]
+        [::std::mem::offset_of!(RFM2GCONFIG, RevisionId) - 241usize];
+};
 pub struct Rfm2gApi {
     __library: ::libloading::Library,
     pub RFM2gOpen: Result<
@@ -131,6 +166,10 @@ pub struct Rfm2gApi {
         unsafe extern "C" fn(rh: RFM2GHANDLE, FirstPtr: *mut RFM2G_UINT32) -> RFM2G_STATUS,
         ::libloading::Error,
     >,
+    pub RFM2gGetConfig: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Config: *mut RFM2GCONFIG) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
     pub RFM2gUserMemory: Result<
         unsafe extern "C" fn(
             rh: RFM2GHANDLE,
@@ -140,11 +179,110 @@ pub struct Rfm2gApi {
         ) -> RFM2G_STATUS,
         ::libloading::Error,
     >,
+    pub RFM2gUserMemoryBytes: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            UserMemoryPtr: *mut *mut ::std::os::raw::c_void,
+            Offset: RFM2G_UINT64,
+            Bytes: RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
     pub RFM2gUnMapUserMemory: Result<
         unsafe extern "C" fn(
             rh: RFM2GHANDLE,
             UserMemoryPtr: *mut *mut ::std::os::raw::c_void,
             Pages: RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gUnMapUserMemoryBytes: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            UserMemoryPtr: *mut *mut ::std::os::raw::c_void,
+            Bytes: RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gRead: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Buffer: *mut ::std::os::raw::c_void,
+            Length: RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gWrite: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Buffer: *mut ::std::os::raw::c_void,
+            Length: RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPeek8: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: *mut RFM2G_UINT8,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPeek16: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: *mut RFM2G_UINT16,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPeek32: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: *mut RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPeek64: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: *mut RFM2G_UINT64,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPoke8: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: RFM2G_UINT8,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPoke16: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: RFM2G_UINT16,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPoke32: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gPoke64: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            Offset: RFM2G_UINT32,
+            Value: RFM2G_UINT64,
         ) -> RFM2G_STATUS,
         ::libloading::Error,
     >,
@@ -177,6 +315,40 @@ pub struct Rfm2gApi {
         unsafe extern "C" fn(rh: RFM2GHANDLE, EventType: RFM2GEVENTTYPE) -> RFM2G_STATUS,
         ::libloading::Error,
     >,
+    pub RFM2gGetEventCount: Result<
+        unsafe extern "C" fn(
+            rh: RFM2GHANDLE,
+            EventType: RFM2GEVENTTYPE,
+            Count: *mut RFM2G_UINT32,
+        ) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gCheckRingCont:
+        Result<unsafe extern "C" fn(rh: RFM2GHANDLE) -> RFM2G_STATUS, ::libloading::Error>,
+    pub RFM2gSetDMAByteSwap: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Enable: RFM2G_BOOL) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gGetDMAByteSwap: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Enabled: *mut RFM2G_BOOL) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gSetPIOByteSwap: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Enable: RFM2G_BOOL) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gGetPIOByteSwap: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Enabled: *mut RFM2G_BOOL) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gSetLed: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Led: RFM2G_BOOL) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gGetLed: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Led: *mut RFM2G_BOOL) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
     pub RFM2gErrorMsg: Result<
         unsafe extern "C" fn(ErrorCode: RFM2G_STATUS) -> *mut RFM2G_CHAR,
         ::libloading::Error,
@@ -202,9 +374,24 @@ impl Rfm2gApi {
         let RFM2gNodeID = unsafe { __library.get(b"RFM2gNodeID\0") }.map(|sym| *sym);
         let RFM2gBoardID = unsafe { __library.get(b"RFM2gBoardID\0") }.map(|sym| *sym);
         let RFM2gFirst = unsafe { __library.get(b"RFM2gFirst\0") }.map(|sym| *sym);
+        let RFM2gGetConfig = unsafe { __library.get(b"RFM2gGetConfig\0") }.map(|sym| *sym);
         let RFM2gUserMemory = unsafe { __library.get(b"RFM2gUserMemory\0") }.map(|sym| *sym);
+        let RFM2gUserMemoryBytes =
+            unsafe { __library.get(b"RFM2gUserMemoryBytes\0") }.map(|sym| *sym);
         let RFM2gUnMapUserMemory =
             unsafe { __library.get(b"RFM2gUnMapUserMemory\0") }.map(|sym| *sym);
+        let RFM2gUnMapUserMemoryBytes =
+            unsafe { __library.get(b"RFM2gUnMapUserMemoryBytes\0") }.map(|sym| *sym);
+        let RFM2gRead = unsafe { __library.get(b"RFM2gRead\0") }.map(|sym| *sym);
+        let RFM2gWrite = unsafe { __library.get(b"RFM2gWrite\0") }.map(|sym| *sym);
+        let RFM2gPeek8 = unsafe { __library.get(b"RFM2gPeek8\0") }.map(|sym| *sym);
+        let RFM2gPeek16 = unsafe { __library.get(b"RFM2gPeek16\0") }.map(|sym| *sym);
+        let RFM2gPeek32 = unsafe { __library.get(b"RFM2gPeek32\0") }.map(|sym| *sym);
+        let RFM2gPeek64 = unsafe { __library.get(b"RFM2gPeek64\0") }.map(|sym| *sym);
+        let RFM2gPoke8 = unsafe { __library.get(b"RFM2gPoke8\0") }.map(|sym| *sym);
+        let RFM2gPoke16 = unsafe { __library.get(b"RFM2gPoke16\0") }.map(|sym| *sym);
+        let RFM2gPoke32 = unsafe { __library.get(b"RFM2gPoke32\0") }.map(|sym| *sym);
+        let RFM2gPoke64 = unsafe { __library.get(b"RFM2gPoke64\0") }.map(|sym| *sym);
         let RFM2gEnableEvent = unsafe { __library.get(b"RFM2gEnableEvent\0") }.map(|sym| *sym);
         let RFM2gDisableEvent = unsafe { __library.get(b"RFM2gDisableEvent\0") }.map(|sym| *sym);
         let RFM2gSendEvent = unsafe { __library.get(b"RFM2gSendEvent\0") }.map(|sym| *sym);
@@ -212,6 +399,18 @@ impl Rfm2gApi {
         let RFM2gCancelWaitForEvent =
             unsafe { __library.get(b"RFM2gCancelWaitForEvent\0") }.map(|sym| *sym);
         let RFM2gClearEvent = unsafe { __library.get(b"RFM2gClearEvent\0") }.map(|sym| *sym);
+        let RFM2gGetEventCount = unsafe { __library.get(b"RFM2gGetEventCount\0") }.map(|sym| *sym);
+        let RFM2gCheckRingCont = unsafe { __library.get(b"RFM2gCheckRingCont\0") }.map(|sym| *sym);
+        let RFM2gSetDMAByteSwap =
+            unsafe { __library.get(b"RFM2gSetDMAByteSwap\0") }.map(|sym| *sym);
+        let RFM2gGetDMAByteSwap =
+            unsafe { __library.get(b"RFM2gGetDMAByteSwap\0") }.map(|sym| *sym);
+        let RFM2gSetPIOByteSwap =
+            unsafe { __library.get(b"RFM2gSetPIOByteSwap\0") }.map(|sym| *sym);
+        let RFM2gGetPIOByteSwap =
+            unsafe { __library.get(b"RFM2gGetPIOByteSwap\0") }.map(|sym| *sym);
+        let RFM2gSetLed = unsafe { __library.get(b"RFM2gSetLed\0") }.map(|sym| *sym);
+        let RFM2gGetLed = unsafe { __library.get(b"RFM2gGetLed\0") }.map(|sym| *sym);
         let RFM2gErrorMsg = unsafe { __library.get(b"RFM2gErrorMsg\0") }.map(|sym| *sym);
         Ok(Rfm2gApi {
             __library,
@@ -221,14 +420,35 @@ impl Rfm2gApi {
             RFM2gNodeID,
             RFM2gBoardID,
             RFM2gFirst,
+            RFM2gGetConfig,
             RFM2gUserMemory,
+            RFM2gUserMemoryBytes,
             RFM2gUnMapUserMemory,
+            RFM2gUnMapUserMemoryBytes,
+            RFM2gRead,
+            RFM2gWrite,
+            RFM2gPeek8,
+            RFM2gPeek16,
+            RFM2gPeek32,
+            RFM2gPeek64,
+            RFM2gPoke8,
+            RFM2gPoke16,
+            RFM2gPoke32,
+            RFM2gPoke64,
             RFM2gEnableEvent,
             RFM2gDisableEvent,
             RFM2gSendEvent,
             RFM2gWaitForEvent,
             RFM2gCancelWaitForEvent,
             RFM2gClearEvent,
+            RFM2gGetEventCount,
+            RFM2gCheckRingCont,
+            RFM2gSetDMAByteSwap,
+            RFM2gGetDMAByteSwap,
+            RFM2gSetPIOByteSwap,
+            RFM2gGetPIOByteSwap,
+            RFM2gSetLed,
+            RFM2gGetLed,
             RFM2gErrorMsg,
         })
     }
@@ -288,6 +508,14 @@ impl Rfm2gApi {
                 .expect("Expected function, got error."))(rh, FirstPtr)
         }
     }
+    pub unsafe fn RFM2gGetConfig(&self, rh: RFM2GHANDLE, Config: *mut RFM2GCONFIG) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gGetConfig
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Config)
+        }
+    }
     pub unsafe fn RFM2gUserMemory(
         &self,
         rh: RFM2GHANDLE,
@@ -304,6 +532,22 @@ impl Rfm2gApi {
             )
         }
     }
+    pub unsafe fn RFM2gUserMemoryBytes(
+        &self,
+        rh: RFM2GHANDLE,
+        UserMemoryPtr: *mut *mut ::std::os::raw::c_void,
+        Offset: RFM2G_UINT64,
+        Bytes: RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gUserMemoryBytes
+                .as_ref()
+                .expect("Expected function, got error."))(
+                rh, UserMemoryPtr, Offset, Bytes
+            )
+        }
+    }
     pub unsafe fn RFM2gUnMapUserMemory(
         &self,
         rh: RFM2GHANDLE,
@@ -315,6 +559,151 @@ impl Rfm2gApi {
                 .RFM2gUnMapUserMemory
                 .as_ref()
                 .expect("Expected function, got error."))(rh, UserMemoryPtr, Pages)
+        }
+    }
+    pub unsafe fn RFM2gUnMapUserMemoryBytes(
+        &self,
+        rh: RFM2GHANDLE,
+        UserMemoryPtr: *mut *mut ::std::os::raw::c_void,
+        Bytes: RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gUnMapUserMemoryBytes
+                .as_ref()
+                .expect("Expected function, got error."))(rh, UserMemoryPtr, Bytes)
+        }
+    }
+    pub unsafe fn RFM2gRead(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Buffer: *mut ::std::os::raw::c_void,
+        Length: RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gRead
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Buffer, Length)
+        }
+    }
+    pub unsafe fn RFM2gWrite(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Buffer: *mut ::std::os::raw::c_void,
+        Length: RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gWrite
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Buffer, Length)
+        }
+    }
+    pub unsafe fn RFM2gPeek8(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: *mut RFM2G_UINT8,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPeek8
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
+        }
+    }
+    pub unsafe fn RFM2gPeek16(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: *mut RFM2G_UINT16,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPeek16
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
+        }
+    }
+    pub unsafe fn RFM2gPeek32(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: *mut RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPeek32
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
+        }
+    }
+    pub unsafe fn RFM2gPeek64(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: *mut RFM2G_UINT64,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPeek64
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
+        }
+    }
+    pub unsafe fn RFM2gPoke8(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: RFM2G_UINT8,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPoke8
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
+        }
+    }
+    pub unsafe fn RFM2gPoke16(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: RFM2G_UINT16,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPoke16
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
+        }
+    }
+    pub unsafe fn RFM2gPoke32(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPoke32
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
+        }
+    }
+    pub unsafe fn RFM2gPoke64(
+        &self,
+        rh: RFM2GHANDLE,
+        Offset: RFM2G_UINT32,
+        Value: RFM2G_UINT64,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gPoke64
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Offset, Value)
         }
     }
     pub unsafe fn RFM2gEnableEvent(
@@ -391,6 +780,83 @@ impl Rfm2gApi {
                 .RFM2gClearEvent
                 .as_ref()
                 .expect("Expected function, got error."))(rh, EventType)
+        }
+    }
+    pub unsafe fn RFM2gGetEventCount(
+        &self,
+        rh: RFM2GHANDLE,
+        EventType: RFM2GEVENTTYPE,
+        Count: *mut RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gGetEventCount
+                .as_ref()
+                .expect("Expected function, got error."))(rh, EventType, Count)
+        }
+    }
+    pub unsafe fn RFM2gCheckRingCont(&self, rh: RFM2GHANDLE) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gCheckRingCont
+                .as_ref()
+                .expect("Expected function, got error."))(rh)
+        }
+    }
+    pub unsafe fn RFM2gSetDMAByteSwap(&self, rh: RFM2GHANDLE, Enable: RFM2G_BOOL) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gSetDMAByteSwap
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Enable)
+        }
+    }
+    pub unsafe fn RFM2gGetDMAByteSwap(
+        &self,
+        rh: RFM2GHANDLE,
+        Enabled: *mut RFM2G_BOOL,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gGetDMAByteSwap
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Enabled)
+        }
+    }
+    pub unsafe fn RFM2gSetPIOByteSwap(&self, rh: RFM2GHANDLE, Enable: RFM2G_BOOL) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gSetPIOByteSwap
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Enable)
+        }
+    }
+    pub unsafe fn RFM2gGetPIOByteSwap(
+        &self,
+        rh: RFM2GHANDLE,
+        Enabled: *mut RFM2G_BOOL,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gGetPIOByteSwap
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Enabled)
+        }
+    }
+    pub unsafe fn RFM2gSetLed(&self, rh: RFM2GHANDLE, Led: RFM2G_BOOL) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gSetLed
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Led)
+        }
+    }
+    pub unsafe fn RFM2gGetLed(&self, rh: RFM2GHANDLE, Led: *mut RFM2G_BOOL) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gGetLed
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Led)
         }
     }
     pub unsafe fn RFM2gErrorMsg(&self, ErrorCode: RFM2G_STATUS) -> *mut RFM2G_CHAR {

@@ -275,9 +275,12 @@ impl Board {
             return Ok(None);
         };
         // SAFETY: open handle; a plain event number.
-        self.check("RFM2gEnableEvent", unsafe {
-            (api.enable)(self.handle, LINK_EVENT)
-        })?;
+        let status = unsafe { (api.enable)(self.handle, LINK_EVENT) };
+        // Already enabled: by another handle on this board, or by a process that
+        // died without disabling it. Either way the interrupt is on, as wanted.
+        if status != ffi::RFM2G_ALREADY_ENABLED as RFM2G_STATUS {
+            self.check("RFM2gEnableEvent", status)?;
+        }
         Ok(Some(Events {
             board: Arc::clone(self),
             api,

@@ -1,0 +1,52 @@
+//! `RFM2gErrorMsg` texts: static C strings, as the vendor's function returns.
+
+use crate::abi::RFM2G_STATUS;
+
+/// The text for a status, NUL-terminated.
+pub fn message(code: RFM2G_STATUS) -> &'static std::ffi::CStr {
+    match code {
+        0 => c"Success",
+        1 => c"Function not implemented",
+        2 => c"Driver error",
+        3 => c"Timed out",
+        4 => c"Not enough memory",
+        5 => c"Memory not mapped (the offset must be a multiple of the 4096-byte page)",
+        6 => c"Operating system error",
+        7 => c"Event already in use (another thread is waiting for it on this handle)",
+        8 => c"Not supported",
+        9 => c"Device not open",
+        10 => c"No RFM2g board at that device path",
+        11 => c"Bad parameter 1",
+        12 => c"Bad parameter 2",
+        13 => c"Bad parameter 3",
+        14 => c"Bad parameter 4",
+        15 => c"Bad parameter 5",
+        16 => c"Bad parameter 6",
+        17 => c"Bad parameter 7",
+        18 => c"Bad parameter 8",
+        19 => c"Bad parameter 9",
+        20 => c"Offset or length out of range of the board memory",
+        21 => c"Mapping not allowed",
+        22 => c"Ring continuity test failed (the fibre ring is open)",
+        23 => c"Memory is read-only",
+        24 => c"Unaligned offset",
+        25 => c"Unaligned address",
+        26 => c"lseek error",
+        27 => c"Read error",
+        28 => c"Write error",
+        29 => c"Handle is not NULL (initialise the handle to NULL before RFM2gOpen)",
+        30 => c"Driver module not loaded",
+        31 => c"Event not enabled",
+        32 => c"Event already enabled",
+        33 => c"Event not in use",
+        34 => c"Bad RFM2g board id",
+        35 => c"NULL or invalid handle",
+        36 => c"Wait for event cancelled",
+        37 => c"DMA failed",
+        38 => c"Not initialized",
+        39 => c"Unaligned length",
+        40 => c"Signaled",
+        41 => c"Cannot send an event to one's own node",
+        _ => c"Unknown RFM2G_STATUS",
+    }
+}

@@ -1,0 +1,405 @@
+//! One emulated fibre ring: a shared-memory object `/rfm2g-sim.RING` holding a
+//! header (per-node event queues and board settings) and then the memory every
+//! node of the ring sees.
+//!
+//! Everything in the header is an atomic word, so a process killed at any point
+//! leaves it consistent: there is no lock to be left held.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rfm_core::backend::shm::{ShmMapping, ShmObject};
+use rfm_core::DeviceError;
+
+use crate::abi::{Code, PAGE};
+use crate::config::BoardConfig;
+use crate::futex;
+
+const MAGIC: u32 = u32::from_le_bytes(*b"RFMS");
+const VERSION: u32 = 1;
+pub const NODES: usize = 256;
+/// `RFM2GEVENT_LAST`: event types are 0..EVENT_TYPES.
+pub const EVENT_TYPES: usize = 12;
+/// How long an opener waits for the process creating the ring to initialise it.
+const INIT_GRACE: Duration = Duration::from_secs(1);
+
+/// Event slot word: PENDING | RESERVED | sender node << 32 | extended data.
+const PENDING: u64 = 1 << 63;
+/// Taken by a sender that has not stored the due time yet.
+const RESERVED: u64 = 1 << 62;
+
+#[repr(C)]
+struct Header {
+    magic: AtomicU32,
+    version: AtomicU32,
+    memory_size: AtomicU64,
+    nodes: [NodeState; NODES],
+}
+
+/// One board's interrupt logic and settings, shared by every handle (in any
+/// process) that opened this node id.
+#[derive(Debug)]
+#[repr(C)]
+pub struct NodeState {
+    enabled: AtomicU32,
+    /// Bumped after every change a waiter may be waiting for; the futex word.
+    seq: AtomicU32,
+    pub led: AtomicU32,
+    pub dma_swap: AtomicU32,
+    pub pio_swap: AtomicU32,
+    _reserved: [AtomicU32; 3],
+    slots: [AtomicU64; EVENT_TYPES],
+    /// CLOCK_MONOTONIC ns before which the event in the slot has not arrived.
+    due: [AtomicU64; EVENT_TYPES],
+    counts: [AtomicU32; EVENT_TYPES],
+}
+
+/// Bytes before the memory: the header, rounded up to whole pages so that the
+/// memory, and every window of it, maps page-aligned.
+pub const HEADER_LEN: usize = std::mem::size_of::<Header>().next_multiple_of(PAGE as usize);
+
+/// CLOCK_MONOTONIC in ns: one clock for every process on the host, so a due time
+/// written by the sender means the same to the receiver.
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out pointer; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// An open ring: the object (kept open to map windows from) and a mapping of all
+/// of it.
+#[derive(Debug)]
+pub struct Ring {
+    object: ShmObject,
+    whole: ShmMapping,
+    size: u64,
+}
+
+/// The shm object name of a ring.
+pub fn object_name(ring: &str) -> String {
+    format!("rfm2g-sim.{ring}")
+}
+
+impl Ring {
+    /// Opens (creating on first use) the ring a board belongs to. The error is a
+    /// sentence for the user: the RFM2G_STATUS alone cannot say what was wrong.
+    pub fn open(device: &str, board: &BoardConfig) -> Result<Ring, String> {
+        let name = object_name(&board.ring);
+        let total = HEADER_LEN + board.size as usize;
+        let object =
+            ShmObject::open(&format!("shm:{name}"), &name, total).map_err(|e| match e {
+                DeviceError::SizeMismatch { found, .. } => format!(
+                    "{device}: ring `{}` already has {} bytes of memory but this board is \
+                 configured with {}; every board of a ring needs the same size (or remove \
+                 the stale ring: rm /dev/shm/{name})",
+                    board.ring,
+                    found.saturating_sub(HEADER_LEN as u64),
+                    board.size
+                ),
+                other => format!("{device}: ring `{}`: {other}", board.ring),
+            })?;
+        let whole = object
+            .map(0, total)
+            .map_err(|e| format!("{device}: ring `{}`: {e}", board.ring))?;
+        let ring = Ring {
+            object,
+            whole,
+            size: board.size,
+        };
+        let header = ring.header();
+        if ring.object.created() {
+            header.version.store(VERSION, Ordering::Relaxed);
+            header.memory_size.store(board.size, Ordering::Relaxed);
+            header.magic.store(MAGIC, Ordering::Release);
+        } else {
+            let deadline = Instant::now() + INIT_GRACE;
+            while header.magic.load(Ordering::Acquire) != MAGIC && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let (magic, version) = (
+                header.magic.load(Ordering::Acquire),
+                header.version.load(Ordering::Relaxed),
+            );
+            if magic != MAGIC || version != VERSION {
+                return Err(format!(
+                    "{device}: /dev/shm/{name} is not an rfm2g-sim ring of version {VERSION} \
+                     (magic {magic:#x}, version {version}); remove it: rm /dev/shm/{name}"
+                ));
+            }
+        }
+        Ok(ring)
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the mapping is page-aligned and at least HEADER_LEN bytes, lives as
+        // long as `self`, and holds only atomics (all-zero is a valid value for
+        // each), so shared access from other processes is fine.
+        unsafe { &*self.whole.as_ptr().cast::<Header>() }
+    }
+
+    pub fn node(&self, node: u16) -> &NodeState {
+        &self.header().nodes[usize::from(node)]
+    }
+
+    pub fn nodes(&self) -> impl Iterator<Item = (u16, &NodeState)> {
+        self.header()
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i as u16, n))
+    }
+
+    /// Bytes of ring memory.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The ring memory: `size()` bytes, page-aligned, valid while `self` lives.
+    pub fn memory(&self) -> *mut u8 {
+        // SAFETY: the whole mapping is HEADER_LEN + size bytes.
+        unsafe { self.whole.as_ptr().add(HEADER_LEN) }
+    }
+
+    /// A new mapping of `pages` pages of ring memory from page-aligned `offset`.
+    pub fn map(&self, offset: u64, pages: u32) -> Result<ShmMapping, Code> {
+        if !offset.is_multiple_of(PAGE) {
+            return Err(Code::MEM_NOT_MAPPED);
+        }
+        if pages == 0 {
+            return Err(Code::BAD_PARAMETER_4);
+        }
+        let len = u64::from(pages) * PAGE;
+        if offset.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(Code::OUT_OF_RANGE);
+        }
+        self.object
+            .map(HEADER_LEN + offset as usize, len as usize)
+            .map_err(|_| Code::OS_ERROR)
+    }
+}
+
+/// Why a wait ended without an event.
+pub trait WaitControl {
+    /// Checked on every wake-up: `Some(code)` ends the wait with that status.
+    fn interrupted(&self) -> Option<Code>;
+}
+
+impl NodeState {
+    pub fn enable(&self, ty: usize) -> Result<(), Code> {
+        let bit = 1 << ty;
+        if self.enabled.fetch_or(bit, Ordering::AcqRel) & bit != 0 {
+            return Err(Code::ALREADY_ENABLED);
+        }
+        Ok(())
+    }
+
+    /// Disables the interrupt, drops a queued one, and wakes waiters (which then
+    /// see it disabled).
+    pub fn disable(&self, ty: usize) -> Result<(), Code> {
+        let bit = 1 << ty;
+        if self.enabled.fetch_and(!bit, Ordering::AcqRel) & bit == 0 {
+            return Err(Code::NOT_ENABLED);
+        }
+        self.slots[ty].store(0, Ordering::Release);
+        self.notify();
+        Ok(())
+    }
+
+    pub fn is_enabled(&self, ty: usize) -> bool {
+        self.enabled.load(Ordering::Acquire) & (1 << ty) != 0
+    }
+
+    /// Queues an interrupt from `from`, arriving at `due_ns`. Like the driver, a
+    /// node holds one event per type: while one is queued, a new one is lost. A
+    /// disabled interrupt is not latched at all. Returns whether it was queued.
+    pub fn deliver(&self, ty: usize, from: u16, data: u32, due_ns: u64) -> bool {
+        if !self.is_enabled(ty) {
+            return false;
+        }
+        let word = (u64::from(from) << 32) | u64::from(data);
+        if self.slots[ty]
+            .compare_exchange(0, RESERVED | word, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        self.due[ty].store(due_ns, Ordering::Relaxed);
+        self.slots[ty].store(PENDING | word, Ordering::Release);
+        self.counts[ty].fetch_add(1, Ordering::Relaxed);
+        self.notify();
+        true
+    }
+
+    /// Drops the queued event of this type, if any.
+    pub fn clear(&self, ty: usize) {
+        let slot = &self.slots[ty];
+        let v = slot.load(Ordering::Acquire);
+        if v & PENDING != 0 {
+            let _ = slot.compare_exchange(v, 0, Ordering::AcqRel, Ordering::Relaxed);
+        }
+    }
+
+    pub fn count(&self, ty: usize) -> u32 {
+        self.counts[ty].load(Ordering::Relaxed)
+    }
+
+    /// Wakes everything waiting on this node (in every process).
+    pub fn notify(&self) {
+        self.seq.fetch_add(1, Ordering::Release);
+        futex::wake_all(&self.seq);
+    }
+
+    /// Takes the event of type `ty` once it has arrived: (sender node, data).
+    /// `deadline_ns` of `None` waits forever; `Some(now)` only looks.
+    pub fn wait(
+        &self,
+        ty: usize,
+        deadline_ns: Option<u64>,
+        control: &dyn WaitControl,
+    ) -> Result<(u16, u32), Code> {
+        loop {
+            let seq = self.seq.load(Ordering::Acquire);
+            if let Some(code) = control.interrupted() {
+                return Err(code);
+            }
+            if !self.is_enabled(ty) {
+                return Err(Code::NOT_ENABLED);
+            }
+            let now = now_ns();
+            let v = self.slots[ty].load(Ordering::Acquire);
+            let mut sleep_until = deadline_ns;
+            if v & PENDING != 0 {
+                let due = self.due[ty].load(Ordering::Relaxed);
+                if due <= now {
+                    if self.slots[ty]
+                        .compare_exchange(v, 0, Ordering::AcqRel, Ordering::Relaxed)
+                        .is_ok()
+                    {
+                        return Ok(((v >> 32) as u16, v as u32));
+                    }
+                    continue;
+                }
+                if deadline_ns.is_some_and(|d| d < due) {
+                    // It will not have arrived by the deadline.
+                    sleep_until = deadline_ns;
+                } else {
+                    // In flight: arrives within the configured delay; short waits
+                    // spin, as a futex sleep would overshoot a ~500 ns latency.
+                    if due - now < 50_000 {
+                        std::hint::spin_loop();
+                        continue;
+                    }
+                    sleep_until = Some(due);
+                }
+            }
+            match sleep_until {
+                Some(until) if until <= now => return Err(Code::TIMED_OUT),
+                Some(until) => futex::wait(&self.seq, seq, Duration::from_nanos(until - now)),
+                None => futex::wait(&self.seq, seq, Duration::from_secs(3600)),
+            }
+        }
+    }
+}
+
+/// Aligned single accesses and byte copies inside `[0, size)` of ring memory.
+/// Every access is bounds-checked here; the memory is shared with other
+/// processes, so it is touched only through atomics.
+pub mod access {
+    use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering};
+
+    use crate::abi::Code;
+
+    fn window(size: u64, offset: u32, len: u32, align: u32) -> Result<usize, Code> {
+        if u64::from(offset) + u64::from(len) > size {
+            return Err(Code::OUT_OF_RANGE);
+        }
+        if !offset.is_multiple_of(align) {
+            return Err(Code::UNALIGNED_OFFSET);
+        }
+        Ok(offset as usize)
+    }
+
+    macro_rules! single {
+        ($peek:ident, $poke:ident, $t:ty, $atomic:ty) => {
+            /// # Safety
+            /// `base` must be valid for `size` bytes and aligned to 4096.
+            pub unsafe fn $peek(base: *mut u8, size: u64, offset: u32) -> Result<$t, Code> {
+                let at = window(size, offset, size_of::<$t>() as u32, size_of::<$t>() as u32)?;
+                // SAFETY: in bounds and naturally aligned (checked above; base is
+                // page-aligned); the memory is only accessed atomically.
+                Ok(unsafe { <$atomic>::from_ptr(base.add(at).cast()) }.load(Ordering::Relaxed))
+            }
+
+            /// # Safety
+            /// As for the peek of the same width.
+            pub unsafe fn $poke(
+                base: *mut u8,
+                size: u64,
+                offset: u32,
+                value: $t,
+            ) -> Result<(), Code> {
+                let at = window(size, offset, size_of::<$t>() as u32, size_of::<$t>() as u32)?;
+                // SAFETY: as in the peek.
+                unsafe { <$atomic>::from_ptr(base.add(at).cast()) }.store(value, Ordering::Relaxed);
+                Ok(())
+            }
+        };
+    }
+
+    single!(peek8, poke8, u8, AtomicU8);
+    single!(peek16, poke16, u16, AtomicU16);
+    single!(peek32, poke32, u32, AtomicU32);
+
+    /// Copies `buf.len()` bytes from `offset`: whole aligned words where it can,
+    /// bytes at the ends.
+    ///
+    /// # Safety
+    /// `base` must be valid for `size` bytes and aligned to 4096.
+    pub unsafe fn read(base: *mut u8, size: u64, offset: u32, buf: &mut [u8]) -> Result<(), Code> {
+        let len = u32::try_from(buf.len()).map_err(|_| Code::OUT_OF_RANGE)?;
+        let start = window(size, offset, len, 1)?;
+        let mut i = 0;
+        while i < buf.len() {
+            let at = start + i;
+            if at % 4 == 0 && buf.len() - i >= 4 {
+                // SAFETY: in bounds (window checked) and 4-aligned.
+                let w = unsafe { AtomicU32::from_ptr(base.add(at).cast()) }.load(Ordering::Relaxed);
+                buf[i..i + 4].copy_from_slice(&w.to_ne_bytes());
+                i += 4;
+            } else {
+                // SAFETY: in bounds.
+                buf[i] = unsafe { AtomicU8::from_ptr(base.add(at)) }.load(Ordering::Relaxed);
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies `buf` to `offset`, as [`read`] does the other way.
+    ///
+    /// # Safety
+    /// As for [`read`].
+    pub unsafe fn write(base: *mut u8, size: u64, offset: u32, buf: &[u8]) -> Result<(), Code> {
+        let len = u32::try_from(buf.len()).map_err(|_| Code::OUT_OF_RANGE)?;
+        let start = window(size, offset, len, 1)?;
+        let mut i = 0;
+        while i < buf.len() {
+            let at = start + i;
+            if at % 4 == 0 && buf.len() - i >= 4 {
+                let w = u32::from_ne_bytes(buf[i..i + 4].try_into().expect("4 bytes"));
+                // SAFETY: in bounds (window checked) and 4-aligned.
+                unsafe { AtomicU32::from_ptr(base.add(at).cast()) }.store(w, Ordering::Relaxed);
+                i += 4;
+            } else {
+                // SAFETY: in bounds.
+                unsafe { AtomicU8::from_ptr(base.add(at)) }.store(buf[i], Ordering::Relaxed);
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+}

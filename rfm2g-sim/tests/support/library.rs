@@ -1,0 +1,61 @@
+//! Where the emulator library is, building it first. Included with `#[path]` by
+//! the tests of rfm2g-sim, rfm-core and fmu-src: a test cannot depend on a cdylib,
+//! so it asks cargo for one (a no-op when it is current). Cargo is not holding
+//! the build lock while tests run, so the nested build does not wait on it.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// `target/<profile>/librfm2g.so`, current with the sources.
+pub fn sim_library() -> PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        // target/<profile>/deps/<test> -> target/<profile>
+        let dir = exe
+            .parent()
+            .and_then(|deps| deps.parent())
+            .expect("tests run from target/<profile>/deps");
+        let mut cargo = std::process::Command::new(env!("CARGO"));
+        cargo.args(["build", "--quiet", "-p", "rfm2g-sim"]);
+        match dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => {}
+            Some(profile) => {
+                cargo.args(["--profile", profile]);
+            }
+            None => panic!("unexpected target layout: {}", dir.display()),
+        }
+        let status = cargo.status().expect("run cargo to build rfm2g-sim");
+        assert!(status.success(), "`cargo build -p rfm2g-sim` failed");
+        let lib = dir.join("librfm2g.so");
+        assert!(
+            lib.exists(),
+            "cargo built rfm2g-sim but {} is missing",
+            lib.display()
+        );
+        lib
+    })
+    .clone()
+}
+
+/// Removes an emulated ring's shared memory when the test ends, pass or fail.
+pub struct RingGuard(pub String);
+
+impl Drop for RingGuard {
+    fn drop(&mut self) {
+        let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{}", self.0));
+    }
+}
+
+/// A ring name no other test (in this or a concurrent process) uses.
+pub fn unique_ring(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
