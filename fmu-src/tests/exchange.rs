@@ -131,13 +131,15 @@ fn free_mode_never_waits_and_reports_the_link() {
 const PEER_ENV: &str = "RFM_ATTITUDE_TEST_PEER";
 const PROCESS_STEPS: i64 = 100_000;
 
-/// One master: steps its instance, checks every output, returns a digest of them.
-fn master(device: &str, me: u8) -> u64 {
+/// One master: steps its instance `steps` times with the parameters `extra`,
+/// checks every output, returns a digest of them.
+fn master(device: &str, me: u8, steps: i64, extra: &[(&str, &str)]) -> u64 {
     let fmu = node(&format!("node{me}"), device, me, 1 - me, 0);
+    fmu.set_all(extra);
     feed(&fmu, me, -1);
     assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
     let mut digest = 0u64;
-    for k in 0..PROCESS_STEPS {
+    for k in 0..steps {
         feed(&fmu, me, k);
         assert_eq!(
             fmu.step(k as f64 * H, H),
@@ -159,7 +161,7 @@ fn master(device: &str, me: u8) -> u64 {
 #[test]
 fn two_processes_with_lag_zero_agree_run_after_run() {
     if let Ok(device) = std::env::var(PEER_ENV) {
-        println!("digest {}", master(&device, 1));
+        println!("digest {}", master(&device, 1, PROCESS_STEPS, &[]));
         return;
     }
     let mut runs = Vec::new();
@@ -177,7 +179,7 @@ fn two_processes_with_lag_zero_agree_run_after_run() {
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let mine = master(&device, 0);
+        let mine = master(&device, 0, PROCESS_STEPS, &[]);
         let out = peer.wait_with_output().unwrap();
         let _ = rfm_core::backend::shm::unlink(&name);
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -219,33 +221,57 @@ fn the_seed_layout_exchanges_in_free_mode() {
     assert!(a.boolean("link.ok"));
 }
 
+const RFM2G_MASTER_ENV: &str = "RFM_ATTITUDE_TEST_RFM2G_MASTER";
+
+/// What a user with two emulated boards does: each master's FMU opens
+/// `/dev/rfm2g0`, which the emulator's configuration (`RFM2G_SIM_DEVICES`, read
+/// by the process that opens the board) makes node 1 in one process and node 2
+/// in the other, on one ring; lockstep waits on network interrupts. Both masters
+/// are child processes, as each needs its own environment.
 #[test]
-fn an_rfm2g_board_with_network_interrupts_couples_two_threads() {
-    let device = format!("/dev/rfm2g-{}", unique("fmu-evt"));
-    let lib = common::fake_rfm2g_library();
-    let run = |me: u8| {
-        let (device, lib) = (device.clone(), lib.clone());
-        std::thread::spawn(move || {
-            let fmu = node(&format!("n{me}"), &device, me, 1 - me, 0);
-            fmu.set_all(&[
-                ("waitStrategy", "event"),
-                ("rfm2gLibrary", lib.to_str().unwrap()),
-            ]);
-            feed(&fmu, me, -1);
-            assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
-            for k in 0..2_000 {
-                feed(&fmu, me, k);
-                assert_eq!(
-                    fmu.step(k as f64 * H, H),
-                    fmi2OK,
-                    "node {me} step {k}: {:?}",
-                    fmu.log()
-                );
-                check(&fmu, 1 - me, k);
-            }
+fn two_processes_on_emulated_rfm2g_boards_wait_on_network_interrupts() {
+    const STEPS: i64 = 20_000;
+    if let Ok(me) = std::env::var(RFM2G_MASTER_ENV) {
+        let lib = common::sim_library();
+        let extra = [
+            ("waitStrategy", "event"),
+            ("rfm2gLibrary", lib.to_str().unwrap()),
+        ];
+        println!(
+            "digest {}",
+            master("/dev/rfm2g0", me.parse().unwrap(), STEPS, &extra)
+        );
+        return;
+    }
+    common::sim_library();
+    let ring = unique("fmu-rfm2g");
+    let _ring = common::RingGuard(ring.clone());
+    let masters: Vec<_> = (0..2u8)
+        .map(|me| {
+            Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "two_processes_on_emulated_rfm2g_boards_wait_on_network_interrupts",
+                    "--nocapture",
+                ])
+                .env(RFM2G_MASTER_ENV, me.to_string())
+                .env(
+                    "RFM2G_SIM_DEVICES",
+                    format!("/dev/rfm2g0 ring={ring} node={} size=1M", me + 1),
+                )
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
         })
-    };
-    let (a, b) = (run(0), run(1));
-    a.join().unwrap();
-    b.join().unwrap();
+        .collect();
+    for (me, child) in masters.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("digest "),
+            "master {me} failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -1,5 +1,5 @@
 //! One conformance suite, run against every backend: loopback and shm, and RFM2g
-//! through a library with the vendor's ABI (the fake in `tests/fake_rfm2g`).
+//! through a library with the vendor's ABI (the emulator, `rfm2g-sim`).
 //! Under Miri only the loopback backend runs (no shm_open or dlopen there).
 
 mod common;
@@ -17,7 +17,7 @@ struct Fixture {
     device: String,
     options: OpenOptions,
     #[cfg(not(miri))]
-    _guard: Option<common::ShmGuard>,
+    _guard: Option<Box<dyn std::any::Any>>,
 }
 
 impl Fixture {
@@ -48,19 +48,23 @@ fn shm() -> Fixture {
             memory_size: SIZE,
             rfm2g_library: None,
         },
-        _guard: Some(common::ShmGuard(name)),
+        _guard: Some(Box::new(common::ShmGuard(name))),
     }
 }
 
+/// Node 0 of a ring of its own; every open is the same board, as when two
+/// programs on one PC open `/dev/rfm2g0`.
 #[cfg(not(miri))]
-fn rfm2g_fake() -> Fixture {
+fn rfm2g_sim() -> Fixture {
+    let ring = common::unique("conf");
     Fixture {
-        device: format!("/dev/rfm2g-{}", common::unique("conf")),
+        device: format!("/dev/rfm2g-sim/{ring}/0/1M"),
         options: OpenOptions {
+            // Ignored for RFM2g: the board has its own size (1M in the path).
             memory_size: SIZE,
-            rfm2g_library: Some(common::fake_rfm2g_library()),
+            rfm2g_library: Some(common::sim_library()),
         },
-        _guard: None,
+        _guard: Some(Box::new(common::RingGuard(ring))),
     }
 }
 
@@ -257,4 +261,4 @@ macro_rules! conformance {
 
 conformance!(loopback);
 conformance!(shm, #[cfg(not(miri))]);
-conformance!(rfm2g_fake, #[cfg(not(miri))]);
+conformance!(rfm2g_sim, #[cfg(not(miri))]);

@@ -224,11 +224,19 @@ fn a_missing_vendor_library_says_which_and_how_to_build_it() {
 
 #[test]
 fn the_default_vendor_library_is_librfm2g_so() {
-    match Device::open("/dev/rfm2g0", &OpenOptions::default()) {
+    let ring = common::unique("default-lib");
+    let _ring = common::RingGuard(ring.clone());
+    match Device::open(
+        &format!("/dev/rfm2g-sim/{ring}/0/64K"),
+        &OpenOptions::default(),
+    ) {
         Err(err @ DeviceError::LibraryNotLoaded { .. }) => {
             assert_msg(&err, &["`librfm2g.so`", "LD_LIBRARY_PATH"])
         }
-        // A machine with a real (or emulated) library on its search path.
+        // `cargo test` puts target/debug, where the emulator is built, on the
+        // library search path.
+        Ok(device) => assert_eq!(device.info().library.as_deref(), Some("librfm2g.so")),
+        // A vendor library on the search path: it knows no such board.
         Err(DeviceError::Rfm2g(e)) => assert_eq!(e.call, "RFM2gOpen"),
         other => panic!("unexpected: {other:?}"),
     }
@@ -260,7 +268,7 @@ fn a_library_without_the_rfm2g_symbols_names_the_missing_one() {
 #[test]
 fn vendor_statuses_become_typed_errors_with_the_vendors_text() {
     let options = OpenOptions {
-        rfm2g_library: Some(common::fake_rfm2g_library()),
+        rfm2g_library: Some(common::sim_library()),
         ..OpenOptions::default()
     };
     let err = Device::open("/dev/nosuchboard", &options).unwrap_err();

@@ -440,22 +440,26 @@ fn configurations_that_cannot_work_name_the_parameter() {
     }
 }
 
-fn fake_board() -> (String, Option<std::path::PathBuf>) {
+/// Two emulated boards (nodes 1 and 2) on a fresh ring, and the emulator library.
+fn two_boards() -> (common::RingGuard, [String; 2], Option<std::path::PathBuf>) {
+    let ring = common::unique("evt");
+    let dev = |node| format!("/dev/rfm2g-sim/{ring}/{node}/1M");
     (
-        format!("/dev/rfm2g-{}", common::unique("evt")),
-        Some(common::fake_rfm2g_library()),
+        common::RingGuard(ring.clone()),
+        [dev(1), dev(2)],
+        Some(common::sim_library()),
     )
 }
 
 #[test]
-fn network_interrupts_reach_the_other_nodes_of_the_board() {
-    let (dev, lib) = fake_board();
+fn network_interrupts_reach_the_other_nodes_of_the_ring() {
+    let (_ring, dev, lib) = two_boards();
     let options = rfm_core::OpenOptions {
         rfm2g_library: lib,
         ..Default::default()
     };
-    let a = rfm_core::Device::open(&dev, &options).unwrap();
-    let b = rfm_core::Device::open(&dev, &options).unwrap();
+    let a = rfm_core::Device::open(&dev[0], &options).unwrap();
+    let b = rfm_core::Device::open(&dev[1], &options).unwrap();
     let (ea, eb) = (a.events().unwrap().unwrap(), b.events().unwrap().unwrap());
     ea.broadcast(42).unwrap();
     assert_eq!(
@@ -472,11 +476,11 @@ fn network_interrupts_reach_the_other_nodes_of_the_board() {
 
 #[test]
 fn lockstep_on_network_interrupts_exchanges_exactly() {
-    let (dev, lib) = fake_board();
-    let cfg = |node, peer| LinkConfig {
+    let (_ring, dev, lib) = two_boards();
+    let cfg = |node: u8, peer| LinkConfig {
         wait: WaitStrategy::Event,
         rfm2g_library: lib.clone(),
-        ..config(&dev, node, peer, 0)
+        ..config(&dev[usize::from(node)], node, peer, 0)
     };
     exchange_in_two_threads(cfg(0, 1), cfg(1, 0), 2_000);
 }

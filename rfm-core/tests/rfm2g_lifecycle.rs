@@ -1,6 +1,6 @@
 //! The RFM2g backend closes every handle and unmaps every mapping it made, once,
-//! when the last device or region using it is dropped (checked through the fake
-//! library's counters; a test binary of its own, so no other test moves them).
+//! when the last device or region using it is dropped (checked through the
+//! emulator's counters; a test binary of its own, so no other test moves them).
 #![cfg(not(miri))]
 
 mod common;
@@ -9,15 +9,15 @@ use rfm_core::{Device, OpenOptions};
 
 #[test]
 fn handles_and_mappings_are_released_exactly_once() {
-    let path = common::fake_rfm2g_library();
-    // SAFETY: the fake library's initialisers do nothing.
+    let path = common::sim_library();
+    // SAFETY: the emulator's initialisers do nothing.
     let lib = unsafe { libloading::Library::new(&path) }.unwrap();
-    // SAFETY: both counters are `int (void)` in fake_rfm2g.c.
+    // SAFETY: both counters are `int (void)` in rfm2g-sim.
     let handles =
-        unsafe { lib.get::<unsafe extern "C" fn() -> i32>(b"fake_rfm2g_live_handles\0") }.unwrap();
+        unsafe { lib.get::<unsafe extern "C" fn() -> i32>(b"rfm2gsim_live_handles\0") }.unwrap();
     // SAFETY: as above.
     let maps =
-        unsafe { lib.get::<unsafe extern "C" fn() -> i32>(b"fake_rfm2g_live_maps\0") }.unwrap();
+        unsafe { lib.get::<unsafe extern "C" fn() -> i32>(b"rfm2gsim_live_maps\0") }.unwrap();
     // SAFETY: plain counter reads.
     let live = || unsafe { (handles(), maps()) };
     assert_eq!(live(), (0, 0));
@@ -26,7 +26,9 @@ fn handles_and_mappings_are_released_exactly_once() {
         rfm2g_library: Some(path.clone()),
         ..OpenOptions::default()
     };
-    let device = Device::open("/dev/rfm2g0", &options).unwrap();
+    let ring = common::unique("life");
+    let _ring = common::RingGuard(ring.clone());
+    let device = Device::open(&format!("/dev/rfm2g-sim/{ring}/0/64K"), &options).unwrap();
     assert_eq!(device.info().node_id, Some(0));
     assert_eq!(
         device.info().library.as_deref(),

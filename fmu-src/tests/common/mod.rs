@@ -233,16 +233,8 @@ pub fn unique(prefix: &str) -> String {
     )
 }
 
-#[path = "../../../rfm-core/tests/fake_rfm2g/build_lib.rs"]
-mod build_lib;
+#[path = "../../../rfm2g-sim/tests/support/library.rs"]
+mod sim;
 
-/// rfm-core's test library with the RFM2g vendor ABI, built once per test binary.
-pub fn fake_rfm2g_library() -> std::path::PathBuf {
-    build_lib::build(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../rfm-core/tests/fake_rfm2g/fake_rfm2g.c"
-        ),
-        env!("CARGO_TARGET_TMPDIR"),
-    )
-}
+/// The RFM2g emulator (`rfm2g-sim`), built for this test profile.
+pub use sim::{sim_library, RingGuard};

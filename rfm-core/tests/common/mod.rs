@@ -1,7 +1,6 @@
 //! Helpers shared by rfm-core's integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A name no other test (in this or a concurrent test process) uses.
@@ -25,13 +24,11 @@ impl Drop for ShmGuard {
     }
 }
 
-#[path = "../fake_rfm2g/build_lib.rs"]
-mod build_lib;
+#[cfg(not(miri))]
+#[path = "../../../rfm2g-sim/tests/support/library.rs"]
+mod sim;
 
-/// The test library with the RFM2g vendor ABI (tests/fake_rfm2g), built once.
-pub fn fake_rfm2g_library() -> PathBuf {
-    build_lib::build(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_rfm2g/fake_rfm2g.c"),
-        env!("CARGO_TARGET_TMPDIR"),
-    )
-}
+/// The RFM2g emulator (`rfm2g-sim`): the vendor's ABI over shared memory.
+#[cfg(not(miri))]
+#[allow(unused_imports)]
+pub use sim::{sim_library, RingGuard};
