@@ -30,6 +30,11 @@ cargo run --release -p build-fmu -- --platform linux64,win64
 step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace
 
+step "two simulator processes on two emulated RFM2g boards (rfm2g-sim), through the packaged .fmu"
+cargo build --release -p rfm2g-sim
+cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
+    --steps 20000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
+
 step "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
 .venv/bin/pytest -q tests/python
 

@@ -77,6 +77,9 @@ node writes it.</li>
 and put it on <code>LD_LIBRARY_PATH</code> (or give its path in <code>rfm2gLibrary</code>):</p>
 <pre>cd /path/to/RFM2g-SDK
 gcc -shared -fPIC -O2 api/*.c -lpthread -o librfm2g.so</pre>
+<p>Without a card, the project's emulator <code>rfm2g-sim</code> is a drop-in <code>librfm2g.so</code>
+(<code>cargo build --release -p rfm2g-sim</code>): boards are nodes of a ring in shared memory, chosen per
+process, e.g. <code>RFM2G_SIM_DEVICES="/dev/rfm2g0 ring=lab node=2"</code>. See the project's README.</p>
 
 <h2>Variables</h2>
 <table><tr><th>name</th><th>causality</th><th>type</th><th>start</th><th>description</th></tr>

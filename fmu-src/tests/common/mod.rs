@@ -237,4 +237,5 @@ pub fn unique(prefix: &str) -> String {
 mod sim;
 
 /// The RFM2g emulator (`rfm2g-sim`), built for this test profile.
+#[allow(unused_imports)]
 pub use sim::{sim_library, RingGuard};

@@ -1,11 +1,13 @@
 //! Two flight-simulator processes coupled through the packaged `rfm_attitude.fmu`.
 //!
-//! `simulators [FMU] [--steps N] [--device DEV]`: starts two processes; each
-//! imports the .fmu with the `fmi` crate (a master nobody here wrote), flies its own
-//! deterministic manoeuvre, and steps in lockstep (lag 0, spin) with the other
-//! through a fresh `shm:` memory. Each checks every peer attitude it receives
-//! against the peer's model, prints attitudes crossing, and the time of a whole
-//! master step (set inputs, fmi2DoStep, get outputs).
+//! `simulators [FMU] [--steps N] [--device DEV | --rfm2g-sim LIB]`: starts two
+//! processes; each imports the .fmu with the `fmi` crate (a master nobody here
+//! wrote), flies its own deterministic manoeuvre, and steps in lockstep (lag 0,
+//! spin) with the other through a fresh `shm:` memory, or, with `--rfm2g-sim`,
+//! through `/dev/rfm2g0` on two boards (nodes 1 and 2) of a fresh ring of the RFM2g
+//! emulator LIB, as on two PCs with cards. Each checks every peer attitude it
+//! receives against the peer's model, prints attitudes crossing, and the time of a
+//! whole master step (set inputs, fmi2DoStep, get outputs).
 
 use std::ffi::CString;
 use std::process::{Command, ExitCode};
@@ -28,7 +30,7 @@ fn attitude(node: u32, k: u64) -> [f64; 3] {
     ]
 }
 
-fn fly(fmu: &str, device: &str, me: u32, steps: u64) -> Result<(), String> {
+fn fly(fmu: &str, device: &str, library: Option<&str>, me: u32, steps: u64) -> Result<(), String> {
     let import: Fmi2Import =
         fmi::import::from_path(fmu).map_err(|e| format!("cannot import {fmu}: {e}"))?;
     let vr = |name: &str| {
@@ -51,6 +53,13 @@ fn fly(fmu: &str, device: &str, me: u32, steps: u64) -> Result<(), String> {
         &[CString::new(device).map_err(|e| e.to_string())?],
     )
     .map_err(fail("set device"))?;
+    if let Some(library) = library {
+        sim.set_string(
+            &[vr("rfm2gLibrary")?],
+            &[CString::new(library).map_err(|e| e.to_string())?],
+        )
+        .map_err(fail("set rfm2gLibrary"))?;
+    }
     sim.set_integer(
         &[vr("nodeSlot")?, vr("peerSlot")?],
         &[me as i32, 1 - me as i32],
@@ -104,15 +113,18 @@ fn fly(fmu: &str, device: &str, me: u32, steps: u64) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let mut fmu = "target/fmu/rfm_attitude.fmu".to_owned();
-    let (mut steps, mut device, mut node) = (100_000u64, None, None);
+    let (mut steps, mut device, mut node, mut library) = (100_000u64, None, None, None);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--steps" => steps = args.next().and_then(|s| s.parse().ok()).unwrap_or(steps),
             "--device" => device = args.next(),
             "--node" => node = args.next().and_then(|s| s.parse().ok()),
+            "--rfm2g-sim" => library = args.next(),
             "-h" | "--help" => {
-                println!("usage: simulators [FMU] [--steps N] [--device shm:NAME]");
+                println!(
+                    "usage: simulators [FMU] [--steps N] [--device shm:NAME | --rfm2g-sim LIBRFM2G_SO]"
+                );
                 return ExitCode::SUCCESS;
             }
             other => fmu = other.to_owned(),
@@ -120,7 +132,7 @@ fn main() -> ExitCode {
     }
     if let Some(me) = node {
         let device = device.expect("the parent passes --device");
-        return match fly(&fmu, &device, me, steps) {
+        return match fly(&fmu, &device, library.as_deref(), me, steps) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("simulators: {e}");
@@ -129,31 +141,47 @@ fn main() -> ExitCode {
         };
     }
     let name = format!("rfm-simulators-{}", std::process::id());
-    let device = device.unwrap_or_else(|| format!("shm:{name}"));
-    println!(
-        "two simulator processes, coupled through {fmu} over {device}, {steps} steps of {H} s"
-    );
+    let (device, object) = match (&library, device) {
+        (Some(_), _) => ("/dev/rfm2g0".to_owned(), format!("/rfm2g-sim.{name}")),
+        (None, Some(device)) => (device, format!("/{name}")),
+        (None, None) => (format!("shm:{name}"), format!("/{name}")),
+    };
+    match &library {
+        Some(lib) => println!(
+            "two simulator processes, coupled through {fmu} over {device} on two boards \
+             (nodes 1 and 2) of the emulated ring `{name}` ({lib}), {steps} steps of {H} s"
+        ),
+        None => println!(
+            "two simulator processes, coupled through {fmu} over {device}, {steps} steps of {H} s"
+        ),
+    }
     let exe = std::env::current_exe().expect("own path");
     let children: Vec<_> = (0..2)
         .map(|me: u32| {
-            Command::new(&exe)
-                .args([
-                    fmu.as_str(),
-                    "--node",
-                    &me.to_string(),
-                    "--device",
-                    &device,
-                    "--steps",
-                    &steps.to_string(),
-                ])
-                .spawn()
-                .expect("start a simulator process")
+            let mut child = Command::new(&exe);
+            child.args([
+                fmu.as_str(),
+                "--node",
+                &me.to_string(),
+                "--device",
+                &device,
+                "--steps",
+                &steps.to_string(),
+            ]);
+            if let Some(lib) = &library {
+                // Each process's /dev/rfm2g0 is its own board, as on two PCs.
+                child.args(["--rfm2g-sim", lib]).env(
+                    "RFM2G_SIM_DEVICES",
+                    format!("/dev/rfm2g0 ring={name} node={} size=1M", me + 1),
+                );
+            }
+            child.spawn().expect("start a simulator process")
         })
         .collect();
     let ok = children
         .into_iter()
         .all(|mut c| c.wait().is_ok_and(|s| s.success()));
-    let path = CString::new(format!("/{name}")).expect("no NUL");
+    let path = CString::new(object).expect("no NUL");
     // SAFETY: a valid C string; removes the demo's own memory (absent if --device named another).
     unsafe { libc::shm_unlink(path.as_ptr()) };
     if ok {
