@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 setup bench
 cargo run --release -p build-fmu -- --platform linux64
+cargo build --release -p rfm2g-sim
 cargo run --release -p rfm-bench --bin coupling -- "$@"

@@ -39,7 +39,8 @@ step "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64
 .venv/bin/pytest -q tests/python
 
 step "the benchmark command runs end to end (a short smoke run: timing is for scripts/bench.sh)"
-cargo run --release -p rfm-bench --bin coupling -- --steps 20000 --out target/bench-smoke
+cargo run --release -p rfm-bench --bin coupling -- --steps 20000 --out target/bench-smoke \
+    --rfm2g-sim "$PWD/target/release/librfm2g.so"
 test -s target/bench-smoke/coupling.json && test -s target/bench-smoke/coupling.png
 
 step "Miri: region, frame codecs, seqlock, loopback backend, torn-read stress"

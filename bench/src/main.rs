@@ -12,7 +12,9 @@
 //! 5. FMU overhead alone: one instance, self-loop over `loopback:`, free mode
 //!    (timed in batches of 100 steps: a clock read per step would cost more than
 //!    what is measured);
-//! 6. the RFM2g path through the emulated vendor library, once it exists.
+//! 6. the same FMU exchange over RFM2g: `device=/dev/rfm2g0`-style boards (nodes
+//!    1 and 2 of one ring) through the emulated vendor library `rfm2g-sim`, with
+//!    waitStrategy spin, and event (network interrupts: the futex path).
 //!
 //! Writes `DIR/coupling.json` and `DIR/coupling.png`, and prints a table.
 
@@ -33,6 +35,8 @@ use stats::Summary;
 struct Args {
     steps: u64,
     fmu: PathBuf,
+    /// The RFM2g emulator, `librfm2g.so`.
+    rfm2g_sim: PathBuf,
     out: PathBuf,
     child: Option<Vec<String>>,
 }
@@ -45,6 +49,7 @@ fn parse() -> Result<Args> {
     let mut a = Args {
         steps: 1_000_000,
         fmu: root.join("target/fmu/rfm_attitude.fmu"),
+        rfm2g_sim: root.join("target/release/librfm2g.so"),
         out: root.join("target/bench"),
         child: None,
     };
@@ -59,10 +64,14 @@ fn parse() -> Result<Args> {
                     .context("--steps N")?
             }
             "--fmu" => a.fmu = it.next().context("--fmu PATH")?.into(),
+            "--rfm2g-sim" => a.rfm2g_sim = it.next().context("--rfm2g-sim PATH")?.into(),
             "--out" => a.out = it.next().context("--out DIR")?.into(),
             "--child" => a.child = Some(it.by_ref().collect()),
             "-h" | "--help" => {
-                println!("usage: coupling [--steps N (default 1000000)] [--fmu PATH] [--out DIR]");
+                println!(
+                    "usage: coupling [--steps N (default 1000000)] [--fmu PATH] \
+                     [--rfm2g-sim LIBRFM2G_SO] [--out DIR]"
+                );
                 std::process::exit(0);
             }
             other => bail!("unknown argument {other}; see --help"),
@@ -92,6 +101,21 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
                 ("peerSlot", 1 - node as i32),
                 ("lag", lag),
             ];
+            fmu.run(&strings, &integers, steps, 1)?
+        }
+        "rfm2g" => {
+            // Board node+1 of the ring, named in the emulator's self-describing
+            // path so that the two processes need no configuration.
+            let (ring, wait) = (&rest[0], &rest[1]);
+            let device = format!("/dev/rfm2g-sim/{ring}/{}/1M", node + 1);
+            let fmu = fmu::Fmu::load(&args.fmu, &args.out.join("tmp"))?;
+            let library = args.rfm2g_sim.to_str().context("UTF-8 library path")?;
+            let strings = [
+                ("device", device.as_str()),
+                ("waitStrategy", wait.as_str()),
+                ("rfm2gLibrary", library),
+            ];
+            let integers = [("nodeSlot", node as i32), ("peerSlot", 1 - node as i32)];
             fmu.run(&strings, &integers, steps, 1)?
         }
         "alone" => {
@@ -207,6 +231,12 @@ fn main() -> Result<()> {
             args.fmu.display()
         );
     }
+    if !args.rfm2g_sim.is_file() {
+        bail!(
+            "{} is missing: run `cargo build --release -p rfm2g-sim` first",
+            args.rfm2g_sim.display()
+        );
+    }
     let n = args.steps;
     let pid = std::process::id();
     let shm = |tag: &str| format!("rfm-bench-{tag}-{pid}");
@@ -252,6 +282,26 @@ fn main() -> Result<()> {
     )?;
     let alone = single(&args, "alone", n);
     run("5 FMU alone: self-loop, free, set+step+get", n, alone)?;
+    // Every step wakes the peer through the kernel: as many steps as UDP gets.
+    for (name, tag, wait, steps) in [
+        (
+            "6a FMU over emulated RFM2g: lag 0, spin",
+            "rfm2g-spin",
+            "spin",
+            n,
+        ),
+        (
+            "6b FMU over emulated RFM2g: lag 0, event",
+            "rfm2g-event",
+            "event",
+            udp_steps,
+        ),
+    ] {
+        let ring = shm(tag);
+        let extra = [ring.clone(), wait.to_owned()];
+        run(name, steps, pair(&args, "rfm2g", steps, &extra))?;
+        let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}"));
+    }
 
     let (raw, coupled, udp, overhead) = (&cases[0], &cases[1], &cases[4], &cases[5]);
     let fmu_over_raw = coupled.median as f64 / raw.median as f64;
@@ -267,10 +317,7 @@ fn main() -> Result<()> {
     };
     let results = json!({
         "machine": machine(),
-        "cases": cases.iter().map(Summary::to_json).chain([json!({
-            "name": "6 RFM2g through the emulated vendor library",
-            "skipped": "the emulated RFM2g library (the rfm2g-sim issue) does not exist yet",
-        })]).collect::<Vec<_>>(),
+        "cases": cases.iter().map(Summary::to_json).collect::<Vec<_>>(),
         "ratios": {
             "fmu_coupled_median_over_raw_median": target(fmu_over_raw, "<=", 1.3),
             "udp_median_over_fmu_coupled_median": target(udp_over_fmu, ">=", 100.0),
@@ -283,9 +330,6 @@ fn main() -> Result<()> {
     let png_path = args.out.join("coupling.png");
     report::histogram(&cases, &png_path)?;
     print!("{}", report::table(&cases));
-    println!(
-        "6 RFM2g through the emulated vendor library: skipped (the rfm2g-sim issue is not done)"
-    );
     println!(
         "ratios (targets): {}",
         serde_json::to_string_pretty(&results["ratios"])?

@@ -54,7 +54,17 @@ pub fn histogram(cases: &[Summary], path: &Path) -> Result<()> {
         .y_desc("share of steps per bin")
         .label_style(("sans-serif", 16))
         .draw()?;
-    let colors = [RED, BLUE, GREEN, MAGENTA, BLACK, CYAN];
+    let colors = [
+        RED,
+        BLUE,
+        GREEN,
+        MAGENTA,
+        BLACK,
+        CYAN,
+        RGBColor(230, 140, 0),
+        RGBColor(120, 70, 20),
+    ];
+    assert!(cases.len() <= colors.len(), "a color for every case");
     for (c, color) in cases.iter().zip(colors) {
         let mut counts = vec![0usize; bins];
         for &s in &c.samples {
