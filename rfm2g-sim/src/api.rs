@@ -256,6 +256,23 @@ pub unsafe extern "C" fn RFM2gUnMapUserMemoryBytes(
     unsafe { unmap(rh, UserMemoryPtr, pages_of(Bytes)) }
 }
 
+/// The caller's `Length`-byte buffer; `None` for a zero length (nothing to copy).
+unsafe fn buffer<'a>(
+    buffer: *mut c_void,
+    length: RFM2G_UINT32,
+) -> Result<Option<&'a mut [u8]>, Code> {
+    if length == 0 {
+        return Ok(None);
+    }
+    if buffer.is_null() {
+        return Err(Code::BAD_PARAMETER_3);
+    }
+    // SAFETY: non-NULL, and Length bytes long by the caller's contract.
+    Ok(Some(unsafe {
+        std::slice::from_raw_parts_mut(buffer.cast::<u8>(), length as usize)
+    }))
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn RFM2gRead(
     rh: RFM2GHANDLE,
@@ -264,16 +281,12 @@ pub unsafe extern "C" fn RFM2gRead(
     Length: RFM2G_UINT32,
 ) -> RFM2G_STATUS {
     with_board(rh, |b| {
-        if Length == 0 {
-            return Ok(());
+        // SAFETY: the caller's buffer; the ring memory is page-aligned, size() long.
+        unsafe {
+            buffer(Buffer, Length)?.map_or(Ok(()), |buf| {
+                access::read(b.ring.memory(), b.ring.size(), Offset, buf)
+            })
         }
-        if Buffer.is_null() {
-            return Err(Code::BAD_PARAMETER_3);
-        }
-        // SAFETY: the caller's buffer holds Length bytes.
-        let buf = unsafe { std::slice::from_raw_parts_mut(Buffer.cast::<u8>(), Length as usize) };
-        // SAFETY: the ring memory is page-aligned and ring.size() bytes.
-        unsafe { access::read(b.ring.memory(), b.ring.size(), Offset, buf) }
     })
 }
 
@@ -285,16 +298,12 @@ pub unsafe extern "C" fn RFM2gWrite(
     Length: RFM2G_UINT32,
 ) -> RFM2G_STATUS {
     with_board(rh, |b| {
-        if Length == 0 {
-            return Ok(());
+        // SAFETY: as in RFM2gRead.
+        unsafe {
+            buffer(Buffer, Length)?.map_or(Ok(()), |buf| {
+                access::write(b.ring.memory(), b.ring.size(), Offset, buf)
+            })
         }
-        if Buffer.is_null() {
-            return Err(Code::BAD_PARAMETER_3);
-        }
-        // SAFETY: the caller's buffer holds Length bytes.
-        let buf = unsafe { std::slice::from_raw_parts(Buffer.cast::<u8>(), Length as usize) };
-        // SAFETY: the ring memory is page-aligned and ring.size() bytes.
-        unsafe { access::write(b.ring.memory(), b.ring.size(), Offset, buf) }
     })
 }
 

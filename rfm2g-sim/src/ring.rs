@@ -354,52 +354,122 @@ pub mod access {
     single!(peek16, poke16, u16, AtomicU16);
     single!(peek32, poke32, u32, AtomicU32);
 
-    /// Copies `buf.len()` bytes from `offset`: whole aligned words where it can,
-    /// bytes at the ends.
+    /// Walks `[start, start + len)` as aligned 4-byte words where it can and
+    /// single bytes at the ends: calls `each(index, width)` with width 4 or 1.
+    fn pieces(start: usize, len: usize, mut each: impl FnMut(usize, usize)) {
+        let mut i = 0;
+        while i < len {
+            let width = if (start + i).is_multiple_of(4) && len - i >= 4 {
+                4
+            } else {
+                1
+            };
+            each(i, width);
+            i += width;
+        }
+    }
+
+    /// Copies `buf.len()` bytes from `offset`.
     ///
     /// # Safety
     /// `base` must be valid for `size` bytes and aligned to 4096.
     pub unsafe fn read(base: *mut u8, size: u64, offset: u32, buf: &mut [u8]) -> Result<(), Code> {
         let len = u32::try_from(buf.len()).map_err(|_| Code::OUT_OF_RANGE)?;
         let start = window(size, offset, len, 1)?;
-        let mut i = 0;
-        while i < buf.len() {
-            let at = start + i;
-            if at % 4 == 0 && buf.len() - i >= 4 {
-                // SAFETY: in bounds (window checked) and 4-aligned.
-                let w = unsafe { AtomicU32::from_ptr(base.add(at).cast()) }.load(Ordering::Relaxed);
-                buf[i..i + 4].copy_from_slice(&w.to_ne_bytes());
-                i += 4;
+        pieces(start, buf.len(), |i, width| {
+            if width == 4 {
+                // SAFETY: inside the checked window, and 4-aligned.
+                let w = unsafe { AtomicU32::from_ptr(base.add(start + i).cast()) };
+                buf[i..i + 4].copy_from_slice(&w.load(Ordering::Relaxed).to_ne_bytes());
             } else {
-                // SAFETY: in bounds.
-                buf[i] = unsafe { AtomicU8::from_ptr(base.add(at)) }.load(Ordering::Relaxed);
-                i += 1;
+                // SAFETY: inside the checked window.
+                buf[i] = unsafe { AtomicU8::from_ptr(base.add(start + i)) }.load(Ordering::Relaxed);
             }
-        }
+        });
         Ok(())
     }
 
-    /// Copies `buf` to `offset`, as [`read`] does the other way.
+    /// Copies `buf` to `offset`.
     ///
     /// # Safety
     /// As for [`read`].
     pub unsafe fn write(base: *mut u8, size: u64, offset: u32, buf: &[u8]) -> Result<(), Code> {
         let len = u32::try_from(buf.len()).map_err(|_| Code::OUT_OF_RANGE)?;
         let start = window(size, offset, len, 1)?;
-        let mut i = 0;
-        while i < buf.len() {
-            let at = start + i;
-            if at % 4 == 0 && buf.len() - i >= 4 {
+        pieces(start, buf.len(), |i, width| {
+            if width == 4 {
                 let w = u32::from_ne_bytes(buf[i..i + 4].try_into().expect("4 bytes"));
-                // SAFETY: in bounds (window checked) and 4-aligned.
-                unsafe { AtomicU32::from_ptr(base.add(at).cast()) }.store(w, Ordering::Relaxed);
-                i += 4;
+                // SAFETY: inside the checked window, and 4-aligned.
+                unsafe { AtomicU32::from_ptr(base.add(start + i).cast()) }
+                    .store(w, Ordering::Relaxed);
             } else {
-                // SAFETY: in bounds.
-                unsafe { AtomicU8::from_ptr(base.add(at)) }.store(buf[i], Ordering::Relaxed);
-                i += 1;
+                // SAFETY: inside the checked window.
+                unsafe { AtomicU8::from_ptr(base.add(start + i)) }.store(buf[i], Ordering::Relaxed);
+            }
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::access;
+    use crate::abi::Code;
+
+    /// A page-aligned stand-in for ring memory.
+    #[repr(C, align(4096))]
+    struct Page([u8; 4096]);
+
+    #[test]
+    fn copies_at_any_offset_and_length_round_trip() {
+        let mut page = Page([0; 4096]);
+        let base = page.0.as_mut_ptr();
+        let data: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) ^ 0x5a).collect();
+        for offset in 0..9u32 {
+            for len in [0usize, 1, 3, 4, 5, 8, 13, 64] {
+                let mut back = vec![0u8; len];
+                // SAFETY: `base` is page-aligned and 4096 bytes long.
+                unsafe {
+                    access::write(base, 4096, offset, &data[..len]).unwrap();
+                    access::read(base, 4096, offset, &mut back).unwrap();
+                }
+                assert_eq!(back, &data[..len], "offset {offset} len {len}");
             }
         }
-        Ok(())
+        // Little-endian words, as the API presents memory.
+        // SAFETY: as above.
+        unsafe {
+            access::poke32(base, 4096, 100, 0x0403_0201).unwrap();
+            assert_eq!(access::peek8(base, 4096, 101), Ok(2));
+            assert_eq!(access::peek16(base, 4096, 102), Ok(0x0403));
+        }
+    }
+
+    #[test]
+    fn nothing_outside_the_memory_is_touched() {
+        let mut page = Page([0; 4096]);
+        let base = page.0.as_mut_ptr();
+        let mut buf = [0u8; 8];
+        // SAFETY: the memory is declared 4000 bytes, inside the 4096 of `page`: any
+        // access the checks let through past 4000 would show in the last bytes.
+        unsafe {
+            assert_eq!(
+                access::write(base, 4000, 3996, &[1; 8]),
+                Err(Code::OUT_OF_RANGE)
+            );
+            assert_eq!(
+                access::read(base, 4000, u32::MAX, &mut buf),
+                Err(Code::OUT_OF_RANGE)
+            );
+            assert_eq!(access::poke32(base, 4000, 4000, 1), Err(Code::OUT_OF_RANGE));
+            assert_eq!(access::poke16(base, 4000, 3999, 1), Err(Code::OUT_OF_RANGE));
+            assert_eq!(
+                access::poke16(base, 4000, 3, 1),
+                Err(Code::UNALIGNED_OFFSET)
+            );
+            access::write(base, 4000, 3992, &[7; 8]).unwrap();
+        }
+        assert!(page.0[3992..4000].iter().all(|b| *b == 7));
+        assert!(page.0[4000..].iter().all(|b| *b == 0));
     }
 }
