@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::backend::loopback::{self, LoopbackMemory};
-use crate::backend::rfm2g::{self, Board, Rfm2gError, BUILD_HINT};
+use crate::backend::rfm2g::{self, Board, Interrupt, Rfm2gError, BUILD_HINT, LINK_EVENT};
 #[cfg(unix)]
 use crate::backend::shm::{self, ShmMapping};
 use crate::region::{Region, WORD};
@@ -73,6 +73,11 @@ pub enum DeviceError {
     OpenToOthers { device: String, mode: u32 },
     #[error("device `{device}`: {what} is not supported on this platform")]
     Unsupported { device: String, what: &'static str },
+    #[error(
+        "device `{device}` is not an RFM2g board: {what} needs one (`/dev/rfm2gN` through the \
+         vendor library or the rfm2g-sim emulator)"
+    )]
+    NotRfm2g { device: String, what: &'static str },
     #[error("could not load the RFM2g library `{library}`: {reason}; {BUILD_HINT}")]
     LibraryNotLoaded { library: String, reason: String },
     #[error(
@@ -187,6 +192,8 @@ pub struct DeviceInfo {
     pub node_id: Option<u16>,
     /// The vendor library in use (RFM2g only).
     pub library: Option<String>,
+    /// `RFM2gBoardID` (RFM2g only, when the library has it).
+    pub board_id: Option<u8>,
 }
 
 impl Device {
@@ -249,25 +256,68 @@ impl Device {
     }
 
     pub fn info(&self) -> DeviceInfo {
-        let (node_id, library) = match &self.memory {
-            Memory::Rfm2g(board) => (Some(board.node_id()), Some(board.library().to_owned())),
-            _ => (None, None),
+        let (node_id, library, board_id) = match &self.memory {
+            Memory::Rfm2g(board) => (
+                Some(board.node_id()),
+                Some(board.library().to_owned()),
+                board.board_id(),
+            ),
+            _ => (None, None, None),
         };
         DeviceInfo {
             device: self.name.clone(),
             size: self.size(),
             node_id,
             library,
+            board_id,
         }
     }
 
     /// RFM2g network interrupts for the link's wake-ups; `None` on devices without
     /// them (shm, loopback) or when the vendor library lacks the event functions.
     pub fn events(&self) -> Result<Option<rfm2g::Events>, DeviceError> {
+        self.interrupts(LINK_EVENT)
+    }
+
+    /// Interrupt `kind`, enabled on this board while the result lives; `None` as
+    /// for [`Device::events`].
+    pub fn interrupts(&self, kind: Interrupt) -> Result<Option<rfm2g::Events>, DeviceError> {
         match &self.memory {
-            Memory::Rfm2g(board) => Ok(board.events()?),
+            Memory::Rfm2g(board) => Ok(board.events(kind)?),
             _ => Ok(None),
         }
+    }
+
+    fn board(&self, what: &'static str) -> Result<&Arc<Board>, DeviceError> {
+        match &self.memory {
+            Memory::Rfm2g(board) => Ok(board),
+            _ => Err(DeviceError::NotRfm2g {
+                device: self.name.clone(),
+                what,
+            }),
+        }
+    }
+
+    /// Sends network interrupt `kind` with 32-bit `data` to node `to`, or to every
+    /// other node with `None` (RFM2g only).
+    pub fn send_interrupt(
+        &self,
+        to: Option<u16>,
+        kind: Interrupt,
+        data: u32,
+    ) -> Result<(), DeviceError> {
+        self.board("sending a network interrupt")?
+            .send_interrupt(to, kind, data)
+    }
+
+    /// `RFM2gCheckRingCont`: `Ok` when a packet sent round the ring comes back.
+    pub fn check_ring(&self) -> Result<(), DeviceError> {
+        self.board("the ring continuity test")?.check_ring()
+    }
+
+    /// The RFM2g driver's version, when the driver or emulator says (RFM2g only).
+    pub fn driver_version(&self) -> Result<Option<String>, DeviceError> {
+        Ok(self.board("the driver version")?.driver_version())
     }
 
     /// Maps the window `[offset, offset + len)`; it stays valid after the device is dropped.

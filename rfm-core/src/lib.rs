@@ -20,7 +20,7 @@ mod seqlock;
 pub mod slot;
 pub mod wait;
 
-pub use backend::rfm2g::Rfm2gError;
+pub use backend::rfm2g::{Interrupt, Rfm2gError};
 pub use device::{
     Device, DeviceError, DeviceInfo, DeviceSpec, OpenOptions, DEFAULT_MEMORY_SIZE, DEVICE_FORMS,
 };

@@ -99,6 +99,29 @@ impl From<&Frame> for Sample {
     }
 }
 
+impl From<&FlightData> for Sample {
+    fn from(p: &FlightData) -> Sample {
+        Sample {
+            sim_time: p.timestamp,
+            attitude: p.attitude.map(f64::from),
+            status: p.status,
+            message: p.msg,
+        }
+    }
+}
+
+impl Sample {
+    /// Distinguishes a re-read of one frame from a second frame with the same
+    /// index (a [`crate::health::FrameId`] digest).
+    pub fn digest(&self) -> u32 {
+        let mut h = self.sim_time.to_bits() ^ u64::from(self.status);
+        for a in self.attitude {
+            h = h.rotate_left(17) ^ a.to_bits();
+        }
+        (h ^ (h >> 32)) as u32
+    }
+}
+
 /// A frame received from the peer.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PeerSample {
@@ -307,15 +330,6 @@ fn wall_clock_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
-}
-
-/// Distinguishes a re-read of one frame from a second frame with the same index.
-fn digest(s: &Sample) -> u32 {
-    let mut h = s.sim_time.to_bits() ^ u64::from(s.status);
-    for a in s.attitude {
-        h = h.rotate_left(17) ^ a.to_bits();
-    }
-    (h ^ (h >> 32)) as u32
 }
 
 impl Link {
@@ -592,7 +606,7 @@ impl Link {
         let id = FrameId {
             epoch,
             step: index,
-            digest: digest(&sample),
+            digest: sample.digest(),
         };
         let seen = self.health.observe(id, self.stepped_at);
         if matches!(
@@ -610,15 +624,9 @@ impl Link {
             Side::Framed { reader, .. } => reader
                 .read_latest()
                 .map(|f| (Sample::from(&f), f.step, Some(f), Some(f.epoch))),
-            Side::Seed { reader, .. } => reader.read().map(|p| {
-                let s = Sample {
-                    sim_time: p.timestamp,
-                    attitude: p.attitude.map(f64::from),
-                    status: p.status,
-                    message: p.msg,
-                };
-                (s, p.packet_id, None, None)
-            }),
+            Side::Seed { reader, .. } => reader
+                .read()
+                .map(|p| (Sample::from(&p), p.packet_id, None, None)),
         };
         match read {
             Ok((sample, index, frame, epoch)) => {

@@ -14,7 +14,7 @@
 use std::any::Any;
 use std::fmt;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// Alignment, in bytes, of every offset and length given to a [`Region`].
@@ -39,6 +39,12 @@ pub enum RegionError {
     /// The length is not a multiple of [`WORD`].
     #[error("length {len} is not a multiple of {WORD}: reflective memory is accessed in whole 32-bit words")]
     UnalignedLength { len: usize },
+    /// A single access of `width` bytes at an offset that is not a multiple of it.
+    #[error("offset {offset} is not a multiple of {width}: a {width}-byte access must be aligned to {width} bytes")]
+    UnalignedAccess { offset: usize, width: usize },
+    /// A single access of a width other than 1, 2, 4 or 8 bytes.
+    #[error("a single access is 1, 2, 4 or 8 bytes wide, not {width}")]
+    BadWidth { width: usize },
 }
 
 /// A window of mapped memory: base, length and whatever keeps the mapping alive.
@@ -194,6 +200,83 @@ impl Region {
         Ok(())
     }
 
+    /// Loads one naturally aligned value of `width` bytes (1, 2, 4 or 8) at
+    /// `offset`, little-endian as RFM2g presents memory.
+    ///
+    /// For diagnostics (a person peeking at memory): 1- and 2-byte accesses are
+    /// single atomic loads of that width, and 8 bytes are two 32-bit loads (low
+    /// word first), not one atomic access, as RFM2g PIO has no 64-bit access.
+    pub fn peek(&self, offset: usize, width: usize) -> Result<u64, RegionError> {
+        self.single(offset, width)?;
+        Ok(match width {
+            1 => u64::from(self.byte(offset).load(Ordering::Acquire)),
+            2 => u64::from(u16::from_le(self.half(offset).load(Ordering::Acquire))),
+            4 => u64::from(u32::from_le(self.load_u32(offset, Ordering::Acquire)?)),
+            _ => {
+                let low = u32::from_le(self.load_u32(offset, Ordering::Acquire)?);
+                let high = u32::from_le(self.load_u32(offset + WORD, Ordering::Acquire)?);
+                u64::from(low) | (u64::from(high) << 32)
+            }
+        })
+    }
+
+    /// Stores one naturally aligned value of `width` bytes at `offset`: the
+    /// counterpart of [`Region::peek`], with the same rules.
+    pub fn poke(&self, offset: usize, width: usize, value: u64) -> Result<(), RegionError> {
+        self.single(offset, width)?;
+        match width {
+            1 => self.byte(offset).store(value as u8, Ordering::Release),
+            2 => self
+                .half(offset)
+                .store((value as u16).to_le(), Ordering::Release),
+            4 => self.store_u32(offset, (value as u32).to_le(), Ordering::Release)?,
+            _ => {
+                self.store_u32(offset, (value as u32).to_le(), Ordering::Release)?;
+                self.store_u32(
+                    offset + WORD,
+                    ((value >> 32) as u32).to_le(),
+                    Ordering::Release,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a single access: a width of 1, 2, 4 or 8, inside the window,
+    /// naturally aligned (the base is 4-aligned; 8-byte accesses are two words).
+    fn single(&self, offset: usize, width: usize) -> Result<(), RegionError> {
+        if !matches!(width, 1 | 2 | 4 | 8) {
+            return Err(RegionError::BadWidth { width });
+        }
+        match offset.checked_add(width) {
+            Some(end) if end <= self.len => {}
+            _ => {
+                return Err(RegionError::OutOfBounds {
+                    offset,
+                    len: width,
+                    region_len: self.len,
+                })
+            }
+        }
+        if !offset.is_multiple_of(width) {
+            return Err(RegionError::UnalignedAccess { offset, width });
+        }
+        Ok(())
+    }
+
+    /// The byte at an offset [`Region::single`] accepted for width 1.
+    fn byte(&self, offset: usize) -> &AtomicU8 {
+        // SAFETY: in bounds (checked by `single`); the mapping outlives `&self`.
+        unsafe { AtomicU8::from_ptr(self.base.as_ptr().cast::<u8>().add(offset)) }
+    }
+
+    /// The half-word at an offset [`Region::single`] accepted for width 2.
+    fn half(&self, offset: usize) -> &AtomicU16 {
+        // SAFETY: in bounds and 2-aligned (checked by `single`; the base is
+        // 4-aligned); the mapping outlives `&self`.
+        unsafe { AtomicU16::from_ptr(self.base.as_ptr().cast::<u8>().add(offset).cast()) }
+    }
+
     /// Sets `len` bytes at `offset` to `byte`.
     pub fn fill(&self, offset: usize, len: usize, byte: u8) -> Result<(), RegionError> {
         let value = u32::from_ne_bytes([byte; WORD]);
@@ -234,6 +317,53 @@ mod tests {
         r.fill(0, 8, 0xab).unwrap();
         r.read(0, &mut out).unwrap();
         assert_eq!(out, [0xab; 8]);
+    }
+
+    #[test]
+    fn single_accesses_of_every_width_are_little_endian_and_checked() {
+        let r = heap_region(16);
+        r.poke(0, 8, 0x0807_0605_0403_0201).unwrap();
+        let mut bytes = [0u8; 8];
+        r.read(0, &mut bytes).unwrap();
+        assert_eq!(bytes, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(r.peek(1, 1), Ok(2));
+        assert_eq!(r.peek(2, 2), Ok(0x0403));
+        assert_eq!(r.peek(4, 4), Ok(0x0807_0605));
+        r.poke(9, 1, 0xaa).unwrap();
+        r.poke(10, 2, 0xbbcc).unwrap();
+        assert_eq!(r.peek(8, 4), Ok(0xbbcc_aa00));
+        assert_eq!(
+            r.peek(1, 2),
+            Err(RegionError::UnalignedAccess {
+                offset: 1,
+                width: 2
+            })
+        );
+        assert_eq!(
+            r.peek(4, 8),
+            Err(RegionError::UnalignedAccess {
+                offset: 4,
+                width: 8
+            })
+        );
+        assert_eq!(
+            r.poke(15, 2, 0),
+            Err(RegionError::OutOfBounds {
+                offset: 15,
+                len: 2,
+                region_len: 16
+            })
+        );
+        assert_eq!(r.peek(16, 1).unwrap_err().to_string(), "access of 1 bytes at offset 16 is outside the 16-byte region (it must end at or before byte 16)");
+        assert_eq!(
+            r.peek(usize::MAX, 8),
+            Err(RegionError::OutOfBounds {
+                offset: usize::MAX,
+                len: 8,
+                region_len: 16
+            })
+        );
+        assert_eq!(r.peek(0, 3), Err(RegionError::BadWidth { width: 3 }));
     }
 
     #[test]

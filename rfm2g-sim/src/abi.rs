@@ -16,7 +16,6 @@ impl Code {
     pub const NOT_IMPLEMENTED: Code = Code(1);
     pub const DRIVER_ERROR: Code = Code(2);
     pub const TIMED_OUT: Code = Code(3);
-    pub const LOW_MEMORY: Code = Code(4);
     pub const MEM_NOT_MAPPED: Code = Code(5);
     pub const OS_ERROR: Code = Code(6);
     pub const EVENT_IN_USE: Code = Code(7);
@@ -38,8 +37,6 @@ impl Code {
 }
 
 pub const RFM2G_SUCCESS: RFM2G_STATUS = 0;
-/// One past the last status code.
-pub const RFM2G_MAX_ERROR_CODE: RFM2G_STATUS = 42;
 
 pub const RFM2GEVENT_RESET: RFM2GEVENTTYPE = 0;
 pub const RFM2GEVENT_INTR4: RFM2GEVENTTYPE = 4;

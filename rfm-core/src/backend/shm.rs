@@ -255,6 +255,33 @@ pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<ShmMappi
     Ok(Arc::new(object.map(0, size)?))
 }
 
+/// An existing object's size and ownership, as `fstat` reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObjectStat {
+    pub size: u64,
+    pub uid: u32,
+    /// Permission bits (`0o600` when this library created it).
+    pub mode: u32,
+}
+
+/// Looks at `/NAME` without creating it (`NotFound` when no program has).
+pub fn stat(name: &str) -> io::Result<ObjectStat> {
+    validate_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
+    // SAFETY: `path` is a valid C string; read-only, never creating.
+    let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDONLY, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = Fd(fd);
+    let st = fstat("", &fd).map_err(|_| io::Error::last_os_error())?;
+    Ok(ObjectStat {
+        size: st.st_size as u64,
+        uid: st.st_uid,
+        mode: st.st_mode & 0o7777,
+    })
+}
+
 /// Removes the object `/NAME` (mappings that exist stay valid until dropped).
 pub fn unlink(name: &str) -> io::Result<()> {
     validate_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;

@@ -50,6 +50,9 @@ type SendEventFn = unsafe extern "C" fn(
     RFM2G_UINT32,
 ) -> RFM2G_STATUS;
 type WaitEventFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GEVENTINFO) -> RFM2G_STATUS;
+type BoardIdFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2G_UINT8) -> RFM2G_STATUS;
+type CheckRingFn = unsafe extern "C" fn(RFM2GHANDLE) -> RFM2G_STATUS;
+type GetConfigFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GCONFIG) -> RFM2G_STATUS;
 
 /// The network-interrupt functions, present in every vendor release but optional
 /// here: only `waitStrategy = event` needs them.
@@ -74,7 +77,16 @@ struct Api {
     unmap: UnMapFn,
     error_msg: ErrorMsgFn,
     events: Option<EventApi>,
+    /// Diagnostics, optional: only `rfmctl` uses them.
+    board_id: Option<BoardIdFn>,
+    check_ring: Option<CheckRingFn>,
+    /// Only called on the project's emulator, whose `RFM2GCONFIG` layout is ours
+    /// (a vendor library's differs between SDK versions).
+    emulator_config: Option<GetConfigFn>,
 }
+
+/// A symbol only the project's emulator (`rfm2g-sim`) exports.
+const EMULATOR_SYMBOL: &[u8] = b"rfm2gsim_live_handles\0";
 
 fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
     let name = library.map_or_else(|| DEFAULT_LIBRARY.to_owned(), |p| p.display().to_string());
@@ -90,6 +102,15 @@ fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
         library: name.clone(),
         reason: e.to_string(),
     })?;
+    // SAFETY: the library is loaded already (above); loading it again only takes
+    // another reference, and the symbol is only looked up, never called.
+    let emulator = unsafe {
+        libloading::Library::new(library.map_or(DEFAULT_LIBRARY.as_ref(), Path::as_os_str))
+            .is_ok_and(|lib| {
+                lib.get::<unsafe extern "C" fn() -> i32>(EMULATOR_SYMBOL)
+                    .is_ok()
+            })
+    };
     macro_rules! required {
         ($field:ident) => {
             *raw.$field
@@ -122,6 +143,14 @@ fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
             }),
             _ => None,
         },
+        board_id: raw.RFM2gBoardID.as_ref().ok().copied(),
+        check_ring: raw.RFM2gCheckRingCont.as_ref().ok().copied(),
+        emulator_config: raw
+            .RFM2gGetConfig
+            .as_ref()
+            .ok()
+            .copied()
+            .filter(|_| emulator),
         library: name,
         _raw: raw,
     })
@@ -134,6 +163,7 @@ pub(crate) struct Board {
     device: String,
     size: u64,
     node_id: u16,
+    board_id: Option<u8>,
 }
 
 // SAFETY: the handle is an opaque token the vendor library accepts from any thread;
@@ -169,6 +199,63 @@ impl Board {
 
     pub(crate) fn library(&self) -> &str {
         &self.api.library
+    }
+
+    pub(crate) fn board_id(&self) -> Option<u8> {
+        self.board_id
+    }
+
+    /// The driver's version: the kernel module's (`/sys/module/rfm2g/version`), or
+    /// the emulator's; `None` when neither says.
+    pub(crate) fn driver_version(&self) -> Option<String> {
+        if let Some(get_config) = self.api.emulator_config {
+            // SAFETY: all-zero is a valid RFM2GCONFIG (integers and char arrays).
+            let mut config: ffi::RFM2GCONFIG = unsafe { std::mem::zeroed() };
+            // SAFETY: open handle; the emulator fills exactly this layout.
+            if unsafe { get_config(self.handle, &mut config) } == 0 {
+                // SAFETY: the emulator NUL-terminates the field inside its array.
+                let text = unsafe { CStr::from_ptr(config.DriverVersion.as_ptr()) };
+                return Some(text.to_string_lossy().into_owned());
+            }
+        }
+        std::fs::read_to_string("/sys/module/rfm2g/version")
+            .ok()
+            .map(|v| format!("rfm2g driver {}", v.trim()))
+    }
+
+    /// `RFM2gCheckRingCont`: whether a packet sent around the ring comes back.
+    pub(crate) fn check_ring(&self) -> Result<(), DeviceError> {
+        let check_ring = self
+            .api
+            .check_ring
+            .ok_or_else(|| DeviceError::SymbolMissing {
+                library: self.api.library.clone(),
+                symbol: "RFM2gCheckRingCont",
+            })?;
+        // SAFETY: open handle.
+        Ok(self.check("RFM2gCheckRingCont", unsafe { check_ring(self.handle) })?)
+    }
+
+    /// Sends network interrupt `kind` with `data` to node `to` (`None`: all others),
+    /// without enabling anything on this board.
+    pub(crate) fn send_interrupt(
+        &self,
+        to: Option<u16>,
+        kind: Interrupt,
+        data: u32,
+    ) -> Result<(), DeviceError> {
+        let api = self.event_api()?;
+        let node = to.unwrap_or(ffi::RFM2G_NODE_ALL as RFM2G_NODE);
+        // SAFETY: open handle; plain arguments.
+        let status = unsafe { (api.send)(self.handle, node, kind.raw(), data) };
+        Ok(self.check("RFM2gSendEvent", status)?)
+    }
+
+    fn event_api(&self) -> Result<EventApi, DeviceError> {
+        self.api.events.ok_or_else(|| DeviceError::SymbolMissing {
+            library: self.api.library.clone(),
+            symbol: "RFM2gSendEvent",
+        })
     }
 
     /// Maps `[offset, offset + len)` through `RFM2gUserMemory`, rounded out to pages.
@@ -251,58 +338,122 @@ impl Drop for Board {
     }
 }
 
-/// The network interrupt the link uses to wake a waiting peer.
-pub const LINK_EVENT: ffi::RFM2GEVENTTYPE = ffi::RFM2GEVENT_INTR1 as ffi::RFM2GEVENTTYPE;
+/// The network interrupts a program can send (`RFM2gSendEvent` accepts only these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    Reset,
+    Intr1,
+    Intr2,
+    Intr3,
+    Intr4,
+}
 
-/// RFM2g network interrupts of one board, enabled for [`LINK_EVENT`] while alive.
+impl Interrupt {
+    /// The accepted names, quoted in errors.
+    pub const NAMES: &'static str = "reset, intr1, intr2, intr3, intr4";
+
+    fn raw(self) -> ffi::RFM2GEVENTTYPE {
+        (match self {
+            Interrupt::Reset => ffi::RFM2GEVENT_RESET,
+            Interrupt::Intr1 => ffi::RFM2GEVENT_INTR1,
+            Interrupt::Intr2 => ffi::RFM2GEVENT_INTR2,
+            Interrupt::Intr3 => ffi::RFM2GEVENT_INTR3,
+            Interrupt::Intr4 => ffi::RFM2GEVENT_INTR4,
+        }) as ffi::RFM2GEVENTTYPE
+    }
+}
+
+impl std::fmt::Display for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Interrupt::Reset => "RESET",
+            Interrupt::Intr1 => "INTR1",
+            Interrupt::Intr2 => "INTR2",
+            Interrupt::Intr3 => "INTR3",
+            Interrupt::Intr4 => "INTR4",
+        })
+    }
+}
+
+impl std::str::FromStr for Interrupt {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Interrupt, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "reset" => Ok(Interrupt::Reset),
+            "intr1" => Ok(Interrupt::Intr1),
+            "intr2" => Ok(Interrupt::Intr2),
+            "intr3" => Ok(Interrupt::Intr3),
+            "intr4" => Ok(Interrupt::Intr4),
+            _ => Err(format!(
+                "`{s}` is not a network interrupt; use {}",
+                Interrupt::NAMES
+            )),
+        }
+    }
+}
+
+/// The network interrupt the link uses to wake a waiting peer.
+pub const LINK_EVENT: Interrupt = Interrupt::Intr1;
+
+/// One network interrupt of one board, enabled while alive.
 pub struct Events {
     board: Arc<Board>,
     api: EventApi,
+    kind: Interrupt,
+    /// Whether this enabled it (and so disables it on drop). An interrupt that was
+    /// on already (another handle on this board, e.g. a simulator while `rfmctl`
+    /// listens) is left on.
+    enabled_here: bool,
 }
 
 impl std::fmt::Debug for Events {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Events")
             .field("board", &self.board)
+            .field("kind", &self.kind)
             .finish()
     }
 }
 
 impl Board {
-    /// Enables [`LINK_EVENT`]; `Ok(None)` when the library lacks the event functions.
-    pub(crate) fn events(self: &Arc<Self>) -> Result<Option<Events>, Rfm2gError> {
+    /// Enables interrupt `kind`; `Ok(None)` when the library lacks the event functions.
+    pub(crate) fn events(self: &Arc<Self>, kind: Interrupt) -> Result<Option<Events>, Rfm2gError> {
         let Some(api) = self.api.events else {
             return Ok(None);
         };
         // SAFETY: open handle; a plain event number.
-        let status = unsafe { (api.enable)(self.handle, LINK_EVENT) };
+        let status = unsafe { (api.enable)(self.handle, kind.raw()) };
         // Already enabled: by another handle on this board, or by a process that
         // died without disabling it. Either way the interrupt is on, as wanted.
-        if status != ffi::RFM2G_ALREADY_ENABLED as RFM2G_STATUS {
+        let enabled_here = status != ffi::RFM2G_ALREADY_ENABLED as RFM2G_STATUS;
+        if enabled_here {
             self.check("RFM2gEnableEvent", status)?;
         }
         Ok(Some(Events {
             board: Arc::clone(self),
             api,
+            kind,
+            enabled_here,
         }))
     }
 }
 
 impl Events {
-    /// Sends [`LINK_EVENT`] with `data` to every other node on the ring.
+    /// Sends this interrupt with `data` to every other node on the ring.
     pub fn broadcast(&self, data: u32) -> Result<(), Rfm2gError> {
         let all = ffi::RFM2G_NODE_ALL as RFM2G_NODE;
         // SAFETY: open handle; plain arguments.
-        let status = unsafe { (self.api.send)(self.board.handle, all, LINK_EVENT, data) };
+        let status = unsafe { (self.api.send)(self.board.handle, all, self.kind.raw(), data) };
         self.board.check("RFM2gSendEvent", status)
     }
 
-    /// Waits up to `timeout_ms` for [`LINK_EVENT`]: `Some((node, data))`, or `None`
+    /// Waits up to `timeout_ms` for this interrupt: `Some((node, data))`, or `None`
     /// when the time ran out.
     pub fn wait(&self, timeout_ms: u32) -> Result<Option<(u16, u32)>, Rfm2gError> {
         let mut info = ffi::RFM2GEVENTINFO {
             ExtendedInfo: 0,
-            Event: LINK_EVENT,
+            Event: self.kind.raw(),
             Timeout: timeout_ms,
             NodeId: 0,
             pDrvSpec: std::ptr::null_mut(),
@@ -319,8 +470,10 @@ impl Events {
 
 impl Drop for Events {
     fn drop(&mut self) {
-        // SAFETY: open handle (the Arc keeps the board open); a plain event number.
-        let _ = unsafe { (self.api.disable)(self.board.handle, LINK_EVENT) };
+        if self.enabled_here {
+            // SAFETY: open handle (the Arc keeps the board open); a plain event number.
+            let _ = unsafe { (self.api.disable)(self.board.handle, self.kind.raw()) };
+        }
     }
 }
 
@@ -368,6 +521,7 @@ pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, D
         device: device.to_owned(),
         size: 0,
         node_id: 0,
+        board_id: None,
     };
     let mut size: RFM2G_UINT32 = 0;
     // SAFETY: open handle, valid out pointer.
@@ -381,5 +535,12 @@ pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, D
     })?;
     board.size = u64::from(size);
     board.node_id = node;
+    if let Some(board_id) = board.api.board_id {
+        let mut id: ffi::RFM2G_UINT8 = 0;
+        // SAFETY: open handle, valid out pointer.
+        if unsafe { board_id(board.handle, &mut id) } == 0 {
+            board.board_id = Some(id);
+        }
+    }
     Ok(Arc::new(board))
 }

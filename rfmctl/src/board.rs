@@ -1,0 +1,182 @@
+//! `info`, `ring-check` and `events`: what the device is, and the RFM2g network.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::anyhow;
+use clap::{Args, Subcommand};
+use rfm_core::{DeviceError, DeviceSpec, Interrupt};
+
+use crate::failure::Failure;
+use crate::numbers::parse_u32;
+use crate::open::open;
+
+fn human(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
+pub fn info(device: &str, library: Option<&Path>) -> Result<(), Failure> {
+    let dev = open(device, library)?;
+    let info = dev.info();
+    println!("device      {device}");
+    match dev.spec() {
+        DeviceSpec::Shm { name } => {
+            let stat = rfm_core::backend::shm::stat(name)
+                .map_err(|e| Failure::device(anyhow!("`{device}`: {e}")))?;
+            // SAFETY: geteuid has no preconditions.
+            let me = unsafe { libc::geteuid() };
+            println!("kind        POSIX shared memory /dev/shm/{name}");
+            println!("memory      {} bytes ({})", info.size, human(info.size));
+            println!(
+                "owner       uid {}{}, mode {:o}",
+                stat.uid,
+                if stat.uid == me { " (you)" } else { "" },
+                stat.mode
+            );
+        }
+        _ => {
+            println!("kind        RFM2g board");
+            println!("library     {}", info.library.unwrap_or_default());
+            println!(
+                "node id     {}",
+                info.node_id.map_or("?".into(), |n| n.to_string())
+            );
+            println!(
+                "board id    {}",
+                info.board_id
+                    .map_or("unknown (no RFM2gBoardID)".into(), |b| format!("{b:#04x}"))
+            );
+            println!("memory      {} bytes ({})", info.size, human(info.size));
+            println!(
+                "driver      {}",
+                dev.driver_version()?.unwrap_or_else(|| {
+                    "unknown (no /sys/module/rfm2g/version; see `modinfo rfm2g`)".into()
+                })
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn ring_check(device: &str, library: Option<&Path>) -> Result<(), Failure> {
+    let dev = open(device, library)?;
+    let started = Instant::now();
+    match dev.check_ring() {
+        Ok(()) => {
+            println!(
+                "ring continuity OK: a packet from node {} came back ({} µs)",
+                dev.info().node_id.unwrap_or_default(),
+                started.elapsed().as_micros()
+            );
+            Ok(())
+        }
+        Err(DeviceError::Rfm2g(e)) if e.name == "RFM2G_LINK_TEST_FAIL" => Err(Failure::check_failed(
+            anyhow!("ring continuity FAILED on `{device}`: {e}; check the fibre and that every node is powered"),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum EventsCommand {
+    /// Sends a network interrupt with 32-bit data to one node or to all others
+    #[command(
+        after_help = "Example: rfmctl events send /dev/rfm2g0 --to all --type intr2 --data 0x2a"
+    )]
+    Send(SendArgs),
+    /// Waits for network interrupts and prints the sender and data of each
+    #[command(
+        after_help = "Example: rfmctl events wait /dev/rfm2g0 --type intr2 --timeout-ms 5000"
+    )]
+    Wait(WaitArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    pub device: String,
+    /// Node id 0..255, or `all` (every other node)
+    #[arg(long, default_value = "all")]
+    pub to: String,
+    /// reset, intr1, intr2, intr3 or intr4 (simulators coupled with
+    /// waitStrategy=event use intr1)
+    #[arg(long = "type", default_value = "intr1")]
+    pub kind: Interrupt,
+    /// 32-bit data carried with the interrupt
+    #[arg(long, default_value = "0", value_parser = parse_u32)]
+    pub data: u32,
+}
+
+#[derive(Args, Debug)]
+pub struct WaitArgs {
+    pub device: String,
+    #[arg(long = "type", default_value = "intr1")]
+    pub kind: Interrupt,
+    /// How long to wait for each interrupt
+    #[arg(long, default_value = "1000", value_parser = parse_u32)]
+    pub timeout_ms: u32,
+    /// How many interrupts to wait for
+    #[arg(long, default_value = "1")]
+    pub count: u32,
+}
+
+fn node(to: &str) -> Result<Option<u16>, Failure> {
+    if to.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    to.parse::<u16>()
+        .ok()
+        .filter(|n| *n <= 255)
+        .map(Some)
+        .ok_or_else(|| Failure::usage(anyhow!("--to `{to}` is not a node id 0..255 or `all`")))
+}
+
+pub fn events(command: &EventsCommand, library: Option<&Path>) -> Result<(), Failure> {
+    match command {
+        EventsCommand::Send(args) => {
+            let to = node(&args.to)?;
+            let dev = open(&args.device, library)?;
+            dev.send_interrupt(to, args.kind, args.data)?;
+            println!(
+                "sent {} with data {:#010x} from node {} to {}",
+                args.kind,
+                args.data,
+                dev.info().node_id.unwrap_or_default(),
+                to.map_or("all other nodes".into(), |n| format!("node {n}"))
+            );
+            Ok(())
+        }
+        EventsCommand::Wait(args) => {
+            let dev = open(&args.device, library)?;
+            let events = dev.interrupts(args.kind)?.ok_or_else(|| match dev.spec() {
+                DeviceSpec::Rfm2g { .. } => Failure::device(anyhow!(
+                    "the RFM2g library of `{}` has no event functions",
+                    args.device
+                )),
+                _ => Failure::usage(DeviceError::NotRfm2g {
+                    device: args.device.clone(),
+                    what: "waiting for a network interrupt",
+                }),
+            })?;
+            for _ in 0..args.count {
+                match events.wait(args.timeout_ms).map_err(Failure::device)? {
+                    Some((from, data)) => {
+                        println!("{} from node {from}, data {data:#010x} ({data})", args.kind)
+                    }
+                    None => {
+                        return Err(Failure::check_failed(anyhow!(
+                            "no {} reached `{}` within {} ms",
+                            args.kind,
+                            args.device,
+                            args.timeout_ms
+                        )))
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}

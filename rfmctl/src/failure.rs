@@ -1,0 +1,54 @@
+//! How a command ends when it does not succeed: a message and an exit code a
+//! script can rely on (see `EXIT_CODES` in main.rs).
+
+use rfm_core::DeviceError;
+
+pub const CHECK_FAILED: u8 = 1;
+pub const USAGE: u8 = 2;
+pub const DEVICE: u8 = 3;
+
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub error: anyhow::Error,
+}
+
+impl Failure {
+    pub fn check_failed(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: CHECK_FAILED,
+            error: error.into(),
+        }
+    }
+
+    pub fn usage(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: USAGE,
+            error: error.into(),
+        }
+    }
+
+    pub fn device(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: DEVICE,
+            error: error.into(),
+        }
+    }
+}
+
+/// A device error is the device's failure, except asking a device for what its
+/// kind does not have, which is the caller's.
+impl From<DeviceError> for Failure {
+    fn from(e: DeviceError) -> Failure {
+        match e {
+            DeviceError::NotRfm2g { .. } => Failure::usage(e),
+            _ => Failure::device(e),
+        }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Failure {
+        Failure::device(error)
+    }
+}

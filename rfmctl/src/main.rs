@@ -1,0 +1,109 @@
+//! `rfmctl`: what the vendor's `rfm2g_util` is for a lab, for every memory the FMU
+//! can couple through. See `rfmctl --help` and `rfmctl help COMMAND`.
+
+mod board;
+mod failure;
+mod memory;
+mod numbers;
+mod open;
+mod ping;
+mod watch;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use failure::Failure;
+
+const EXIT_CODES: &str = "\
+Devices: /dev/rfm2gN (an RFM2g board through the vendor library, or the rfm2g-sim
+emulator with --library), or shm:NAME (shared memory a simulator created).
+loopback: memory exists only inside the process that made it.
+
+Exit codes:
+  0  done; the check passed
+  1  the check failed: ring continuity broken, no interrupt before the timeout,
+     a watched slot without a valid frame (--once), no answer to a ping
+  2  wrong usage: bad arguments, or a command the device does not support
+     (ring-check on shm:, any command on loopback:)
+  3  the device could not be opened, or refused the access (outside the memory,
+     unaligned)";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rfmctl",
+    version,
+    about = "Diagnostics for reflective memory: RFM2g boards and shared memory",
+    after_help = EXIT_CODES
+)]
+struct Cli {
+    /// RFM2g library for /dev/rfm2gN devices (default: librfm2g.so on the library
+    /// path); e.g. target/release/librfm2g.so, the rfm2g-sim emulator
+    #[arg(long, global = true, value_name = "PATH")]
+    library: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// What the device is: node and board id, memory size, library and driver
+    /// (RFM2g); size, owner and mode (shm)
+    #[command(
+        after_help = "Example: rfmctl info shm:cockpit\n         rfmctl --library target/release/librfm2g.so info /dev/rfm2g0"
+    )]
+    Info { device: String },
+    /// Reads one value
+    #[command(after_help = "Example: rfmctl peek shm:cockpit 0x840 --width 32")]
+    Peek(memory::PeekArgs),
+    /// Writes one value, and reads it back
+    #[command(after_help = "Example: rfmctl poke shm:cockpit 0x1000 0xdeadbeef --width 32")]
+    Poke(memory::PokeArgs),
+    /// Shows memory as hex and ASCII
+    #[command(after_help = "Example: rfmctl dump shm:cockpit 0 256")]
+    Dump(memory::DumpArgs),
+    /// Sets a range of whole 32-bit words to one byte value
+    #[command(after_help = "Example: rfmctl fill shm:cockpit 0x1000 4096 0")]
+    Fill(memory::FillArgs),
+    /// Live view of the frames in each slot (refreshes; --once for one look)
+    #[command(after_help = watch::HELP)]
+    Watch(watch::WatchArgs),
+    /// Round-trip latency between two slots, as the article measured it
+    #[command(after_help = ping::HELP)]
+    Ping(ping::PingArgs),
+    /// RFM2gCheckRingCont: does a packet sent round the fibre ring come back?
+    #[command(
+        name = "ring-check",
+        after_help = "Example: rfmctl ring-check /dev/rfm2g0"
+    )]
+    RingCheck { device: String },
+    /// Network interrupts with 32-bit data (RFM2g)
+    #[command(subcommand)]
+    Events(board::EventsCommand),
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    let library = cli.library.as_deref();
+    match cli.command {
+        Command::Info { device } => board::info(&device, library),
+        Command::Peek(args) => memory::peek(&args, library),
+        Command::Poke(args) => memory::poke(&args, library),
+        Command::Dump(args) => memory::dump(&args, library),
+        Command::Fill(args) => memory::fill(&args, library),
+        Command::Watch(args) => watch::run(&args, library),
+        Command::Ping(args) => ping::run(&args, library),
+        Command::RingCheck { device } => board::ring_check(&device, library),
+        Command::Events(command) => board::events(&command, library),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("rfmctl: {:#}", failure.error);
+            ExitCode::from(failure.code)
+        }
+    }
+}

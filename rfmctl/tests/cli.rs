@@ -1,0 +1,678 @@
+//! rfmctl as a script runs it: every subcommand against `shm:` and the emulated
+//! RFM2g library, its output, its exit status, and its errors.
+
+#[path = "../../rfm2g-sim/tests/support/library.rs"]
+mod sim;
+
+use std::io::Read;
+use std::process::{Command, Output};
+
+use rfm_core::frame::framed::{Frame, SyncMode};
+use rfm_core::frame::seed::FlightData;
+use rfm_core::frame::{self, Message};
+use rfm_core::slot::{FramedWriter, SeedWriter};
+use rfm_core::{Device, OpenOptions};
+
+fn rfmctl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args(args)
+        .output()
+        .expect("run rfmctl")
+}
+
+/// Runs rfmctl and returns (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = rfmctl(args);
+    (
+        out.status.code().expect("exited"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A `shm:` memory as a simulator would have created it; removed at the end.
+struct Shm {
+    device: String,
+    memory: Device,
+    _guard: ShmGuard,
+}
+
+struct ShmGuard(String);
+
+impl Drop for ShmGuard {
+    fn drop(&mut self) {
+        let _ = rfm_core::backend::shm::unlink(&self.0);
+    }
+}
+
+fn shm(size: usize) -> Shm {
+    let name = sim::unique_ring("rfmctl");
+    let device = format!("shm:{name}");
+    let memory = Device::open(
+        &device,
+        &OpenOptions {
+            memory_size: size,
+            rfm2g_library: None,
+        },
+    )
+    .unwrap();
+    Shm {
+        device,
+        memory,
+        _guard: ShmGuard(name),
+    }
+}
+
+/// `--library` and a self-describing device path of a fresh emulated ring.
+fn board(node: u8) -> (sim::RingGuard, String, String) {
+    let ring = sim::unique_ring("rfmctl");
+    let lib = sim::sim_library().to_str().unwrap().to_owned();
+    (
+        sim::RingGuard(ring.clone()),
+        lib,
+        format!("/dev/rfm2g-sim/{ring}/{node}/64K"),
+    )
+}
+
+#[test]
+fn help_explains_every_subcommand_with_an_example() {
+    let (code, text, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    for sub in [
+        "info",
+        "peek",
+        "poke",
+        "dump",
+        "fill",
+        "watch",
+        "ping",
+        "ring-check",
+        "events",
+    ] {
+        assert!(text.contains(&format!("  {sub} ")), "--help lacks {sub}");
+        let args: Vec<&str> = if sub == "events" {
+            vec!["events", "send", "--help"]
+        } else {
+            vec![sub, "--help"]
+        };
+        let (code, help, _) = run(&args);
+        assert_eq!(code, 0);
+        assert!(
+            help.contains("Example: rfmctl "),
+            "{sub} --help has no example:\n{help}"
+        );
+    }
+    assert!(text.contains("Exit codes:") && text.contains("3  the device could not be opened"));
+    let (code, _, err) = run(&["peek"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn peek_poke_dump_fill_on_shared_memory() {
+    let m = shm(64 << 10);
+    let d = m.device.as_str();
+    let (code, out, err) = run(&["poke", d, "0x100", "0xdeadbeef"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "0x00000100: 0xdeadbeef (3735928559) (written 0xdeadbeef)\n"
+    );
+    let region = m.memory.map(0x100, 8).unwrap();
+    assert_eq!(
+        region.peek(0, 4).unwrap(),
+        0xdead_beef,
+        "the write reached the memory"
+    );
+    for (offset, width, expect) in [
+        ("0x100", "8", "0x00000100: 0xef (239)\n"),
+        ("0x102", "16", "0x00000102: 0xdead (57005)\n"),
+        (
+            "0x100",
+            "64",
+            "0x00000100: 0x00000000deadbeef (3735928559)\n",
+        ),
+    ] {
+        let (code, out, err) = run(&["peek", d, offset, "--width", width]);
+        assert_eq!((code, out.as_str()), (0, expect), "{err}");
+    }
+    let (code, _, _) = run(&["poke", d, "0x108", "0x0123456789abcdef", "--width", "64"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        m.memory.map(0x108, 8).unwrap().peek(0, 8).unwrap(),
+        0x0123_4567_89ab_cdef
+    );
+    let (code, out, _) = run(&["dump", d, "0xfe", "20"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "000000fe  00 00 ef be ad de 00 00  00 00 ef cd ab 89 67 45  |..............gE|\n\
+         0000010e  23 01 00 00                                       |#...|\n"
+    );
+    let (code, out, _) = run(&["fill", d, "0x200", "16", "0x5a"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "filled 16 bytes at 0x00000200 with 0x5a\n")
+    );
+    let mut back = [0u8; 24];
+    m.memory.map(0x1fc, 24).unwrap().read(0, &mut back).unwrap();
+    assert_eq!(
+        back,
+        [[0u8; 4].as_slice(), &[0x5a; 16], &[0; 4]]
+            .concat()
+            .as_slice()
+    );
+}
+
+#[test]
+fn bad_accesses_are_refused_with_the_rule_and_the_right_status() {
+    let m = shm(64 << 10);
+    let d = m.device.as_str();
+    for (args, code, part) in [
+        (vec!["peek", d, "0x102"], 3, "offset 0x102 of `shm:"),
+        (
+            vec!["peek", d, "0x102"],
+            3,
+            "a 32-bit access must be aligned to 4 bytes",
+        ),
+        (
+            vec!["peek", d, "0x104", "--width", "64"],
+            3,
+            "must be aligned to 8 bytes",
+        ),
+        (
+            vec!["peek", d, "0x10000"],
+            3,
+            "4 bytes at offset 0x10000 are outside the 65536-byte memory",
+        ),
+        (
+            vec!["peek", d, "0xfffe", "--width", "32"],
+            3,
+            "not a multiple of 4",
+        ),
+        (
+            vec!["dump", d, "0xfff0", "32"],
+            3,
+            "32 bytes at offset 0xfff0 are outside",
+        ),
+        (
+            vec!["dump", d, "18446744073709551615", "2"],
+            3,
+            "are outside",
+        ),
+        (
+            vec!["poke", d, "0", "256", "--width", "8"],
+            2,
+            "value 0x100 does not fit in 8 bits",
+        ),
+        (vec!["fill", d, "2", "8", "0"], 3, "must be multiples of 4"),
+        (
+            vec!["fill", d, "0", "8", "300"],
+            2,
+            "does not fit in 8 bits",
+        ),
+        (vec!["peek", d, "12x"], 2, "`12x` is not a number"),
+        (
+            vec!["peek", d, "0", "--width", "12"],
+            2,
+            "invalid value '12'",
+        ),
+        (
+            vec!["info", "shm:no-such-memory-here"],
+            3,
+            "does not exist: no program has created",
+        ),
+        (
+            vec!["info", "loopback:x"],
+            2,
+            "exists only inside the process that made it",
+        ),
+        (vec!["info", "udp:x"], 2, "not a form this FMU knows"),
+        (
+            vec!["ring-check", d],
+            2,
+            "is not an RFM2g board: the ring continuity test needs one",
+        ),
+        (vec!["events", "send", d], 2, "is not an RFM2g board"),
+        (vec!["events", "wait", d], 2, "is not an RFM2g board"),
+        (
+            vec![
+                "--library",
+                "/nonexistent/librfm2g.so",
+                "info",
+                "/dev/rfm2g0",
+            ],
+            3,
+            "could not load the RFM2g library `/nonexistent/librfm2g.so`",
+        ),
+    ] {
+        let (got, _, err) = run(&args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert!(err.contains(part), "{args:?}: `{err}` lacks `{part}`");
+    }
+}
+
+#[test]
+fn info_describes_shared_memory_and_emulated_boards() {
+    let m = shm(1 << 20);
+    let (code, out, _) = run(&["info", &m.device]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("kind        POSIX shared memory /dev/shm/"),
+        "{out}"
+    );
+    assert!(out.contains("memory      1048576 bytes (1 MiB)"), "{out}");
+    assert!(
+        out.contains("owner       uid ") && out.contains("(you), mode 600"),
+        "{out}"
+    );
+
+    let (_ring, lib, dev) = board(7);
+    let (code, out, err) = run(&["--library", &lib, "info", &dev]);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "kind        RFM2g board",
+        "node id     7",
+        "board id    0x65",
+        "memory      65536 bytes (64 KiB)",
+        "driver      rfm2g-sim 0.1.0",
+    ] {
+        assert!(out.contains(line), "`{line}` missing from:\n{out}");
+    }
+    assert!(out.contains(&format!("library     {lib}")), "{out}");
+}
+
+#[test]
+fn memory_access_through_the_rfm2g_library_reaches_the_ring() {
+    let (_ring, lib, dev) = board(1);
+    let (code, _, err) = run(&[
+        "--library",
+        &lib,
+        "poke",
+        &dev,
+        "0x2000",
+        "0x51",
+        "--width",
+        "16",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let other = dev.replace("/1/64K", "/2/64K");
+    let (code, out, _) = run(&["--library", &lib, "peek", &other, "0x2000", "--width", "16"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "0x00002000: 0x0051 (81)\n"),
+        "another node sees it"
+    );
+    let (code, _, err) = run(&["--library", &lib, "peek", &dev, "65536"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("outside the 65536-byte memory"), "{err}");
+}
+
+#[test]
+fn ring_check_passes_on_a_closed_ring_and_fails_on_an_open_fibre() {
+    let (ring, lib, dev) = board(3);
+    let (code, out, err) = run(&["--library", &lib, "ring-check", &dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("ring continuity OK: a packet from node 3 came back"),
+        "{out}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args(["--library", &lib, "ring-check", "/dev/rfm2g0"])
+        .env(
+            "RFM2G_SIM_DEVICES",
+            format!("/dev/rfm2g0 ring={} node=4 size=64K link=down", ring.0),
+        )
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("ring continuity FAILED on `/dev/rfm2g0`")
+            && err.contains("RFM2G_LINK_TEST_FAIL"),
+        "{err}"
+    );
+}
+
+#[test]
+fn interrupts_sent_by_one_node_are_received_by_another() {
+    let (_ring, lib, dev1) = board(1);
+    let dev2 = dev1.replace("/1/64K", "/2/64K");
+    let mut waiter = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args([
+            "--library",
+            &lib,
+            "events",
+            "wait",
+            &dev2,
+            "--type",
+            "intr2",
+            "--timeout-ms",
+            "10000",
+            "--count",
+            "2",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The waiter enables the interrupt when it starts; until then a send is not
+    // latched (as on hardware). Send until it has had its two.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut sent = 0u32;
+    let status = loop {
+        let data = (40 + sent).to_string();
+        let (code, out, err) = run(&[
+            "--library",
+            &lib,
+            "events",
+            "send",
+            &dev1,
+            "--to",
+            "2",
+            "--type",
+            "intr2",
+            "--data",
+            &data,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            out,
+            format!(
+                "sent INTR2 with data {:#010x} from node 1 to node 2\n",
+                40 + sent
+            )
+        );
+        sent += 1;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if let Some(status) = waiter.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = waiter.kill();
+            let _ = waiter.wait();
+            panic!("the waiter never got two interrupts");
+        }
+    };
+    let (mut text, mut errors) = (String::new(), String::new());
+    waiter
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    waiter
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
+    assert!(status.success(), "{errors}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for line in lines {
+        assert!(
+            line.starts_with("INTR2 from node 1, data 0x000000"),
+            "{line}"
+        );
+    }
+    let (code, _, err) = run(&[
+        "--library",
+        &lib,
+        "events",
+        "wait",
+        &dev2,
+        "--timeout-ms",
+        "30",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no INTR1 reached") && err.contains("within 30 ms"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["--library", &lib, "events", "send", &dev1, "--to", "1"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("RFM2G_NODE_ID_SELF"), "{err}");
+    let (code, _, err) = run(&["--library", &lib, "events", "send", &dev1, "--to", "300"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--to `300` is not a node id"), "{err}");
+    let (code, _, err) = run(&[
+        "--library",
+        &lib,
+        "events",
+        "send",
+        &dev1,
+        "--type",
+        "intr9",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`intr9` is not a network interrupt"), "{err}");
+}
+
+fn frame(slot: u8, step: u64) -> Frame {
+    Frame {
+        writer_slot: slot,
+        status: 7,
+        lag: 0,
+        mode: SyncMode::Lockstep,
+        epoch: 0x1234_5679,
+        ack_epoch: 0,
+        step,
+        sim_time: step as f64 * 0.001,
+        wall_clock_ns: 0,
+        attitude: [0.25, -0.5, 1.0],
+        message: Message::new(&format!("slot {slot}")).unwrap(),
+    }
+}
+
+fn watch_json(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let (code, out, err) = run(args);
+    let v = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    (code, v, err)
+}
+
+#[test]
+fn watch_decodes_framed_slots_and_reports_an_empty_one() {
+    let m = shm(64 << 10);
+    let region = m.memory.map(0, frame::region_len(2)).unwrap();
+    for s in 0..2u8 {
+        let mut w = FramedWriter::new(frame::slot(&region, s).unwrap()).unwrap();
+        for k in 0..=41 {
+            w.publish(&frame(s, k)).unwrap();
+        }
+    }
+    let (code, v, err) =
+        watch_json(&["watch", &m.device, "--once", "--json", "--interval", "0.05"]);
+    assert_eq!(code, 0, "{err}");
+    for s in 0..2usize {
+        let slot = &v["slots"][s];
+        assert_eq!(slot["state"], "ok", "{v}");
+        assert_eq!(slot["frame"]["step"], 41);
+        assert_eq!(slot["frame"]["writer_slot"], s);
+        assert_eq!(
+            slot["frame"]["attitude"],
+            serde_json::json!([0.25, -0.5, 1.0])
+        );
+        assert_eq!(slot["frame"]["message"], format!("slot {s}"));
+        assert_eq!(slot["frame"]["epoch"], 0x1234_5679);
+        assert_eq!(
+            (slot["bad_frames"].as_u64(), slot["restarts"].as_u64()),
+            (Some(0), Some(0))
+        );
+    }
+    let (code, out, err) = run(&[
+        "watch",
+        &m.device,
+        "--slots",
+        "1,2",
+        "--once",
+        "--interval",
+        "0.05",
+    ]);
+    assert_eq!(code, 1, "slot 2 is empty: {out}");
+    assert!(out.contains("slot writer    epoch"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("   1      1 12345679           41")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("   2  slot is empty")),
+        "{out}"
+    );
+    assert!(
+        err.contains("no valid frame in slot 2: slot is empty"),
+        "{err}"
+    );
+}
+
+#[test]
+fn watch_counts_corrupt_frames_and_never_shows_them() {
+    let m = shm(64 << 10);
+    let region = m.memory.map(0, frame::region_len(0)).unwrap();
+    let mut w = FramedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
+    w.publish(&frame(0, 0)).unwrap();
+    // Flip a bit of the attitude inside the published frame (entry 0 at 64):
+    // complete, even sequence, but the CRC no longer matches.
+    let roll = 64 + 64;
+    let word = region.peek(roll, 4).unwrap();
+    region.poke(roll, 4, word ^ 0x10).unwrap();
+    let (code, v, err) = watch_json(&[
+        "watch",
+        &m.device,
+        "--slots",
+        "0",
+        "--once",
+        "--json",
+        "--interval",
+        "0.05",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let slot = &v["slots"][0];
+    assert_eq!(slot["state"], "unreadable", "{v}");
+    assert_eq!(
+        slot["frame"],
+        serde_json::Value::Null,
+        "a corrupt frame is never shown"
+    );
+    assert!(slot["bad_frames"].as_u64().unwrap() >= 1, "{v}");
+    assert!(slot["problem"].as_str().unwrap().contains("bad CRC"), "{v}");
+}
+
+#[test]
+fn watch_reads_the_articles_flight_data() {
+    let m = shm(64 << 10);
+    let region = m.memory.map(0, frame::region_len(0)).unwrap();
+    let mut w = SeedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
+    w.publish(&FlightData {
+        packet_id: 1234,
+        timestamp: 2.5,
+        attitude: [0.5, 0.25, -1.0],
+        status: 3,
+        msg: Message::new("Hello RFM").unwrap(),
+    })
+    .unwrap();
+    let (code, v, err) = watch_json(&[
+        "watch",
+        &m.device,
+        "--layout",
+        "seed",
+        "--slots",
+        "0",
+        "--once",
+        "--json",
+        "--interval",
+        "0.05",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let f = &v["slots"][0]["frame"];
+    assert_eq!(
+        (f["packet_id"].as_u64(), f["timestamp"].as_f64()),
+        (Some(1234), Some(2.5))
+    );
+    assert_eq!(f["attitude"], serde_json::json!([0.5, 0.25, -1.0]));
+    assert_eq!(
+        (f["status"].as_u64(), f["message"].as_str()),
+        (Some(3), Some("Hello RFM"))
+    );
+}
+
+#[test]
+fn ping_measures_round_trips_in_one_process_and_in_two() {
+    let m = shm(64 << 10);
+    let (code, out, err) = run(&[
+        "ping", &m.device, "--slot", "4", "--peer", "5", "--both", "--count", "2000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("2000 round trips slot 4 -> 5 -> 4"),
+        "{out}"
+    );
+    assert!(
+        out.contains("round trip ns: min ") && out.contains(" p99.9 "),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.contains(" ns |#")),
+        "a histogram: {out}"
+    );
+
+    let (_ring, lib, dev) = board(1);
+    let echo = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args([
+            "--library",
+            &lib,
+            "ping",
+            &dev.replace("/1/64K", "/2/64K"),
+            "--slot",
+            "1",
+            "--peer",
+            "0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, out, err) = run(&[
+        "--library",
+        &lib,
+        "ping",
+        &dev,
+        "--slot",
+        "0",
+        "--peer",
+        "1",
+        "--count",
+        "1000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("1000 round trips slot 0 -> 1 -> 0"),
+        "{out}"
+    );
+    let echoed = echo.wait_with_output().unwrap();
+    assert!(echoed.status.success());
+    assert!(String::from_utf8_lossy(&echoed.stdout).contains("answered 1100 pings"));
+}
+
+#[test]
+fn a_ping_nobody_answers_fails_with_a_hint() {
+    let m = shm(64 << 10);
+    let (code, _, err) = run(&[
+        "ping",
+        &m.device,
+        "--slot",
+        "0",
+        "--peer",
+        "1",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no answer to ping 0 from slot 1 within 1 s"),
+        "{err}"
+    );
+    assert!(err.contains("--slot 1 --peer 0"), "{err}");
+    let (code, _, err) = run(&["ping", &m.device, "--slot", "3", "--peer", "3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("a ping needs two slots"), "{err}");
+}
