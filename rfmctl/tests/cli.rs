@@ -676,3 +676,46 @@ fn a_ping_nobody_answers_fails_with_a_hint() {
     assert_eq!(code, 2);
     assert!(err.contains("a ping needs two slots"), "{err}");
 }
+
+#[test]
+fn dump_fill_and_watch_through_the_rfm2g_library() {
+    let (_ring, lib, dev) = board(1);
+    let options = OpenOptions {
+        rfm2g_library: Some(lib.clone().into()),
+        ..OpenOptions::default()
+    };
+    // A simulator on node 2 publishing in slot 3.
+    let writer_board = Device::open(&dev.replace("/1/64K", "/2/64K"), &options).unwrap();
+    let region = writer_board.map(0, frame::region_len(3)).unwrap();
+    let mut w = FramedWriter::new(frame::slot(&region, 3).unwrap()).unwrap();
+    for k in 0..=7 {
+        w.publish(&frame(3, k)).unwrap();
+    }
+    let (code, v, err) = watch_json(&[
+        "--library",
+        &lib,
+        "watch",
+        &dev,
+        "--slots",
+        "3",
+        "--once",
+        "--json",
+        "--interval",
+        "0.05",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["slots"][0]["frame"]["step"], 7, "{v}");
+    assert_eq!(v["slots"][0]["frame"]["message"], "slot 3");
+
+    let (code, _, err) = run(&["--library", &lib, "fill", &dev, "0x8000", "8", "0x41"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(&["--library", &lib, "dump", &dev, "0x7ffc", "12"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "00007ffc  00 00 00 00 41 41 41 41  41 41 41 41              |....AAAAAAAA|\n"
+    );
+    let (code, _, err) = run(&["--library", &lib, "dump", &dev, "0xfffc", "8"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("outside the 65536-byte memory"), "{err}");
+}
