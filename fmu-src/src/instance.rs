@@ -384,15 +384,15 @@ impl Instance {
         };
         let k = self.step;
         let link = self.link.as_mut().expect("StepComplete has a link");
-        let got = link
-            .step(k, &sample)
-            .map_err(|e| error(format!("fmi2DoStep (step {k}, t = {t}): {e}")))?;
-        let timeout = link.config().timeout;
-        let lockstep = link.config().mode == SyncMode::Lockstep;
-        let wait = link.last_wait();
-        let health = link.health();
-        let age = health.age(link.stepped_at());
-        let (lost, bad_frames, restarts) = (health.lost, health.bad_frames, health.restarts);
+        let got = match link.step(k, &sample) {
+            Ok(got) => got,
+            Err(e) => {
+                // A master may read the outputs after an error to see why: the link
+                // diagnostics say what the link saw; peer.* keep the last good values.
+                self.update_link_outputs(false);
+                return Err(error(format!("fmi2DoStep (step {k}, t = {t}): {e}")));
+            }
+        };
         if let Some(peer) = got {
             let s = peer.sample;
             self.values[vr::PEER_ROLL as usize] = Value::Real(s.attitude[0]);
@@ -409,21 +409,38 @@ impl Instance {
                 self.values[vr::PEER_MESSAGE as usize] = Value::String(s.message.to_string_lossy());
             }
         }
-        let ok = if lockstep {
+        let ok = if self.lockstep() {
             got.is_some()
         } else {
-            age.is_some_and(|a| a < timeout)
+            let link = self.link.as_ref().expect("StepComplete has a link");
+            link.health()
+                .age(link.stepped_at())
+                .is_some_and(|a| a < link.config().timeout)
         };
-        let clamp = |n: u64| Value::Integer(n.min(i32::MAX as u64) as i32);
-        self.values[vr::LINK_OK as usize] = Value::Boolean(ok);
-        self.values[vr::LINK_AGE as usize] = Value::Real(age.map_or(-1.0, |a| a.as_secs_f64()));
-        self.values[vr::LINK_LOST as usize] = clamp(lost);
-        self.values[vr::LINK_BAD_FRAMES as usize] = clamp(bad_frames);
-        self.values[vr::LINK_RESTARTS as usize] = clamp(restarts);
-        self.values[vr::LINK_WAIT as usize] = Value::Real(wait.as_secs_f64());
+        self.update_link_outputs(ok);
         self.step += 1;
         self.time = t + h;
         Ok(())
+    }
+
+    fn lockstep(&self) -> bool {
+        self.link
+            .as_ref()
+            .is_some_and(|l| l.config().mode == SyncMode::Lockstep)
+    }
+
+    /// The `link.*` outputs from the link's health after a step.
+    fn update_link_outputs(&mut self, ok: bool) {
+        let link = self.link.as_ref().expect("called after a step");
+        let health = link.health();
+        let age = health.age(link.stepped_at());
+        let clamp = |n: u64| Value::Integer(n.min(i32::MAX as u64) as i32);
+        self.values[vr::LINK_OK as usize] = Value::Boolean(ok);
+        self.values[vr::LINK_AGE as usize] = Value::Real(age.map_or(-1.0, |a| a.as_secs_f64()));
+        self.values[vr::LINK_LOST as usize] = clamp(health.lost);
+        self.values[vr::LINK_BAD_FRAMES as usize] = clamp(health.bad_frames);
+        self.values[vr::LINK_RESTARTS as usize] = clamp(health.restarts);
+        self.values[vr::LINK_WAIT as usize] = Value::Real(link.last_wait().as_secs_f64());
     }
 
     fn variable(

@@ -1,0 +1,480 @@
+//! Peer faults between two master processes, over `shm:` and over emulated RFM2g
+//! boards: a peer killed with SIGKILL, a peer restarted, a peer paused with
+//! SIGSTOP longer than `timeout` and resumed. The survivor is this test's
+//! instance; the peer is this test binary run again as a child process.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use common::{unique, Fmu};
+use rfm_attitude::fmi2::*;
+
+const H: f64 = 1e-3;
+const PEER_ENV: &str = "RFM_ATTITUDE_FAULT_PEER";
+/// Scheduling slack allowed on top of `timeout` on this shared 2-core machine.
+const MARGIN: Duration = Duration::from_millis(1500);
+
+/// Where the two ends meet: their device strings and extra parameters.
+struct Net {
+    kind: &'static str,
+    devices: [String; 2],
+    library: Option<String>,
+    _guard: Box<dyn std::any::Any>,
+}
+
+struct ShmGuard(String);
+
+impl Drop for ShmGuard {
+    fn drop(&mut self) {
+        let _ = rfm_core::backend::shm::unlink(&self.0);
+    }
+}
+
+fn shm() -> Net {
+    let name = unique("fault");
+    Net {
+        kind: "shm",
+        devices: [format!("shm:{name}"), format!("shm:{name}")],
+        library: None,
+        _guard: Box::new(ShmGuard(name)),
+    }
+}
+
+/// Two emulated boards, nodes 1 and 2 of one ring.
+fn rfm2g() -> Net {
+    let ring = unique("fault");
+    let lib = common::sim_library();
+    Net {
+        kind: "rfm2g",
+        devices: [1, 2].map(|n| format!("/dev/rfm2g-sim/{ring}/{n}/1M")),
+        library: Some(lib.to_str().unwrap().to_owned()),
+        _guard: Box::new(common::RingGuard(ring)),
+    }
+}
+
+fn roll(node: u8, k: i64) -> f64 {
+    f64::from(node) * 1000.0 + k as f64
+}
+
+fn instance(device: &str, library: Option<&str>, me: u8, mode: &str, timeout: &str) -> Fmu {
+    let fmu = Fmu::new(&format!("node{me}"));
+    fmu.set_all(&[
+        ("device", device),
+        ("nodeSlot", &me.to_string()),
+        ("peerSlot", &(1 - me).to_string()),
+        ("syncMode", mode),
+        ("waitStrategy", "yield"),
+        ("timeout", timeout),
+        ("startupTimeout", "20"),
+    ]);
+    if let Some(lib) = library {
+        fmu.set("rfm2gLibrary", lib);
+    }
+    fmu
+}
+
+fn step(fmu: &Fmu, me: u8, k: i64) -> fmi2Status {
+    fmu.set("roll", &roll(me, k).to_string());
+    fmu.step(k as f64 * H, H)
+}
+
+/// The peer process: node 1, stepping until it fails or is killed; it reports
+/// `ready`, every 50th step, and an error with its message.
+fn peer_main(spec: &str) {
+    let parts: Vec<&str> = spec.split('|').collect();
+    let [device, library, mode, timeout, delay] = parts[..] else {
+        panic!("bad peer spec {spec}")
+    };
+    std::thread::sleep(Duration::from_millis(delay.parse().unwrap()));
+    let fmu = instance(
+        device,
+        (!library.is_empty()).then_some(library),
+        1,
+        mode,
+        timeout,
+    );
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+    println!("ready");
+    for k in 0.. {
+        let started = Instant::now();
+        if step(&fmu, 1, k) != fmi2OK {
+            println!(
+                "error at step {k} after {:.3} s: {}",
+                started.elapsed().as_secs_f64(),
+                fmu.last_error()
+            );
+            return;
+        }
+        if k % 50 == 0 {
+            println!("step {k}");
+        }
+        if mode == "free" {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// A peer process, killed (and resumed first, if stopped) when the test ends,
+/// pass or fail: a failing test must not leave a stopped process behind.
+struct Peer {
+    child: Child,
+    lines: Receiver<String>,
+}
+
+impl Peer {
+    fn kill(&mut self) {
+        self.signal(libc::SIGKILL);
+        self.child.wait().unwrap();
+    }
+
+    fn signal(&self, sig: libc::c_int) {
+        // SAFETY: sending a signal to our own child process.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, sig) };
+    }
+
+    /// SIGSTOP, returning once the kernel reports the process stopped.
+    fn stop(&self) {
+        self.signal(libc::SIGSTOP);
+        let stat = format!("/proc/{}/stat", self.child.id());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        // The state is the field after the parenthesised command name.
+        while !std::fs::read_to_string(&stat)
+            .is_ok_and(|s| s.rsplit(") ").next().is_some_and(|f| f.starts_with('T')))
+        {
+            assert!(Instant::now() < deadline, "the peer did not stop");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn expect(&self, starts: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with(starts) => return line,
+                Ok(_) => {}
+                Err(_) => panic!("the peer never printed `{starts}…` within {within:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        self.signal(libc::SIGCONT);
+        self.signal(libc::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the peer and a thread that passes its stdout lines on.
+fn spawn_peer(test: &str, net: &Net, mode: &str, timeout: &str, delay_ms: u64) -> Peer {
+    let spec = format!(
+        "{}|{}|{mode}|{timeout}|{delay_ms}",
+        net.devices[1],
+        net.library.as_deref().unwrap_or("")
+    );
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(PEER_ENV, spec)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    Peer { child, lines: rx }
+}
+
+/// Steps node 0 in lockstep `steps` times, checking each peer value.
+fn lockstep_run(fmu: &Fmu, steps: i64) {
+    for k in 0..steps {
+        assert_eq!(step(fmu, 0, k), fmi2OK, "step {k}: {:?}", fmu.log());
+        assert_eq!(fmu.real("peer.roll"), roll(1, k), "step {k}");
+    }
+}
+
+/// Steps on until a step fails; returns (the failed step's duration, message).
+fn until_error(fmu: &Fmu, from: i64, most: i64) -> (Duration, String) {
+    for k in from..from + most {
+        let started = Instant::now();
+        match step(fmu, 0, k) {
+            s if s == fmi2OK => assert_eq!(fmu.real("peer.roll"), roll(1, k), "step {k}"),
+            s => {
+                assert_eq!(s, fmi2Error);
+                return (started.elapsed(), fmu.last_error());
+            }
+        }
+    }
+    panic!("no step failed in {most} steps after the fault")
+}
+
+fn killed_peer_in_lockstep(net: Net) {
+    const TEST: &str = "a_killed_peer_fails_the_next_lockstep_step_within_timeout";
+    let mut peer = spawn_peer(TEST, &net, "lockstep", "1", 0);
+    let me = instance(&net.devices[0], net.library.as_deref(), 0, "lockstep", "1");
+    assert_eq!(me.init(), fmi2OK, "{:?}", me.log());
+    lockstep_run(&me, 500);
+    peer.expect("step 450", Duration::from_secs(10));
+    peer.kill(); // SIGKILL: no destructor, the slot is left as it was
+                 // A lag-0 peer may have published one step ahead before it died.
+    let (took, message) = until_error(&me, 500, 3);
+    println!(
+        "{}: SIGKILL, lockstep: fmi2Error after {took:.3?} (timeout 1 s)",
+        net.kind
+    );
+    assert!(
+        took >= Duration::from_millis(900) && took <= Duration::from_secs(1) + MARGIN,
+        "{}: the failing step took {took:?} with timeout = 1 s",
+        net.kind
+    );
+    assert!(
+        message.contains("fmi2DoStep") && message.contains("from peer slot 1"),
+        "{message}"
+    );
+    assert!(message.contains("within 1.0"), "{message}");
+    assert_eq!(
+        me.step(1.0, H),
+        fmi2Error,
+        "an instance in error stays in error"
+    );
+}
+
+#[test]
+fn a_killed_peer_fails_the_next_lockstep_step_within_timeout() {
+    if let Ok(spec) = std::env::var(PEER_ENV) {
+        return peer_main(&spec);
+    }
+    killed_peer_in_lockstep(shm());
+    killed_peer_in_lockstep(rfm2g());
+}
+
+fn killed_peer_in_free_mode(net: Net) {
+    const TEST: &str = "a_killed_peer_turns_link_ok_false_in_free_mode";
+    let mut peer = spawn_peer(TEST, &net, "free", "0.3", 0);
+    let me = instance(&net.devices[0], net.library.as_deref(), 0, "free", "0.3");
+    assert_eq!(me.init(), fmi2OK, "{:?}", me.log());
+    peer.expect("step 100", Duration::from_secs(10));
+    let mut k = 0;
+    let mut free_step = || {
+        assert_eq!(step(&me, 0, k), fmi2OK, "free mode never fails a step");
+        k += 1;
+        std::thread::sleep(Duration::from_millis(1));
+        me.boolean("link.ok")
+    };
+    assert!(
+        (0..100).any(|_| free_step()),
+        "{}: the live peer is never seen",
+        net.kind
+    );
+    let values_before = me.real("peer.roll");
+    assert!(values_before >= 1000.0, "the peer's roll: {values_before}");
+    peer.kill();
+    let killed = Instant::now();
+    while free_step() {
+        assert!(
+            killed.elapsed() < Duration::from_millis(300) + MARGIN,
+            "{}: link.ok still true {:?} after the kill",
+            net.kind,
+            killed.elapsed()
+        );
+    }
+    println!(
+        "{}: SIGKILL, free: link.ok false after {:.3?} (timeout 0.3 s)",
+        net.kind,
+        killed.elapsed()
+    );
+    assert!(
+        killed.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        killed.elapsed()
+    );
+    assert!(me.real("link.age") >= 0.3);
+    assert_eq!(me.integer("link.badFrames"), 0);
+}
+
+#[test]
+fn a_killed_peer_turns_link_ok_false_in_free_mode() {
+    if let Ok(spec) = std::env::var(PEER_ENV) {
+        return peer_main(&spec);
+    }
+    killed_peer_in_free_mode(shm());
+    killed_peer_in_free_mode(rfm2g());
+}
+
+fn restarted_peer(make: fn() -> Net) {
+    let net = make();
+    const TEST: &str = "a_restarted_peer_is_refused_in_lockstep_and_counted_in_free_mode";
+    // Lockstep: the restart is an error naming it, well before the timeout.
+    let mut peer = spawn_peer(TEST, &net, "lockstep", "20", 0);
+    let me = instance(&net.devices[0], net.library.as_deref(), 0, "lockstep", "20");
+    assert_eq!(me.init(), fmi2OK, "{:?}", me.log());
+    lockstep_run(&me, 200);
+    peer.expect("step 150", Duration::from_secs(10));
+    peer.kill();
+    // The new process may take the slot once the dead session's frames are
+    // older than the live window (2 s).
+    let mut again = spawn_peer(TEST, &net, "lockstep", "20", 2100);
+    let (took, message) = until_error(&me, 200, 3);
+    println!("{}: restart, lockstep: fmi2Error after {took:.3?} (the new process waits 2.1 s to take the slot)", net.kind);
+    assert!(took < Duration::from_secs(10), "{}: {took:?}", net.kind);
+    assert!(
+        message.contains("restarted") && message.contains("cannot continue across a restart"),
+        "{message}"
+    );
+    assert_eq!(
+        me.integer("link.restarts"),
+        1,
+        "link.* say what the link saw"
+    );
+    assert!(!me.boolean("link.ok"));
+    // The new session never met this one (whose frames are bound to the old
+    // session): for it this node is absent, and its own startupTimeout applies.
+    again.kill();
+
+    // Free mode: counted, and the new session's values are taken.
+    let net = make();
+    let mut peer = spawn_peer(TEST, &net, "free", "0.5", 0);
+    let me = instance(&net.devices[0], net.library.as_deref(), 0, "free", "0.5");
+    assert_eq!(me.init(), fmi2OK);
+    peer.expect("step 50", Duration::from_secs(10));
+    let mut k = 0;
+    let mut free_step = || {
+        assert_eq!(step(&me, 0, k), fmi2OK);
+        k += 1;
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !me.boolean("link.ok") {
+        free_step();
+        assert!(
+            Instant::now() < deadline,
+            "{}: first session never seen",
+            net.kind
+        );
+    }
+    peer.kill();
+    let mut again = spawn_peer(TEST, &net, "free", "0.5", 2100);
+    again.expect("step 50", Duration::from_secs(20));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while me.integer("link.restarts") == 0 {
+        free_step();
+        assert!(
+            Instant::now() < deadline,
+            "{}: restart never counted",
+            net.kind
+        );
+    }
+    assert!(me.real("peer.roll") >= 1000.0, "the new session's values");
+    assert!(me.boolean("link.ok"));
+    assert_eq!(me.integer("link.restarts"), 1);
+    again.kill();
+}
+
+#[test]
+fn a_restarted_peer_is_refused_in_lockstep_and_counted_in_free_mode() {
+    if let Ok(spec) = std::env::var(PEER_ENV) {
+        return peer_main(&spec);
+    }
+    restarted_peer(shm);
+    restarted_peer(rfm2g);
+}
+
+fn paused_peer(make: fn() -> Net) {
+    let net = make();
+    const TEST: &str =
+        "a_peer_paused_longer_than_timeout_is_an_error_in_lockstep_and_stale_in_free";
+    // Lockstep: the pause is a timeout, as a death would be. The master ends its
+    // instance; the resumed peer finds the slot closed and fails at once.
+    let mut peer = spawn_peer(TEST, &net, "lockstep", "1", 0);
+    let me = instance(&net.devices[0], net.library.as_deref(), 0, "lockstep", "1");
+    assert_eq!(me.init(), fmi2OK);
+    lockstep_run(&me, 300);
+    peer.expect("step 250", Duration::from_secs(10));
+    peer.stop();
+    let (took, message) = until_error(&me, 300, 3);
+    println!(
+        "{}: SIGSTOP, lockstep: fmi2Error after {took:.3?} (timeout 1 s)",
+        net.kind
+    );
+    assert!(
+        took <= Duration::from_secs(1) + MARGIN,
+        "{}: {took:?}",
+        net.kind
+    );
+    assert!(message.contains("within 1.0"), "{message}");
+    assert_eq!(me.terminate(), fmi2OK, "Terminate is legal after an error");
+    drop(me);
+    peer.signal(libc::SIGCONT);
+    let line = peer.expect("error", Duration::from_secs(10));
+    assert!(
+        line.contains("stopped (its master terminated)"),
+        "{}: {line}",
+        net.kind
+    );
+    let seconds: f64 = line
+        .split(" after ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        seconds < 0.5,
+        "the resumed peer fails at once, not after its timeout: {line}"
+    );
+    peer.child.wait().unwrap();
+
+    // Free mode: stale while paused, fresh again after, no restart counted.
+    let net = make();
+    let mut peer = spawn_peer(TEST, &net, "free", "0.2", 0);
+    let me = instance(&net.devices[0], net.library.as_deref(), 0, "free", "0.2");
+    assert_eq!(me.init(), fmi2OK);
+    peer.expect("step 50", Duration::from_secs(10));
+    let mut k = 0;
+    let mut free_step = || {
+        assert_eq!(step(&me, 0, k), fmi2OK);
+        k += 1;
+        std::thread::sleep(Duration::from_millis(1));
+        me.boolean("link.ok")
+    };
+    assert!((0..200).any(|_| free_step()));
+    peer.stop();
+    let stopped = Instant::now();
+    while free_step() {
+        assert!(stopped.elapsed() < Duration::from_millis(200) + MARGIN);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    peer.signal(libc::SIGCONT);
+    let resumed = Instant::now();
+    while !free_step() {
+        assert!(
+            resumed.elapsed() < MARGIN,
+            "{}: link.ok never came back",
+            net.kind
+        );
+    }
+    assert_eq!(me.integer("link.restarts"), 0, "a pause is not a restart");
+    peer.kill();
+}
+
+#[test]
+fn a_peer_paused_longer_than_timeout_is_an_error_in_lockstep_and_stale_in_free() {
+    if let Ok(spec) = std::env::var(PEER_ENV) {
+        return peer_main(&spec);
+    }
+    paused_peer(shm);
+    paused_peer(rfm2g);
+}
