@@ -5,8 +5,9 @@
 #   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
 #   bench: fonts-dejavu-core (text in the latency histogram)
 #   test: the above, gcc, MinGW-w64 and the x86_64-pc-windows-gnu target (win64
-#         FMU), Miri, and a Python venv (.venv) with FMPy 0.3.32 and pytest pinned
-#         in tests/python/requirements.txt
+#         FMU), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
+#         more than nightly), and a Python venv (.venv) with FMPy 0.3.32 and
+#         pytest pinned in tests/python/requirements.txt
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -40,6 +41,10 @@ setup() {
     if ! cargo +nightly miri --version >/dev/null 2>&1; then
         echo "==> installing Miri (nightly)"
         rustup component add miri rust-src --toolchain nightly
+    fi
+    if ! cargo +nightly fuzz --version 2>/dev/null | grep -q "0.13.2"; then
+        echo "==> installing cargo-fuzz 0.13.2"
+        cargo install cargo-fuzz --version 0.13.2 --locked
     fi
     local req=tests/python/requirements.txt stamp=.venv/.requirements
     if [ ! -x .venv/bin/python ] || ! cmp -s "$req" "$stamp"; then

@@ -35,6 +35,18 @@ cargo build --release -p rfm2g-sim
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 20000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
 
+step "soak: two processes, 10^6 lockstep steps, every value checked (scripts/soak.sh runs 10^8)"
+cargo run --release -p rfm-bench --bin soak -- --steps 1000000
+
+step "AddressSanitizer: the hostile master, bad parameters and corruption tests"
+RUSTFLAGS="-Zsanitizer=address" cargo +nightly test -p fmu-src --test hostile --test errors \
+    --test corruption --target x86_64-unknown-linux-gnu --target-dir target/asan
+
+step "fuzzing: 30 s per target from the committed corpus (fuzz/corpus)"
+for target in framed_decode seed_decode fmi_calls; do
+    (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30 -timeout=10)
+done
+
 step "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
 .venv/bin/pytest -q tests/python
 

@@ -25,12 +25,14 @@ type Setup =
 type SetReal = unsafe extern "C" fn(fmi2Component, *const u32, usize, *const f64) -> fmi2Status;
 type GetReal = unsafe extern "C" fn(fmi2Component, *const u32, usize, *mut f64) -> fmi2Status;
 type SetInteger = unsafe extern "C" fn(fmi2Component, *const u32, usize, *const i32) -> fmi2Status;
+type GetInteger = unsafe extern "C" fn(fmi2Component, *const u32, usize, *mut i32) -> fmi2Status;
 type SetString =
     unsafe extern "C" fn(fmi2Component, *const u32, usize, *const fmi2String) -> fmi2Status;
 type DoStep = unsafe extern "C" fn(fmi2Component, f64, f64, fmi2Boolean) -> fmi2Status;
 type Free = unsafe extern "C" fn(fmi2Component);
 
 /// The FMU's functions, resolved once.
+#[derive(Debug)]
 pub struct Fmu {
     _lib: libloading::Library,
     guid: CString,
@@ -44,6 +46,7 @@ pub struct Fmu {
     set_real: SetReal,
     get_real: GetReal,
     set_integer: SetInteger,
+    get_integer: GetInteger,
     set_string: SetString,
     do_step: DoStep,
 }
@@ -141,6 +144,7 @@ impl Fmu {
             set_real: sym!("fmi2SetReal"),
             get_real: sym!("fmi2GetReal"),
             set_integer: sym!("fmi2SetInteger"),
+            get_integer: sym!("fmi2GetInteger"),
             set_string: sym!("fmi2SetString"),
             do_step: sym!("fmi2DoStep"),
             _lib: lib,
@@ -155,17 +159,12 @@ impl Fmu {
             .ok_or_else(|| anyhow!("no variable {name}"))
     }
 
-    /// Instantiates, sets `strings` and `integers`, initializes, then runs `steps`
-    /// steps; `batch` steps are timed together (1: every step on its own).
-    pub fn run(
-        &self,
-        strings: &[(&str, &str)],
-        integers: &[(&str, i32)],
-        steps: u64,
-        batch: u64,
-    ) -> Result<Vec<u64>> {
+    /// An initialized instance: instantiated, `strings` and `integers` set, and
+    /// through initialization. Terminated and freed on drop.
+    pub fn start(&self, strings: &[(&str, &str)], integers: &[(&str, i32)]) -> Result<Session<'_>> {
         let cb = callbacks();
-        // SAFETY: valid strings and callbacks; the component is freed below.
+        // SAFETY: valid strings and callbacks (copied by the FMU); the component is
+        // freed when the session drops.
         let c = unsafe {
             (self.instantiate)(
                 c"bench".as_ptr(),
@@ -180,12 +179,15 @@ impl Fmu {
         if c.is_null() {
             bail!("fmi2Instantiate failed");
         }
-        let check = |what: &str, status: fmi2Status| {
-            if status == fmi2OK {
-                Ok(())
-            } else {
-                Err(anyhow!("{what} returned status {status}"))
-            }
+        let session = Session {
+            inputs: [self.vr("roll")?, self.vr("pitch")?, self.vr("yaw")?],
+            outputs: [
+                self.vr("peer.roll")?,
+                self.vr("peer.pitch")?,
+                self.vr("peer.yaw")?,
+            ],
+            fmu: self,
+            c,
         };
         for (name, value) in strings {
             let v = CString::new(*value)?;
@@ -206,13 +208,19 @@ impl Fmu {
             check("fmi2EnterInitializationMode", (self.enter)(c))?;
             check("fmi2ExitInitializationMode", (self.exit)(c))?;
         }
-        let inputs = [self.vr("roll")?, self.vr("pitch")?, self.vr("yaw")?];
-        let outputs = [
-            self.vr("peer.roll")?,
-            self.vr("peer.pitch")?,
-            self.vr("peer.yaw")?,
-        ];
-        let h = 1e-3;
+        Ok(session)
+    }
+
+    /// Instantiates, sets `strings` and `integers`, initializes, then runs `steps`
+    /// steps; `batch` steps are timed together (1: every step on its own).
+    pub fn run(
+        &self,
+        strings: &[(&str, &str)],
+        integers: &[(&str, i32)],
+        steps: u64,
+        batch: u64,
+    ) -> Result<Vec<u64>> {
+        let mut session = self.start(strings, integers)?;
         let mut got = [0.0; 3];
         let mut times = Vec::with_capacity((steps / batch) as usize);
         let mut k = 0u64;
@@ -220,23 +228,64 @@ impl Fmu {
             let start = Instant::now();
             for _ in 0..batch {
                 let x = k as f64;
-                // SAFETY: three references and three values each way.
-                let status = unsafe {
-                    (self.set_real)(c, inputs.as_ptr(), 3, [x, -x, 0.5 * x].as_ptr())
-                        | (self.do_step)(c, x * h, h, 1)
-                        | (self.get_real)(c, outputs.as_ptr(), 3, got.as_mut_ptr())
-                };
-                check("a step", status)?;
+                check("a step", session.step(k, [x, -x, 0.5 * x], &mut got))?;
                 k += 1;
             }
             times.push(start.elapsed().as_nanos() as u64 / batch);
         }
         std::hint::black_box(got);
-        // SAFETY: a live component, then freed once.
-        unsafe {
-            (self.terminate)(c);
-            (self.free)(c);
-        }
         Ok(times)
+    }
+}
+
+fn check(what: &str, status: fmi2Status) -> Result<()> {
+    if status == fmi2OK {
+        Ok(())
+    } else {
+        Err(anyhow!("{what} returned status {status}"))
+    }
+}
+
+/// One initialized instance of the FMU.
+#[derive(Debug)]
+pub struct Session<'a> {
+    fmu: &'a Fmu,
+    c: fmi2Component,
+    inputs: [u32; 3],
+    outputs: [u32; 3],
+}
+
+impl Session<'_> {
+    /// One master step at t = k·1 ms: the 3 inputs set, fmi2DoStep, the peer's
+    /// 3 outputs got; the statuses OR-ed (fmi2OK is 0).
+    pub fn step(&mut self, k: u64, inputs: [f64; 3], outputs: &mut [f64; 3]) -> fmi2Status {
+        let h = 1e-3;
+        // SAFETY: a live component; three references and three values each way.
+        unsafe {
+            (self.fmu.set_real)(self.c, self.inputs.as_ptr(), 3, inputs.as_ptr())
+                | (self.fmu.do_step)(self.c, k as f64 * h, h, 1)
+                | (self.fmu.get_real)(self.c, self.outputs.as_ptr(), 3, outputs.as_mut_ptr())
+        }
+    }
+
+    /// An Integer variable by name.
+    pub fn integer(&self, name: &str) -> Result<i32> {
+        let r = self.fmu.vr(name)?;
+        let mut v = 0;
+        // SAFETY: a live component, one reference, one value.
+        check(name, unsafe {
+            (self.fmu.get_integer)(self.c, &r, 1, &mut v)
+        })?;
+        Ok(v)
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        // SAFETY: a live component, terminated then freed once.
+        unsafe {
+            (self.fmu.terminate)(self.c);
+            (self.fmu.free)(self.c);
+        }
     }
 }

@@ -18,11 +18,7 @@
 //!
 //! Writes `DIR/coupling.json` and `DIR/coupling.png`, and prints a table.
 
-mod fmu;
-mod raw;
-mod report;
-mod stats;
-mod udp;
+use rfm_bench::{fmu, raw, report, stats, udp};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

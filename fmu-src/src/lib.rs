@@ -14,6 +14,7 @@ pub mod model;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
 use fmi2::*;
 use instance::{error, FmiResult, Instance, SetValues, State};
@@ -267,8 +268,27 @@ pub unsafe extern "C" fn fmi2_free_instance(c: fmi2Component) {
         if comp.magic == LIVE {
             comp.magic = FREED;
             drop(comp.instance.take());
+            keep_tombstone(c);
         }
     }));
+}
+
+/// A freed component's header, kept on purpose.
+struct Tombstone(#[allow(dead_code)] fmi2Component);
+
+// SAFETY: only stored, never dereferenced through this list.
+unsafe impl Send for Tombstone {}
+
+/// Records a tombstone in a list that lives as long as the library. Tombstones
+/// are never released (a second free must find one), and this list keeps them
+/// reachable, so leak checkers (LeakSanitizer, valgrind) see retained memory,
+/// not a leak, and stay useful for finding real ones.
+fn keep_tombstone(c: fmi2Component) {
+    static TOMBSTONES: Mutex<Vec<Tombstone>> = Mutex::new(Vec::new());
+    TOMBSTONES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Tombstone(c));
 }
 
 /// # Safety

@@ -274,7 +274,10 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
         ),
         (
             vec![("regionOffset", "1048000".into())],
-            vec!["does not fit its 1048576-byte memory"],
+            vec![
+                "parameter regionOffset = 1048000",
+                "does not fit the 1048576-byte memory",
+            ],
         ),
         (
             vec![("device", "".into())],
@@ -313,6 +316,58 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
                 fmi2OK,
                 "{name} = {value} is refused only at initialization"
             );
+        }
+        assert_eq!(fmu.init(), fmi2Error, "{params:?}");
+        let mut all = vec!["fmi2ExitInitializationMode"];
+        all.extend(parts);
+        assert_logged(&fmu, fmi2Error, &all);
+    }
+    // RFM2g devices, through the emulator: a board that does not exist, a library
+    // that is not an RFM2g library, a memory too small for the slots asked for.
+    let lib = common::sim_library();
+    let lib = lib.to_str().unwrap();
+    let ring = unique("params");
+    let _ring = common::RingGuard(ring.clone());
+    let board = format!("/dev/rfm2g-sim/{ring}/1/64K");
+    let rfm2g_cases: Vec<Case> = vec![
+        (
+            vec![
+                ("device", "/dev/nosuchboard".into()),
+                ("rfm2gLibrary", lib.into()),
+            ],
+            vec![
+                "RFM2gOpen on `/dev/nosuchboard` failed with RFM2G_NO_RFM2G_BOARD",
+                "check the device path",
+            ],
+        ),
+        (
+            vec![
+                ("device", board.clone()),
+                ("rfm2gLibrary", "libc.so.6".into()),
+            ],
+            vec!["`libc.so.6` has no symbol `RFM2gOpen`", "rfm2gLibrary"],
+        ),
+        (
+            vec![
+                ("device", board.clone()),
+                ("rfm2gLibrary", lib.into()),
+                ("nodeSlot", "40".into()),
+            ],
+            vec!["does not fit its 65536-byte memory"],
+        ),
+        (
+            vec![
+                ("device", board.clone()),
+                ("rfm2gLibrary", lib.into()),
+                ("regionOffset", "65536".into()),
+            ],
+            vec!["does not fit its 65536-byte memory"],
+        ),
+    ];
+    for (params, parts) in rfm2g_cases {
+        let fmu = Fmu::new("rfm2g-params");
+        for (name, value) in &params {
+            assert_eq!(fmu.set(name, value), fmi2OK, "{name} = {value}");
         }
         assert_eq!(fmu.init(), fmi2Error, "{params:?}");
         let mut all = vec!["fmi2ExitInitializationMode"];

@@ -349,7 +349,8 @@ impl Link {
                     "waitStrategy",
                     "event",
                     format!(
-                        "RFM2g network interrupts need an RFM2g device whose library has the event                          functions; `{}` has none: use spin, yield or sleep",
+                        "RFM2g network interrupts need an RFM2g device whose library has the event \
+                         functions; `{}` has none: use spin, yield or sleep",
                         config.device
                     ),
                 )
@@ -359,7 +360,20 @@ impl Link {
             None
         };
         let highest = config.node_slot.max(config.peer_slot);
-        let region = device.map(config.region_offset, frame::region_len(highest))?;
+        let len = frame::region_len(highest);
+        let region = device.map(config.region_offset, len).map_err(|e| match e {
+            DeviceError::WindowOutOfRange { size, .. } => config_error(
+                "regionOffset",
+                config.region_offset,
+                format!(
+                    "slots 0..={highest} (nodeSlot {}, peerSlot {}) need {len} bytes from \
+                         there, which does not fit the {size}-byte memory of `{}`: lower \
+                         regionOffset or the slot numbers ({e})",
+                    config.node_slot, config.peer_slot, config.device
+                ),
+            ),
+            other => other.into(),
+        })?;
         let own = frame::slot(&region, config.node_slot)?;
         let peer = frame::slot(&region, config.peer_slot)?;
         let side = match config.layout {

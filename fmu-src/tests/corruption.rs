@@ -1,0 +1,244 @@
+//! Corruption of the peer's slot while the coupling runs: bit flips and garbage
+//! in its frames, the wrong magic and torn writes in the article's layout. Each
+//! is counted in `link.badFrames` (or rejected as torn) and never reaches the
+//! outputs: every value the instance reports is one the peer really sent.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use common::{unique, Fmu};
+use rfm_attitude::fmi2::*;
+use rfm_core::frame::framed::{FRAME_SIZE, RING_OFFSET};
+use rfm_core::frame::{RING_DEPTH, SLOT_SIZE};
+use rfm_core::{Device, OpenOptions};
+
+const H: f64 = 1e-3;
+
+/// xorshift64*: enough randomness for flipping bits, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn node(device: &str, me: u8, extra: &[(&str, &str)]) -> Fmu {
+    let fmu = Fmu::new(&format!("n{me}"));
+    fmu.set_all(&[
+        ("device", device),
+        ("nodeSlot", &me.to_string()),
+        ("peerSlot", &(1 - me).to_string()),
+        ("timeout", "5"),
+        ("startupTimeout", "5"),
+    ]);
+    fmu.set_all(extra);
+    fmu
+}
+
+/// Node 1 feeds (k, 2k, 3k) at step k: a corrupt or torn frame taken as data
+/// would break the relation between the three, or give a k never sent.
+fn feed(fmu: &Fmu, k: i64) {
+    let x = k as f64;
+    fmu.set_all(&[
+        ("roll", &x.to_string()),
+        ("pitch", &(2.0 * x).to_string()),
+        ("yaw", &(3.0 * x).to_string()),
+    ]);
+}
+
+fn assert_sent(fmu: &Fmu, newest: i64) {
+    let [r, p, y] = fmu.reals(&["peer.roll", "peer.pitch", "peer.yaw"])[..] else {
+        unreachable!()
+    };
+    assert!(
+        r.fract() == 0.0 && (-1.0..=newest as f64).contains(&r) && p == 2.0 * r && y == 3.0 * r,
+        "outputs ({r}, {p}, {y}) were never sent (newest {newest})"
+    );
+}
+
+/// A thread that damages slot 1 of `device` until stopped: single bit flips in
+/// the ring's frames, and now and then a run of garbage bytes.
+fn corrupter(device: &str, seed: u64, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+    let memory = Device::open(device, &OpenOptions::default()).unwrap();
+    let slot = memory.map(SLOT_SIZE as u64, SLOT_SIZE).unwrap();
+    std::thread::spawn(move || {
+        let mut rng = Rng(seed);
+        let mut hits = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            let entry = RING_OFFSET + rng.below(RING_DEPTH) * FRAME_SIZE;
+            if rng.below(8) == 0 {
+                // Garbage: a few words of random bytes over a frame's contents.
+                let at = entry + 8 + 4 * rng.below((FRAME_SIZE - 16) / 4);
+                for w in 0..rng.below(4) + 1 {
+                    let _ = slot.poke(at + 4 * w, 4, rng.next());
+                }
+            } else {
+                // One bit of the CRC-covered bytes.
+                let at = entry + 8 + rng.below(FRAME_SIZE - 8);
+                let byte = slot.peek(at, 1).unwrap();
+                slot.poke(at, 1, byte ^ (1 << rng.below(8))).unwrap();
+            }
+            hits += 1;
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+        hits
+    })
+}
+
+#[test]
+fn corrupted_frames_are_counted_and_never_become_outputs_in_free_mode() {
+    let device = format!("loopback:{}", unique("corrupt"));
+    let free = [("syncMode", "free")];
+    let (a, b) = (node(&device, 0, &free), node(&device, 1, &free));
+    feed(&b, -1);
+    assert_eq!((a.init(), b.init()), (fmi2OK, fmi2OK));
+    let stop = Arc::new(AtomicBool::new(false));
+    let damage = corrupter(&device, 0x5eed, stop.clone());
+    for k in 0..20_000i64 {
+        feed(&b, k);
+        assert_eq!(b.step(k as f64 * H, H), fmi2OK);
+        assert_eq!(
+            a.step(k as f64 * H, H),
+            fmi2OK,
+            "free mode never fails: {:?}",
+            a.log()
+        );
+        assert_sent(&a, k);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let hits = damage.join().unwrap();
+    let bad = a.integer("link.badFrames");
+    println!("free mode: {hits} corruptions, {bad} bad frames counted, 20000 steps, outputs always sent values");
+    assert!(hits > 100, "the corrupter ran ({hits} hits)");
+    assert!(bad > 0, "corruption must be counted");
+    assert_eq!(
+        a.integer("link.restarts"),
+        0,
+        "garbage is not taken for a new session"
+    );
+}
+
+#[test]
+fn a_corrupted_frame_fails_the_lockstep_step_that_needs_it_and_is_counted() {
+    let device = format!("loopback:{}", unique("corrupt-ls"));
+    // Lag 1 lets one thread step both: a reads b's step k-1.
+    let lag = [("lag", "1"), ("timeout", "1")];
+    let (a, b) = (node(&device, 0, &lag), node(&device, 1, &lag));
+    feed(&b, -1);
+    assert_eq!((a.init(), b.init()), (fmi2OK, fmi2OK));
+    let memory = Device::open(&device, &OpenOptions::default()).unwrap();
+    let slot = memory.map(SLOT_SIZE as u64, SLOT_SIZE).unwrap();
+    for k in 0..100i64 {
+        let status = a.step(k as f64 * H, H);
+        if k <= 50 {
+            assert_eq!(status, fmi2OK, "step {k}: {:?}", a.log());
+            assert_sent(&a, k);
+        } else {
+            assert_eq!(status, fmi2Error, "step {k} needs the corrupted frame");
+            let text = a.last_error();
+            assert!(text.contains("CRC"), "{text}");
+            assert!(a.integer("link.badFrames") >= 1);
+            assert_sent(&a, k);
+            println!("lockstep: {text}");
+            return;
+        }
+        feed(&b, k);
+        assert_eq!(
+            b.step(k as f64 * H, H),
+            fmi2OK,
+            "b step {k}: {}",
+            b.last_error()
+        );
+        if k == 50 {
+            // Flip one bit of the roll in the frame b's doStep 50 published
+            // (frame 51: the frame of initialization is 0), which a needs next.
+            let entry = RING_OFFSET + (51 % RING_DEPTH) * FRAME_SIZE;
+            let byte = slot.peek(entry + 64, 1).unwrap();
+            slot.poke(entry + 64, 1, byte ^ 0x04).unwrap();
+        }
+    }
+    panic!("the corrupted frame was never needed");
+}
+
+/// The article's layout has no sequence word and no CRC. Our reader takes two
+/// copies and a packet only when both agree with the magic set; a writer that
+/// clears the magic while it rewrites (as ours does) is never read half-done,
+/// and a packet with the wrong magic is counted and dropped. (A writer that
+/// leaves the magic set while rewriting, as the article's sender does, can leave
+/// a stable half-old, half-new packet that no reader can tell from a real one:
+/// the framed layout exists for that.)
+#[test]
+fn the_articles_layout_rejects_a_wrong_magic_and_half_written_packets() {
+    let device = format!("loopback:{}", unique("corrupt-seed"));
+    let a = node(&device, 0, &[("layout", "seed"), ("syncMode", "free")]);
+    assert_eq!(a.init(), fmi2OK);
+    let memory = Device::open(&device, &OpenOptions::default()).unwrap();
+    let slot = memory.map(SLOT_SIZE as u64, SLOT_SIZE).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let written = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    // The only writer of slot 1: packet v carries (v, 2v, 3v), written one
+    // field at a time with a yield between fields; every 16th packet is left
+    // with a wrong magic for a moment.
+    let writer = {
+        let (stop, written) = (stop.clone(), written.clone());
+        std::thread::spawn(move || {
+            let mut v = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                v += 1;
+                written.store(v, Ordering::Relaxed);
+                slot.poke(0, 4, 0).unwrap();
+                std::thread::yield_now();
+                slot.poke(4, 4, v).unwrap();
+                slot.poke(8, 4, 0).unwrap();
+                for (i, m) in [1.0f32, 2.0, 3.0].iter().enumerate() {
+                    slot.poke(20 + 4 * i, 4, u64::from((v as f32 * m).to_bits()))
+                        .unwrap();
+                    std::thread::yield_now();
+                }
+                let magic = if v.is_multiple_of(16) {
+                    0xDEAD_BEEF
+                } else {
+                    0x55AA_55AA
+                };
+                slot.poke(0, 4, magic).unwrap();
+                std::thread::yield_now();
+            }
+            v
+        })
+    };
+    let (mut seen, mut k) = (0, 0i64);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while written.load(Ordering::Relaxed) < 2000 && std::time::Instant::now() < deadline {
+        assert_eq!(a.step(k as f64 * H, H), fmi2OK);
+        let [r, p, y] = a.reals(&["peer.roll", "peer.pitch", "peer.yaw"])[..] else {
+            unreachable!()
+        };
+        assert!(
+            p == 2.0 * r && y == 3.0 * r,
+            "a half-written packet reached the outputs: ({r}, {p}, {y})"
+        );
+        if a.boolean("link.ok") {
+            seen += 1;
+        }
+        k += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.join().unwrap();
+    let bad = a.integer("link.badFrames");
+    println!(
+        "seed: {written} packets written field by field, {bad} with a wrong magic counted, \
+         {k} steps ({seen} with a live link), no half-written packet taken"
+    );
+    assert!(seen > 1000, "the reader saw the writer's packets");
+    assert!(bad > 0, "wrong magic must be counted");
+}

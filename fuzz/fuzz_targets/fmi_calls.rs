@@ -1,0 +1,209 @@
+//! Random sequences of FMI calls against the FMU's C API, as a hostile or buggy
+//! master would make them: any function, in any state, with any value reference,
+//! value, string, time and step size, on live, freed and NULL components. The
+//! FMU must answer each with a status (or NULL), never crash, never hang.
+//!
+//! Two adjustments keep iterations fast and local: `shm:` devices become
+//! `loopback:` (no files left in /dev/shm), and timeouts are capped at 10 ms.
+#![no_main]
+
+use std::ffi::{c_char, c_void, CString};
+
+use libfuzzer_sys::fuzz_target;
+use rfm_attitude::fmi2::*;
+use rfm_attitude::model::{vr, GUID, VARIABLES};
+use rfm_attitude::*;
+
+unsafe extern "C" fn logger(
+    _env: *mut c_void,
+    _name: fmi2String,
+    _status: fmi2Status,
+    _category: fmi2String,
+    _format: fmi2String,
+    _arg: *const c_char,
+) {
+}
+
+fn callbacks() -> fmi2CallbackFunctions {
+    fmi2CallbackFunctions {
+        // SAFETY: the FMU calls its logger with "%s" and one string argument; on
+        // x86-64 the fixed six-argument function reads them from the same
+        // registers a variadic call fills.
+        logger: Some(unsafe {
+            std::mem::transmute::<
+                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String, *const c_char),
+                fmi2CallbackLogger,
+            >(logger)
+        }),
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: std::ptr::null_mut(),
+    }
+}
+
+/// Reads the fuzz input as a stream of small numbers.
+struct Input<'a>(&'a [u8]);
+
+impl Input<'_> {
+    fn byte(&mut self) -> Option<u8> {
+        let (&b, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(b)
+    }
+
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([0; 4].map(|_| self.byte().unwrap_or(0)))
+    }
+
+    fn f64(&mut self) -> f64 {
+        match self.byte().unwrap_or(0) % 8 {
+            0 => 0.0,
+            1 => 1e-3,
+            2 => f64::NAN,
+            3 => f64::INFINITY,
+            4 => -1.0,
+            5 => 1e300,
+            6 => f64::from(self.u32()) * 1e-3,
+            _ => f64::from_bits(u64::from(self.u32()) << 32 | u64::from(self.u32())),
+        }
+    }
+
+    fn text(&mut self) -> CString {
+        let n = usize::from(self.byte().unwrap_or(0) % 48);
+        let bytes: Vec<u8> = (0..n).filter_map(|_| self.byte()).filter(|b| *b != 0).collect();
+        CString::new(bytes).expect("NULs filtered")
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut input = Input(data);
+    let cb = callbacks();
+    let guid = CString::new(GUID).unwrap();
+    let mut components: Vec<fmi2Component> = Vec::new();
+    let mut time = 0.0f64;
+    while let Some(op) = input.byte() {
+        let pick = input.byte().unwrap_or(0);
+        // A live, freed or NULL component.
+        let c = if components.is_empty() || pick == 255 {
+            std::ptr::null_mut()
+        } else {
+            components[usize::from(pick) % components.len()]
+        };
+        let r = input.u32() % (VARIABLES.len() as u32 + 2);
+        // SAFETY: every pointer passed is NULL or valid for the count passed with
+        // it; components are NULL or came from fmi2Instantiate (freed ones too:
+        // the FMU keeps their tombstones).
+        unsafe {
+            match op % 20 {
+                0 if components.len() < 4 => {
+                    let name = input.text();
+                    let g = if input.byte().unwrap_or(0) % 4 == 0 { input.text() } else { guid.clone() };
+                    let made = fmi2_instantiate(name.as_ptr(), fmi2CoSimulation, g.as_ptr(), std::ptr::null(), &cb, 0, 1);
+                    if !made.is_null() {
+                        components.push(made);
+                    }
+                }
+                1 => fmi2_free_instance(c),
+                2 => {
+                    let (start, stop) = (input.f64(), input.f64());
+                    let _ = fmi2_setup_experiment(c, 0, 0.0, start, i32::from(pick % 2 == 0), stop);
+                    time = if start.is_finite() { start } else { 0.0 };
+                }
+                3 => {
+                    let _ = fmi2_enter_initialization_mode(c);
+                }
+                4 => {
+                    // Keep the device local and the waits short.
+                    let dev = CString::new(format!("loopback:fuzz-{}", pick % 3)).unwrap();
+                    let dvr = vr::DEVICE;
+                    let _ = fmi2_set_string(c, &dvr, 1, &dev.as_ptr());
+                    let tvr = [vr::TIMEOUT, vr::STARTUP_TIMEOUT];
+                    let _ = fmi2_set_real(c, tvr.as_ptr(), 2, [0.01, 0.01].as_ptr());
+                    let _ = fmi2_exit_initialization_mode(c);
+                }
+                5 => {
+                    let h = input.f64();
+                    let t = if pick % 4 == 0 { input.f64() } else { time };
+                    if fmi2_do_step(c, t, h, 1) == fmi2OK {
+                        time = t + h;
+                    }
+                }
+                6 => {
+                    let v = input.f64();
+                    let v = if r == vr::TIMEOUT || r == vr::STARTUP_TIMEOUT { v.min(0.01) } else { v };
+                    let _ = fmi2_set_real(c, &r, 1, &v);
+                }
+                7 => {
+                    let v = input.u32() as i32;
+                    let _ = fmi2_set_integer(c, &r, 1, &v);
+                }
+                8 => {
+                    let v = input.u32() as i32;
+                    let _ = fmi2_set_boolean(c, &r, 1, &v);
+                }
+                9 => {
+                    let mut s = input.text();
+                    if r == vr::DEVICE && s.as_bytes().starts_with(b"shm:") {
+                        s = CString::new([b"loopback:", &s.as_bytes()[4..]].concat()).unwrap();
+                    }
+                    let _ = fmi2_set_string(c, &r, 1, &s.as_ptr());
+                }
+                10 => {
+                    let mut v = 0.0;
+                    let _ = fmi2_get_real(c, &r, 1, &mut v);
+                    let mut i = 0;
+                    let _ = fmi2_get_integer(c, &r, 1, &mut i);
+                    let _ = fmi2_get_boolean(c, &r, 1, &mut i);
+                    let mut s: fmi2String = std::ptr::null();
+                    let _ = fmi2_get_string(c, &r, 1, &mut s);
+                }
+                11 => {
+                    let _ = fmi2_terminate(c);
+                }
+                12 => {
+                    let _ = fmi2_reset(c);
+                    time = 0.0;
+                }
+                13 => {
+                    // NULL arrays with and without a count.
+                    let n = usize::from(pick % 2);
+                    let _ = fmi2_set_real(c, std::ptr::null(), n, std::ptr::null());
+                    let _ = fmi2_get_real(c, std::ptr::null(), n, std::ptr::null_mut());
+                    let _ = fmi2_set_string(c, &r, n, std::ptr::null());
+                }
+                14 => {
+                    let mut st = fmi2OK;
+                    let _ = fmi2_get_status(c, 0, &mut st);
+                    let mut v = 0.0;
+                    let _ = fmi2_get_real_status(c, fmi2LastSuccessfulTime, &mut v);
+                    let mut s: fmi2String = std::ptr::null();
+                    let _ = fmi2_get_string_status(c, 1, &mut s);
+                }
+                15 => {
+                    let cat = input.text();
+                    let cats = [cat.as_ptr()];
+                    let _ = fmi2_set_debug_logging(c, i32::from(pick % 2 == 0), usize::from(pick % 2), cats.as_ptr());
+                }
+                16 => {
+                    let _ = fmi2_cancel_step(c);
+                    let mut state: fmi2FMUstate = std::ptr::null_mut();
+                    let _ = fmi2_get_fmu_state(c, &mut state);
+                }
+                17 => {
+                    let vrs = [r, r.wrapping_add(1), u32::MAX];
+                    let vals = [input.f64(), input.f64(), input.f64()];
+                    let _ = fmi2_set_real(c, vrs.as_ptr(), 3, vals.as_ptr());
+                }
+                _ => {
+                    let _ = fmi2_get_types_platform();
+                    let _ = fmi2_get_version();
+                }
+            }
+        }
+    }
+    for c in components {
+        // SAFETY: components from fmi2Instantiate; freeing twice is answered.
+        unsafe { fmi2_free_instance(c) };
+    }
+});

@@ -1,0 +1,47 @@
+//! Any bytes as the article's FlightData, decoded directly and through the seed
+//! reader: no panic, and only packets with the magic are accepted.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use rfm_core::frame::seed::{self, MAGIC, PACKET_WORDS_SIZE};
+use rfm_core::frame::SLOT_SIZE;
+use rfm_core::slot::SeedReader;
+use rfm_core::{Device, OpenOptions, Region};
+
+fn slot() -> &'static Region {
+    static SLOT: OnceLock<Region> = OnceLock::new();
+    SLOT.get_or_init(|| {
+        let options = OpenOptions {
+            memory_size: SLOT_SIZE,
+            rfm2g_library: None,
+        };
+        let device = Device::open("loopback:fuzz-seed", &options).unwrap();
+        device.map(0, SLOT_SIZE).unwrap()
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut bytes = [0u8; PACKET_WORDS_SIZE];
+    let n = data.len().min(PACKET_WORDS_SIZE);
+    bytes[..n].copy_from_slice(&data[..n]);
+    let magic = u32::from_le_bytes(bytes[0..4].try_into().unwrap());
+    match seed::decode(&bytes) {
+        Ok(packet) => {
+            assert_eq!(magic, MAGIC, "accepted without the magic");
+            let again = seed::encode(&packet);
+            let decoded = seed::decode(&again).expect("an encoded packet decodes");
+            assert_eq!(seed::encode(&decoded), again);
+        }
+        Err(_) => assert_ne!(magic, MAGIC, "refused although the magic is right"),
+    }
+
+    let region = slot();
+    region.write(0, &bytes).unwrap();
+    let reader = SeedReader::new(region.clone()).unwrap().with_attempts(2);
+    if let Ok(packet) = reader.read() {
+        assert_eq!(magic, MAGIC);
+        assert_eq!(seed::encode(&packet), seed::encode(&seed::decode(&bytes).unwrap()));
+    }
+});

@@ -1,0 +1,163 @@
+//! No public API reaches outside its window. A window in the middle of a larger
+//! memory is attacked through every call that takes an offset or a length, at and
+//! past its end and with overflowing values; the bytes around it, set to a
+//! sentinel, must be untouched afterwards, and every attempt must be an error.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+
+use rfm_core::frame::{self, SLOT_SIZE};
+use rfm_core::slot::{FramedReader, FramedWriter, SeedReader, SeedWriter};
+use rfm_core::{Device, DeviceError, OpenOptions, RegionError};
+
+const SIZE: usize = 64 << 10;
+/// The attacked window: two slots in the middle of the memory.
+const AT: usize = 16 << 10;
+const LEN: usize = 2 * SLOT_SIZE;
+const SENTINEL: u8 = 0xA5;
+
+fn attack(device: &Device) {
+    let whole = device.map(0, SIZE).unwrap();
+    whole.fill(0, SIZE, SENTINEL).unwrap();
+    let w = device.map(AT as u64, LEN).unwrap();
+    w.fill(0, LEN, 0).unwrap();
+    let mut buf = [0u8; 64];
+    let mut refused = 0;
+    let mut expect_err = |what: &str, r: Result<(), RegionError>| {
+        assert!(r.is_err(), "{what} was allowed");
+        refused += 1;
+    };
+    for offset in [
+        LEN - 3,
+        LEN - 2,
+        LEN - 1,
+        LEN,
+        LEN + 4,
+        usize::MAX - 3,
+        usize::MAX,
+    ] {
+        let word = offset & !3;
+        let past = |at: usize, len: usize| at.checked_add(len).is_none_or(|end| end > LEN);
+        if past(word, 4) {
+            expect_err("store_u32", w.store_u32(word, 1, Ordering::Relaxed));
+            expect_err("load_u32", w.load_u32(word, Ordering::Relaxed).map(|_| ()));
+        }
+        for width in [1, 2, 4, 8] {
+            if past(offset, width) {
+                expect_err("poke", w.poke(offset, width, u64::MAX));
+                expect_err("peek", w.peek(offset, width).map(|_| ()));
+            }
+        }
+        for len in [4, 8, 64] {
+            if past(word, len) {
+                expect_err("write", w.write(word, &buf[..len]));
+                expect_err("read", w.read(word, &mut buf[..len]));
+                expect_err("fill", w.fill(word, len, 0xFF));
+                expect_err("subregion", w.subregion(word, len).map(|_| ()));
+            }
+        }
+    }
+    expect_err("write of usize::MAX", w.fill(4, usize::MAX & !3, 0xFF));
+    expect_err("slot 2 of a 2-slot window", frame::slot(&w, 2).map(|_| ()));
+    expect_err("slot 255", frame::slot(&w, 255).map(|_| ()));
+    let small = w.subregion(0, SLOT_SIZE - 4).unwrap();
+    expect_err(
+        "FramedWriter on a short slot",
+        FramedWriter::new(small.clone()).map(|_| ()),
+    );
+    expect_err(
+        "FramedReader on a short slot",
+        FramedReader::new(small.clone()).map(|_| ()),
+    );
+    expect_err(
+        "SeedWriter on a short slot",
+        SeedWriter::new(small.clone()).map(|_| ()),
+    );
+    expect_err(
+        "SeedReader on a short slot",
+        SeedReader::new(small).map(|_| ()),
+    );
+    // Readers over garbage read only inside their slot, whatever the head says.
+    w.fill(0, LEN, 0xFF).unwrap();
+    let reader = FramedReader::new(frame::slot(&w, 1).unwrap()).unwrap();
+    for step in [0, 15, 16, u64::from(u32::MAX), u64::MAX] {
+        let _ = reader.read_entry(step);
+        let _ = reader.poll_step(step);
+    }
+    let _ = reader.read_latest();
+    let _ = SeedReader::new(frame::slot(&w, 0).unwrap()).unwrap().read();
+    // Windows past the device's end.
+    for (offset, len) in [
+        (SIZE as u64 - 4, 8),
+        (SIZE as u64, 4),
+        (u64::MAX - 3, 8),
+        (0, SIZE + 4),
+    ] {
+        assert!(
+            matches!(
+                device.map(offset, len),
+                Err(DeviceError::WindowOutOfRange { .. })
+            ),
+            "map({offset}, {len})"
+        );
+        refused += 1;
+    }
+    assert!(refused > 100, "{refused} attempts");
+    let mut all = vec![0u8; SIZE];
+    whole.read(0, &mut all).unwrap();
+    let outside = all[..AT].iter().chain(&all[AT + LEN..]);
+    assert!(
+        outside.clone().all(|b| *b == SENTINEL),
+        "a byte outside the window changed"
+    );
+    println!(
+        "{}: {refused} out-of-bounds attempts refused, nothing outside the window changed",
+        device.name()
+    );
+}
+
+#[test]
+fn loopback_windows_cannot_be_left() {
+    let device = Device::open(
+        &format!("loopback:{}", common::unique("bounds")),
+        &OpenOptions {
+            memory_size: SIZE,
+            rfm2g_library: None,
+        },
+    )
+    .unwrap();
+    attack(&device);
+}
+
+#[cfg(not(miri))]
+#[test]
+fn shm_windows_cannot_be_left() {
+    let name = common::unique("bounds");
+    let _guard = common::ShmGuard(name.clone());
+    let device = Device::open(
+        &format!("shm:{name}"),
+        &OpenOptions {
+            memory_size: SIZE,
+            rfm2g_library: None,
+        },
+    )
+    .unwrap();
+    attack(&device);
+}
+
+#[cfg(not(miri))]
+#[test]
+fn rfm2g_windows_cannot_be_left() {
+    let ring = common::unique("bounds");
+    let _ring = common::RingGuard(ring.clone());
+    let device = Device::open(
+        &format!("/dev/rfm2g-sim/{ring}/1/64K"),
+        &OpenOptions {
+            memory_size: SIZE,
+            rfm2g_library: Some(common::sim_library()),
+        },
+    )
+    .unwrap();
+    attack(&device);
+}
