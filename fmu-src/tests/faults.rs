@@ -395,8 +395,9 @@ fn paused_peer(make: fn() -> Net) {
     const TEST: &str =
         "a_peer_paused_longer_than_timeout_is_an_error_in_lockstep_and_stale_in_free";
     // Lockstep: the pause is a timeout, as a death would be. The master ends its
-    // instance; the resumed peer finds the slot closed and fails at once.
-    let mut peer = spawn_peer(TEST, &net, "lockstep", "1", 0);
+    // instance; the resumed peer (timeout 20 s) finds the slot closed and fails
+    // at once.
+    let mut peer = spawn_peer(TEST, &net, "lockstep", "20", 0);
     let me = instance(&net.devices[0], net.library.as_deref(), 0, "lockstep", "1");
     assert_eq!(me.init(), fmi2OK);
     lockstep_run(&me, 300);
@@ -416,24 +417,21 @@ fn paused_peer(make: fn() -> Net) {
     assert_eq!(me.terminate(), fmi2OK, "Terminate is legal after an error");
     drop(me);
     peer.signal(libc::SIGCONT);
+    let resumed = Instant::now();
     let line = peer.expect("error", Duration::from_secs(10));
+    let took = resumed.elapsed();
     assert!(
         line.contains("stopped (its master terminated)"),
         "{}: {line}",
         net.kind
     );
-    let seconds: f64 = line
-        .split(" after ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    println!(
+        "{}: SIGCONT, lockstep: the resumed peer failed after {took:.3?} (its timeout 20 s)",
+        net.kind
+    );
     assert!(
-        seconds < 0.5,
-        "the resumed peer fails at once, not after its timeout: {line}"
+        took < Duration::from_secs(5),
+        "the resumed peer fails at once, not after its timeout: {took:?}"
     );
     peer.child.wait().unwrap();
 
