@@ -219,6 +219,46 @@ fn until_error(fmu: &Fmu, from: i64, most: i64) -> (Duration, String) {
     panic!("no step failed in {most} steps after the fault")
 }
 
+/// Node 0 in free mode, its peer running free too.
+struct FreeNode {
+    fmu: Fmu,
+    k: i64,
+}
+
+impl FreeNode {
+    fn start(test: &str, net: &Net, timeout: &str) -> (Peer, FreeNode) {
+        let peer = spawn_peer(test, net, "free", timeout, 0);
+        let fmu = instance(&net.devices[0], net.library.as_deref(), 0, "free", timeout);
+        assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+        peer.expect("step 50", Duration::from_secs(10));
+        (peer, FreeNode { fmu, k: 0 })
+    }
+
+    /// One step, 1 ms after the last; returns `link.ok`.
+    fn step(&mut self) -> bool {
+        assert_eq!(
+            step(&self.fmu, 0, self.k),
+            fmi2OK,
+            "free mode never fails a step"
+        );
+        self.k += 1;
+        std::thread::sleep(Duration::from_millis(1));
+        self.fmu.boolean("link.ok")
+    }
+
+    /// Steps until `link.ok` is `want`, at most `within`; returns how long it took.
+    fn until_ok(&mut self, want: bool, within: Duration, what: &str) -> Duration {
+        let started = Instant::now();
+        while self.step() != want {
+            assert!(
+                started.elapsed() < within,
+                "{what}: link.ok not {want} after {within:?}"
+            );
+        }
+        started.elapsed()
+    }
+}
+
 fn killed_peer_in_lockstep(net: Net) {
     const TEST: &str = "a_killed_peer_fails_the_next_lockstep_step_within_timeout";
     let mut peer = spawn_peer(TEST, &net, "lockstep", "1", 0);
@@ -261,46 +301,19 @@ fn a_killed_peer_fails_the_next_lockstep_step_within_timeout() {
 
 fn killed_peer_in_free_mode(net: Net) {
     const TEST: &str = "a_killed_peer_turns_link_ok_false_in_free_mode";
-    let mut peer = spawn_peer(TEST, &net, "free", "0.3", 0);
-    let me = instance(&net.devices[0], net.library.as_deref(), 0, "free", "0.3");
-    assert_eq!(me.init(), fmi2OK, "{:?}", me.log());
-    peer.expect("step 100", Duration::from_secs(10));
-    let mut k = 0;
-    let mut free_step = || {
-        assert_eq!(step(&me, 0, k), fmi2OK, "free mode never fails a step");
-        k += 1;
-        std::thread::sleep(Duration::from_millis(1));
-        me.boolean("link.ok")
-    };
-    assert!(
-        (0..100).any(|_| free_step()),
-        "{}: the live peer is never seen",
-        net.kind
-    );
-    let values_before = me.real("peer.roll");
+    let (mut peer, mut me) = FreeNode::start(TEST, &net, "0.3");
+    me.until_ok(true, Duration::from_secs(10), net.kind);
+    let values_before = me.fmu.real("peer.roll");
     assert!(values_before >= 1000.0, "the peer's roll: {values_before}");
     peer.kill();
-    let killed = Instant::now();
-    while free_step() {
-        assert!(
-            killed.elapsed() < Duration::from_millis(300) + MARGIN,
-            "{}: link.ok still true {:?} after the kill",
-            net.kind,
-            killed.elapsed()
-        );
-    }
+    let took = me.until_ok(false, Duration::from_millis(300) + MARGIN, net.kind);
     println!(
-        "{}: SIGKILL, free: link.ok false after {:.3?} (timeout 0.3 s)",
-        net.kind,
-        killed.elapsed()
+        "{}: SIGKILL, free: link.ok false after {took:.3?} (timeout 0.3 s)",
+        net.kind
     );
-    assert!(
-        killed.elapsed() >= Duration::from_millis(250),
-        "{:?}",
-        killed.elapsed()
-    );
-    assert!(me.real("link.age") >= 0.3);
-    assert_eq!(me.integer("link.badFrames"), 0);
+    assert!(took >= Duration::from_millis(250), "{took:?}");
+    assert!(me.fmu.real("link.age") >= 0.3);
+    assert_eq!(me.fmu.integer("link.badFrames"), 0);
 }
 
 #[test]
@@ -344,40 +357,26 @@ fn restarted_peer(make: fn() -> Net) {
 
     // Free mode: counted, and the new session's values are taken.
     let net = make();
-    let mut peer = spawn_peer(TEST, &net, "free", "0.5", 0);
-    let me = instance(&net.devices[0], net.library.as_deref(), 0, "free", "0.5");
-    assert_eq!(me.init(), fmi2OK);
-    peer.expect("step 50", Duration::from_secs(10));
-    let mut k = 0;
-    let mut free_step = || {
-        assert_eq!(step(&me, 0, k), fmi2OK);
-        k += 1;
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !me.boolean("link.ok") {
-        free_step();
-        assert!(
-            Instant::now() < deadline,
-            "{}: first session never seen",
-            net.kind
-        );
-    }
+    let (mut peer, mut me) = FreeNode::start(TEST, &net, "0.5");
+    me.until_ok(true, Duration::from_secs(10), net.kind);
     peer.kill();
     let mut again = spawn_peer(TEST, &net, "free", "0.5", 2100);
     again.expect("step 50", Duration::from_secs(20));
     let deadline = Instant::now() + Duration::from_secs(10);
-    while me.integer("link.restarts") == 0 {
-        free_step();
+    while me.fmu.integer("link.restarts") == 0 {
+        me.step();
         assert!(
             Instant::now() < deadline,
             "{}: restart never counted",
             net.kind
         );
     }
-    assert!(me.real("peer.roll") >= 1000.0, "the new session's values");
-    assert!(me.boolean("link.ok"));
-    assert_eq!(me.integer("link.restarts"), 1);
+    assert!(
+        me.fmu.real("peer.roll") >= 1000.0,
+        "the new session's values"
+    );
+    assert!(me.fmu.boolean("link.ok"));
+    assert_eq!(me.fmu.integer("link.restarts"), 1);
     again.kill();
 }
 
@@ -437,34 +436,18 @@ fn paused_peer(make: fn() -> Net) {
 
     // Free mode: stale while paused, fresh again after, no restart counted.
     let net = make();
-    let mut peer = spawn_peer(TEST, &net, "free", "0.2", 0);
-    let me = instance(&net.devices[0], net.library.as_deref(), 0, "free", "0.2");
-    assert_eq!(me.init(), fmi2OK);
-    peer.expect("step 50", Duration::from_secs(10));
-    let mut k = 0;
-    let mut free_step = || {
-        assert_eq!(step(&me, 0, k), fmi2OK);
-        k += 1;
-        std::thread::sleep(Duration::from_millis(1));
-        me.boolean("link.ok")
-    };
-    assert!((0..200).any(|_| free_step()));
+    let (mut peer, mut me) = FreeNode::start(TEST, &net, "0.2");
+    me.until_ok(true, Duration::from_secs(10), net.kind);
     peer.stop();
-    let stopped = Instant::now();
-    while free_step() {
-        assert!(stopped.elapsed() < Duration::from_millis(200) + MARGIN);
-    }
+    me.until_ok(false, Duration::from_millis(200) + MARGIN, net.kind);
     std::thread::sleep(Duration::from_millis(300));
     peer.signal(libc::SIGCONT);
-    let resumed = Instant::now();
-    while !free_step() {
-        assert!(
-            resumed.elapsed() < MARGIN,
-            "{}: link.ok never came back",
-            net.kind
-        );
-    }
-    assert_eq!(me.integer("link.restarts"), 0, "a pause is not a restart");
+    me.until_ok(true, MARGIN, net.kind);
+    assert_eq!(
+        me.fmu.integer("link.restarts"),
+        0,
+        "a pause is not a restart"
+    );
     peer.kill();
 }
 

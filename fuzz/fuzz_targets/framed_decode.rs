@@ -2,25 +2,13 @@
 //! through the slot reader: no panic, and nothing accepted that does not check out.
 #![no_main]
 
-use std::sync::OnceLock;
+#[path = "slot.rs"]
+mod slot;
 
 use libfuzzer_sys::fuzz_target;
 use rfm_core::frame::framed::{self, FRAME_SIZE, RING_OFFSET};
 use rfm_core::frame::SLOT_SIZE;
 use rfm_core::slot::FramedReader;
-use rfm_core::{Device, OpenOptions, Region};
-
-fn slot() -> &'static Region {
-    static SLOT: OnceLock<Region> = OnceLock::new();
-    SLOT.get_or_init(|| {
-        let options = OpenOptions {
-            memory_size: SLOT_SIZE,
-            rfm2g_library: None,
-        };
-        let device = Device::open("loopback:fuzz-framed", &options).unwrap();
-        device.map(0, SLOT_SIZE).unwrap()
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = [0u8; FRAME_SIZE];
@@ -37,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     let mut memory = vec![0u8; SLOT_SIZE];
     let m = data.len().min(SLOT_SIZE);
     memory[..m].copy_from_slice(&data[..m]);
-    let region = slot();
+    let region = slot::slot("fuzz-framed");
     region.write(0, &memory).unwrap();
     let reader = FramedReader::new(region.clone()).unwrap().with_attempts(2);
     if let Ok(frame) = reader.read_latest() {

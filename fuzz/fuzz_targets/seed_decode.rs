@@ -2,25 +2,12 @@
 //! reader: no panic, and only packets with the magic are accepted.
 #![no_main]
 
-use std::sync::OnceLock;
+#[path = "slot.rs"]
+mod slot;
 
 use libfuzzer_sys::fuzz_target;
 use rfm_core::frame::seed::{self, MAGIC, PACKET_WORDS_SIZE};
-use rfm_core::frame::SLOT_SIZE;
 use rfm_core::slot::SeedReader;
-use rfm_core::{Device, OpenOptions, Region};
-
-fn slot() -> &'static Region {
-    static SLOT: OnceLock<Region> = OnceLock::new();
-    SLOT.get_or_init(|| {
-        let options = OpenOptions {
-            memory_size: SLOT_SIZE,
-            rfm2g_library: None,
-        };
-        let device = Device::open("loopback:fuzz-seed", &options).unwrap();
-        device.map(0, SLOT_SIZE).unwrap()
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = [0u8; PACKET_WORDS_SIZE];
@@ -37,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         Err(_) => assert_ne!(magic, MAGIC, "refused although the magic is right"),
     }
 
-    let region = slot();
+    let region = slot::slot("fuzz-seed");
     region.write(0, &bytes).unwrap();
     let reader = SeedReader::new(region.clone()).unwrap().with_attempts(2);
     if let Ok(packet) = reader.read() {
