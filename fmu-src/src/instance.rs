@@ -389,7 +389,7 @@ impl Instance {
             Err(e) => {
                 // A master may read the outputs after an error to see why: the link
                 // diagnostics say what the link saw; peer.* keep the last good values.
-                self.update_link_outputs(false);
+                self.update_link_outputs(None);
                 return Err(error(format!("fmi2DoStep (step {k}, t = {t}): {e}")));
             }
         };
@@ -409,31 +409,24 @@ impl Instance {
                 self.values[vr::PEER_MESSAGE as usize] = Value::String(s.message.to_string_lossy());
             }
         }
-        let ok = if self.lockstep() {
-            got.is_some()
-        } else {
-            let link = self.link.as_ref().expect("StepComplete has a link");
-            link.health()
-                .age(link.stepped_at())
-                .is_some_and(|a| a < link.config().timeout)
-        };
-        self.update_link_outputs(ok);
+        self.update_link_outputs(Some(got.is_some()));
         self.step += 1;
         self.time = t + h;
         Ok(())
     }
 
-    fn lockstep(&self) -> bool {
-        self.link
-            .as_ref()
-            .is_some_and(|l| l.config().mode == SyncMode::Lockstep)
-    }
-
-    /// The `link.*` outputs from the link's health after a step.
-    fn update_link_outputs(&mut self, ok: bool) {
+    /// The `link.*` outputs from the link's health after a step: `received` is
+    /// whether the step got the peer's frame, `None` when the step failed.
+    fn update_link_outputs(&mut self, received: Option<bool>) {
         let link = self.link.as_ref().expect("called after a step");
         let health = link.health();
         let age = health.age(link.stepped_at());
+        // Lockstep: the frame of this step arrived. Free: the newest is fresh.
+        let ok = match received {
+            None => false,
+            Some(got) if link.config().mode == SyncMode::Lockstep => got,
+            Some(_) => age.is_some_and(|a| a < link.config().timeout),
+        };
         let clamp = |n: u64| Value::Integer(n.min(i32::MAX as u64) as i32);
         self.values[vr::LINK_OK as usize] = Value::Boolean(ok);
         self.values[vr::LINK_AGE as usize] = Value::Real(age.map_or(-1.0, |a| a.as_secs_f64()));
