@@ -234,11 +234,12 @@ impl NodeState {
         true
     }
 
-    /// Drops the queued event of this type, if any.
+    /// Drops the queued event of this type, if any, and a reservation a sender
+    /// killed half-way through `deliver` would otherwise leave for ever.
     pub fn clear(&self, ty: usize) {
         let slot = &self.slots[ty];
         let v = slot.load(Ordering::Acquire);
-        if v & PENDING != 0 {
+        if v & (PENDING | RESERVED) != 0 {
             let _ = slot.compare_exchange(v, 0, Ordering::AcqRel, Ordering::Relaxed);
         }
     }
