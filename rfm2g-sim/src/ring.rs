@@ -414,8 +414,22 @@ pub mod access {
 
 #[cfg(test)]
 mod tests {
-    use super::access;
+    use super::{access, NodeState, RESERVED};
     use crate::abi::Code;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn clear_frees_a_slot_a_dead_sender_left_reserved() {
+        // SAFETY: NodeState is atomics only, for which all-zero is a valid value.
+        let node: NodeState = unsafe { std::mem::zeroed() };
+        node.enable(1).unwrap();
+        // A sender killed between reserving the slot and publishing the event.
+        node.slots[1].store(RESERVED | 7, Ordering::Release);
+        assert!(!node.deliver(1, 2, 9, 0), "the slot looks taken");
+        node.clear(1);
+        assert!(node.deliver(1, 2, 9, 0), "cleared, it takes events again");
+        assert_eq!(node.count(1), 1);
+    }
 
     /// A page-aligned stand-in for ring memory.
     #[repr(C, align(4096))]
