@@ -68,12 +68,17 @@ fn assert_sent(fmu: &Fmu, newest: i64) {
 
 /// A thread that damages slot 1 of `device` until stopped: single bit flips in
 /// the ring's frames, and now and then a run of garbage bytes.
-fn corrupter(device: &str, seed: u64, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+/// `hits` counts the corruptions made so far.
+fn corrupter(
+    device: &str,
+    seed: u64,
+    stop: Arc<AtomicBool>,
+    hits: Arc<std::sync::atomic::AtomicU64>,
+) -> std::thread::JoinHandle<()> {
     let memory = Device::open(device, &OpenOptions::default()).unwrap();
     let slot = memory.map(SLOT_SIZE as u64, SLOT_SIZE).unwrap();
     std::thread::spawn(move || {
         let mut rng = Rng(seed);
-        let mut hits = 0u64;
         while !stop.load(Ordering::Relaxed) {
             let entry = RING_OFFSET + rng.below(RING_DEPTH) * FRAME_SIZE;
             if rng.below(8) == 0 {
@@ -88,10 +93,9 @@ fn corrupter(device: &str, seed: u64, stop: Arc<AtomicBool>) -> std::thread::Joi
                 let byte = slot.peek(at, 1).unwrap();
                 slot.poke(at, 1, byte ^ (1 << rng.below(8))).unwrap();
             }
-            hits += 1;
+            hits.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(std::time::Duration::from_micros(50));
         }
-        hits
     })
 }
 
@@ -103,8 +107,15 @@ fn corrupted_frames_are_counted_and_never_become_outputs_in_free_mode() {
     feed(&b, -1);
     assert_eq!((a.init(), b.init()), (fmi2OK, fmi2OK));
     let stop = Arc::new(AtomicBool::new(false));
-    let damage = corrupter(&device, 0x5eed, stop.clone());
-    for k in 0..20_000i64 {
+    let hits = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let damage = corrupter(&device, 0x5eed, stop.clone(), hits.clone());
+    // At least 20,000 steps and 1,000 corruptions, however the two threads are
+    // scheduled.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut k = 0i64;
+    while (k < 20_000 || hits.load(Ordering::Relaxed) < 1000)
+        && std::time::Instant::now() < deadline
+    {
         feed(&b, k);
         assert_eq!(b.step(k as f64 * H, H), fmi2OK);
         assert_eq!(
@@ -114,12 +125,14 @@ fn corrupted_frames_are_counted_and_never_become_outputs_in_free_mode() {
             a.log()
         );
         assert_sent(&a, k);
+        k += 1;
     }
     stop.store(true, Ordering::Relaxed);
-    let hits = damage.join().unwrap();
+    damage.join().unwrap();
+    let hits = hits.load(Ordering::Relaxed);
     let bad = a.integer("link.badFrames");
-    println!("free mode: {hits} corruptions, {bad} bad frames counted, 20000 steps, outputs always sent values");
-    assert!(hits > 100, "the corrupter ran ({hits} hits)");
+    println!("free mode: {hits} corruptions, {bad} bad frames counted, {k} steps, outputs always sent values");
+    assert!(hits >= 1000, "the corrupter ran ({hits} hits in 30 s)");
     assert!(bad > 0, "corruption must be counted");
     assert_eq!(
         a.integer("link.restarts"),
@@ -189,10 +202,21 @@ fn the_articles_layout_rejects_a_wrong_magic_and_half_written_packets() {
     // The only writer of slot 1: packet v carries (v, 2v, 3v), written one
     // field at a time with a yield between fields; every 16th packet is left
     // with a wrong magic for a moment.
+    // How many bad frames the reader has counted, so that the writer can hold a
+    // wrong magic until it has been seen (a timing-free hand-off).
+    let counted = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    // The newest packet the reader has taken: a good packet stays until it has
+    // been read or 5 ms have passed, so reading and rewriting interleave.
+    let taken = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let writer = {
-        let (stop, written) = (stop.clone(), written.clone());
+        let (stop, written, counted, taken) = (
+            stop.clone(),
+            written.clone(),
+            counted.clone(),
+            taken.clone(),
+        );
         std::thread::spawn(move || {
-            let mut v = 0u64;
+            let (mut v, mut wrong) = (0u64, 0u64);
             while !stop.load(Ordering::Relaxed) {
                 v += 1;
                 written.store(v, Ordering::Relaxed);
@@ -205,15 +229,27 @@ fn the_articles_layout_rejects_a_wrong_magic_and_half_written_packets() {
                         .unwrap();
                     std::thread::yield_now();
                 }
-                let magic = if v.is_multiple_of(16) {
-                    0xDEAD_BEEF
-                } else {
-                    0x55AA_55AA
-                };
-                slot.poke(0, 4, magic).unwrap();
-                std::thread::yield_now();
+                if v.is_multiple_of(16) {
+                    slot.poke(0, 4, 0xDEAD_BEEF).unwrap();
+                    wrong += 1;
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                    while counted.load(Ordering::Acquire) < wrong
+                        && !stop.load(Ordering::Relaxed)
+                        && std::time::Instant::now() < deadline
+                    {
+                        std::thread::yield_now();
+                    }
+                    slot.poke(0, 4, 0).unwrap();
+                    // A wrong-magic packet is not rewritten: the next one comes.
+                    continue;
+                }
+                slot.poke(0, 4, 0x55AA_55AA).unwrap();
+                let until = std::time::Instant::now() + std::time::Duration::from_millis(5);
+                while taken.load(Ordering::Acquire) < v && std::time::Instant::now() < until {
+                    std::thread::yield_now();
+                }
             }
-            v
+            (v, wrong)
         })
     };
     let (mut seen, mut k) = (0, 0i64);
@@ -230,15 +266,21 @@ fn the_articles_layout_rejects_a_wrong_magic_and_half_written_packets() {
         if a.boolean("link.ok") {
             seen += 1;
         }
+        counted.store(a.integer("link.badFrames") as u64, Ordering::Release);
+        taken.store(r as u64, Ordering::Release);
         k += 1;
     }
     stop.store(true, Ordering::Relaxed);
-    let written = writer.join().unwrap();
-    let bad = a.integer("link.badFrames");
+    let (written, wrong) = writer.join().unwrap();
+    let bad = a.integer("link.badFrames") as u64;
     println!(
-        "seed: {written} packets written field by field, {bad} with a wrong magic counted, \
-         {k} steps ({seen} with a live link), no half-written packet taken"
+        "seed: {written} packets written field by field, {wrong} of them with a wrong magic, \
+         {bad} bad frames counted, {k} steps ({seen} with a live link), no half-written packet \
+         taken"
     );
     assert!(seen > 1000, "the reader saw the writer's packets");
-    assert!(bad > 0, "wrong magic must be counted");
+    assert!(
+        wrong > 0 && bad >= wrong,
+        "every wrong magic is counted ({bad} of {wrong})"
+    );
 }
