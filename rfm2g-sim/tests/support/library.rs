@@ -1,7 +1,9 @@
 //! Where the emulator library is, building it first. Included with `#[path]` by
-//! the tests of rfm2g-sim, rfm-core and fmu-src: a test cannot depend on a cdylib,
-//! so it asks cargo for one (a no-op when it is current). Cargo is not holding
-//! the build lock while tests run, so the nested build does not wait on it.
+//! the tests of rfm2g-sim, rfm-core, fmu-src and rfmctl: a test cannot depend on
+//! a cdylib, so it asks cargo for one (a no-op when it is current). Cargo is not
+//! holding the build lock while tests run, so the nested build does not wait on
+//! it. `RFM2G_SIM_LIBRARY=PATH` names a library built already instead (the
+//! AddressSanitizer run, whose flags a nested build cannot reuse, sets it).
 
 #![allow(dead_code)]
 
@@ -12,6 +14,15 @@ use std::sync::OnceLock;
 pub fn sim_library() -> PathBuf {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
+        if let Some(lib) = std::env::var_os("RFM2G_SIM_LIBRARY") {
+            let lib = PathBuf::from(lib);
+            assert!(
+                lib.exists(),
+                "RFM2G_SIM_LIBRARY={} does not exist",
+                lib.display()
+            );
+            return lib;
+        }
         let exe = std::env::current_exe().expect("test executable path");
         // target/<profile>/deps/<test> -> target/<profile>
         let dir = exe

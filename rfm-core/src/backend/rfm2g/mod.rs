@@ -85,32 +85,52 @@ struct Api {
     emulator_config: Option<GetConfigFn>,
 }
 
+/// Loads the vendor library so that it stays loaded for the rest of the process.
+///
+/// A vendor library may keep threads, handlers or memory of its own, which
+/// unloading it (when the last device closes) would leave pointing at unmapped
+/// code or data; the emulator's own tables, for one, would be lost as leaks.
+/// Loading happens once per device open, so keeping it costs nothing.
+fn open_resident(path: &std::ffi::OsStr) -> Result<libloading::Library, libloading::Error> {
+    #[cfg(unix)]
+    {
+        use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+        // SAFETY: loading runs the library's initialisers; that is what loading
+        // the vendor library means, and the user chose (or defaulted) which one.
+        unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL | libc::RTLD_NODELETE) }
+            .map(Into::into)
+    }
+    #[cfg(not(unix))]
+    {
+        // SAFETY: as above.
+        let lib = unsafe { libloading::Library::new(path) }?;
+        // Windows has no RTLD_NODELETE: an extra reference that is never
+        // released keeps the DLL loaded.
+        // SAFETY: as above; the library is loaded already.
+        std::mem::forget(unsafe { libloading::Library::new(path) }?);
+        Ok(lib)
+    }
+}
+
 /// A symbol only the project's emulator (`rfm2g-sim`) exports.
 const EMULATOR_SYMBOL: &[u8] = b"rfm2gsim_live_handles\0";
 
 fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
     let name = library.map_or_else(|| DEFAULT_LIBRARY.to_owned(), |p| p.display().to_string());
-    // SAFETY: loading runs the library's initialisers; that is what loading the
-    // vendor library means, and the user chose (or defaulted) which one.
-    let raw = unsafe {
-        match library {
-            Some(path) => ffi::Rfm2gApi::new(path),
-            None => ffi::Rfm2gApi::new(DEFAULT_LIBRARY),
-        }
-    }
-    .map_err(|e| DeviceError::LibraryNotLoaded {
+    let path = library.map_or(DEFAULT_LIBRARY.as_ref(), Path::as_os_str);
+    let loaded = open_resident(path).map_err(|e| DeviceError::LibraryNotLoaded {
         library: name.clone(),
         reason: e.to_string(),
     })?;
-    // SAFETY: the library is loaded already (above); loading it again only takes
-    // another reference, and the symbol is only looked up, never called.
-    let emulator = unsafe {
-        libloading::Library::new(library.map_or(DEFAULT_LIBRARY.as_ref(), Path::as_os_str))
-            .is_ok_and(|lib| {
-                lib.get::<unsafe extern "C" fn() -> i32>(EMULATOR_SYMBOL)
-                    .is_ok()
-            })
-    };
+    // SAFETY: looking a symbol up runs nothing; it is never called.
+    let emulator = unsafe { loaded.get::<unsafe extern "C" fn() -> i32>(EMULATOR_SYMBOL) }.is_ok();
+    // SAFETY: resolving symbols runs nothing; their types are the header's.
+    let raw = unsafe { ffi::Rfm2gApi::from_library(loaded) }.map_err(|e| {
+        DeviceError::LibraryNotLoaded {
+            library: name.clone(),
+            reason: e.to_string(),
+        }
+    })?;
     macro_rules! required {
         ($field:ident) => {
             *raw.$field
