@@ -42,19 +42,24 @@ fn build(program: &str, lib: &Path) -> PathBuf {
 /// Runs receiver and sender on a fresh ring; returns (sender's lines, receiver's
 /// lines, receiver's stderr).
 fn exchange(count: u32, mode: &str) -> (String, String, String) {
-    let lib = support::sim_library();
-    let (sender, receiver) = (build("sender", &lib), build("receiver", &lib));
+    // Built once per test process: the two tests run in parallel, and one must
+    // not rewrite a program the other is starting.
+    static PROGRAMS: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
+    let (sender, receiver) = PROGRAMS.get_or_init(|| {
+        let lib = support::sim_library();
+        (build("sender", &lib), build("receiver", &lib))
+    });
     let ring = support::unique_ring("c");
     let _ring = support::RingGuard(ring.clone());
     let board = |node| format!("/dev/rfm2g0 ring={ring} node={node} size=64K");
-    let rx = Command::new(&receiver)
+    let rx = Command::new(receiver)
         .args(["/dev/rfm2g0", &count.to_string(), mode])
         .env("RFM2G_SIM_DEVICES", board(2))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let tx = Command::new(&sender)
+    let tx = Command::new(sender)
         .args(["/dev/rfm2g0", &count.to_string()])
         .env("RFM2G_SIM_DEVICES", board(1))
         .output()
