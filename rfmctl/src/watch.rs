@@ -88,6 +88,9 @@ struct SlotView {
     seen_at: Option<Instant>,
     /// Why the last read gave no frame.
     problem: Option<String>,
+    /// Whether that was an empty slot (never written, or cleared), rather than
+    /// an unreadable one.
+    empty: bool,
     /// (when, step) at the start of the current rate interval.
     mark: Option<(Instant, u64)>,
     rate: Option<f64>,
@@ -140,6 +143,7 @@ impl SlotView {
                         self.health.observe_bad();
                     }
                 }
+                self.empty = matches!(e, ReadError::Empty);
                 self.problem = Some(e.to_string());
             }
         }
@@ -210,7 +214,11 @@ impl SlotView {
         let h = &self.health;
         let mut v = json!({
             "slot": self.slot,
-            "state": if self.latest.is_some() { "ok" } else if self.problem.is_some() { "unreadable" } else { "empty" },
+            "state": match (&self.latest, &self.problem) {
+                (Some(_), _) => "ok",
+                (None, Some(_)) if !self.empty => "unreadable",
+                _ => "empty",
+            },
             "age_s": self.seen_at.map(|t| now.duration_since(t).as_secs_f64()),
             "rate_hz": self.rate,
             "frames_seen": h.frames,
@@ -279,6 +287,7 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
             latest: None,
             seen_at: None,
             problem: None,
+            empty: false,
             mark: None,
             rate: None,
         });

@@ -523,6 +523,18 @@ fn watch_decodes_framed_slots_and_reports_an_empty_one() {
         err.contains("no valid frame in slot 2: slot is empty"),
         "{err}"
     );
+    let (code, v, _) = watch_json(&[
+        "watch",
+        &m.device,
+        "--slots",
+        "2",
+        "--once",
+        "--json",
+        "--interval",
+        "0.05",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(v["slots"][0]["state"], "empty", "{v}");
 }
 
 #[test]
