@@ -77,8 +77,9 @@ struct Mapping {
 struct Table {
     boards: BTreeMap<usize, Arc<Board>>,
     next: usize,
-    /// By address; a mapping outlives the handle that made it (as with the
-    /// vendor's driver) until it is unmapped or the process exits.
+    /// By address. A mapping stays valid after its handle is closed (a program
+    /// may still touch the pointer), until the process exits: unmapping needs
+    /// the open handle.
     maps: BTreeMap<usize, Mapping>,
 }
 
