@@ -264,11 +264,21 @@ impl Board {
         kind: Interrupt,
         data: u32,
     ) -> Result<(), DeviceError> {
-        let api = self.event_api()?;
+        Ok(self.send(self.event_api()?, to, kind, data)?)
+    }
+
+    /// `RFM2gSendEvent` to node `to`, or to all others with `None`.
+    fn send(
+        &self,
+        api: EventApi,
+        to: Option<u16>,
+        kind: Interrupt,
+        data: u32,
+    ) -> Result<(), Rfm2gError> {
         let node = to.unwrap_or(ffi::RFM2G_NODE_ALL as RFM2G_NODE);
         // SAFETY: open handle; plain arguments.
         let status = unsafe { (api.send)(self.handle, node, kind.raw(), data) };
-        Ok(self.check("RFM2gSendEvent", status)?)
+        self.check("RFM2gSendEvent", status)
     }
 
     fn event_api(&self) -> Result<EventApi, DeviceError> {
@@ -462,10 +472,7 @@ impl Board {
 impl Events {
     /// Sends this interrupt with `data` to every other node on the ring.
     pub fn broadcast(&self, data: u32) -> Result<(), Rfm2gError> {
-        let all = ffi::RFM2G_NODE_ALL as RFM2G_NODE;
-        // SAFETY: open handle; plain arguments.
-        let status = unsafe { (self.api.send)(self.board.handle, all, self.kind.raw(), data) };
-        self.board.check("RFM2gSendEvent", status)
+        self.board.send(self.api, None, self.kind, data)
     }
 
     /// Waits up to `timeout_ms` for this interrupt: `Some((node, data))`, or `None`
