@@ -20,6 +20,41 @@ pub(crate) enum Miss {
     Torn,
 }
 
+/// The writer inside one block: the sequence is odd from `enter` until drop.
+///
+/// Drop always ends the write with the next even sequence, also when the copy
+/// between failed or panicked: readers then see a finished frame whose CRC says
+/// whether it is whole, instead of an entry "in progress" forever, and the writer's
+/// own copy of the sequence stays equal to memory.
+struct WriteGuard<'a> {
+    region: &'a Region,
+    offset: usize,
+    seq: &'a mut u32,
+}
+
+impl<'a> WriteGuard<'a> {
+    fn enter(region: &'a Region, offset: usize, seq: &'a mut u32) -> Result<Self, RegionError> {
+        let odd = *seq | 1;
+        region.store_u32(offset, odd, Ordering::Relaxed)?;
+        fence(Ordering::Release);
+        *seq = odd;
+        Ok(WriteGuard {
+            region,
+            offset,
+            seq,
+        })
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        let even = self.seq.wrapping_add(1);
+        // The odd store at this offset succeeded, so this one cannot fail.
+        let _ = self.region.store_u32(self.offset, even, Ordering::Release);
+        *self.seq = even;
+    }
+}
+
 /// Writes `bytes[WORD..]` into the block at `offset`, bracketed by sequence updates.
 ///
 /// `seq` is the writer's own copy of the sequence (the writer never reads its
@@ -30,14 +65,8 @@ pub(crate) fn write(
     seq: &mut u32,
     bytes: &[u8],
 ) -> Result<(), RegionError> {
-    let odd = *seq | 1;
-    region.store_u32(offset, odd, Ordering::Relaxed)?;
-    fence(Ordering::Release);
-    region.write(offset + WORD, &bytes[WORD..])?;
-    let even = odd.wrapping_add(1);
-    region.store_u32(offset, even, Ordering::Release)?;
-    *seq = even;
-    Ok(())
+    let _inside = WriteGuard::enter(region, offset, seq)?;
+    region.write(offset + WORD, &bytes[WORD..])
 }
 
 /// One attempt to copy the block at `offset` into `buf` (`buf[..WORD]` gets the sequence).
@@ -62,4 +91,26 @@ pub(crate) fn read_once(
     }
     buf[..WORD].copy_from_slice(&before.to_ne_bytes());
     Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Device, OpenOptions};
+
+    #[test]
+    fn a_write_that_fails_half_way_still_ends_with_an_even_sequence() {
+        let d = Device::open("loopback:seqlock-guard", &OpenOptions::default()).unwrap();
+        let region = d.map(0, 4096).unwrap();
+        let block = region.subregion(4096 - 8, 8).unwrap();
+        let mut seq = 4;
+        // 16 bytes do not fit the 8-byte block: the sequence store works, the copy fails.
+        assert!(write(&block, 0, &mut seq, &[7u8; 16]).is_err());
+        let in_memory = block.load_u32(0, Ordering::Acquire).unwrap();
+        assert_eq!(in_memory % 2, 0, "left odd: readers would wait forever");
+        assert_eq!((in_memory, seq), (6, 6));
+        // And the next write goes on from there.
+        write(&block, 0, &mut seq, &[1u8; 8]).unwrap();
+        assert_eq!(block.load_u32(0, Ordering::Acquire).unwrap(), 8);
+    }
 }

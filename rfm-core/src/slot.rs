@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::atomic::{fence, Ordering};
 
-use crate::frame::framed::{self, Frame, FrameBytes, CLOSED_OFFSET, FRAME_SIZE, HEAD_OFFSET};
+use crate::frame::framed::{self, Frame, FrameBytes, FRAME_SIZE, HEAD_OFFSET};
 use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
 use crate::frame::{FrameError, RING_DEPTH, SLOT_SIZE};
 use crate::region::{Region, RegionError, WORD};
@@ -136,22 +136,14 @@ impl FramedWriter {
             .store_u32(HEAD_OFFSET, frame.step as u32, Ordering::Release)
     }
 
-    /// Empties every ring entry, the head and the closed mark, so that no reader takes
-    /// what an earlier session left in this slot for the current one.
+    /// Empties every ring entry and the head, so that nothing an earlier session left
+    /// in this slot is read as the current one's.
     pub fn clear(&mut self) -> Result<(), RegionError> {
         let zero = [0u8; FRAME_SIZE];
         for (i, seq) in self.seqs.iter_mut().enumerate() {
             seqlock::write(&self.slot, framed::entry_offset(i as u64), seq, &zero)?;
         }
-        self.slot.store_u32(CLOSED_OFFSET, 0, Ordering::Relaxed)?;
         self.slot.store_u32(HEAD_OFFSET, 0, Ordering::Release)
-    }
-
-    /// Marks the session `epoch` as stopped: readers learn the slot is free and a
-    /// lockstep peer stops waiting. The frames stay readable.
-    pub fn close(&mut self, epoch: u64) -> Result<(), RegionError> {
-        self.slot
-            .store_u32(CLOSED_OFFSET, epoch as u32, Ordering::Release)
     }
 }
 
@@ -197,11 +189,6 @@ impl FramedReader {
     /// Low 32 bits of the newest step the writer completed (one word: cheap to poll).
     pub fn head(&self) -> Result<u32, RegionError> {
         self.slot.load_u32(HEAD_OFFSET, Ordering::Acquire)
-    }
-
-    /// Low 32 bits of the epoch of a writer that closed this slot, or 0.
-    pub fn closed(&self) -> Result<u32, RegionError> {
-        self.slot.load_u32(CLOSED_OFFSET, Ordering::Acquire)
     }
 
     /// The frame in the ring entry that `step` maps to, whatever step it holds.

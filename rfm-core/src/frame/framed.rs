@@ -5,9 +5,9 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | head: low 32 bits of the newest complete step (stored after the frame, Release) |
-//! | 4 | 4 | closed: low 32 bits of the epoch of a writer that stopped cleanly, else 0 |
-//! | 8 | 56 | reserved (zero) |
+//! | 4 | 60 | reserved (zero) |
 //! | 64 + i·120 | 120 | ring entry i, holding the frame of step s where s mod 16 = i |
+//! | 1984 | 64 | liveness: owner, heartbeat and closed words ([`crate::link::liveness`]) |
 //!
 //! Frame (little-endian; the CRC-32C covers bytes 8..120; every field from byte 8
 //! on is 8-byte aligned, so encoding is whole-word stores that the CRC's 8-byte
@@ -25,7 +25,7 @@
 //! | 16 | 1 | sync mode of the writer (0 free, 1 lockstep) |
 //! | 17 | 7 | reserved (zero) |
 //! | 24 | 8 | epoch: random per writer session; a change means the peer restarted |
-//! | 32 | 8 | ack epoch: the peer session this writer is bound to (0 = none yet) |
+//! | 32 | 8 | ack epoch: the peer session this writer has taken frames from (0 = none yet; informational) |
 //! | 40 | 8 | step: 0 for the frame published at initialization, then 1, 2, … |
 //! | 48 | 8 | simulation time (f64) |
 //! | 56 | 8 | writer's wall clock, ns since the Unix epoch |
@@ -42,21 +42,18 @@ use super::{FrameError, Message, MESSAGE_LEN};
 pub const FRAME_SIZE: usize = 120;
 /// `"RFMf"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMf");
-/// Format version this build writes and reads.
-pub const VERSION: u8 = 1;
+/// Format version this build writes and reads. Version 2: the slot's holder beats a
+/// heartbeat (a version-1 writer does not, and would look dead to this build).
+pub const VERSION: u8 = 2;
 /// Offset of ring entry 0 within a slot (a cache line after the head word).
 pub const RING_OFFSET: usize = 64;
 /// Offset of the head word within a slot.
 pub const HEAD_OFFSET: usize = 0;
-/// Offset of the closed word within a slot. Epochs are odd, so a closed epoch's low
-/// word is never 0. It lives outside the ring so that closing takes no ring entry
-/// a lagging peer may still need.
-pub const CLOSED_OFFSET: usize = 4;
 /// Bytes covered by the CRC.
 pub const CRC_RANGE: std::ops::Range<usize> = 8..FRAME_SIZE;
 const CRC_OFFSET: usize = 4;
 
-const _: () = assert!(RING_OFFSET + super::RING_DEPTH * FRAME_SIZE <= super::SLOT_SIZE);
+const _: () = assert!(RING_OFFSET + super::RING_DEPTH * FRAME_SIZE <= super::LIVENESS_OFFSET);
 
 /// How the writer of a frame synchronises (peers must agree).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

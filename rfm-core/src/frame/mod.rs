@@ -23,6 +23,11 @@ pub use message::{Message, MessageError, MESSAGE_LEN};
 /// Bytes per node slot (both layouts). 256 slots (RFM2g node ids 0..=255) take 512 KiB.
 pub const SLOT_SIZE: usize = 2048;
 
+/// Offset within every slot, in both layouts, of the liveness block (the slot's last
+/// 64 bytes, which neither layout's data reaches: the framed ring ends there, the
+/// seed packet is 65 bytes). See [`crate::link::liveness`].
+pub const LIVENESS_OFFSET: usize = SLOT_SIZE - 64;
+
 /// Highest slot number: RFM2g rings have at most 256 nodes.
 pub const MAX_SLOT: u8 = 255;
 

@@ -1,0 +1,120 @@
+//! Why a link failed: one variant per thing a user must do something different about.
+
+use std::time::Duration;
+
+use super::claim::describe;
+use super::liveness::DEAD_AFTER;
+use crate::frame::RING_DEPTH;
+use crate::{DeviceError, RegionError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("parameter {parameter} = {value}: {problem}")]
+    Config {
+        parameter: &'static str,
+        value: String,
+        problem: String,
+    },
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error(transparent)]
+    Region(#[from] RegionError),
+    #[error(
+        "{device}: slot {slot} is held by another running node (session token {}, its \
+         heartbeat last moved {} ms ago): give every node its own nodeSlot; a slot is taken \
+         over only once its heartbeat has stopped for {} ms",
+        describe(*owner), last_beat.as_millis(), DEAD_AFTER.as_millis()
+    )]
+    SlotInUse {
+        device: String,
+        slot: u8,
+        owner: u32,
+        last_beat: Duration,
+    },
+    #[error(
+        "{device}: slot {slot} was claimed by another node (session token {}) at the same \
+         moment as this one: give every node its own nodeSlot",
+        describe(*owner)
+    )]
+    SlotContended { device: String, slot: u8, owner: u32 },
+    #[error(
+        "{device}: slot {slot} was taken over by another node (session token {}) while this \
+         node's heartbeat was stalled: two nodes use nodeSlot {slot}, or this process was \
+         paused for longer than {} ms",
+        describe(*owner), DEAD_AFTER.as_millis()
+    )]
+    SlotTakenOver { device: String, slot: u8, owner: u32 },
+    #[error("could not start the heartbeat thread: {0}")]
+    Heartbeat(#[source] std::io::Error),
+    #[error(
+        "{device}: no frame of step {step} from peer slot {peer_slot} (this node: slot \
+         {node_slot}) within {waited:.3?}: {why}"
+    )]
+    Timeout {
+        device: String,
+        node_slot: u8,
+        peer_slot: u8,
+        step: u64,
+        waited: Duration,
+        why: String,
+    },
+    #[error(
+        "{device}: the peer in slot {peer_slot} restarted (session {old:#018x} became \
+         {new}) at step {step}; a lockstep run cannot continue across a restart"
+    )]
+    PeerRestarted {
+        device: String,
+        peer_slot: u8,
+        step: u64,
+        old: u64,
+        /// The new session: its epoch when a frame of it was read, else its token.
+        new: String,
+    },
+    #[error(
+        "{device}: the peer in slot {peer_slot} stopped (its master terminated) before step {step}"
+    )]
+    PeerStopped {
+        device: String,
+        peer_slot: u8,
+        step: u64,
+    },
+    #[error(
+        "{device}: the peer in slot {peer_slot} stopped beating {silent:.3?} ago, before step \
+         {step}: its process died or is stalled"
+    )]
+    PeerDead {
+        device: String,
+        peer_slot: u8,
+        step: u64,
+        silent: Duration,
+    },
+    #[error("{device}: peer in slot {peer_slot} is incompatible: {what}")]
+    Incompatible {
+        device: String,
+        peer_slot: u8,
+        what: String,
+    },
+    #[error(
+        "{device}: at step {step} this node needs the peer's frame {need}, but its ring entry \
+         already holds frame {found}: the peer ran more than the ring's {RING_DEPTH} frames \
+         ahead (frame i is the peer's output after its step i - 1; frame 0 its initial values)"
+    )]
+    Overwritten {
+        device: String,
+        step: u64,
+        need: u64,
+        found: u64,
+    },
+}
+
+pub(crate) fn config_error(
+    parameter: &'static str,
+    value: impl ToString,
+    problem: impl Into<String>,
+) -> LinkError {
+    LinkError::Config {
+        parameter,
+        value: value.to_string(),
+        problem: problem.into(),
+    }
+}

@@ -1,0 +1,161 @@
+//! The handshake: which session of the peer this node takes frames from.
+//!
+//! Memory keeps what dead sessions wrote, so a frame is taken only from a session
+//! that holds the peer slot and is proven live by its heartbeat
+//! ([`super::liveness`]): its beat seen moving since this node started watching,
+//! and no closed mark. No acknowledgement is needed, so a peer's initial frame is
+//! taken as soon as its heartbeat is seen, in whatever order two masters (or one
+//! master with two instances) initialize and step.
+//!
+//! States and transitions (one table; `e` is the bound session):
+//!
+//! | state | what is seen | lockstep | free |
+//! |---|---|---|---|
+//! | Seeking | a frame of the live holder | bind to it, take it | same |
+//! | Seeking | a frame of any other session (dead, closed, unproven) | not taken | same |
+//! | Bound(e) | a frame of e | take it | take it |
+//! | Bound(e) | a frame of another session f | error: restarted | when f is the live holder: bind to f (a restart, counted), take it |
+//! | Bound(e) | e closed (while waiting) | error: stopped | link down |
+//! | Bound(e) | e's beat silent for `timeout` (≥ [`MIN_SILENCE`]) | error: dead | link down |
+//! | Bound(e) | another holder (while waiting) | error: restarted | seek again |
+//!
+//! A self-loop (`nodeSlot == peerSlot`) is bound to its own session from the start.
+//! After a bind, frames of e are taken without reading the liveness words again:
+//! a session clears its ring when it claims the slot, so a frame of another session
+//! seen later can only be newer, never stale.
+
+use std::time::{Duration, Instant};
+
+use super::liveness::{token, Life, PeerWatch, Words, MIN_SILENCE};
+use crate::frame::framed::SyncMode;
+
+/// How often a bound link reads the peer's liveness words: a tenth of a heartbeat
+/// period, so that a beat is seen within a millisecond of happening while the
+/// per-step path reads them about once per thousand microsecond steps.
+pub const WATCH_INTERVAL: Duration = Duration::from_millis(1);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Peer {
+    Seeking,
+    Bound { epoch: u64 },
+}
+
+/// Whether a frame may be taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Admit {
+    /// Take it; `bound_now` when this frame bound a new session (check it is compatible).
+    Take { bound_now: bool },
+    /// Its session is not the live holder of the peer slot.
+    NotLive,
+    /// Lockstep only: the frame belongs to a session other than the bound one.
+    Restarted { old: u64 },
+}
+
+/// Why a bound lockstep wait cannot succeed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fault {
+    Stopped,
+    Dead { silent: Duration },
+    Restarted { old: u64, owner: u32 },
+}
+
+/// One node's view of its peer's session.
+#[derive(Debug, Clone)]
+pub(crate) struct Handshake {
+    state: Peer,
+    watch: PeerWatch,
+    watched_at: Instant,
+    mode: SyncMode,
+    /// How long a silent beat means death: `timeout`, at least [`MIN_SILENCE`].
+    silence: Duration,
+}
+
+impl Handshake {
+    /// Starts watching the peer slot, whose words are `words` at `now`. `own` is this
+    /// node's epoch when the peer is itself (a self-loop).
+    pub(crate) fn new(
+        words: Words,
+        now: Instant,
+        mode: SyncMode,
+        timeout: Duration,
+        own: Option<u64>,
+    ) -> Handshake {
+        Handshake {
+            state: own.map_or(Peer::Seeking, |epoch| Peer::Bound { epoch }),
+            watch: PeerWatch::new(words, now),
+            watched_at: now,
+            mode,
+            silence: timeout.max(MIN_SILENCE),
+        }
+    }
+
+    /// The session frames are taken from, once there is one.
+    pub(crate) fn bound(&self) -> Option<u64> {
+        match self.state {
+            Peer::Seeking => None,
+            Peer::Bound { epoch } => Some(epoch),
+        }
+    }
+
+    /// Whether the liveness words should be read again at `now`.
+    pub(crate) fn watch_due(&self, now: Instant) -> bool {
+        self.state == Peer::Seeking || now.saturating_duration_since(self.watched_at) >= WATCH_INTERVAL
+    }
+
+    /// Records the peer slot's words read at `now`.
+    pub(crate) fn observe(&mut self, words: Words, now: Instant) -> Life {
+        self.watched_at = now;
+        self.watch.observe(words, now)
+    }
+
+    /// The verdict of the last reading.
+    pub(crate) fn life(&self) -> Life {
+        self.watch.life()
+    }
+
+    /// Decides on a frame of session `epoch` found at `now`. Unless it is the bound
+    /// session's, the caller must have observed the words at `now` first.
+    pub(crate) fn admit(&mut self, epoch: u64, now: Instant) -> Admit {
+        match self.state {
+            Peer::Bound { epoch: e } if e == epoch => Admit::Take { bound_now: false },
+            Peer::Bound { epoch: e } if self.mode == SyncMode::Lockstep => {
+                Admit::Restarted { old: e }
+            }
+            _ if self.life().is_live(token(epoch), now, self.silence) => {
+                self.state = Peer::Bound { epoch };
+                Admit::Take { bound_now: true }
+            }
+            _ => Admit::NotLive,
+        }
+    }
+
+    /// What the last reading says about the bound session, if anything is wrong.
+    pub(crate) fn fault(&self, now: Instant) -> Option<Fault> {
+        let Peer::Bound { epoch } = self.state else {
+            return None;
+        };
+        match self.life() {
+            Life::Closed { owner } if owner == token(epoch) => Some(Fault::Stopped),
+            Life::Absent => None,
+            life if life.owner() != Some(token(epoch)) => Some(Fault::Restarted {
+                old: epoch,
+                owner: life.owner().unwrap_or(0),
+            }),
+            life => {
+                let silent = life.silent_for(now);
+                (silent >= self.silence).then_some(Fault::Dead { silent })
+            }
+        }
+    }
+
+    /// The bound session is running (free mode's `link.ok`).
+    pub(crate) fn alive(&self, now: Instant) -> bool {
+        self.bound()
+            .is_some_and(|e| self.life().is_live(token(e), now, self.silence))
+    }
+
+    /// A self-loop watches nothing: it is its own peer.
+    pub(crate) fn is_self(&self, own: u64) -> bool {
+        self.bound() == Some(own)
+    }
+}

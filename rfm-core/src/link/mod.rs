@@ -1,0 +1,424 @@
+//! The link: one node coupled to one peer through a device, step by step.
+//!
+//! Frame indices: the frame published at start is index 0; step k (k = 0, 1, …)
+//! publishes index k + 1. In lockstep with lag L, step k returns exactly the peer's
+//! index max(k + 1 − L, 0): the peer's inputs of its step k − L, or its initial
+//! values while k < L.
+//!
+//! Reflective memory (and a `shm:` object) keeps its contents across runs, so a
+//! reader may find frames a dead session left behind. Every liveness question is
+//! therefore decided by a heartbeat that each open link beats from a thread of its
+//! own ([`liveness`]): who may take a slot ([`claim`]), and which peer session's
+//! frames may be taken ([`handshake`]). [`Node`] holds the protocol as non-blocking
+//! steps; [`Link`] drives it with the real clock, the heartbeat thread and a wait
+//! strategy.
+
+use std::hash::{BuildHasher, Hasher};
+use std::path::PathBuf;
+use std::task::Poll;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::backend::rfm2g::Events;
+use crate::frame::framed::{Frame, SyncMode};
+use crate::frame::seed::FlightData;
+use crate::frame::{self, Message, MAX_LAG, RING_DEPTH};
+use crate::health::PeerHealth;
+use crate::wait::WaitStrategy;
+use crate::{Device, DeviceError, OpenOptions, WORD};
+
+pub mod claim;
+mod compat;
+mod error;
+mod handshake;
+pub mod liveness;
+mod node;
+
+pub use error::LinkError;
+use error::config_error;
+pub use handshake::WATCH_INTERVAL;
+use liveness::Heartbeat;
+pub use node::{Node, StartPoll};
+
+/// Which frame layout the link speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    #[default]
+    Framed,
+    /// The article's `FlightData`: free mode only (it has no step ring or session).
+    Seed,
+}
+
+impl std::str::FromStr for Layout {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Layout, String> {
+        match s {
+            "framed" => Ok(Layout::Framed),
+            "seed" => Ok(Layout::Seed),
+            other => Err(format!("unknown layout `{other}`; expected framed or seed")),
+        }
+    }
+}
+
+/// Everything a link needs; the FMU's parameters map onto it one to one.
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    pub device: String,
+    pub rfm2g_library: Option<PathBuf>,
+    pub region_offset: u64,
+    pub node_slot: u8,
+    pub peer_slot: u8,
+    pub mode: SyncMode,
+    pub lag: u8,
+    pub wait: WaitStrategy,
+    pub layout: Layout,
+    /// Longest wait for a peer frame once the link runs (free mode: the age after
+    /// which the link is reported down).
+    pub timeout: Duration,
+    /// Longest wait for the peer's first frame.
+    pub startup_timeout: Duration,
+}
+
+impl Default for LinkConfig {
+    fn default() -> LinkConfig {
+        LinkConfig {
+            device: "/dev/rfm2g0".into(),
+            rfm2g_library: None,
+            region_offset: 0,
+            node_slot: 0,
+            peer_slot: 1,
+            mode: SyncMode::Lockstep,
+            lag: 0,
+            wait: WaitStrategy::Spin,
+            layout: Layout::Framed,
+            timeout: Duration::from_secs(1),
+            startup_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// What one node contributes per step.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Sample {
+    pub sim_time: f64,
+    pub attitude: [f64; 3],
+    pub status: u8,
+    pub message: Message,
+}
+
+impl From<&Frame> for Sample {
+    fn from(f: &Frame) -> Sample {
+        Sample {
+            sim_time: f.sim_time,
+            attitude: f.attitude,
+            status: f.status,
+            message: f.message,
+        }
+    }
+}
+
+impl From<&FlightData> for Sample {
+    fn from(p: &FlightData) -> Sample {
+        Sample {
+            sim_time: p.timestamp,
+            attitude: p.attitude.map(f64::from),
+            status: p.status,
+            message: p.msg,
+        }
+    }
+}
+
+impl Sample {
+    /// Distinguishes a re-read of one frame from a second frame with the same
+    /// index (a [`crate::health::FrameId`] digest): every field a peer sends counts,
+    /// the message included.
+    pub fn digest(&self) -> u32 {
+        let mut h = self.sim_time.to_bits() ^ u64::from(self.status);
+        for a in self.attitude {
+            h = h.rotate_left(17) ^ a.to_bits();
+        }
+        for chunk in self.message.as_raw().chunks_exact(8) {
+            h = h.rotate_left(17) ^ u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        }
+        (h ^ (h >> 32)) as u32
+    }
+}
+
+/// A frame received from the peer.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PeerSample {
+    pub sample: Sample,
+    /// The frame's index (packet id for the seed layout).
+    pub index: u64,
+}
+
+impl LinkConfig {
+    /// Checks the combination before anything is opened.
+    pub fn validate(&self) -> Result<(), LinkError> {
+        if self.lag > MAX_LAG {
+            return Err(config_error(
+                "lag",
+                self.lag,
+                format!("at most {MAX_LAG} (the ring holds {RING_DEPTH} frames per slot)"),
+            ));
+        }
+        if !self.region_offset.is_multiple_of(WORD as u64) {
+            return Err(config_error(
+                "regionOffset",
+                self.region_offset,
+                "must be a multiple of 4 bytes",
+            ));
+        }
+        if self.layout == Layout::Seed && self.mode == SyncMode::Lockstep {
+            return Err(config_error(
+                "layout",
+                "seed",
+                "the seed layout (the article's FlightData) has no step ring: use syncMode = free with it, or layout = framed for lockstep",
+            ));
+        }
+        for (name, value) in [
+            ("timeout", self.timeout),
+            ("startupTimeout", self.startup_timeout),
+        ] {
+            if value.is_zero() {
+                return Err(config_error(
+                    name,
+                    format!("{value:?}"),
+                    "must be greater than 0 s",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A random, odd session epoch (odd: its token, the low word, is never 0).
+fn new_epoch() -> u64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    h.finish() | 1
+}
+
+/// The wall clock for the frame's `wall_clock_ns` (diagnostics: `rfmctl watch`
+/// shows it; no decision reads it). On Linux the coarse clock is read without a
+/// syscall or a TSC read: this runs every step.
+pub(crate) fn wall_clock_ns() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out pointer; CLOCK_REALTIME_COARSE always exists on Linux.
+        if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0 {
+            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        }
+    }
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// How long [`Link::start`] sleeps between polls of its claim.
+const CLAIM_POLL: Duration = Duration::from_millis(1);
+
+/// One node's end of the coupling: a [`Node`] driven by the real clock, with the
+/// heartbeat thread that proves it alive and the wait strategy of its config.
+pub struct Link {
+    node: Node,
+    heartbeat: Option<Heartbeat>,
+    /// Network interrupts (waitStrategy = event only).
+    events: Option<Events>,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link")
+            .field("node", &self.node)
+            .field("beating", &self.heartbeat.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Link {
+    /// Validates `config`, opens the device and maps the slots used. Writes nothing.
+    pub fn open(config: LinkConfig) -> Result<Link, LinkError> {
+        config.validate()?;
+        let device = Device::open(
+            &config.device,
+            &OpenOptions {
+                rfm2g_library: config.rfm2g_library.clone(),
+                ..OpenOptions::default()
+            },
+        )?;
+        let events = if config.wait == WaitStrategy::Event {
+            let events = device.events()?.ok_or_else(|| {
+                config_error(
+                    "waitStrategy",
+                    "event",
+                    format!(
+                        "RFM2g network interrupts need an RFM2g device whose library has the event \
+                         functions; `{}` has none: use spin, yield or sleep",
+                        config.device
+                    ),
+                )
+            })?;
+            Some(events)
+        } else {
+            None
+        };
+        let highest = config.node_slot.max(config.peer_slot);
+        let len = frame::region_len(highest);
+        let region = device.map(config.region_offset, len).map_err(|e| match e {
+            DeviceError::WindowOutOfRange { size, .. } => config_error(
+                "regionOffset",
+                config.region_offset,
+                format!(
+                    "slots 0..={highest} (nodeSlot {}, peerSlot {}) need {len} bytes from \
+                         there, which does not fit the {size}-byte memory of `{}`: lower \
+                         regionOffset or the slot numbers ({e})",
+                    config.node_slot, config.peer_slot, config.device
+                ),
+            ),
+            other => other.into(),
+        })?;
+        Ok(Link {
+            node: Node::new(config, &region, new_epoch(), Instant::now())?,
+            heartbeat: None,
+            events,
+        })
+    }
+
+    pub fn config(&self) -> &LinkConfig {
+        self.node.config()
+    }
+
+    /// This node's session epoch.
+    pub fn epoch(&self) -> u64 {
+        self.node.epoch()
+    }
+
+    pub fn health(&self) -> &PeerHealth {
+        self.node.health()
+    }
+
+    /// The newest peer frame taken (lockstep: the one of the last step).
+    pub fn latest(&self) -> Option<&PeerSample> {
+        self.node.latest()
+    }
+
+    /// When the last step read the peer (lockstep: before its wait; the age of a
+    /// frame taken then is measured from here).
+    pub fn stepped_at(&self) -> Instant {
+        self.node.stepped_at()
+    }
+
+    /// Time the last step spent waiting for the peer.
+    pub fn last_wait(&self) -> Duration {
+        self.node.last_wait()
+    }
+
+    /// Free mode's `link.ok` for the last step: the peer session frames are taken
+    /// from is running.
+    pub fn peer_alive(&self) -> bool {
+        self.node.peer_alive(self.node.stepped_at())
+    }
+
+    /// Takes this node's slot (waiting while a silent holder may still be alive, at
+    /// most [`liveness::DEAD_AFTER`] plus [`claim::CLAIM_SETTLE`]), starts the
+    /// heartbeat and publishes the initial frame (index 0). Never waits for the peer.
+    pub fn start(&mut self, init: &Sample) -> Result<(), LinkError> {
+        loop {
+            let polled = self.node.poll_start(Instant::now(), init);
+            match polled {
+                Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
+                Ok(StartPoll::Claimed) => {
+                    let beater = self.node.beater()?;
+                    self.heartbeat = Some(Heartbeat::start(beater).map_err(LinkError::Heartbeat)?);
+                }
+                Ok(StartPoll::Started) => return self.signal(0),
+                Err(e) => {
+                    self.heartbeat = None;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Wakes peers waiting on network interrupts (waitStrategy = event).
+    fn signal(&self, index: u64) -> Result<(), LinkError> {
+        if let Some(events) = &self.events {
+            let data = u32::from(self.node.config().node_slot) << 24 | (index as u32 & 0x00ff_ffff);
+            events.broadcast(data).map_err(DeviceError::from)?;
+        }
+        Ok(())
+    }
+
+    /// Step `k`: publishes this node's sample, then takes the peer's (lockstep: waits
+    /// for exactly the matching step; free: the newest there is, if any).
+    pub fn step(&mut self, k: u64, sample: &Sample) -> Result<Option<PeerSample>, LinkError> {
+        if let Some(owner) = self.heartbeat.as_ref().and_then(Heartbeat::taken_by) {
+            let c = self.node.config();
+            return Err(LinkError::SlotTakenOver {
+                device: c.device.clone(),
+                slot: c.node_slot,
+                owner,
+            });
+        }
+        self.node.publish(k + 1, sample)?;
+        self.signal(k + 1)?;
+        // One clock read per step (in spin, more only every 64 polls of a wait).
+        let mut now = Instant::now();
+        if self.node.config().mode == SyncMode::Free {
+            return self.node.free_read(now);
+        }
+        let wait = self.node.config().wait;
+        let mut polls: u64 = 0;
+        loop {
+            if let Poll::Ready(peer) = self.node.poll_lockstep(k, now)? {
+                return Ok(Some(peer));
+            }
+            match (wait, &self.events) {
+                (WaitStrategy::Event, Some(events)) => {
+                    // Slices of at most 10 ms: the driver queues one event per type, so
+                    // a wake-up that raced the last poll costs at most one slice.
+                    events.wait(10).map_err(DeviceError::from)?;
+                }
+                (strategy, _) => strategy.pause(),
+            }
+            polls += 1;
+            if wait != WaitStrategy::Spin || polls.is_multiple_of(64) {
+                now = Instant::now();
+            }
+        }
+    }
+
+    /// Stops the heartbeat and marks this node's slot closed: a lockstep peer stops
+    /// waiting with a clear error, and a later session may take the slot at once.
+    pub fn close(&mut self) -> Result<(), LinkError> {
+        if let Some(mut heartbeat) = self.heartbeat.take() {
+            heartbeat.stop();
+        }
+        self.node.close()
+    }
+
+    /// Stops the heartbeat and leaves the slot as a killed process would: held and
+    /// not closed, so that others take it only after [`liveness::DEAD_AFTER`].
+    /// For fault tests and tools that simulate a crash in one process.
+    pub fn abandon(mut self) {
+        self.heartbeat = None;
+        self.node.abandon();
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        // Best effort: the memory may already be gone (a device error brought us here).
+        let _ = self.close();
+    }
+}
