@@ -17,6 +17,9 @@ use crate::fmi2::*;
 use crate::logger::{Category, Logger};
 use crate::model::{vr, Causality, Kind, Var, VARIABLES};
 
+/// The longest `timeout`/`startupTimeout` accepted, in seconds.
+const MAX_SECONDS: f64 = 1e9;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
     Instantiated,
@@ -285,27 +288,28 @@ impl Instance {
         };
         let seconds = |name: &str, vr: u32| {
             let v = self.real(vr);
-            if v.is_finite() && v > 0.0 && v <= 1e9 {
+            if v.is_finite() && v > 0.0 && v <= MAX_SECONDS {
                 Ok(Duration::from_secs_f64(v))
             } else {
-                Err(bad(name, &v, "expected seconds > 0"))
+                Err(bad(
+                    name,
+                    &v,
+                    &format!("expected seconds greater than 0 and at most {MAX_SECONDS:e} (about 31 years)"),
+                ))
             }
         };
         let device = self.string(vr::DEVICE).to_owned();
         if device.is_empty() {
             return Err(bad("device", &"\"\"", rfm_core::DEVICE_FORMS));
         }
-        let mode = match self.string(vr::SYNC_MODE) {
-            "lockstep" => SyncMode::Lockstep,
-            "free" => SyncMode::Free,
-            other => {
-                return Err(bad(
-                    "syncMode",
-                    &format!("{other:?}"),
-                    "expected lockstep or free",
-                ))
-            }
-        };
+        let mode = self.string(vr::SYNC_MODE);
+        let mode = mode.parse::<SyncMode>().map_err(|_| {
+            bad(
+                "syncMode",
+                &format!("{mode:?}"),
+                "expected lockstep or free",
+            )
+        })?;
         let wait = self.string(vr::WAIT_STRATEGY);
         let wait = wait.parse::<WaitStrategy>().map_err(|_| {
             bad(
@@ -314,17 +318,10 @@ impl Instance {
                 "expected spin, yield, sleep or event",
             )
         })?;
-        let layout = match self.string(vr::LAYOUT) {
-            "framed" => Layout::Framed,
-            "seed" => Layout::Seed,
-            other => {
-                return Err(bad(
-                    "layout",
-                    &format!("{other:?}"),
-                    "expected framed or seed",
-                ))
-            }
-        };
+        let layout = self.string(vr::LAYOUT);
+        let layout = layout
+            .parse::<Layout>()
+            .map_err(|_| bad("layout", &format!("{layout:?}"), "expected framed or seed"))?;
         let lag = self.integer(vr::LAG);
         let lag = u8::try_from(lag)
             .ok()
@@ -421,11 +418,12 @@ impl Instance {
         let link = self.link.as_ref().expect("called after a step");
         let health = link.health();
         let age = health.age(link.stepped_at());
-        // Lockstep: the frame of this step arrived. Free: the newest is fresh.
+        // Lockstep: the frame of this step arrived. Free: the peer session frames
+        // are taken from is running (its heartbeat), however old its newest frame.
         let ok = match received {
             None => false,
             Some(got) if link.config().mode == SyncMode::Lockstep => got,
-            Some(_) => age.is_some_and(|a| a < link.config().timeout),
+            Some(_) => link.peer_alive(),
         };
         let clamp = |n: u64| Value::Integer(n.min(i32::MAX as u64) as i32);
         self.values[vr::LINK_OK as usize] = Value::Boolean(ok);

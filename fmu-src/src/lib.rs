@@ -12,6 +12,7 @@ pub mod instance;
 pub mod logger;
 pub mod model;
 
+use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
@@ -28,28 +29,76 @@ const FREED: u64 = 0x524d_4646_5245_4544; // "RMFFREED"
 /// dropped but this small header is kept (a tombstone), so that a second free or
 /// a call on a freed component is answered with `fmi2Error` instead of touching
 /// freed memory.
+///
+/// Only shared references to it are ever made: a master's logger callback may call
+/// back into the FMU while a call on this component runs (re-entrance), and the
+/// header must then be readable without aliasing the outer call's borrow of the
+/// instance. `depth` tells re-entrant calls apart; they never touch the instance.
 struct Component {
-    magic: u64,
-    /// Boxed, so that the tombstone kept after a free is 16 bytes.
-    instance: Option<Box<Instance>>,
+    magic: Cell<u64>,
+    /// Calls on this component in progress: 1 inside a call, more when the master's
+    /// logger called back in.
+    depth: Cell<u32>,
+    /// `fmi2FreeInstance` was called from inside a call: free when it returns.
+    free_pending: Cell<bool>,
+    /// The instance's logger, for messages about re-entrant calls (the instance
+    /// itself is borrowed by the outer call then).
+    logger: UnsafeCell<Option<Box<Logger>>>,
+    /// Boxed, so that the tombstone kept after a free is small.
+    instance: UnsafeCell<Option<Box<Instance>>>,
 }
 
-/// The live instance behind `c`, if it is one.
+impl Component {
+    /// Answers a call made while another call on this component runs. Logs once
+    /// per outer call level, so a logger that calls back on every message ends.
+    fn reentrant(&self, function: &str, what: &str) -> fmi2Status {
+        if self.depth.get() == 1 {
+            self.depth.set(2);
+            // SAFETY: the logger box is replaced only by `free`, which runs at
+            // depth 0; this shared borrow ends before the depth goes back.
+            if let Some(logger) = unsafe { &*self.logger.get() } {
+                logger.log(
+                    Category::Error,
+                    &format!(
+                        "{function}: called from inside another FMI call on this instance \
+                         (from the master's logger callback): {what}"
+                    ),
+                );
+            }
+            self.depth.set(1);
+        }
+        fmi2Error
+    }
+
+    /// Drops the instance and keeps the tombstone.
+    ///
+    /// # Safety
+    /// No call on this component may be in progress (depth 0), and `c` must be the
+    /// pointer this header lives at.
+    unsafe fn free(&self, c: fmi2Component) {
+        debug_assert_eq!(self.depth.get(), 0);
+        self.magic.set(FREED);
+        // SAFETY: depth 0: nothing borrows the instance or the logger.
+        unsafe {
+            drop((*self.instance.get()).take());
+            drop((*self.logger.get()).take());
+        }
+        keep_tombstone(c);
+    }
+}
+
+/// The header behind `c`, if it is a live component.
 ///
 /// # Safety
 /// `c` must be NULL or a pointer returned by `fmi2Instantiate` (live or freed).
-unsafe fn component<'a>(c: fmi2Component) -> Option<&'a mut Instance> {
+unsafe fn component<'a>(c: fmi2Component) -> Option<&'a Component> {
     if c.is_null() {
         return None;
     }
     // SAFETY: per the contract, a non-NULL `c` came from `fmi2Instantiate`, whose
-    // allocation is never released; the master calls one instance from one thread
-    // at a time (FMI 2.0), so this exclusive borrow is the only one.
-    let comp = unsafe { &mut *c.cast::<Component>() };
-    if comp.magic != LIVE {
-        return None;
-    }
-    comp.instance.as_deref_mut()
+    // allocation is never released; only shared references to it are made.
+    let comp = unsafe { &*c.cast::<Component>() };
+    (comp.magic.get() == LIVE).then_some(comp)
 }
 
 /// Runs `body` on the instance behind `c`; a panic becomes `fmi2Fatal`, logged.
@@ -62,13 +111,38 @@ unsafe fn call(
     body: impl FnOnce(&mut Instance) -> FmiResult,
 ) -> fmi2Status {
     // SAFETY: forwarded contract.
-    let Some(inst) = (unsafe { component(c) }) else {
+    let Some(comp) = (unsafe { component(c) }) else {
         return fmi2Error; // NULL or freed: there is no logger to tell.
     };
+    if comp.depth.get() > 0 {
+        return comp.reentrant(function, "the call is refused");
+    }
+    comp.depth.set(1);
+    // SAFETY: depth was 0, so no other borrow of the instance exists, and the
+    // master calls one instance from one thread at a time (FMI 2.0); a re-entrant
+    // call from inside `body` is answered above without touching it.
+    let status = match unsafe { (*comp.instance.get()).as_deref_mut() } {
+        Some(inst) => run(inst, function, body),
+        None => fmi2Error,
+    };
+    comp.depth.set(0);
+    if comp.free_pending.get() {
+        // SAFETY: depth 0 again, and `c` is this header's address.
+        unsafe { comp.free(c) };
+    }
+    status
+}
+
+/// The body of [`call`] on a borrowed instance.
+fn run(
+    inst: &mut Instance,
+    function: &str,
+    body: impl FnOnce(&mut Instance) -> FmiResult,
+) -> fmi2Status {
     let _scope = Scope::enter(&inst.logger);
     let ptr: *mut Instance = inst;
     match catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: `ptr` is the exclusive borrow taken above, used only in here.
+        // SAFETY: `ptr` is the exclusive borrow passed in, used only in here.
         let inst = unsafe { &mut *ptr };
         let result = body(inst);
         inst.conclude(result)
@@ -245,8 +319,11 @@ pub unsafe extern "C" fn fmi2_instantiate(
             return fail("fmuResourceLocation is not UTF-8".into());
         }
         let comp = Box::new(Component {
-            magic: LIVE,
-            instance: Some(Box::new(Instance::new(logger))),
+            magic: Cell::new(LIVE),
+            depth: Cell::new(0),
+            free_pending: Cell::new(false),
+            logger: UnsafeCell::new(Some(Box::new(logger.clone()))),
+            instance: UnsafeCell::new(Some(Box::new(Instance::new(logger)))),
         });
         Box::into_raw(comp).cast::<c_void>()
     }));
@@ -264,11 +341,18 @@ pub unsafe extern "C" fn fmi2_free_instance(c: fmi2Component) {
         }
         // SAFETY: `c` came from fmi2Instantiate (FMI contract); the allocation is
         // kept as a tombstone, so this is valid even on a second free.
-        let comp = unsafe { &mut *c.cast::<Component>() };
-        if comp.magic == LIVE {
-            comp.magic = FREED;
-            drop(comp.instance.take());
-            keep_tombstone(c);
+        let Some(comp) = (unsafe { component(c) }) else {
+            return;
+        };
+        if comp.depth.get() > 0 {
+            comp.free_pending.set(true);
+            comp.reentrant(
+                "fmi2FreeInstance",
+                "the instance is freed when that call returns",
+            );
+        } else {
+            // SAFETY: no call in progress; `c` is the header's address.
+            unsafe { comp.free(c) };
         }
     }));
 }
@@ -631,7 +715,7 @@ pub unsafe extern "C" fn fmi2_get_string_status(
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_freed_component_keeps_only_a_16_byte_tombstone() {
-        assert_eq!(std::mem::size_of::<super::Component>(), 16);
+    fn a_freed_component_keeps_only_a_32_byte_tombstone() {
+        assert_eq!(std::mem::size_of::<super::Component>(), 32);
     }
 }

@@ -254,7 +254,9 @@ fn the_articles_layout_rejects_a_wrong_magic_and_half_written_packets() {
     };
     let (mut seen, mut k) = (0, 0i64);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while written.load(Ordering::Relaxed) < 2000 && std::time::Instant::now() < deadline {
+    // Past packet 2000, itself a wrong-magic one (2000 = 125 × 16): the writer goes
+    // on to 2001 only once the reader has counted it.
+    while written.load(Ordering::Relaxed) <= 2000 && std::time::Instant::now() < deadline {
         assert_eq!(a.step(k as f64 * H, H), fmi2OK);
         let [r, p, y] = a.reals(&["peer.roll", "peer.pitch", "peer.yaw"])[..] else {
             unreachable!()

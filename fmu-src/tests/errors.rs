@@ -265,7 +265,11 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
         ),
         (
             vec![("timeout", "0".into())],
-            vec!["parameter timeout = 0: expected seconds > 0"],
+            vec!["parameter timeout = 0: expected seconds greater than 0 and at most 1e9"],
+        ),
+        (
+            vec![("timeout", "2e9".into())],
+            vec!["parameter timeout = 2000000000: expected seconds greater than 0 and at most 1e9"],
         ),
         (
             vec![("startupTimeout", "-3".into())],
@@ -542,16 +546,69 @@ fn debug_logging_is_by_category_and_errors_always_reach_the_master() {
 
 #[test]
 fn a_slot_another_live_instance_writes_is_refused_at_initialization() {
-    let dev = format!("loopback:{}", unique("twin"));
-    let first = Fmu::new("first");
-    first.set_all(&[("device", &dev), ("nodeSlot", "3"), ("peerSlot", "4")]);
-    assert_eq!(first.init(), fmi2OK);
-    let twin = Fmu::new("twin");
-    twin.set_all(&[("device", &dev), ("nodeSlot", "3"), ("peerSlot", "4")]);
-    assert_eq!(twin.init(), fmi2Error);
-    assert_logged(
-        &twin,
-        fmi2Error,
-        &["slot 3 is being written by another node", "own nodeSlot"],
-    );
+    // The first instance steps, then its master idles far longer than any frame
+    // age once mattered (2.5 s): its heartbeat still holds the slot, in both modes.
+    for mode in ["lockstep", "free"] {
+        let dev = format!("loopback:{}", unique("twin"));
+        let params = [
+            ("device", dev.as_str()),
+            ("nodeSlot", "3"),
+            ("peerSlot", "3"),
+            ("syncMode", mode),
+        ];
+        let first = Fmu::new("first");
+        first.set_all(&params);
+        assert_eq!(first.init(), fmi2OK);
+        assert_eq!(first.step(0.0, 1e-3), fmi2OK, "{:?}", first.log());
+        std::thread::sleep(std::time::Duration::from_millis(2500));
+        let twin = Fmu::new("twin");
+        twin.set_all(&params);
+        assert_eq!(twin.init(), fmi2Error, "{mode}");
+        assert_logged(
+            &twin,
+            fmi2Error,
+            &[
+                &format!("{dev}: slot 3 is held by another running node"),
+                "its heartbeat last moved",
+                "ms ago",
+                "own nodeSlot",
+            ],
+        );
+        // The first one is untouched: it still steps, and echoes its own inputs.
+        first.set("roll", "0.5");
+        assert_eq!(first.step(1e-3, 1e-3), fmi2OK, "{mode}: {:?}", first.log());
+        assert_eq!(first.real("peer.roll"), 0.5);
+    }
+}
+
+#[test]
+fn of_two_instances_claiming_one_slot_at_the_same_moment_exactly_one_wins() {
+    for round in 0..5 {
+        let dev = format!("loopback:{}", unique("race"));
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let claim = |name: &'static str| {
+            let (dev, barrier) = (dev.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let fmu = Fmu::new(name);
+                fmu.set_all(&[("device", &dev), ("nodeSlot", "7"), ("peerSlot", "7")]);
+                barrier.wait();
+                let status = fmu.init();
+                // Both hold on until both have an answer: a winner that freed at
+                // once would leave a free slot to a later claimant.
+                barrier.wait();
+                (status, fmu.log())
+            })
+        };
+        let (a, b) = (claim("a"), claim("b"));
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        let won = [a.0, b.0].iter().filter(|s| **s == fmi2OK).count();
+        assert_eq!(won, 1, "round {round}: {:?} {:?}", a.1, b.1);
+        let loser = if a.0 == fmi2OK { &b } else { &a };
+        let text = format!("{:?}", loser.1);
+        assert!(
+            text.contains("slot 7 was claimed by another node")
+                || text.contains("slot 7 is held by another running node"),
+            "round {round}: {text}"
+        );
+    }
 }

@@ -118,14 +118,114 @@ fn free_mode_never_waits_and_reports_the_link() {
     feed(&b, 1, 7);
     assert_eq!(b.init(), fmi2OK);
     assert_eq!(b.step(0.0, H), fmi2OK);
-    assert_eq!(a.step(H, H), fmi2OK);
-    assert!(a.boolean("link.ok"));
+    // b's frames are taken once its heartbeat has been seen to move.
+    let mut k = 1;
+    while !a.boolean("link.ok") {
+        assert!(k < 1000, "b's heartbeat was never seen: {:?}", a.log());
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        assert_eq!(a.step(k as f64 * H, H), fmi2OK);
+        k += 1;
+    }
     assert_eq!(a.reals(&["peer.roll"]), vec![ramp(1, 7).0[0]]);
-    std::thread::sleep(std::time::Duration::from_millis(80));
-    assert_eq!(a.step(2.0 * H, H), fmi2OK);
-    assert!(!a.boolean("link.ok"), "silent longer than timeout");
-    assert!(a.real("link.age") >= 0.08);
+    // b's master idles longer than timeout: its heartbeat says it is alive, its
+    // frame just ages.
+    std::thread::sleep(std::time::Duration::from_millis(120));
+    assert_eq!(a.step(k as f64 * H, H), fmi2OK);
+    assert!(a.boolean("link.ok"), "alive, only idle");
+    assert!(a.real("link.age") >= 0.12);
     assert_eq!(a.real("link.wait"), 0.0);
+    // b terminates: link down at a's next step (the peer's liveness words are
+    // read at most once per millisecond), its last values kept.
+    assert_eq!(b.terminate(), fmi2OK);
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    assert_eq!(a.step((k + 1) as f64 * H, H), fmi2OK);
+    assert!(!a.boolean("link.ok"), "closed");
+    assert_eq!(a.reals(&["peer.roll"]), vec![ramp(1, 7).0[0]]);
+}
+
+/// One master, one thread, two instances at lag ≥ 1: every order of leaving
+/// initialization and of stepping that FMI allows exchanges exactly. (Symptom:
+/// initializing B first, then A, and stepping A first used to wait the whole
+/// startupTimeout for an acknowledgement only B's own step could give.)
+#[test]
+fn one_thread_exchanges_exactly_in_every_order_of_init_and_step() {
+    for lag in [1u8, 2] {
+        for init_b_first in [false, true] {
+            for step_a_first in [true, false] {
+                let device = format!("loopback:{}", unique("order"));
+                let a = node("a", &device, 0, 1, lag);
+                let b = node("b", &device, 1, 0, lag);
+                a.set_all(&[("startupTimeout", "2"), ("timeout", "2")]);
+                b.set_all(&[("startupTimeout", "2"), ("timeout", "2")]);
+                feed(&a, 0, -1);
+                feed(&b, 1, -1);
+                let inits = if init_b_first { [&b, &a] } else { [&a, &b] };
+                for fmu in inits {
+                    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+                }
+                let order = if step_a_first {
+                    [(&a, 0u8), (&b, 1)]
+                } else {
+                    [(&b, 1), (&a, 0)]
+                };
+                let case =
+                    format!("lag {lag}, init b first {init_b_first}, step a first {step_a_first}");
+                let started = std::time::Instant::now();
+                for k in 0..200i64 {
+                    for (fmu, me) in order {
+                        feed(fmu, me, k);
+                        assert_eq!(
+                            fmu.step(k as f64 * H, H),
+                            fmi2OK,
+                            "{case}, step {k}: {:?}",
+                            fmu.log()
+                        );
+                        check(fmu, 1 - me, (k - i64::from(lag)).max(-1));
+                    }
+                }
+                assert!(
+                    started.elapsed() < std::time::Duration::from_secs(1),
+                    "{case}: no step waited for a timeout ({:?})",
+                    started.elapsed()
+                );
+            }
+        }
+    }
+}
+
+/// A writer that stepped once and terminated cleanly leaves its frame in memory;
+/// a free-mode reader started later never takes it: link.ok stays false and the
+/// outputs keep their start values.
+#[test]
+fn free_mode_never_takes_the_frame_of_a_writer_that_is_gone() {
+    let name = unique("gone");
+    let device = format!("shm:{name}");
+    let writer = node("writer", &device, 1, 0, 0);
+    writer.set_all(&[("syncMode", "free"), ("roll", "1.234")]);
+    assert_eq!(writer.init(), fmi2OK);
+    assert_eq!(writer.step(0.0, H), fmi2OK);
+    assert_eq!(writer.terminate(), fmi2OK);
+    drop(writer);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let reader = node("reader", &device, 0, 1, 0);
+    reader.set_all(&[("syncMode", "free"), ("timeout", "0.1")]);
+    assert_eq!(reader.init(), fmi2OK);
+    let started = std::time::Instant::now();
+    let mut k = 0;
+    while started.elapsed() < std::time::Duration::from_millis(500) {
+        assert_eq!(reader.step(k as f64 * H, H), fmi2OK);
+        assert_eq!(
+            reader.real("peer.roll"),
+            0.0,
+            "step {k}: a gone writer's value"
+        );
+        assert!(!reader.boolean("link.ok"), "step {k}");
+        assert_eq!(reader.real("link.age"), -1.0);
+        k += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    drop(reader);
+    let _ = rfm_core::backend::shm::unlink(&name);
 }
 
 const PEER_ENV: &str = "RFM_ATTITUDE_TEST_PEER";

@@ -364,7 +364,10 @@ impl World {
         }
         let label = &self.label;
         let bound = me.node.bound().expect("alive means bound");
-        assert!(!self.stale.contains(&bound), "{label}: link.ok on a dead session");
+        assert!(
+            !self.stale.contains(&bound),
+            "{label}: link.ok on a dead session"
+        );
         let peer = self.nodes[1 - node]
             .iter()
             .find(|s| s.epoch == bound)
@@ -388,7 +391,9 @@ impl World {
         let producer = self.nodes[peer_slot]
             .iter()
             .find(|s| s.epoch == source)
-            .unwrap_or_else(|| panic!("{label}: node {node} took a frame of unknown session {source:#x}"));
+            .unwrap_or_else(|| {
+                panic!("{label}: node {node} took a frame of unknown session {source:#x}")
+            });
         assert_eq!(got_index, index, "{label}: node {node} got the wrong frame");
         assert_eq!(
             got,
@@ -489,7 +494,8 @@ enum Stale {
 /// Returns false for an order two masters cannot produce: a node acting again while
 /// its step still waits for something its peer does later in the order.
 fn replay(mode: SyncMode, lag: u8, stale: Stale, scripts: &[Vec<Act>; 2], order: &[usize]) -> bool {
-    let label = format!("{mode:?} lag {lag}, stale {stale:?}, scripts {scripts:?}, order {order:?}");
+    let label =
+        format!("{mode:?} lag {lag}, stale {stale:?}, scripts {scripts:?}, order {order:?}");
     let mut w = World::new(mode, lag, stale, label.clone());
     for node in 0..2 {
         w.new_session(node);
@@ -504,7 +510,11 @@ fn replay(mode: SyncMode, lag: u8, stale: Stale, scripts: &[Vec<Act>; 2], order:
         }
         let peer = 1 - node;
         let peer_running = w.nodes[peer].last().is_some_and(|s| s.ended_at.is_none());
-        if w.blocked(node) && !w.satisfiable(node) && peer_running && next[peer] < scripts[peer].len() {
+        if w.blocked(node)
+            && !w.satisfiable(node)
+            && peer_running
+            && next[peer] < scripts[peer].len()
+        {
             return false;
         }
         w.finish_take(node);
@@ -594,10 +604,7 @@ fn a_peer_that_stalls_stops_dies_or_restarts_is_never_taken_stale_and_never_hang
         vec![Init, Kill],
         vec![Kill, Restart, Publish, Take],
     ];
-    let scripts: Vec<[Vec<Act>; 2]> = faults
-        .iter()
-        .map(|b| [steps(2), b.clone()])
-        .collect();
+    let scripts: Vec<[Vec<Act>; 2]> = faults.iter().map(|b| [steps(2), b.clone()]).collect();
     let runs = run_all(SyncMode::Lockstep, &[0, 1], &scripts);
     assert!(runs > 3_000, "{runs}");
 }
@@ -607,7 +614,17 @@ fn free_mode_takes_only_live_sessions_frames_through_faults_and_stale_memory() {
     use Act::*;
     // The taker idles between steps, so that it sees its peer's beat move (two
     // sightings a beat apart) and binds, then steps again after the peer's fault.
-    let taker = vec![Init, Publish, Take, Idle(30), Publish, Take, Idle(200), Publish, Take];
+    let taker = vec![
+        Init,
+        Publish,
+        Take,
+        Idle(30),
+        Publish,
+        Take,
+        Idle(200),
+        Publish,
+        Take,
+    ];
     let scripts = [
         [taker.clone(), steps(2)],
         [taker.clone(), vec![Init, Publish, Kill, Restart, Publish]],
@@ -617,4 +634,3 @@ fn free_mode_takes_only_live_sessions_frames_through_faults_and_stale_memory() {
     let runs = run_all(SyncMode::Free, &[0], &scripts);
     assert!(runs > 1_000, "{runs}");
 }
-

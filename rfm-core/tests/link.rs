@@ -258,7 +258,10 @@ fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
     else {
         panic!("{err:?}")
     };
-    assert_eq!((*seen_old, new.clone()), (old, format!("{:#018x}", b2.epoch())));
+    assert_eq!(
+        (*seen_old, new.clone()),
+        (old, format!("{:#018x}", b2.epoch()))
+    );
     assert!(err.to_string().contains("restarted"), "{err}");
     assert_eq!(a.health().restarts, 1);
 }

@@ -65,6 +65,20 @@ pub enum SyncMode {
     Lockstep,
 }
 
+impl std::str::FromStr for SyncMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<SyncMode, String> {
+        match s {
+            "lockstep" => Ok(SyncMode::Lockstep),
+            "free" => Ok(SyncMode::Free),
+            other => Err(format!(
+                "unknown sync mode `{other}`; expected lockstep or free"
+            )),
+        }
+    }
+}
+
 /// One decoded frame.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Frame {

@@ -107,8 +107,9 @@ impl Claim {
                     };
                 }
                 // An article program's packet (no owner) must stay still for the bound.
-                let packet_quiet =
-                    first.is_none() || life != Life::Absent || now.saturating_duration_since(*since) >= DEAD_AFTER;
+                let packet_quiet = first.is_none()
+                    || life != Life::Absent
+                    || now.saturating_duration_since(*since) >= DEAD_AFTER;
                 if holder_gone && packet_quiet {
                     *self = Claim::Settling { at: now };
                     ClaimPoll::Take
@@ -123,9 +124,7 @@ impl Claim {
                     *self = Claim::Won;
                     ClaimPoll::Won
                 } else {
-                    ClaimPoll::Contended {
-                        owner: words.owner,
-                    }
+                    ClaimPoll::Contended { owner: words.owner }
                 }
             }
             Claim::Won => ClaimPoll::Won,
@@ -157,7 +156,10 @@ mod tests {
             let mut c = Claim::new(words, None, t0);
             assert_eq!(c.poll(words, None, t0, 3), ClaimPoll::Take);
             assert_eq!(c.poll(w(3, 9, 0), None, t0, 3), ClaimPoll::Pending);
-            assert_eq!(c.poll(w(3, 10, 0), None, t0 + CLAIM_SETTLE, 3), ClaimPoll::Won);
+            assert_eq!(
+                c.poll(w(3, 10, 0), None, t0 + CLAIM_SETTLE, 3),
+                ClaimPoll::Won
+            );
         }
     }
 
@@ -177,18 +179,27 @@ mod tests {
         let mut c = Claim::new(w(5, 1, 0), None, t0);
         let almost = t0 + DEAD_AFTER - Duration::from_millis(1);
         assert_eq!(c.poll(w(5, 1, 0), None, almost, 3), ClaimPoll::Pending);
-        assert_eq!(c.poll(w(5, 1, 0), None, t0 + DEAD_AFTER, 3), ClaimPoll::Take);
+        assert_eq!(
+            c.poll(w(5, 1, 0), None, t0 + DEAD_AFTER, 3),
+            ClaimPoll::Take
+        );
     }
 
     #[test]
     fn the_second_of_two_simultaneous_claimants_wins_and_the_first_knows_it_lost() {
         let t0 = Instant::now();
-        let (mut a, mut b) = (Claim::new(w(0, 0, 0), None, t0), Claim::new(w(0, 0, 0), None, t0));
+        let (mut a, mut b) = (
+            Claim::new(w(0, 0, 0), None, t0),
+            Claim::new(w(0, 0, 0), None, t0),
+        );
         assert_eq!(a.poll(w(0, 0, 0), None, t0, 3), ClaimPoll::Take);
         assert_eq!(b.poll(w(0, 0, 0), None, t0, 7), ClaimPoll::Take);
         // b's write landed last.
         let later = t0 + CLAIM_SETTLE;
-        assert_eq!(a.poll(w(7, 0, 0), None, later, 3), ClaimPoll::Contended { owner: 7 });
+        assert_eq!(
+            a.poll(w(7, 0, 0), None, later, 3),
+            ClaimPoll::Contended { owner: 7 }
+        );
         assert_eq!(b.poll(w(7, 0, 0), None, later, 7), ClaimPoll::Won);
     }
 
@@ -197,8 +208,14 @@ mod tests {
         let t0 = Instant::now();
         let mut c = Claim::new(w(0, 0, 0), Some(10), t0);
         assert_eq!(c.poll(w(0, 0, 0), Some(10), t0, 3), ClaimPoll::Pending);
-        assert!(matches!(c.poll(w(0, 0, 0), Some(11), t0, 3), ClaimPoll::Held { .. }));
+        assert!(matches!(
+            c.poll(w(0, 0, 0), Some(11), t0, 3),
+            ClaimPoll::Held { .. }
+        ));
         let mut c = Claim::new(w(0, 0, 0), Some(10), t0);
-        assert_eq!(c.poll(w(0, 0, 0), Some(10), t0 + DEAD_AFTER, 3), ClaimPoll::Take);
+        assert_eq!(
+            c.poll(w(0, 0, 0), Some(10), t0 + DEAD_AFTER, 3),
+            ClaimPoll::Take
+        );
     }
 }

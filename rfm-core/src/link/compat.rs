@@ -46,7 +46,9 @@ pub(crate) fn check_readable(c: &LinkConfig, err: &ReadError) -> Result<(), Link
         if let Some(FrameError::BadVersion { found, expected }) = rejections.last {
             return Err(incompatible(
                 c,
-                format!("it writes frame format version {found}, this build reads version {expected}"),
+                format!(
+                    "it writes frame format version {found}, this build reads version {expected}"
+                ),
             ));
         }
     }

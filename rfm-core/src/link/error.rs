@@ -36,14 +36,22 @@ pub enum LinkError {
          moment as this one: give every node its own nodeSlot",
         describe(*owner)
     )]
-    SlotContended { device: String, slot: u8, owner: u32 },
+    SlotContended {
+        device: String,
+        slot: u8,
+        owner: u32,
+    },
     #[error(
         "{device}: slot {slot} was taken over by another node (session token {}) while this \
          node's heartbeat was stalled: two nodes use nodeSlot {slot}, or this process was \
          paused for longer than {} ms",
         describe(*owner), DEAD_AFTER.as_millis()
     )]
-    SlotTakenOver { device: String, slot: u8, owner: u32 },
+    SlotTakenOver {
+        device: String,
+        slot: u8,
+        owner: u32,
+    },
     #[error("could not start the heartbeat thread: {0}")]
     Heartbeat(#[source] std::io::Error),
     #[error(

@@ -99,7 +99,8 @@ impl Handshake {
 
     /// Whether the liveness words should be read again at `now`.
     pub(crate) fn watch_due(&self, now: Instant) -> bool {
-        self.state == Peer::Seeking || now.saturating_duration_since(self.watched_at) >= WATCH_INTERVAL
+        self.state == Peer::Seeking
+            || now.saturating_duration_since(self.watched_at) >= WATCH_INTERVAL
     }
 
     /// Records the peer slot's words read at `now`.

@@ -304,16 +304,34 @@ mod tests {
         let t0 = Instant::now();
         let ms = |n| t0 + Duration::from_millis(n);
         let mut w = PeerWatch::new(words(7, 41, 0), t0);
-        assert_eq!(w.life(), Life::Unproven { owner: 7, since: t0 });
+        assert_eq!(
+            w.life(),
+            Life::Unproven {
+                owner: 7,
+                since: t0
+            }
+        );
         assert!(!w.life().is_live(7, t0, MIN_SILENCE));
-        assert_eq!(w.observe(words(7, 41, 0), ms(300)).silent_for(ms(300)), ms(300) - t0);
+        assert_eq!(
+            w.observe(words(7, 41, 0), ms(300)).silent_for(ms(300)),
+            ms(300) - t0
+        );
         let life = w.observe(words(7, 42, 0), ms(301));
         assert!(life.is_live(7, ms(301), MIN_SILENCE));
         assert!(!life.is_live(9, ms(301), MIN_SILENCE), "another session");
-        assert!(!life.is_live(7, ms(401), MIN_SILENCE), "silent for the bound");
+        assert!(
+            !life.is_live(7, ms(401), MIN_SILENCE),
+            "silent for the bound"
+        );
         // A new holder starts unproven again; a closed one is closed at once.
-        assert!(matches!(w.observe(words(9, 42, 0), ms(402)), Life::Unproven { owner: 9, .. }));
-        assert_eq!(w.observe(words(9, 43, 9), ms(403)), Life::Closed { owner: 9 });
+        assert!(matches!(
+            w.observe(words(9, 42, 0), ms(402)),
+            Life::Unproven { owner: 9, .. }
+        ));
+        assert_eq!(
+            w.observe(words(9, 43, 9), ms(403)),
+            Life::Closed { owner: 9 }
+        );
         assert_eq!(PeerWatch::new(Words::default(), t0).life(), Life::Absent);
     }
 }

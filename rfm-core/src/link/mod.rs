@@ -33,8 +33,8 @@ mod handshake;
 pub mod liveness;
 mod node;
 
-pub use error::LinkError;
 use error::config_error;
+pub use error::LinkError;
 pub use handshake::WATCH_INTERVAL;
 use liveness::Heartbeat;
 pub use node::{Node, StartPoll};

@@ -299,7 +299,7 @@ impl Node {
     /// max(k + 1 − lag, 0) once it is there and its session is live.
     pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<PeerSample>, LinkError> {
         let need = (k + 1).saturating_sub(u64::from(self.config.lag));
-        let wait = match self.wait {
+        let mut wait = match self.wait {
             Some(w) if w.step == k => w,
             _ => {
                 self.stepped_at = now;
@@ -311,7 +311,6 @@ impl Node {
                 }
             }
         };
-        self.wait = Some(wait);
         if self.handshake.watch_due(now) && !self.is_self_loop() {
             self.observe_peer(now)?;
         }
@@ -333,7 +332,7 @@ impl Node {
                         index: f.step,
                     }));
                 }
-                Admit::NotLive => self.wait = Some(StepWait { unproven: Some(f.epoch), ..wait }),
+                Admit::NotLive => wait.unproven = Some(f.epoch),
                 Admit::Restarted { old } => {
                     return Err(self.restarted(k, old, format!("{:#018x}", f.epoch)))
                 }
@@ -352,7 +351,7 @@ impl Node {
                 compat::check_readable(&self.config, &err)?;
                 if let ReadError::Unreadable { rejections, .. } = &err {
                     if rejections.saw_bad_frame() && !wait.bad_seen {
-                        self.wait = Some(StepWait { bad_seen: true, ..wait });
+                        wait.bad_seen = true;
                         self.health.observe_bad();
                     }
                 }
@@ -402,8 +401,9 @@ impl Node {
         let waited = now.saturating_duration_since(wait.start);
         if waited >= limit {
             self.wait = None;
-            return Err(self.timeout(k, waited));
+            return Err(self.timeout(&wait, waited));
         }
+        self.wait = Some(wait);
         Ok(Poll::Pending)
     }
 
@@ -418,13 +418,7 @@ impl Node {
         }
     }
 
-    fn timeout(&self, k: u64, waited: Duration) -> LinkError {
-        let wait = self.wait.unwrap_or(StepWait {
-            step: k,
-            start: self.stepped_at,
-            bad_seen: false,
-            unproven: None,
-        });
+    fn timeout(&self, wait: &StepWait, waited: Duration) -> LinkError {
         let why = if wait.bad_seen {
             "its slot holds corrupted frames (bad magic or CRC)".to_owned()
         } else if let Some(epoch) = wait.unproven {
@@ -450,7 +444,7 @@ impl Node {
             device: self.config.device.clone(),
             node_slot: self.config.node_slot,
             peer_slot: self.config.peer_slot,
-            step: k,
+            step: wait.step,
             waited,
             why,
         }
@@ -556,7 +550,10 @@ impl Node {
     /// Marks this session's slot closed, if this session still holds it: a lockstep
     /// peer stops waiting with a clear error, and a later session may take the slot at once.
     pub fn close(&mut self) -> Result<(), LinkError> {
-        let claimed = !matches!(self.phase, Phase::Closed | Phase::Claiming(Claim::Observing { .. }));
+        let claimed = !matches!(
+            self.phase,
+            Phase::Closed | Phase::Claiming(Claim::Observing { .. })
+        );
         self.phase = Phase::Closed;
         if claimed && Words::read(&self.own_slot)?.owner == token(self.epoch) {
             liveness::write_closed(&self.own_slot, self.epoch)?;
