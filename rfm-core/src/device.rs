@@ -62,6 +62,17 @@ pub enum DeviceError {
     #[error("device `{device}`: a size of {size} bytes cannot be used")]
     BadSize { device: String, size: u64 },
     #[error(
+        "device `{device}`: the shared-memory file system (/dev/shm) has no room for its {size} \
+         bytes ({source}): free space there (`df -h /dev/shm`, remove stale objects with \
+         `rm /dev/shm/NAME`) or use a smaller memory"
+    )]
+    NoSpace {
+        device: String,
+        size: u64,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
         "device `{device}` is owned by uid {owner}, not by this user (uid {me}); refusing \
          memory another user controls"
     )]

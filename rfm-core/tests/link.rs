@@ -78,6 +78,12 @@ fn exchange_in_two_threads(a: LinkConfig, b: LinkConfig, steps: u64) {
     let mut b = Link::open(b).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
+    exchange_started(a, b, steps);
+}
+
+/// As [`exchange_in_two_threads`], for two started links of slots 0 and 1 (or of
+/// any two slots whose nodes feed `input(0, k)` and `input(1, k)`).
+fn exchange_started(a: Link, b: Link, steps: u64) {
     let run = |mut link: Link, me: u8| {
         std::thread::spawn(move || {
             for k in 0..steps {
@@ -493,6 +499,29 @@ fn lockstep_on_network_interrupts_exchanges_exactly() {
         ..config(&dev[usize::from(node)], node, peer, 0)
     };
     exchange_in_two_threads(cfg(0, 1), cfg(1, 0), 2_000);
+}
+
+/// Two couplings share two board nodes. Freeing the first one used to disable the
+/// interrupt for the whole board node, and the second then failed in
+/// `RFM2gWaitForEvent` with RFM2G_NOT_ENABLED.
+#[test]
+fn freeing_one_coupling_leaves_the_interrupts_of_another_on_the_same_board_nodes() {
+    let (_ring, dev, lib) = two_boards();
+    let cfg = |board: usize, node: u8, peer: u8| LinkConfig {
+        wait: WaitStrategy::Event,
+        rfm2g_library: lib.clone(),
+        ..config(&dev[board], node, peer, 0)
+    };
+    let started = |c: LinkConfig, me: u8| {
+        let mut link = Link::open(c).unwrap();
+        link.start(&input(me, u64::MAX)).unwrap();
+        link
+    };
+    let first = [started(cfg(0, 0, 1), 0), started(cfg(1, 1, 0), 1)];
+    let second = [started(cfg(0, 2, 3), 0), started(cfg(1, 3, 2), 1)];
+    drop(first);
+    let [a, b] = second;
+    exchange_started(a, b, 500);
 }
 
 #[test]

@@ -119,6 +119,24 @@ fn fstat(device: &str, fd: &Fd) -> Result<libc::stat, DeviceError> {
     Ok(st)
 }
 
+/// Allocates every page of the object now. `ftruncate` makes a sparse object: on
+/// a full /dev/shm the first store into a page that has none kills the process
+/// with SIGBUS, which no caller can handle. Allocating up front turns that into
+/// an error at open, for the creator and for every later opener (an object made
+/// sparse by another program is filled in too).
+fn back_every_page(fd: &Fd, size: usize) -> io::Result<()> {
+    let len =
+        libc::off_t::try_from(size).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    loop {
+        // SAFETY: fd is open for writing; offset and length are within the object.
+        match unsafe { libc::posix_fallocate(fd.0, 0, len) } {
+            0 => return Ok(()),
+            libc::EINTR => continue,
+            err => return Err(io::Error::from_raw_os_error(err)),
+        }
+    }
+}
+
 /// An open shared-memory object of a checked size, owned by this user and closed
 /// to others.
 #[derive(Debug)]
@@ -197,6 +215,18 @@ impl ShmObject {
                 device: device.to_owned(),
                 expected: size as u64,
                 found: st.st_size as u64,
+            });
+        }
+        if let Err(source) = back_every_page(&fd, size) {
+            if created {
+                // Leave no object that would kill the next opener instead.
+                // SAFETY: `path` is a valid C string.
+                unsafe { libc::shm_unlink(path.as_ptr()) };
+            }
+            return Err(DeviceError::NoSpace {
+                device: device.to_owned(),
+                size: size as u64,
+                source,
             });
         }
         Ok(ShmObject {

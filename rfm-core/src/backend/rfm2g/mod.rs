@@ -59,7 +59,6 @@ type GetConfigFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GCONFIG) -> R
 #[derive(Clone, Copy)]
 struct EventApi {
     enable: EventFn,
-    disable: EventFn,
     send: SendEventFn,
     wait: WaitEventFn,
 }
@@ -151,13 +150,11 @@ fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
         error_msg: required!(RFM2gErrorMsg),
         events: match (
             &raw.RFM2gEnableEvent,
-            &raw.RFM2gDisableEvent,
             &raw.RFM2gSendEvent,
             &raw.RFM2gWaitForEvent,
         ) {
-            (Ok(enable), Ok(disable), Ok(send), Ok(wait)) => Some(EventApi {
+            (Ok(enable), Ok(send), Ok(wait)) => Some(EventApi {
                 enable: *enable,
-                disable: *disable,
                 send: *send,
                 wait: *wait,
             }),
@@ -426,15 +423,17 @@ impl std::str::FromStr for Interrupt {
 /// The network interrupt the link uses to wake a waiting peer.
 pub const LINK_EVENT: Interrupt = Interrupt::Intr1;
 
-/// One network interrupt of one board, enabled while alive.
+/// One network interrupt of one board, enabled from here on.
+///
+/// The enable state belongs to the board node, not to a handle: another coupling
+/// on the same node, a simulator while `rfmctl` listens, or a process that died
+/// all share it. So it is never switched off again (no handle can know that it is
+/// the last user); an enabled interrupt that nobody waits for costs one latched
+/// event per type.
 pub struct Events {
     board: Arc<Board>,
     api: EventApi,
     kind: Interrupt,
-    /// Whether this enabled it (and so disables it on drop). An interrupt that was
-    /// on already (another handle on this board, e.g. a simulator while `rfmctl`
-    /// listens) is left on.
-    enabled_here: bool,
 }
 
 impl std::fmt::Debug for Events {
@@ -454,17 +453,15 @@ impl Board {
         };
         // SAFETY: open handle; a plain event number.
         let status = unsafe { (api.enable)(self.handle, kind.raw()) };
-        // Already enabled: by another handle on this board, or by a process that
-        // died without disabling it. Either way the interrupt is on, as wanted.
-        let enabled_here = status != ffi::RFM2G_ALREADY_ENABLED as RFM2G_STATUS;
-        if enabled_here {
+        // Already enabled: by another user of this board node. The interrupt is on,
+        // as wanted.
+        if status != ffi::RFM2G_ALREADY_ENABLED as RFM2G_STATUS {
             self.check("RFM2gEnableEvent", status)?;
         }
         Ok(Some(Events {
             board: Arc::clone(self),
             api,
             kind,
-            enabled_here,
         }))
     }
 }
@@ -492,15 +489,6 @@ impl Events {
         }
         self.board.check("RFM2gWaitForEvent", status)?;
         Ok(Some((info.NodeId, info.ExtendedInfo)))
-    }
-}
-
-impl Drop for Events {
-    fn drop(&mut self) {
-        if self.enabled_here {
-            // SAFETY: open handle (the Arc keeps the board open); a plain event number.
-            let _ = unsafe { (self.api.disable)(self.board.handle, self.kind.raw()) };
-        }
     }
 }
 

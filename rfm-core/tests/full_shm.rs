@@ -1,0 +1,109 @@
+//! A full /dev/shm. Any local user can fill it; `ftruncate` alone makes sparse
+//! objects, and the first store into a page with no memory behind it killed the
+//! master with SIGBUS. Opening a `shm:` device or an emulated ring must instead
+//! fail with an error that says what to do, and a page first touched later must
+//! already have its memory.
+//!
+//! The test runs itself again in a private mount namespace (`unshare -m`) with a
+//! 256 KiB tmpfs on /dev/shm, so that filling it harms nobody. Where unshare is
+//! refused (no CAP_SYS_ADMIN), it says so and skips.
+#![cfg(all(target_os = "linux", not(miri)))]
+
+mod common;
+
+use std::process::Command;
+use std::sync::atomic::Ordering;
+
+use rfm_core::backend::shm;
+use rfm_core::link::{Link, LinkConfig};
+use rfm_core::{Device, DeviceError, OpenOptions};
+
+const CHILD: &str = "RFM_CORE_FULL_SHM_CHILD";
+const TEST: &str = "a_full_dev_shm_is_an_error_at_open_never_a_sigbus";
+
+#[test]
+fn a_full_dev_shm_is_an_error_at_open_never_a_sigbus() {
+    if std::env::var_os(CHILD).is_some() {
+        return inside_a_small_dev_shm();
+    }
+    // Built outside the namespace: the nested cargo build needs the real /dev/shm.
+    let library = common::sim_library();
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg("mount -t tmpfs -o size=256k tmpfs /dev/shm && exec \"$0\" --exact \"$1\" --nocapture")
+        .arg(&exe)
+        .arg(TEST)
+        .env(CHILD, &library)
+        .output()
+        .expect("unshare runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success()
+        && (stderr.contains("Operation not permitted") || stderr.contains("Permission denied"))
+        && !stdout.contains("running 1 test")
+    {
+        println!("skipped: a private mount namespace was refused here: {stderr}");
+        return;
+    }
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "the run in a private /dev/shm failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+}
+
+fn inside_a_small_dev_shm() {
+    let library = std::env::var_os(CHILD).unwrap();
+    // 1. A shm: device of 1 MiB on a 256 KiB /dev/shm: an error naming the cause.
+    let err = Device::open("shm:too-big", &OpenOptions::default()).unwrap_err();
+    assert!(matches!(err, DeviceError::NoSpace { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("device `shm:too-big`: the shared-memory file system (/dev/shm) has no room for its 1048576 bytes")
+            && text.contains("df -h /dev/shm"),
+        "{text}"
+    );
+    assert!(
+        shm::stat("too-big").is_err(),
+        "no sparse object left behind"
+    );
+    // The same through a link, as the FMU's fmi2ExitInitializationMode opens it.
+    let err = Link::open(LinkConfig {
+        device: "shm:too-big".into(),
+        ..LinkConfig::default()
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("has no room"), "{err}");
+
+    // 2. An emulated ring of 1 MiB: RFM2gOpen fails, the process lives.
+    let err = Device::open(
+        "/dev/rfm2g-sim/full/1/1M",
+        &OpenOptions {
+            rfm2g_library: Some(library.into()),
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("RFM2gOpen"), "{err}");
+
+    // 3. What fits is backed in full: fill the rest of /dev/shm, then touch every
+    // page of the object opened before. Sparse, this store was a SIGBUS.
+    let small = Device::open(
+        "shm:fits",
+        &OpenOptions {
+            memory_size: 128 << 10,
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    let filler = std::fs::write("/dev/shm/filler", vec![1u8; 256 << 10]);
+    assert!(filler.is_err(), "the small /dev/shm must fill up");
+    let region = small.map(0, 128 << 10).unwrap();
+    for page in 0..(128 << 10) / 4096 {
+        region
+            .store_u32(page * 4096, page as u32, Ordering::Relaxed)
+            .unwrap();
+    }
+    println!("1 MiB refused with a message, 128 KiB backed in full on a 256 KiB /dev/shm");
+}
