@@ -61,6 +61,8 @@ pub enum DeviceError {
     },
     #[error("device `{device}`: a size of {size} bytes cannot be used")]
     BadSize { device: String, size: u64 },
+    #[error("device `{device}` does not exist: no program has created /dev/shm/{name}")]
+    NoSuchMemory { device: String, name: String },
     #[error(
         "device `{device}`: the shared-memory file system (/dev/shm) has no room for its {size} \
          bytes ({source}): free space there (`df -h /dev/shm`, remove stale objects with \
@@ -167,6 +169,9 @@ pub struct OpenOptions {
     pub memory_size: usize,
     /// The vendor library; `None` loads [`rfm2g::DEFAULT_LIBRARY`] from the search path.
     pub rfm2g_library: Option<PathBuf>,
+    /// Open a `shm:` object only if it exists, with its own size (`memory_size` is
+    /// ignored): for tools that inspect memory and must never create it.
+    pub existing_only: bool,
 }
 
 impl Default for OpenOptions {
@@ -174,6 +179,7 @@ impl Default for OpenOptions {
         OpenOptions {
             memory_size: DEFAULT_MEMORY_SIZE,
             rfm2g_library: None,
+            existing_only: false,
         }
     }
 }
@@ -227,7 +233,12 @@ impl Device {
             }
             #[cfg(unix)]
             DeviceSpec::Shm { name } => {
-                Memory::Shm(shm::open(device, name, sized(options.memory_size)?)?)
+                let size = if options.existing_only {
+                    None
+                } else {
+                    Some(sized(options.memory_size)?)
+                };
+                Memory::Shm(shm::open(device, name, size)?)
             }
             #[cfg(not(unix))]
             DeviceSpec::Shm { .. } => {

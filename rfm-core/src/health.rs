@@ -16,7 +16,8 @@ pub struct FrameId {
     pub epoch: Option<u64>,
     /// Step or packet id, increasing by one per frame.
     pub step: u64,
-    /// A digest of the contents (the frame CRC), to tell a re-read from a duplicate.
+    /// A digest of the contents (every field the peer sends, the message included;
+    /// [`crate::link::Sample::digest`]), to tell a re-read from a duplicate.
     pub digest: u32,
 }
 

@@ -124,6 +124,7 @@ fn loopback_windows_cannot_be_left() {
         &OpenOptions {
             memory_size: SIZE,
             rfm2g_library: None,
+            existing_only: false,
         },
     )
     .unwrap();
@@ -140,6 +141,7 @@ fn shm_windows_cannot_be_left() {
         &OpenOptions {
             memory_size: SIZE,
             rfm2g_library: None,
+            existing_only: false,
         },
     )
     .unwrap();
@@ -156,6 +158,7 @@ fn rfm2g_windows_cannot_be_left() {
         &OpenOptions {
             memory_size: SIZE,
             rfm2g_library: Some(common::sim_library()),
+            existing_only: false,
         },
     )
     .unwrap();

@@ -33,6 +33,7 @@ fn loopback() -> Fixture {
         options: OpenOptions {
             memory_size: SIZE,
             rfm2g_library: None,
+            existing_only: false,
         },
         #[cfg(not(miri))]
         _guard: None,
@@ -47,6 +48,7 @@ fn shm() -> Fixture {
         options: OpenOptions {
             memory_size: SIZE,
             rfm2g_library: None,
+            existing_only: false,
         },
         _guard: Some(Box::new(common::ShmGuard(name))),
     }
@@ -63,6 +65,7 @@ fn rfm2g_sim() -> Fixture {
             // Ignored for RFM2g: the board has its own size (1M in the path).
             memory_size: SIZE,
             rfm2g_library: Some(common::sim_library()),
+            existing_only: false,
         },
         _guard: Some(Box::new(common::RingGuard(ring))),
     }

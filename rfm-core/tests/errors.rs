@@ -92,6 +92,7 @@ fn unusable_sizes_are_refused() {
         let options = OpenOptions {
             memory_size: size,
             rfm2g_library: None,
+            existing_only: false,
         };
         let err = Device::open("loopback:sizes", &options).unwrap_err();
         assert!(matches!(err, DeviceError::BadSize { .. }), "{err:?}");
@@ -112,6 +113,7 @@ fn a_memory_of_another_size_is_an_error_not_a_remap() {
             &OpenOptions {
                 memory_size: 2 << 20,
                 rfm2g_library: None,
+                existing_only: false,
             },
         )
         .unwrap_err();
@@ -287,4 +289,35 @@ fn vendor_statuses_become_typed_errors_with_the_vendors_text() {
             "check the device path",
         ],
     );
+}
+
+/// Tools that inspect memory open a `shm:` object only if it exists, in one call:
+/// nothing is created, even when the object vanishes between a look and the open.
+#[cfg(not(miri))]
+#[test]
+fn an_existing_only_open_never_creates_memory_and_takes_the_objects_own_size() {
+    let name = common::unique("existing");
+    let _guard = common::ShmGuard(name.clone());
+    let device = format!("shm:{name}");
+    let existing = OpenOptions {
+        existing_only: true,
+        ..OpenOptions::default()
+    };
+    let err = Device::open(&device, &existing).unwrap_err();
+    assert!(matches!(err, DeviceError::NoSuchMemory { .. }), "{err:?}");
+    assert_msg(&err, &[&device, "does not exist: no program has created"]);
+    assert!(
+        rfm_core::backend::shm::stat(&name).is_err(),
+        "an inspecting open created the object"
+    );
+    let made = Device::open(
+        &device,
+        &OpenOptions {
+            memory_size: 64 << 10,
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    let seen = Device::open(&device, &existing).unwrap();
+    assert_eq!((made.info().size, seen.info().size), (64 << 10, 64 << 10));
 }

@@ -540,3 +540,118 @@ fn waiting_on_interrupts_is_refused_without_an_rfm2g_board() {
     );
     assert!(text.contains("use spin, yield or sleep"), "{text}");
 }
+
+/// A framed writer's head word passes through the seed magic 0x55AA55AA (its step
+/// number). A free-mode reader that then fails to read the newest frame (here a
+/// corrupted one) used to take the slot for a seed writer's and fail the link
+/// with "uses layout seed".
+#[test]
+fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_writer() {
+    use rfm_core::frame::framed::{entry_offset, Frame};
+    use rfm_core::slot::FramedWriter;
+    use std::sync::atomic::Ordering;
+
+    let dev = loopback();
+    let mut a = Link::open(LinkConfig {
+        mode: SyncMode::Free,
+        ..config(&dev, 0, 1, 0)
+    })
+    .unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let region = memory.map(0, rfm_core::frame::region_len(1)).unwrap();
+    let slot = rfm_core::frame::slot(&region, 1).unwrap();
+    let mut writer = FramedWriter::new(slot.clone()).unwrap();
+    let seed_like = u64::from(rfm_core::frame::seed::MAGIC);
+    for step in seed_like - 3..=seed_like {
+        writer
+            .publish(&Frame {
+                writer_slot: 1,
+                step,
+                epoch: 0x77,
+                ..Frame::default()
+            })
+            .unwrap();
+    }
+    assert_eq!(
+        slot.load_u32(0, Ordering::Acquire).unwrap(),
+        rfm_core::frame::seed::MAGIC
+    );
+    // The newest frame is corrupted: unreadable.
+    let at = entry_offset(seed_like) + 64;
+    let word = slot.load_u32(at, Ordering::Relaxed).unwrap();
+    slot.store_u32(at, word ^ 1, Ordering::Relaxed).unwrap();
+    let got = a.step(0, &input(0, 0));
+    assert!(
+        got.is_ok(),
+        "taken for a seed writer: {:?}",
+        got.unwrap_err()
+    );
+    assert_eq!(a.health().bad_frames, 1);
+}
+
+/// The Overwritten error names both frames in one numbering: frame i is the peer's
+/// output after its step i − 1 (frame 0 its initial values).
+#[test]
+fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
+    use rfm_core::link::{Node, StartPoll};
+    use std::task::Poll;
+    use std::time::Instant;
+
+    let dev = loopback();
+    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let region = memory.map(0, rfm_core::frame::region_len(1)).unwrap();
+    let t0 = Instant::now();
+    let ms = |n: u64| t0 + Duration::from_millis(n);
+    let mut nodes = [0u8, 1].map(|n| {
+        Node::new(
+            config(&dev, n, 1 - n, 0),
+            &region,
+            0x11 + 2 * u64::from(n),
+            t0,
+        )
+        .unwrap()
+    });
+    let mut beaters = Vec::new();
+    for (n, node) in nodes.iter_mut().enumerate() {
+        let mut t = 0;
+        loop {
+            match node.poll_start(ms(t), &input(n as u8, u64::MAX)).unwrap() {
+                StartPoll::Claimed => beaters.push(node.beater().unwrap()),
+                StartPoll::Started => break,
+                StartPoll::Pending => t += 1,
+            }
+        }
+    }
+    let [a, b] = &mut nodes;
+    b.publish(1, &input(1, 0)).unwrap();
+    // a binds b once it has seen b's beat move.
+    assert!(a.poll_lockstep(0, ms(100)).unwrap().is_pending());
+    beaters[1].beat().unwrap();
+    let Poll::Ready(got) = a.poll_lockstep(0, ms(101)).unwrap() else {
+        panic!("b's frame 1 was there and b beating")
+    };
+    assert_eq!(got.index, 1);
+    // b runs 17 frames ahead: the entry of frame 2 now holds frame 18.
+    for index in 2..=18 {
+        b.publish(index, &input(1, index - 1)).unwrap();
+    }
+    let err = a.poll_lockstep(1, ms(102)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LinkError::Overwritten {
+                step: 1,
+                need: 2,
+                found: 18,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("at step 1 this node needs the peer's frame 2, but its ring entry already holds frame 18"),
+        "{err}"
+    );
+}

@@ -2,9 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::Context;
-use rfm_core::backend::shm;
-use rfm_core::{Device, DeviceSpec, OpenOptions};
+use rfm_core::{Device, DeviceError, DeviceSpec, OpenOptions};
 
 use crate::failure::Failure;
 
@@ -24,23 +22,18 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
                  shm:NAME to inspect the memory from outside"
             )))
         }
-        DeviceSpec::Shm { name } => {
-            let stat = shm::stat(name).map_err(|e| {
-                Failure::device(if e.kind() == std::io::ErrorKind::NotFound {
-                    anyhow::anyhow!(
-                        "`{device}` does not exist: no program has created /dev/shm/{name} \
-                         (rfmctl only inspects memory, it does not create it)"
-                    )
-                } else {
-                    anyhow::Error::new(e)
-                        .context(format!("`{device}`: cannot look at /dev/shm/{name}"))
-                })
-            })?;
-            options.memory_size = stat.size as usize;
-        }
+        // Opened only if it exists, with its own size, in one call: an object that
+        // vanishes meanwhile is an error, never created anew.
+        DeviceSpec::Shm { .. } => options.existing_only = true,
         DeviceSpec::Rfm2g { .. } => {}
     }
-    Device::open(device, &options)
-        .with_context(|| format!("cannot open `{device}`"))
-        .map_err(Failure::device)
+    Device::open(device, &options).map_err(|e| {
+        Failure::device(match e {
+            DeviceError::NoSuchMemory { device, name } => anyhow::anyhow!(
+                "`{device}` does not exist: no program has created /dev/shm/{name} \
+                 (rfmctl only inspects memory, it does not create it)"
+            ),
+            other => anyhow::Error::new(other).context(format!("cannot open `{device}`")),
+        })
+    })
 }

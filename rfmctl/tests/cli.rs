@@ -53,6 +53,7 @@ fn shm(size: usize) -> Shm {
         &OpenOptions {
             memory_size: size,
             rfm2g_library: None,
+            existing_only: false,
         },
     )
     .unwrap();

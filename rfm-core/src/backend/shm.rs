@@ -150,21 +150,36 @@ pub struct ShmObject {
 impl ShmObject {
     /// Opens or creates `/NAME` with `size` bytes. `device` names it in errors.
     pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, DeviceError> {
+        Self::open_with(device, name, Some(size))
+    }
+
+    /// Opens `/NAME` only if it exists, with the size it has: for tools that inspect
+    /// memory and must never create it (no check-then-open race either).
+    pub fn open_existing(device: &str, name: &str) -> Result<ShmObject, DeviceError> {
+        Self::open_with(device, name, None)
+    }
+
+    fn open_with(device: &str, name: &str, size: Option<usize>) -> Result<ShmObject, DeviceError> {
         validate_name(name).map_err(|reason| DeviceError::BadDevice {
             device: device.to_owned(),
             reason,
         })?;
         let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
-        // SAFETY: `path` is a valid C string; flags and mode are plain integers.
-        let fd = unsafe {
-            libc::shm_open(
-                path.as_ptr(),
-                libc::O_RDWR | libc::O_CREAT | libc::O_EXCL,
-                0o600,
-            )
+        let create = if size.is_some() {
+            libc::O_CREAT | libc::O_EXCL
+        } else {
+            0
         };
+        // SAFETY: `path` is a valid C string; flags and mode are plain integers.
+        let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR | create, 0o600) };
         let (fd, created) = if fd >= 0 {
-            (Fd(fd), true)
+            (Fd(fd), size.is_some())
+        } else if size.is_none() && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT)
+        {
+            return Err(DeviceError::NoSuchMemory {
+                device: device.to_owned(),
+                name: name.to_owned(),
+            });
         } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
             // SAFETY: as above.
             let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR, 0) };
@@ -192,7 +207,7 @@ impl ShmObject {
                 mode: st.st_mode & 0o777,
             });
         }
-        if created {
+        if let (true, Some(size)) = (created, size) {
             let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize {
                 device: device.to_owned(),
                 size: size as u64,
@@ -210,6 +225,7 @@ impl ShmObject {
                 st = fstat(device, &fd)?;
             }
         }
+        let size = size.unwrap_or(st.st_size as usize);
         if st.st_size as u64 != size as u64 {
             return Err(DeviceError::SizeMismatch {
                 device: device.to_owned(),
@@ -279,9 +295,15 @@ impl ShmObject {
     }
 }
 
-/// Opens or creates `/NAME` with `size` bytes and maps all of it.
-pub(crate) fn open(device: &str, name: &str, size: usize) -> Result<Arc<ShmMapping>, DeviceError> {
-    let object = ShmObject::open(device, name, size)?;
+/// Opens or creates `/NAME` with `size` bytes (`None`: only an existing object,
+/// with its own size) and maps all of it.
+pub(crate) fn open(
+    device: &str,
+    name: &str,
+    size: Option<usize>,
+) -> Result<Arc<ShmMapping>, DeviceError> {
+    let object = ShmObject::open_with(device, name, size)?;
+    let size = object.size();
     Ok(Arc::new(object.map(0, size)?))
 }
 

@@ -422,3 +422,35 @@ impl Drop for Link {
         let _ = self.close();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_tells_apart_frames_that_differ_only_in_their_message() {
+        let a = Sample {
+            message: Message::new("gear down").unwrap(),
+            ..Sample::default()
+        };
+        let b = Sample {
+            message: Message::new("gear up").unwrap(),
+            ..a
+        };
+        assert_ne!(a.digest(), b.digest());
+        // So the health tracker counts a second frame with the same index as a
+        // duplicate, not as a re-read.
+        let mut health = PeerHealth::new();
+        let now = Instant::now();
+        let id = |s: &Sample| crate::health::FrameId {
+            epoch: Some(1),
+            step: 4,
+            digest: s.digest(),
+        };
+        health.observe(id(&a), now);
+        assert_eq!(
+            health.observe(id(&b), now),
+            crate::health::Observation::Duplicate
+        );
+    }
+}

@@ -359,8 +359,9 @@ impl Drop for Board {
         // holds an Arc to the board, so none is left.
         let status = unsafe { (self.api.close)(&mut self.handle) };
         if let Err(e) = self.check("RFM2gClose", status) {
-            // Nothing to return it to: Drop cannot fail. Leave a trace for diagnostics.
-            eprintln!("rfm-core: {e}");
+            // Nothing to return it to: Drop cannot fail. A `log` record reaches the
+            // master's logger inside the FMU (never stderr), or the host's logger.
+            log::warn!("{e}");
         }
     }
 }
@@ -512,7 +513,7 @@ impl Drop for Mapping {
         // region over this mapping is left (each held an Arc to it).
         let status = unsafe { (self.board.api.unmap)(self.board.handle, &mut ptr, self.pages) };
         if let Err(e) = self.board.check("RFM2gUnMapUserMemory", status) {
-            eprintln!("rfm-core: {e}");
+            log::warn!("{e}");
         }
     }
 }
