@@ -30,6 +30,9 @@ cargo run --release -p build-fmu -- --platform linux64,win64
 step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace
 
+step "liveness: a full /dev/shm in a private mount namespace (prints why, if unshare is refused)"
+cargo test -q -p rfm-core --test full_shm -- --nocapture
+
 step "two simulator processes on two emulated RFM2g boards (rfm2g-sim), through the packaged .fmu"
 cargo build --release -p rfm2g-sim
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \

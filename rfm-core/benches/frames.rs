@@ -1,6 +1,7 @@
 //! Frame write, read and write+read of the framed layout, against plain 64-byte
 //! copies measured in the same run (the target: framed write+read within
-//! 5x of a plain 64-byte copy). `cargo bench -p rfm-core --bench frames`.
+//! 5x of a plain 64-byte copy), and what liveness costs (a beat, a reading of a
+//! peer's liveness words). `cargo bench -p rfm-core --bench frames`.
 
 use std::hint::black_box;
 
@@ -104,5 +105,30 @@ fn seed_layout(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, baselines, framed_layout, seed_layout);
+/// What liveness adds: a beat (the heartbeat thread's work, every 10 ms) and a
+/// reading of a peer's liveness words (a free-mode step's, at most once per ms).
+fn liveness(c: &mut Criterion) {
+    use rfm_core::link::liveness::{Beater, PeerWatch, Words};
+    let mut g = c.benchmark_group("liveness");
+    let r = region("liveness");
+    let slot = frame::slot(&r, 0).unwrap();
+    // The owner word holds the beater's token, as after a claim.
+    let epoch = 0x1234_5679u64;
+    slot.store_u32(
+        frame::LIVENESS_OFFSET,
+        epoch as u32,
+        std::sync::atomic::Ordering::Relaxed,
+    )
+    .unwrap();
+    let mut beater = Beater::new(slot.clone(), epoch).unwrap();
+    g.bench_function("beat", |b| b.iter(|| black_box(beater.beat().unwrap())));
+    let now = std::time::Instant::now();
+    let mut watch = PeerWatch::new(Words::read(&slot).unwrap(), now);
+    g.bench_function("read_and_observe", |b| {
+        b.iter(|| black_box(watch.observe(Words::read(black_box(&slot)).unwrap(), now)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, baselines, framed_layout, seed_layout, liveness);
 criterion_main!(benches);

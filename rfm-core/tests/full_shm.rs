@@ -51,6 +51,9 @@ fn a_full_dev_shm_is_an_error_at_open_never_a_sigbus() {
         "the run in a private /dev/shm failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
+    for line in stdout.lines().filter(|l| l.contains("256 KiB /dev/shm")) {
+        println!("{line}");
+    }
 }
 
 fn inside_a_small_dev_shm() {

@@ -29,7 +29,7 @@ use crate::{Device, DeviceError, OpenOptions, WORD};
 pub mod claim;
 mod compat;
 mod error;
-mod handshake;
+pub mod handshake;
 pub mod liveness;
 mod node;
 
