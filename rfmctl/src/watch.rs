@@ -17,6 +17,7 @@ use rfm_core::frame::framed::Frame;
 use rfm_core::frame::seed::FlightData;
 use rfm_core::frame::{self, slot};
 use rfm_core::health::{FrameId, Observation, PeerHealth};
+use rfm_core::link::liveness::{Life, PeerWatch, Words, MIN_SILENCE};
 use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, ReadError, SeedReader};
 use serde_json::json;
@@ -26,8 +27,10 @@ use crate::numbers::parse_u64;
 use crate::open::open;
 
 pub const HELP: &str = "\
-Columns: the writer's slot and session epoch (low 32 bits), its step (packet id for
-seed), simulation time, attitude (rad), status byte, message; age: time since this
+Columns: holder: the slot's holder by its heartbeat (live; silent N s: its beat has
+not moved for that long, a dead or paused program; closed: it stopped cleanly;
+none: no heartbeat, e.g. an article program); the writer's slot and session epoch
+(low 32 bits), its step (packet id for seed), simulation time, attitude (rad), status byte, message; age: time since this
 watcher last saw a new frame; rate: steps per second over the last interval;
 missed: frames published between two of the watcher's reads (sampling, not loss);
 bad: complete but corrupt frames (CRC, magic); restarts: epoch changes (seed: the
@@ -82,6 +85,9 @@ enum Latest {
 
 struct SlotView {
     slot: u8,
+    /// The whole slot, for its liveness words.
+    memory: rfm_core::Region,
+    holder: PeerWatch,
     reader: Reader,
     health: PeerHealth,
     latest: Option<Latest>,
@@ -104,7 +110,33 @@ impl SlotView {
         })
     }
 
+    /// The holder as the link would judge it: live while its beat moved within
+    /// the shortest silence that ever counts as death.
+    fn holder(&self, now: Instant) -> (&'static str, Option<f64>) {
+        match self.holder.life() {
+            Life::Absent => ("none", None),
+            Life::Closed { .. } => ("closed", None),
+            life => {
+                let silent = life.silent_for(now);
+                match life {
+                    Life::Beating { .. } if silent < MIN_SILENCE => ("live", None),
+                    _ => ("silent", Some(silent.as_secs_f64())),
+                }
+            }
+        }
+    }
+
+    fn holder_text(&self, now: Instant) -> String {
+        match self.holder(now) {
+            ("silent", Some(s)) => format!("silent {s:.1}s"),
+            (state, _) => state.to_owned(),
+        }
+    }
+
     fn poll(&mut self, now: Instant) {
+        if let Ok(words) = Words::read(&self.memory) {
+            self.holder.observe(words, now);
+        }
         let read = match &self.reader {
             Reader::Framed(r) => r.read_latest().map(|f| {
                 let id = FrameId {
@@ -173,14 +205,15 @@ impl SlotView {
         let age = self.seen_at.map_or("-".into(), |t| {
             format!("{:.3}", now.duration_since(t).as_secs_f64())
         });
+        let holder = self.holder_text(now);
         match self.latest {
             None => format!(
-                "{:>4}  {}",
+                "{:>4} {holder:>12}  {}",
                 self.slot,
                 self.problem.as_deref().unwrap_or("nothing read yet")
             ),
             Some(Latest::Framed(f)) => format!(
-                "{:>4} {:>6} {:08x} {:>12} {:>11.3} {:>+8.4} {:>+8.4} {:>+8.4} {:>3} {:>8} {tail}  {}",
+                "{:>4} {holder:>12} {:>6} {:08x} {:>12} {:>11.3} {:>+8.4} {:>+8.4} {:>+8.4} {:>3} {:>8} {tail}  {}",
                 self.slot,
                 f.writer_slot,
                 f.epoch as u32,
@@ -194,7 +227,7 @@ impl SlotView {
                 f.message.to_string_lossy()
             ),
             Some(Latest::Seed(p)) => format!(
-                "{:>4} {:>6} {:>8} {:>12} {:>11.3} {:>+8.4} {:>+8.4} {:>+8.4} {:>3} {:>8} {tail}  {}",
+                "{:>4} {holder:>12} {:>6} {:>8} {:>12} {:>11.3} {:>+8.4} {:>+8.4} {:>+8.4} {:>3} {:>8} {tail}  {}",
                 self.slot,
                 "-",
                 "-",
@@ -212,8 +245,14 @@ impl SlotView {
 
     fn json(&self, now: Instant) -> serde_json::Value {
         let h = &self.health;
+        let (holder, silent_s) = self.holder(now);
         let mut v = json!({
             "slot": self.slot,
+            "holder": {
+                "state": holder,
+                "owner": self.holder.life().owner(),
+                "silent_s": silent_s,
+            },
             "state": match (&self.latest, &self.problem) {
                 (Some(_), _) => "ok",
                 (None, Some(_)) if !self.empty => "unreadable",
@@ -254,7 +293,7 @@ impl SlotView {
     }
 }
 
-const HEADER: &str = "slot writer    epoch         step    sim time s     roll    pitch      yaw  st    age s    rate/s missed  bad restarts  message";
+const HEADER: &str = "slot       holder writer    epoch         step    sim time s     roll    pitch      yaw  st    age s    rate/s missed  bad restarts  message";
 
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let device = open(&args.device, library)?;
@@ -276,12 +315,15 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     for &s in &args.slots {
         let one = slot(&region, s).map_err(Failure::device)?;
         let reader = if args.layout == "seed" {
-            Reader::Seed(SeedReader::new(one).map_err(Failure::device)?)
+            Reader::Seed(SeedReader::new(one.clone()).map_err(Failure::device)?)
         } else {
-            Reader::Framed(FramedReader::new(one).map_err(Failure::device)?)
+            Reader::Framed(FramedReader::new(one.clone()).map_err(Failure::device)?)
         };
+        let words = Words::read(&one).map_err(Failure::device)?;
         views.push(SlotView {
             slot: s,
+            memory: one.clone(),
+            holder: PeerWatch::new(words, Instant::now()),
             reader,
             health: PeerHealth::new(),
             latest: None,

@@ -510,14 +510,15 @@ fn watch_decodes_framed_slots_and_reports_an_empty_one() {
         "0.05",
     ]);
     assert_eq!(code, 1, "slot 2 is empty: {out}");
-    assert!(out.contains("slot writer    epoch"), "{out}");
+    assert!(out.contains("slot       holder writer    epoch"), "{out}");
     assert!(
         out.lines()
-            .any(|l| l.starts_with("   1      1 12345679           41")),
+            .any(|l| l.starts_with("   1         none      1 12345679           41")),
         "{out}"
     );
     assert!(
-        out.lines().any(|l| l.starts_with("   2  slot is empty")),
+        out.lines()
+            .any(|l| l.starts_with("   2         none  slot is empty")),
         "{out}"
     );
     assert!(
@@ -731,4 +732,43 @@ fn dump_fill_and_watch_through_the_rfm2g_library() {
     let (code, _, err) = run(&["--library", &lib, "dump", &dev, "0xfffc", "8"]);
     assert_eq!(code, 3);
     assert!(err.contains("outside the 65536-byte memory"), "{err}");
+}
+
+/// The holder column: a running link's heartbeat, a killed one's silence, a
+/// stopped one's closed mark, each judged by the watcher's own clock.
+#[test]
+fn watch_tells_a_live_holder_from_a_silent_and_a_closed_one() {
+    use rfm_core::link::{Link, LinkConfig};
+    let m = shm(1 << 20);
+    let link = |slot: u8| {
+        let mut l = Link::open(LinkConfig {
+            device: m.device.clone(),
+            node_slot: slot,
+            peer_slot: slot,
+            ..LinkConfig::default()
+        })
+        .unwrap();
+        l.start(&rfm_core::link::Sample::default()).unwrap();
+        l
+    };
+    let (live, killed, mut stopped) = (link(0), link(1), link(2));
+    killed.abandon();
+    stopped.close().unwrap();
+    let (code, v, err) = watch_json(&[
+        "watch",
+        &m.device,
+        "--slots",
+        "0,1,2",
+        "--once",
+        "--json",
+        "--interval",
+        "0.3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let holder = |s: usize| &v["slots"][s]["holder"];
+    assert_eq!(holder(0)["state"], "live", "{v}");
+    assert_eq!(holder(0)["owner"], live.epoch() as u32, "{v}");
+    assert_eq!(holder(1)["state"], "silent", "{v}");
+    assert!(holder(1)["silent_s"].as_f64().unwrap() >= 0.25, "{v}");
+    assert_eq!(holder(2)["state"], "closed", "{v}");
 }
