@@ -43,11 +43,17 @@ reads the peer's into the <code>peer.*</code> outputs.</p>
 inputs of its step k &minus; <code>lag</code> (its initial values while k &lt; lag). lag = 0 needs both masters
 stepping at the same time (two PCs or two processes); lag = 1 also works when one master steps two instances
 in turn. lag is at most 7. A peer that does not deliver within <code>timeout</code> (<code>startupTimeout</code>
-for the first step) makes the step fail with a message naming the device, slots, step and time waited.</li>
-<li><b>syncMode = free</b>: never waits; takes the peer's newest frame. <code>link.ok</code> turns false and
-<code>link.age</code> grows when the peer is silent longer than <code>timeout</code>.</li>
+for the first step) makes the step fail with a message naming the device, slots, step and time waited; so
+does a peer that stops, restarts or dies.</li>
+<li><b>syncMode = free</b>: never waits; takes the peer's newest frame. <code>link.ok</code> says whether the
+peer is running, <code>link.age</code> how old its newest frame is.</li>
 <li><code>nodeSlot = peerSlot</code> is a self-loop: the outputs echo the inputs.</li>
-<li>Frames left in the memory by an earlier run are never taken for the current one.</li>
+<li>Every instance beats a heartbeat in its slot from a thread of its own, from
+<code>fmi2ExitInitializationMode</code> to <code>fmi2Terminate</code>. A frame is taken only from a peer
+whose heartbeat is seen moving, so frames left in the memory by an earlier run are never taken; a peer
+whose heartbeat stops for <code>timeout</code> is reported dead. A slot whose holder still beats is refused
+at initialization (two instances with one <code>nodeSlot</code>); one left by a crashed program is taken
+once its heartbeat has been silent for 0.5 s.</li>
 </ul>
 
 <h2>Device strings (parameter <code>device</code>)</h2>
