@@ -583,8 +583,15 @@ fn a_slot_another_live_instance_writes_is_refused_at_initialization() {
 
 #[test]
 fn of_two_instances_claiming_one_slot_at_the_same_moment_exactly_one_wins() {
-    for round in 0..5 {
-        let dev = format!("loopback:{}", unique("race"));
+    // loopback: claims serialized by a process lock; shm: Fischer's protocol over
+    // the owner word, as between two PCs.
+    for round in 0..10 {
+        let name = unique("race");
+        let dev = if round % 2 == 0 {
+            format!("loopback:{name}")
+        } else {
+            format!("shm:{name}")
+        };
         let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
         let claim = |name: &'static str| {
             let (dev, barrier) = (dev.clone(), barrier.clone());

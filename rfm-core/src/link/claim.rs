@@ -74,12 +74,16 @@ impl Claim {
 
     /// One step of the claim with the slot's words read at `now`; `packet` is the
     /// seed packet id in the slot (seed layout only).
+    /// `settle` is [`CLAIM_SETTLE`], or zero where every claimant of this memory
+    /// polls under one lock (in-process memory: the read and the write are then
+    /// atomic together, and Fischer's delay is not needed).
     pub(crate) fn poll(
         &mut self,
         words: Words,
         packet: Option<u64>,
         now: Instant,
         token: u32,
+        settle: Duration,
     ) -> ClaimPoll {
         match self {
             Claim::Observing {
@@ -118,7 +122,7 @@ impl Claim {
                 }
             }
             Claim::Settling { at } => {
-                if now.saturating_duration_since(*at) < CLAIM_SETTLE {
+                if now.saturating_duration_since(*at) < settle {
                     ClaimPoll::Pending
                 } else if words.owner == token {
                     *self = Claim::Won;
@@ -154,10 +158,13 @@ mod tests {
         let t0 = Instant::now();
         for words in [w(0, 0, 0), w(5, 9, 5)] {
             let mut c = Claim::new(words, None, t0);
-            assert_eq!(c.poll(words, None, t0, 3), ClaimPoll::Take);
-            assert_eq!(c.poll(w(3, 9, 0), None, t0, 3), ClaimPoll::Pending);
+            assert_eq!(c.poll(words, None, t0, 3, CLAIM_SETTLE), ClaimPoll::Take);
             assert_eq!(
-                c.poll(w(3, 10, 0), None, t0 + CLAIM_SETTLE, 3),
+                c.poll(w(3, 9, 0), None, t0, 3, CLAIM_SETTLE),
+                ClaimPoll::Pending
+            );
+            assert_eq!(
+                c.poll(w(3, 10, 0), None, t0 + CLAIM_SETTLE, 3, CLAIM_SETTLE),
                 ClaimPoll::Won
             );
         }
@@ -167,10 +174,13 @@ mod tests {
     fn a_beating_holder_keeps_its_slot_and_a_silent_one_loses_it_after_the_bound() {
         let t0 = Instant::now();
         let mut c = Claim::new(w(5, 1, 0), None, t0);
-        assert_eq!(c.poll(w(5, 1, 0), None, t0, 3), ClaimPoll::Pending);
+        assert_eq!(
+            c.poll(w(5, 1, 0), None, t0, 3, CLAIM_SETTLE),
+            ClaimPoll::Pending
+        );
         let t1 = t0 + Duration::from_millis(10);
         assert_eq!(
-            c.poll(w(5, 2, 0), None, t1, 3),
+            c.poll(w(5, 2, 0), None, t1, 3, CLAIM_SETTLE),
             ClaimPoll::Held {
                 owner: 5,
                 ago: Duration::ZERO
@@ -178,9 +188,12 @@ mod tests {
         );
         let mut c = Claim::new(w(5, 1, 0), None, t0);
         let almost = t0 + DEAD_AFTER - Duration::from_millis(1);
-        assert_eq!(c.poll(w(5, 1, 0), None, almost, 3), ClaimPoll::Pending);
         assert_eq!(
-            c.poll(w(5, 1, 0), None, t0 + DEAD_AFTER, 3),
+            c.poll(w(5, 1, 0), None, almost, 3, CLAIM_SETTLE),
+            ClaimPoll::Pending
+        );
+        assert_eq!(
+            c.poll(w(5, 1, 0), None, t0 + DEAD_AFTER, 3, CLAIM_SETTLE),
             ClaimPoll::Take
         );
     }
@@ -192,29 +205,41 @@ mod tests {
             Claim::new(w(0, 0, 0), None, t0),
             Claim::new(w(0, 0, 0), None, t0),
         );
-        assert_eq!(a.poll(w(0, 0, 0), None, t0, 3), ClaimPoll::Take);
-        assert_eq!(b.poll(w(0, 0, 0), None, t0, 7), ClaimPoll::Take);
+        assert_eq!(
+            a.poll(w(0, 0, 0), None, t0, 3, CLAIM_SETTLE),
+            ClaimPoll::Take
+        );
+        assert_eq!(
+            b.poll(w(0, 0, 0), None, t0, 7, CLAIM_SETTLE),
+            ClaimPoll::Take
+        );
         // b's write landed last.
         let later = t0 + CLAIM_SETTLE;
         assert_eq!(
-            a.poll(w(7, 0, 0), None, later, 3),
+            a.poll(w(7, 0, 0), None, later, 3, CLAIM_SETTLE),
             ClaimPoll::Contended { owner: 7 }
         );
-        assert_eq!(b.poll(w(7, 0, 0), None, later, 7), ClaimPoll::Won);
+        assert_eq!(
+            b.poll(w(7, 0, 0), None, later, 7, CLAIM_SETTLE),
+            ClaimPoll::Won
+        );
     }
 
     #[test]
     fn an_article_writer_whose_packet_id_moves_holds_a_seed_slot() {
         let t0 = Instant::now();
         let mut c = Claim::new(w(0, 0, 0), Some(10), t0);
-        assert_eq!(c.poll(w(0, 0, 0), Some(10), t0, 3), ClaimPoll::Pending);
+        assert_eq!(
+            c.poll(w(0, 0, 0), Some(10), t0, 3, CLAIM_SETTLE),
+            ClaimPoll::Pending
+        );
         assert!(matches!(
-            c.poll(w(0, 0, 0), Some(11), t0, 3),
+            c.poll(w(0, 0, 0), Some(11), t0, 3, CLAIM_SETTLE),
             ClaimPoll::Held { .. }
         ));
         let mut c = Claim::new(w(0, 0, 0), Some(10), t0);
         assert_eq!(
-            c.poll(w(0, 0, 0), Some(10), t0 + DEAD_AFTER, 3),
+            c.poll(w(0, 0, 0), Some(10), t0 + DEAD_AFTER, 3, CLAIM_SETTLE),
             ClaimPoll::Take
         );
     }

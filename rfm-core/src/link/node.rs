@@ -83,6 +83,8 @@ pub struct Node {
     wait: Option<StepWait>,
     last_wait: Duration,
     stepped_at: Instant,
+    /// See [`Node::claims_under_one_lock`].
+    claim_settle: Duration,
 }
 
 impl std::fmt::Debug for Node {
@@ -141,6 +143,7 @@ impl Node {
             wait: None,
             last_wait: Duration::ZERO,
             stepped_at: now,
+            claim_settle: super::claim::CLAIM_SETTLE,
         };
         node.phase = Phase::Claiming(Claim::new(
             Words::read(&node.own_slot)?,
@@ -148,6 +151,13 @@ impl Node {
             now,
         ));
         Ok(node)
+    }
+
+    /// Declares that every claimant of this memory calls [`Node::poll_start`]
+    /// under one lock (memory only this process can reach): the claim then needs
+    /// no settling time.
+    pub fn claims_under_one_lock(&mut self) {
+        self.claim_settle = Duration::ZERO;
     }
 
     pub fn config(&self) -> &LinkConfig {
@@ -203,7 +213,7 @@ impl Node {
             Side::Framed { .. } => None,
         };
         let c = &self.config;
-        match claim.poll(words, packet, now, token(self.epoch)) {
+        match claim.poll(words, packet, now, token(self.epoch), self.claim_settle) {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
             ClaimPoll::Take => {
                 liveness::write_owner(&self.own_slot, self.epoch)?;
