@@ -457,27 +457,10 @@ fn reentrant_instance(action: Reenter) -> Box<Reentrant> {
         seen: Default::default(),
         answers: Default::default(),
     });
-    let cb = fmi2CallbackFunctions {
-        // SAFETY: the FMU always logs with "%s" and one string argument (see
-        // common::callbacks for why six fixed parameters receive it).
-        logger: Some(unsafe {
-            std::mem::transmute::<
-                unsafe extern "C" fn(
-                    *mut std::ffi::c_void,
-                    fmi2String,
-                    fmi2Status,
-                    fmi2String,
-                    fmi2String,
-                    *const c_char,
-                ),
-                fmi2CallbackLogger,
-            >(reentrant_logger)
-        }),
-        allocateMemory: None,
-        freeMemory: None,
-        stepFinished: None,
-        componentEnvironment: &*m as *const Reentrant as *mut std::ffi::c_void,
-    };
+    let cb = common::callbacks_with(
+        reentrant_logger,
+        &*m as *const Reentrant as *mut std::ffi::c_void,
+    );
     let guid = CString::new(rfm_attitude::model::GUID).unwrap();
     // SAFETY: valid strings and callbacks; `m` outlives the instance.
     let c = unsafe {

@@ -40,28 +40,32 @@ unsafe extern "C" fn record(
     }
 }
 
-pub fn callbacks(log: &Log) -> fmi2CallbackFunctions {
+/// A logger as the tests write it: FMI's first five parameters and the one string
+/// the FMU passes for its "%s" (see [`record`]).
+pub type FixedLogger = unsafe extern "C" fn(
+    *mut c_void,
+    fmi2String,
+    fmi2Status,
+    fmi2String,
+    fmi2String,
+    *const c_char,
+);
+
+/// The callbacks with `logger` and `env` as the component environment.
+pub fn callbacks_with(logger: FixedLogger, env: *mut c_void) -> fmi2CallbackFunctions {
     fmi2CallbackFunctions {
         // SAFETY: see `record`: same first five parameters, the sixth read from the
         // register the variadic call puts the first variadic pointer in.
-        logger: Some(unsafe {
-            std::mem::transmute::<
-                unsafe extern "C" fn(
-                    *mut c_void,
-                    fmi2String,
-                    fmi2Status,
-                    fmi2String,
-                    fmi2String,
-                    *const c_char,
-                ),
-                fmi2CallbackLogger,
-            >(record)
-        }),
+        logger: Some(unsafe { std::mem::transmute::<FixedLogger, fmi2CallbackLogger>(logger) }),
         allocateMemory: None,
         freeMemory: None,
         stepFinished: None,
-        componentEnvironment: Arc::as_ptr(log) as *mut c_void,
+        componentEnvironment: env,
     }
+}
+
+pub fn callbacks(log: &Log) -> fmi2CallbackFunctions {
+    callbacks_with(record, Arc::as_ptr(log) as *mut c_void)
 }
 
 /// One instance, driven like a master drives it.

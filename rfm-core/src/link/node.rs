@@ -493,20 +493,24 @@ impl Node {
                 }
                 Ok(())
             }
-            Err(ReadError::Region(e)) => Err(e.into()),
-            Err(err @ ReadError::Unreadable { .. }) => {
+            Err(err) => self.no_frame(err, Layout::Framed),
+        }
+    }
+
+    /// A free-mode read of `layout` that gave no frame: a peer of another format
+    /// version or layout is an error; a complete but corrupt frame is counted.
+    fn no_frame(&mut self, err: ReadError, layout: Layout) -> Result<(), LinkError> {
+        match err {
+            ReadError::Region(e) => Err(e.into()),
+            ReadError::Unreadable { rejections, .. } => {
                 compat::check_readable(&self.config, &err)?;
-                compat::check_layout(&self.config, &self.peer_slot, Layout::Framed)?;
-                if let ReadError::Unreadable { rejections, .. } = err {
-                    if rejections.saw_bad_frame() {
-                        self.health.observe_bad();
-                    }
+                compat::check_layout(&self.config, &self.peer_slot, layout)?;
+                if rejections.saw_bad_frame() {
+                    self.health.observe_bad();
                 }
                 Ok(())
             }
-            Err(ReadError::Empty) => {
-                compat::check_layout(&self.config, &self.peer_slot, Layout::Framed)
-            }
+            ReadError::Empty => compat::check_layout(&self.config, &self.peer_slot, layout),
         }
     }
 
@@ -527,19 +531,7 @@ impl Node {
                 }
                 Ok(())
             }
-            Err(ReadError::Region(e)) => Err(e.into()),
-            Err(err @ ReadError::Unreadable { .. }) => {
-                compat::check_layout(&self.config, &self.peer_slot, Layout::Seed)?;
-                if let ReadError::Unreadable { rejections, .. } = err {
-                    if rejections.saw_bad_frame() {
-                        self.health.observe_bad();
-                    }
-                }
-                Ok(())
-            }
-            Err(ReadError::Empty) => {
-                compat::check_layout(&self.config, &self.peer_slot, Layout::Seed)
-            }
+            Err(err) => self.no_frame(err, Layout::Seed),
         }
     }
 
