@@ -14,9 +14,9 @@ use super::compat;
 use super::handshake::{Admit, Fault, Handshake};
 use super::liveness::{self, token, Beater, Words, MIN_SILENCE};
 use super::{Layout, LinkConfig, LinkError, PeerSample, Sample};
+use crate::frame;
 use crate::frame::framed::Frame;
 use crate::frame::seed::FlightData;
-use crate::frame::{self};
 use crate::health::{FrameId, Observation, PeerHealth};
 use crate::region::Region;
 use crate::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter, StepPoll};
@@ -31,6 +31,17 @@ enum Side {
         reader: SeedReader,
         own: SeedReader,
     },
+}
+
+impl Side {
+    /// The seed packet id in this node's own slot: an article program writing there
+    /// holds it while the id moves (framed: none).
+    fn own_packet(&self) -> Option<u64> {
+        match self {
+            Side::Seed { own, .. } => own.read().ok().map(|p| p.packet_id),
+            Side::Framed { .. } => None,
+        }
+    }
 }
 
 enum Phase {
@@ -120,7 +131,8 @@ impl Node {
             },
         };
         let self_loop = config.node_slot == config.peer_slot;
-        let mut node = Node {
+        let own_packet = side.own_packet();
+        Ok(Node {
             handshake: Handshake::new(
                 Words::read(&peer_slot)?,
                 now,
@@ -128,12 +140,12 @@ impl Node {
                 config.timeout,
                 self_loop.then_some(epoch),
             ),
+            phase: Phase::Claiming(Claim::new(Words::read(&own_slot)?, own_packet, now)),
             config,
             side,
             own_slot,
             peer_slot,
             epoch,
-            phase: Phase::Running,
             seed: SeedWatch {
                 baseline: None,
                 moved: None,
@@ -144,13 +156,7 @@ impl Node {
             last_wait: Duration::ZERO,
             stepped_at: now,
             claim_settle: super::claim::CLAIM_SETTLE,
-        };
-        node.phase = Phase::Claiming(Claim::new(
-            Words::read(&node.own_slot)?,
-            node.own_packet(),
-            now,
-        ));
-        Ok(node)
+        })
     }
 
     /// Declares that every claimant of this memory calls [`Node::poll_start`]
@@ -195,23 +201,13 @@ impl Node {
         Ok(Beater::new(self.own_slot.clone(), self.epoch)?)
     }
 
-    fn own_packet(&self) -> Option<u64> {
-        match &self.side {
-            Side::Seed { own, .. } => own.read().ok().map(|p| p.packet_id),
-            Side::Framed { .. } => None,
-        }
-    }
-
     /// One step of taking the slot and publishing `init` (frame 0). Never waits.
     pub fn poll_start(&mut self, now: Instant, init: &Sample) -> Result<StartPoll, LinkError> {
+        let packet = self.side.own_packet();
         let Phase::Claiming(claim) = &mut self.phase else {
             return Ok(StartPoll::Started);
         };
         let words = Words::read(&self.own_slot)?;
-        let packet = match &self.side {
-            Side::Seed { own, .. } => own.read().ok().map(|p| p.packet_id),
-            Side::Framed { .. } => None,
-        };
         let c = &self.config;
         match claim.poll(words, packet, now, token(self.epoch), self.claim_settle) {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
