@@ -16,19 +16,12 @@ use rfm_core::wait::WaitStrategy;
 use crate::fmi2::*;
 use crate::logger::{Category, Logger};
 use crate::model::{vr, Causality, Kind, Var, VARIABLES};
+use crate::state_machine::{fixed_parameters_settable, states, Call};
 
 /// The longest `timeout`/`startupTimeout` accepted, in seconds.
 const MAX_SECONDS: f64 = 1e9;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
-    Instantiated,
-    Initialization,
-    StepComplete,
-    Terminated,
-    Error,
-    Fatal,
-}
+pub use crate::state_machine::State;
 
 /// A failed call: the status it returns and the message logged.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,26 +55,6 @@ fn start_value(v: &Var) -> Value {
         Kind::String => Value::String(v.start.to_owned()),
     }
 }
-
-const ANY_SETUP: &[State] = &[State::Instantiated, State::Initialization];
-const GETTABLE: &[State] = &[
-    State::Initialization,
-    State::StepComplete,
-    State::Terminated,
-    State::Error,
-];
-const SETTABLE: &[State] = &[
-    State::Instantiated,
-    State::Initialization,
-    State::StepComplete,
-];
-const RESETTABLE: &[State] = &[
-    State::Instantiated,
-    State::Initialization,
-    State::StepComplete,
-    State::Terminated,
-    State::Error,
-];
 
 #[derive(Debug)]
 pub struct Instance {
@@ -120,8 +93,9 @@ impl Instance {
         self.state
     }
 
-    /// Checks that `function` may be called now.
-    pub fn require(&self, function: &str, allowed: &[State]) -> FmiResult {
+    /// Checks that `call` may be made now, by the state machine's one table.
+    pub fn require(&self, call: Call) -> FmiResult {
+        let function = call.name();
         if self.state == State::Fatal {
             return Err(FmiError {
                 status: fmi2Fatal,
@@ -130,10 +104,11 @@ impl Instance {
                 ),
             });
         }
-        if !allowed.contains(&self.state) {
+        if !call.permits(self.state) {
             return Err(error(format!(
-                "{function}: illegal call sequence (the instance is in state {:?}; allowed in {allowed:?})",
-                self.state
+                "{function}: illegal call sequence (the instance is in state {:?}; allowed in {:?})",
+                self.state,
+                states(call.allowed())
             )));
         }
         Ok(())
@@ -169,14 +144,12 @@ impl Instance {
     }
 
     pub fn set_debug_logging(&mut self, on: bool, categories: &[String]) -> FmiResult {
-        self.require("fmi2SetDebugLogging", RESETTABLE)?;
         self.logger
             .set_debug(on, categories)
             .map_err(|e| error(format!("fmi2SetDebugLogging: {e}")))
     }
 
     pub fn setup_experiment(&mut self, start: f64, stop: Option<f64>) -> FmiResult {
-        self.require("fmi2SetupExperiment", &[State::Instantiated])?;
         if !start.is_finite() {
             return Err(error(format!(
                 "fmi2SetupExperiment: startTime {start} is not a finite number"
@@ -195,14 +168,12 @@ impl Instance {
     }
 
     pub fn enter_initialization_mode(&mut self) -> FmiResult {
-        self.require("fmi2EnterInitializationMode", &[State::Instantiated])?;
         self.state = State::Initialization;
         Ok(())
     }
 
     /// Opens the device and publishes this node's initial frame, without waiting.
     pub fn exit_initialization_mode(&mut self) -> FmiResult {
-        self.require("fmi2ExitInitializationMode", &[State::Initialization])?;
         let config = self.link_config()?;
         log::debug!("opening {config:?}");
         let mut link =
@@ -222,7 +193,6 @@ impl Instance {
     }
 
     pub fn terminate(&mut self) -> FmiResult {
-        self.require("fmi2Terminate", &[State::StepComplete, State::Error])?;
         if let Some(link) = self.link.as_mut() {
             link.close()
                 .map_err(|e| error(format!("fmi2Terminate: {e}")))?;
@@ -234,7 +204,6 @@ impl Instance {
     }
 
     pub fn reset(&mut self) -> FmiResult {
-        self.require("fmi2Reset", RESETTABLE)?;
         let logger = self.logger.clone();
         *self = Instance::new(logger);
         Ok(())
@@ -353,7 +322,6 @@ impl Instance {
     }
 
     pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult {
-        self.require("fmi2DoStep", &[State::StepComplete])?;
         let tolerance = 1e-9 * t.abs().max(1.0);
         if !t.is_finite() || (t - self.time).abs() > tolerance {
             return Err(error(format!(
@@ -462,7 +430,7 @@ impl Instance {
                 "{function}: `{}` is an output and cannot be set",
                 var.name
             ))),
-            Causality::Parameter if !ANY_SETUP.contains(&self.state) => Err(error(format!(
+            Causality::Parameter if !fixed_parameters_settable(self.state) => Err(error(format!(
                 "{function}: `{}` is a fixed parameter: set it before fmi2ExitInitializationMode",
                 var.name
             ))),
@@ -477,7 +445,6 @@ impl Instance {
         kind: Kind,
         values: SetValues<'_>,
     ) -> FmiResult {
-        self.require(function, SETTABLE)?;
         for (i, &r) in vrs.iter().enumerate() {
             let var = self.variable(function, r, kind)?;
             self.check_settable(function, var)?;
@@ -522,7 +489,6 @@ impl Instance {
     }
 
     pub fn get_real(&self, vrs: &[fmi2ValueReference], out: &mut [f64]) -> FmiResult {
-        self.require("fmi2GetReal", GETTABLE)?;
         for (&r, o) in vrs.iter().zip(out) {
             self.variable("fmi2GetReal", r, Kind::Real)?;
             *o = self.real(r);
@@ -531,7 +497,6 @@ impl Instance {
     }
 
     pub fn get_integer(&self, vrs: &[fmi2ValueReference], out: &mut [fmi2Integer]) -> FmiResult {
-        self.require("fmi2GetInteger", GETTABLE)?;
         for (&r, o) in vrs.iter().zip(out) {
             self.variable("fmi2GetInteger", r, Kind::Integer)?;
             *o = self.integer(r);
@@ -540,7 +505,6 @@ impl Instance {
     }
 
     pub fn get_boolean(&self, vrs: &[fmi2ValueReference], out: &mut [fmi2Boolean]) -> FmiResult {
-        self.require("fmi2GetBoolean", GETTABLE)?;
         for (&r, o) in vrs.iter().zip(out) {
             self.variable("fmi2GetBoolean", r, Kind::Boolean)?;
             let Value::Boolean(b) = self.values[r as usize] else {
@@ -553,7 +517,6 @@ impl Instance {
 
     /// The strings of `vrs`; the pointers stay valid until the next call on this instance.
     pub fn get_string(&mut self, vrs: &[fmi2ValueReference], out: &mut [fmi2String]) -> FmiResult {
-        self.require("fmi2GetString", GETTABLE)?;
         self.returned.clear();
         for &r in vrs {
             self.variable("fmi2GetString", r, Kind::String)?;

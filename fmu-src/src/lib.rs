@@ -11,6 +11,7 @@ pub mod fmi2;
 pub mod instance;
 pub mod logger;
 pub mod model;
+pub mod state_machine;
 
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_char, c_void, CStr};
@@ -18,9 +19,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use fmi2::*;
-use instance::{error, FmiResult, Instance, SetValues, State};
+use instance::{error, FmiResult, Instance, SetValues};
 use logger::{Category, Logger, Scope};
 use model::{Kind, GUID};
+use state_machine::Call;
 
 const LIVE: u64 = 0x524d_4641_4c49_5645; // "RMFALIVE"
 const FREED: u64 = 0x524d_4646_5245_4544; // "RMFFREED"
@@ -107,7 +109,7 @@ unsafe fn component<'a>(c: fmi2Component) -> Option<&'a Component> {
 /// As for [`component`].
 unsafe fn call(
     c: fmi2Component,
-    function: &str,
+    call: Call,
     body: impl FnOnce(&mut Instance) -> FmiResult,
 ) -> fmi2Status {
     // SAFETY: forwarded contract.
@@ -115,14 +117,14 @@ unsafe fn call(
         return fmi2Error; // NULL or freed: there is no logger to tell.
     };
     if comp.depth.get() > 0 {
-        return comp.reentrant(function, "the call is refused");
+        return comp.reentrant(call.name(), "the call is refused");
     }
     comp.depth.set(1);
     // SAFETY: depth was 0, so no other borrow of the instance exists, and the
     // master calls one instance from one thread at a time (FMI 2.0); a re-entrant
     // call from inside `body` is answered above without touching it.
     let status = match unsafe { (*comp.instance.get()).as_deref_mut() } {
-        Some(inst) => run(inst, function, body),
+        Some(inst) => run(inst, call, body),
         None => fmi2Error,
     };
     comp.depth.set(0);
@@ -133,10 +135,11 @@ unsafe fn call(
     status
 }
 
-/// The body of [`call`] on a borrowed instance.
+/// The body of [`call`] on a borrowed instance: the state machine's check, then
+/// `body`.
 fn run(
     inst: &mut Instance,
-    function: &str,
+    call: Call,
     body: impl FnOnce(&mut Instance) -> FmiResult,
 ) -> fmi2Status {
     let _scope = Scope::enter(&inst.logger);
@@ -144,7 +147,7 @@ fn run(
     match catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: `ptr` is the exclusive borrow passed in, used only in here.
         let inst = unsafe { &mut *ptr };
-        let result = body(inst);
+        let result = inst.require(call).and_then(|()| body(inst));
         inst.conclude(result)
     })) {
         Ok(status) => status,
@@ -158,7 +161,7 @@ fn run(
             let inst = unsafe { &mut *ptr };
             let fatal = instance::FmiError {
                 status: fmi2Fatal,
-                message: format!("{function}: internal error: {what}"),
+                message: format!("{}: internal error: {what}", call.name()),
             };
             catch_unwind(AssertUnwindSafe(|| inst.conclude(Err(fatal)))).unwrap_or(fmi2Fatal)
         }
@@ -387,7 +390,7 @@ pub unsafe extern "C" fn fmi2_set_debug_logging(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`, `categories` (n C strings).
     unsafe {
-        call(c, "fmi2SetDebugLogging", |inst| {
+        call(c, Call::SetDebugLogging, |inst| {
             let raw = slice("fmi2SetDebugLogging", "categories", categories, n)?;
             let names = raw
                 .iter()
@@ -416,7 +419,7 @@ pub unsafe extern "C" fn fmi2_setup_experiment(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`.
     unsafe {
-        call(c, "fmi2SetupExperiment", |inst| {
+        call(c, Call::SetupExperiment, |inst| {
             inst.setup_experiment(start_time, (stop_time_defined != 0).then_some(stop_time))
         })
     }
@@ -431,7 +434,7 @@ pub unsafe extern "C" fn fmi2_enter_initialization_mode(c: fmi2Component) -> fmi
     unsafe {
         call(
             c,
-            "fmi2EnterInitializationMode",
+            Call::EnterInitializationMode,
             Instance::enter_initialization_mode,
         )
     }
@@ -446,7 +449,7 @@ pub unsafe extern "C" fn fmi2_exit_initialization_mode(c: fmi2Component) -> fmi2
     unsafe {
         call(
             c,
-            "fmi2ExitInitializationMode",
+            Call::ExitInitializationMode,
             Instance::exit_initialization_mode,
         )
     }
@@ -458,7 +461,7 @@ pub unsafe extern "C" fn fmi2_exit_initialization_mode(c: fmi2Component) -> fmi2
 #[unsafe(export_name = "fmi2Terminate")]
 pub unsafe extern "C" fn fmi2_terminate(c: fmi2Component) -> fmi2Status {
     // SAFETY: FMI contract on `c`.
-    unsafe { call(c, "fmi2Terminate", Instance::terminate) }
+    unsafe { call(c, Call::Terminate, Instance::terminate) }
 }
 
 /// # Safety
@@ -467,11 +470,11 @@ pub unsafe extern "C" fn fmi2_terminate(c: fmi2Component) -> fmi2Status {
 #[unsafe(export_name = "fmi2Reset")]
 pub unsafe extern "C" fn fmi2_reset(c: fmi2Component) -> fmi2Status {
     // SAFETY: FMI contract on `c`.
-    unsafe { call(c, "fmi2Reset", Instance::reset) }
+    unsafe { call(c, Call::Reset, Instance::reset) }
 }
 
 macro_rules! getter {
-    ($export:literal, $fn:ident, $method:ident, $ty:ty) => {
+    ($export:literal, $call:ident, $fn:ident, $method:ident, $ty:ty) => {
         /// # Safety
         /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
         /// pointer is NULL or valid for the count passed with it.
@@ -484,7 +487,7 @@ macro_rules! getter {
         ) -> fmi2Status {
             // SAFETY: FMI contract on `c`, `vr` (n entries) and `value` (n entries).
             unsafe {
-                call(c, $export, |inst| {
+                call(c, Call::$call, |inst| {
                     let vrs = slice($export, "vr", vr, n)?;
                     let out = slice_mut($export, "value", value, n)?;
                     inst.$method(vrs, out)
@@ -494,13 +497,31 @@ macro_rules! getter {
     };
 }
 
-getter!("fmi2GetReal", fmi2_get_real, get_real, fmi2Real);
-getter!("fmi2GetInteger", fmi2_get_integer, get_integer, fmi2Integer);
-getter!("fmi2GetBoolean", fmi2_get_boolean, get_boolean, fmi2Boolean);
-getter!("fmi2GetString", fmi2_get_string, get_string, fmi2String);
+getter!("fmi2GetReal", GetReal, fmi2_get_real, get_real, fmi2Real);
+getter!(
+    "fmi2GetInteger",
+    GetInteger,
+    fmi2_get_integer,
+    get_integer,
+    fmi2Integer
+);
+getter!(
+    "fmi2GetBoolean",
+    GetBoolean,
+    fmi2_get_boolean,
+    get_boolean,
+    fmi2Boolean
+);
+getter!(
+    "fmi2GetString",
+    GetString,
+    fmi2_get_string,
+    get_string,
+    fmi2String
+);
 
 macro_rules! setter {
-    ($export:literal, $fn:ident, $ty:ty, $kind:ident, |$v:ident| $convert:expr) => {
+    ($export:literal, $call:ident, $fn:ident, $ty:ty, $kind:ident, |$v:ident| $convert:expr) => {
         /// # Safety
         /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
         /// pointer is NULL or valid for the count passed with it.
@@ -513,7 +534,7 @@ macro_rules! setter {
         ) -> fmi2Status {
             // SAFETY: FMI contract on `c`, `vr` (n entries) and `value` (n entries).
             unsafe {
-                call(c, $export, |inst| {
+                call(c, Call::$call, |inst| {
                     let vrs = slice($export, "vr", vr, n)?;
                     let $v = slice($export, "value", value, n)?;
                     inst.set($export, vrs, Kind::$kind, $convert)
@@ -523,11 +544,12 @@ macro_rules! setter {
     };
 }
 
-setter!("fmi2SetReal", fmi2_set_real, fmi2Real, Real, |v| {
+setter!("fmi2SetReal", SetReal, fmi2_set_real, fmi2Real, Real, |v| {
     SetValues::Real(v)
 });
 setter!(
     "fmi2SetInteger",
+    SetInteger,
     fmi2_set_integer,
     fmi2Integer,
     Integer,
@@ -535,17 +557,25 @@ setter!(
 );
 setter!(
     "fmi2SetBoolean",
+    SetBoolean,
     fmi2_set_boolean,
     fmi2Boolean,
     Boolean,
     |v| SetValues::Boolean(v)
 );
-setter!("fmi2SetString", fmi2_set_string, fmi2String, String, |v| {
-    SetValues::String(
-        // SAFETY: each entry is NULL or a C string (FMI contract).
-        v.iter().map(|&s| text(s).map(str::to_owned)).collect(),
-    )
-});
+setter!(
+    "fmi2SetString",
+    SetString,
+    fmi2_set_string,
+    fmi2String,
+    String,
+    |v| {
+        SetValues::String(
+            // SAFETY: each entry is NULL or a C string (FMI contract).
+            v.iter().map(|&s| text(s).map(str::to_owned)).collect(),
+        )
+    }
+);
 
 /// # Safety
 /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
@@ -559,7 +589,7 @@ pub unsafe extern "C" fn fmi2_do_step(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`.
     unsafe {
-        call(c, "fmi2DoStep", |inst| {
+        call(c, Call::DoStep, |inst| {
             inst.do_step(current_communication_point, communication_step_size)
         })
     }
@@ -568,7 +598,7 @@ pub unsafe extern "C" fn fmi2_do_step(
 /// The capabilities this FMU does not offer: exported (masters bind all 34), and
 /// answering `fmi2Error` with the reason.
 macro_rules! unsupported {
-    ($export:literal, $fn:ident, $why:literal, ($($arg:ident: $ty:ty),*)) => {
+    ($export:literal, $call:ident, $fn:ident, $why:literal, ($($arg:ident: $ty:ty),*)) => {
         /// # Safety
         /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
         /// pointer is NULL or valid for the count passed with it.
@@ -576,8 +606,7 @@ macro_rules! unsupported {
         pub unsafe extern "C" fn $fn(c: fmi2Component, $(_: $ty),*) -> fmi2Status {
             // SAFETY: FMI contract on `c`.
             unsafe {
-                call(c, $export, |inst| {
-                    inst.require($export, &[State::Instantiated, State::Initialization, State::StepComplete, State::Terminated, State::Error])?;
+                call(c, Call::$call, |_| {
                     Err(error(concat!($export, ": ", $why)))
                 })
             }
@@ -585,17 +614,18 @@ macro_rules! unsupported {
     };
 }
 
-unsupported!("fmi2GetFMUstate", fmi2_get_fmu_state, "not supported (canGetAndSetFMUstate=\"false\"): the peer's memory cannot be rolled back", (s: *mut fmi2FMUstate));
-unsupported!("fmi2SetFMUstate", fmi2_set_fmu_state, "not supported (canGetAndSetFMUstate=\"false\"): the peer's memory cannot be rolled back", (s: fmi2FMUstate));
-unsupported!("fmi2FreeFMUstate", fmi2_free_fmu_state, "not supported (canGetAndSetFMUstate=\"false\")", (s: *mut fmi2FMUstate));
-unsupported!("fmi2SerializedFMUstateSize", fmi2_serialized_fmu_state_size, "not supported (canSerializeFMUstate=\"false\")", (s: fmi2FMUstate, size: *mut usize));
-unsupported!("fmi2SerializeFMUstate", fmi2_serialize_fmu_state, "not supported (canSerializeFMUstate=\"false\")", (s: fmi2FMUstate, bytes: *mut fmi2Byte, size: usize));
-unsupported!("fmi2DeSerializeFMUstate", fmi2_deserialize_fmu_state, "not supported (canSerializeFMUstate=\"false\")", (bytes: *const fmi2Byte, size: usize, s: *mut fmi2FMUstate));
-unsupported!("fmi2GetDirectionalDerivative", fmi2_get_directional_derivative, "not supported (providesDirectionalDerivative=\"false\")", (a: *const fmi2ValueReference, na: usize, b: *const fmi2ValueReference, nb: usize, dv: *const fmi2Real, df: *mut fmi2Real));
-unsupported!("fmi2SetRealInputDerivatives", fmi2_set_real_input_derivatives, "not supported (canInterpolateInputs=\"false\")", (vr: *const fmi2ValueReference, n: usize, order: *const fmi2Integer, value: *const fmi2Real));
-unsupported!("fmi2GetRealOutputDerivatives", fmi2_get_real_output_derivatives, "not supported (MaxOutputDerivativeOrder is 0)", (vr: *const fmi2ValueReference, n: usize, order: *const fmi2Integer, value: *mut fmi2Real));
+unsupported!("fmi2GetFMUstate", GetFmuState, fmi2_get_fmu_state, "not supported (canGetAndSetFMUstate=\"false\"): the peer's memory cannot be rolled back", (s: *mut fmi2FMUstate));
+unsupported!("fmi2SetFMUstate", SetFmuState, fmi2_set_fmu_state, "not supported (canGetAndSetFMUstate=\"false\"): the peer's memory cannot be rolled back", (s: fmi2FMUstate));
+unsupported!("fmi2FreeFMUstate", FreeFmuState, fmi2_free_fmu_state, "not supported (canGetAndSetFMUstate=\"false\")", (s: *mut fmi2FMUstate));
+unsupported!("fmi2SerializedFMUstateSize", SerializedFmuStateSize, fmi2_serialized_fmu_state_size, "not supported (canSerializeFMUstate=\"false\")", (s: fmi2FMUstate, size: *mut usize));
+unsupported!("fmi2SerializeFMUstate", SerializeFmuState, fmi2_serialize_fmu_state, "not supported (canSerializeFMUstate=\"false\")", (s: fmi2FMUstate, bytes: *mut fmi2Byte, size: usize));
+unsupported!("fmi2DeSerializeFMUstate", DeSerializeFmuState, fmi2_deserialize_fmu_state, "not supported (canSerializeFMUstate=\"false\")", (bytes: *const fmi2Byte, size: usize, s: *mut fmi2FMUstate));
+unsupported!("fmi2GetDirectionalDerivative", GetDirectionalDerivative, fmi2_get_directional_derivative, "not supported (providesDirectionalDerivative=\"false\")", (a: *const fmi2ValueReference, na: usize, b: *const fmi2ValueReference, nb: usize, dv: *const fmi2Real, df: *mut fmi2Real));
+unsupported!("fmi2SetRealInputDerivatives", SetRealInputDerivatives, fmi2_set_real_input_derivatives, "not supported (canInterpolateInputs=\"false\")", (vr: *const fmi2ValueReference, n: usize, order: *const fmi2Integer, value: *const fmi2Real));
+unsupported!("fmi2GetRealOutputDerivatives", GetRealOutputDerivatives, fmi2_get_real_output_derivatives, "not supported (MaxOutputDerivativeOrder is 0)", (vr: *const fmi2ValueReference, n: usize, order: *const fmi2Integer, value: *mut fmi2Real));
 unsupported!(
     "fmi2CancelStep",
+    CancelStep,
     fmi2_cancel_step,
     "there is no step to cancel: fmi2DoStep never returns fmi2Pending",
     ()
@@ -614,8 +644,6 @@ fn status_kind(function: &str, kind: fmi2StatusKind, answerable: fmi2StatusKind)
     }
 }
 
-const STATUS_STATES: &[State] = &[State::StepComplete, State::Terminated, State::Error];
-
 /// # Safety
 /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
 /// pointer is NULL or valid for the count passed with it.
@@ -627,8 +655,7 @@ pub unsafe extern "C" fn fmi2_get_status(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`.
     unsafe {
-        call(c, "fmi2GetStatus", |inst| {
-            inst.require("fmi2GetStatus", STATUS_STATES)?;
+        call(c, Call::GetStatus, |_| {
             status_kind("fmi2GetStatus", kind, -1)
         })
     }
@@ -645,8 +672,7 @@ pub unsafe extern "C" fn fmi2_get_real_status(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`; `value` NULL or writable.
     unsafe {
-        call(c, "fmi2GetRealStatus", |inst| {
-            inst.require("fmi2GetRealStatus", STATUS_STATES)?;
+        call(c, Call::GetRealStatus, |inst| {
             status_kind("fmi2GetRealStatus", kind, fmi2LastSuccessfulTime)?;
             let out = slice_mut("fmi2GetRealStatus", "value", value, 1)?;
             out[0] = inst.time();
@@ -666,8 +692,7 @@ pub unsafe extern "C" fn fmi2_get_integer_status(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`.
     unsafe {
-        call(c, "fmi2GetIntegerStatus", |inst| {
-            inst.require("fmi2GetIntegerStatus", STATUS_STATES)?;
+        call(c, Call::GetIntegerStatus, |_| {
             status_kind("fmi2GetIntegerStatus", kind, -1)
         })
     }
@@ -684,8 +709,7 @@ pub unsafe extern "C" fn fmi2_get_boolean_status(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`; `value` NULL or writable.
     unsafe {
-        call(c, "fmi2GetBooleanStatus", |inst| {
-            inst.require("fmi2GetBooleanStatus", STATUS_STATES)?;
+        call(c, Call::GetBooleanStatus, |_| {
             status_kind("fmi2GetBooleanStatus", kind, fmi2Terminated)?;
             let out = slice_mut("fmi2GetBooleanStatus", "value", value, 1)?;
             out[0] = fmi2False;
@@ -705,8 +729,7 @@ pub unsafe extern "C" fn fmi2_get_string_status(
 ) -> fmi2Status {
     // SAFETY: FMI contract on `c`.
     unsafe {
-        call(c, "fmi2GetStringStatus", |inst| {
-            inst.require("fmi2GetStringStatus", STATUS_STATES)?;
+        call(c, Call::GetStringStatus, |_| {
             status_kind("fmi2GetStringStatus", kind, -1)
         })
     }
