@@ -143,3 +143,42 @@ def test_the_win64_dll_exports_the_34_functions(tmp_path):
         "fmi2GetBooleanStatus", "fmi2GetStringStatus",
     }
     assert names == expected, f"missing {expected - names}, unexpected {names - expected}"
+
+
+def readme_snippets():
+    """The FMPy snippets of the README's "Dropping the FMU into a master", verbatim."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("### Dropping the FMU into a master", 1)[1].split("\n## ", 1)[0]
+    script = section.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = section.split("It prints `", 1)[1].split("`", 1)[0]
+    command = section.split("e.g. `fmpy simulate", 1)[1].split("`", 1)[0]
+    return script, expected, ["fmpy", "simulate"] + command.split()
+
+
+def test_the_readmes_fmpy_snippets_run_as_written(tmp_path):
+    """Tried as a new user would: the script in two processes, and the self-loop
+    command. (The script once passed step_size, which FMPy ignores for
+    co-simulation: the two simulators ran 625 steps of 16 ms.)"""
+    script, expected, command = readme_snippets()
+    (tmp_path / "simulator.py").write_text(script)
+    (tmp_path / "rfm_attitude.fmu").write_bytes(FMU.read_bytes())
+    try:
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "simulator.py", str(me)],
+                cwd=tmp_path,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for me in (0, 1)
+        ]
+        outs = [r.communicate(timeout=300) for r in runs]
+    finally:
+        Path("/dev/shm/cockpit").unlink(missing_ok=True)
+    for me, (run, (out, err)) in enumerate(zip(runs, outs)):
+        assert run.returncode == 0, out + err
+        assert out.strip() == expected.replace("node 0", f"node {me}"), out + err
+    command[0] = str(FMPY)
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
