@@ -49,7 +49,7 @@ RFM2G_SIM_LIBRARY="$PWD/target/debug/librfm2g.so" RUSTFLAGS="-Zsanitizer=address
     --target x86_64-unknown-linux-gnu --target-dir target/asan
 
 step "fuzzing: 30 s per target from the committed corpus (fuzz/corpus)"
-for target in framed_decode seed_decode fmi_calls; do
+for target in framed_decode seed_decode fmi_calls interface_parse; do
     (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30 -timeout=10)
 done
 

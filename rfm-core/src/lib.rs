@@ -14,6 +14,7 @@ pub mod backend;
 mod device;
 pub mod frame;
 pub mod health;
+pub mod interface;
 pub mod link;
 mod region;
 mod seqlock;

@@ -1,0 +1,498 @@
+//! Interface files: the signals a lab exchanges, written down as an interface
+//! control document (TOML), and the contract every node's FMU is built from.
+//!
+//! ```toml
+//! name = "cockpit_link"            # FMUs are named <name>_<node>
+//! [[node]]
+//! name = "cockpit"                 # [A-Za-z][A-Za-z0-9_]*
+//! slot = 0                         # 0..255
+//! signals = [
+//!   { name = "roll", type = "Real", unit = "rad", start = 0.0, description = "bank angle" },
+//!   { name = "gear_down", type = "Boolean" },
+//!   { name = "callsign", type = "String", size = 16 },   # bytes, UTF-8
+//! ]
+//! ```
+//!
+//! [`Interface::parse`] checks every rule that the file alone decides and names the
+//! file, line and column of what breaks one, with what is allowed. What the memory
+//! decides (sizes and offsets of the slots) is the layout's business, not this one's.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// Longest String signal, in bytes.
+pub const MAX_STRING_SIZE: u16 = 1024;
+
+/// Signal names every peer's FMU already uses as `<node>.time`, `<node>.step` and
+/// `<node>.link.*`.
+pub const RESERVED_NAMES: [&str; 3] = ["time", "step", "link"];
+
+/// A whole interface: its name and the nodes on the ring.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interface {
+    pub name: String,
+    pub nodes: Vec<NodeSpec>,
+}
+
+/// One node: the slot it writes and the signals it publishes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeSpec {
+    pub name: String,
+    pub slot: u8,
+    pub signals: Vec<Signal>,
+}
+
+/// One published signal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signal {
+    pub name: String,
+    pub kind: SignalType,
+    pub unit: Option<String>,
+    pub start: Start,
+    pub description: Option<String>,
+}
+
+/// A signal's FMI type (String signals have a fixed size in memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalType {
+    Real,
+    Integer,
+    Boolean,
+    String { size: u16 },
+}
+
+impl fmt::Display for SignalType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SignalType::Real => f.write_str("Real"),
+            SignalType::Integer => f.write_str("Integer"),
+            SignalType::Boolean => f.write_str("Boolean"),
+            SignalType::String { size } => write!(f, "String of {size} bytes"),
+        }
+    }
+}
+
+impl SignalType {
+    /// The type with its article, for sentences ("an Integer", "a Real").
+    pub fn with_article(&self) -> String {
+        let article = if matches!(self, SignalType::Integer) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {self}")
+    }
+}
+
+/// A signal's start value (its type's zero when the file gives none).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Start {
+    Real(f64),
+    Integer(i32),
+    Boolean(bool),
+    String(String),
+}
+
+/// What is wrong with an interface file, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {what}")]
+pub struct InterfaceError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub what: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInterface {
+    name: Spanned<String>,
+    #[serde(default)]
+    node: Vec<Spanned<RawNode>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNode {
+    name: Spanned<String>,
+    slot: Spanned<i64>,
+    #[serde(default)]
+    signals: Vec<Spanned<RawSignal>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSignal {
+    name: Spanned<String>,
+    #[serde(rename = "type")]
+    kind: Spanned<String>,
+    unit: Option<String>,
+    start: Option<Spanned<toml::Value>>,
+    description: Option<String>,
+    size: Option<Spanned<i64>>,
+}
+
+/// Positions in one file's text, for messages.
+struct Source<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Source<'_> {
+    fn error(&self, span: Range<usize>, what: impl Into<String>) -> InterfaceError {
+        let before = &self.text[..span.start.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        InterfaceError {
+            file: self.file.to_owned(),
+            line,
+            column,
+            what: what.into(),
+        }
+    }
+
+    fn line_of(&self, span: &Range<usize>) -> usize {
+        self.text[..span.start.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+}
+
+/// `[A-Za-z][A-Za-z0-9_]*`: a C identifier without a leading underscore, usable
+/// in FMI variable names and as an FMU's model identifier.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+const IDENTIFIER_RULE: &str =
+    "a name starts with a letter and holds only letters, digits and `_` ([A-Za-z][A-Za-z0-9_]*)";
+
+impl Interface {
+    /// Parses and checks the interface in `text`; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Interface, InterfaceError> {
+        let src = Source { file, text };
+        let raw: RawInterface = toml::from_str(text).map_err(|e| {
+            let what = e.message().trim_end().to_owned();
+            src.error(e.span().unwrap_or(0..0), what)
+        })?;
+        let name = raw.name.get_ref();
+        if !is_identifier(name) {
+            return Err(src.error(
+                raw.name.span(),
+                format!("interface name `{name}`: {IDENTIFIER_RULE}; FMUs are named <name>_<node>"),
+            ));
+        }
+        if raw.node.is_empty() {
+            return Err(src.error(
+                0..0,
+                "no [[node]]: an interface declares the nodes on the ring and what each publishes",
+            ));
+        }
+        let mut names: HashMap<&str, Range<usize>> = HashMap::new();
+        let mut slots: HashMap<i64, Range<usize>> = HashMap::new();
+        let mut nodes = Vec::with_capacity(raw.node.len());
+        for node in &raw.node {
+            nodes.push(check_node(
+                &src,
+                node.get_ref(),
+                node.span(),
+                &mut names,
+                &mut slots,
+            )?);
+        }
+        Ok(Interface {
+            name: name.clone(),
+            nodes,
+        })
+    }
+
+    /// The node called `name`.
+    pub fn node(&self, name: &str) -> Option<&NodeSpec> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+
+    /// A 64-bit fingerprint of what peers must agree on: the interface name, and
+    /// each node's name, slot and signals (name, type, size, unit). Start values
+    /// and descriptions are each node's own business and are left out.
+    pub fn fingerprint(&self) -> u64 {
+        // FNV-1a: stable across builds and platforms (unlike std's hasher).
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for &b in bytes.iter().chain(&[0xff]) {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        eat(self.name.as_bytes());
+        let mut nodes: Vec<&NodeSpec> = self.nodes.iter().collect();
+        nodes.sort_by_key(|n| n.slot);
+        for n in nodes {
+            eat(n.name.as_bytes());
+            eat(&[n.slot]);
+            for s in &n.signals {
+                eat(s.name.as_bytes());
+                eat(s.kind.to_string().as_bytes());
+                eat(s.unit.as_deref().unwrap_or("").as_bytes());
+            }
+        }
+        h
+    }
+
+    /// The first thing two interfaces disagree on, as a sentence naming the
+    /// signal and both nodes' views, or `None` when they agree on everything the
+    /// fingerprint covers.
+    pub fn first_difference(&self, theirs: &Interface) -> Option<String> {
+        if self.name != theirs.name {
+            return Some(format!(
+                "the interfaces are named `{}` here and `{}` there",
+                self.name, theirs.name
+            ));
+        }
+        for mine in &self.nodes {
+            let Some(other) = theirs.node(&mine.name) else {
+                return Some(format!("node `{}` is missing there", mine.name));
+            };
+            if mine.slot != other.slot {
+                return Some(format!(
+                    "node `{}` writes slot {} here and slot {} there",
+                    mine.name, mine.slot, other.slot
+                ));
+            }
+            for (i, s) in mine.signals.iter().enumerate() {
+                let node = &mine.name;
+                match other.signals.get(i) {
+                    None => return Some(format!("signal `{node}.{}` is missing there", s.name)),
+                    Some(o) if o.name != s.name => {
+                        return Some(format!(
+                            "signal {} of node `{node}` is `{}` here and `{}` there",
+                            i + 1,
+                            s.name,
+                            o.name
+                        ))
+                    }
+                    Some(o) if o.kind != s.kind => {
+                        return Some(format!(
+                            "signal `{node}.{}` is {} here and {} there",
+                            s.name,
+                            s.kind.with_article(),
+                            o.kind.with_article()
+                        ))
+                    }
+                    Some(o) if o.unit != s.unit => {
+                        return Some(format!(
+                            "signal `{node}.{}` has unit {:?} here and {:?} there",
+                            s.name, s.unit, o.unit
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+            if let Some(extra) = other.signals.get(mine.signals.len()) {
+                return Some(format!(
+                    "signal `{}.{}` is missing here",
+                    mine.name, extra.name
+                ));
+            }
+        }
+        theirs
+            .nodes
+            .iter()
+            .find(|n| self.node(&n.name).is_none())
+            .map(|n| format!("node `{}` is missing here", n.name))
+    }
+}
+
+fn check_node<'a>(
+    src: &Source<'_>,
+    node: &'a RawNode,
+    span: Range<usize>,
+    names: &mut HashMap<&'a str, Range<usize>>,
+    slots: &mut HashMap<i64, Range<usize>>,
+) -> Result<NodeSpec, InterfaceError> {
+    let name = node.name.get_ref();
+    if !is_identifier(name) {
+        return Err(src.error(
+            node.name.span(),
+            format!("node name `{name}`: {IDENTIFIER_RULE}"),
+        ));
+    }
+    if let Some(first) = names.insert(name, node.name.span()) {
+        return Err(src.error(
+            node.name.span(),
+            format!(
+                "node `{name}` is declared twice (first at line {}): every node has its own name",
+                src.line_of(&first)
+            ),
+        ));
+    }
+    let slot = *node.slot.get_ref();
+    let slot_u8 = u8::try_from(slot).map_err(|_| {
+        src.error(
+            node.slot.span(),
+            format!("slot {slot} of node `{name}`: expected 0..255 (an RFM2g ring has at most 256 nodes)"),
+        )
+    })?;
+    if let Some(first) = slots.insert(slot, node.slot.span()) {
+        return Err(src.error(
+            node.slot.span(),
+            format!(
+                "slot {slot} of node `{name}` is taken by another node (line {}): each node writes its own slot",
+                src.line_of(&first)
+            ),
+        ));
+    }
+    if node.signals.is_empty() {
+        return Err(src.error(
+            span,
+            format!("node `{name}` publishes no signal: give it at least one in `signals`"),
+        ));
+    }
+    let mut seen: HashMap<&str, Range<usize>> = HashMap::new();
+    let mut signals = Vec::with_capacity(node.signals.len());
+    for s in &node.signals {
+        signals.push(check_signal(src, name, s.get_ref(), &mut seen)?);
+    }
+    Ok(NodeSpec {
+        name: name.clone(),
+        slot: slot_u8,
+        signals,
+    })
+}
+
+fn check_signal<'a>(
+    src: &Source<'_>,
+    node: &str,
+    s: &'a RawSignal,
+    seen: &mut HashMap<&'a str, Range<usize>>,
+) -> Result<Signal, InterfaceError> {
+    let name = s.name.get_ref();
+    if !is_identifier(name) {
+        return Err(src.error(
+            s.name.span(),
+            format!("signal name `{name}`: {IDENTIFIER_RULE}"),
+        ));
+    }
+    if RESERVED_NAMES.contains(&name.as_str()) {
+        return Err(src.error(
+            s.name.span(),
+            format!(
+                "signal name `{name}` collides with the output `{node}.{name}` every peer's FMU \
+                 has ({} are taken): rename it",
+                RESERVED_NAMES.join(", ")
+            ),
+        ));
+    }
+    if let Some(first) = seen.insert(name, s.name.span()) {
+        return Err(src.error(
+            s.name.span(),
+            format!(
+                "node `{node}` publishes `{name}` twice (first at line {})",
+                src.line_of(&first)
+            ),
+        ));
+    }
+    let kind = match (s.kind.get_ref().as_str(), &s.size) {
+        ("String", None) => {
+            return Err(src.error(
+                s.kind.span(),
+                format!(
+                    "String `{node}.{name}` needs its size in bytes (UTF-8), 1 to \
+                     {MAX_STRING_SIZE}: e.g. size = 16"
+                ),
+            ))
+        }
+        ("String", Some(size)) => {
+            let n = *size.get_ref();
+            let size = u16::try_from(n)
+                .ok()
+                .filter(|n| (1..=MAX_STRING_SIZE).contains(n))
+                .ok_or_else(|| {
+                    src.error(
+                        size.span(),
+                        format!(
+                            "size {n} of String `{node}.{name}`: expected 1 to {MAX_STRING_SIZE} bytes"
+                        ),
+                    )
+                })?;
+            SignalType::String { size }
+        }
+        (kind @ ("Real" | "Integer" | "Boolean"), Some(size)) => {
+            return Err(src.error(
+                size.span(),
+                format!(
+                    "`{node}.{name}` is {} {kind}: only String signals have a size",
+                    if kind == "Integer" { "an" } else { "a" }
+                ),
+            ))
+        }
+        ("Real", None) => SignalType::Real,
+        ("Integer", None) => SignalType::Integer,
+        ("Boolean", None) => SignalType::Boolean,
+        (other, _) => {
+            return Err(src.error(
+                s.kind.span(),
+                format!("unknown type `{other}` of `{node}.{name}`: expected Real, Integer, Boolean or String"),
+            ))
+        }
+    };
+    let start = match &s.start {
+        None => match kind {
+            SignalType::Real => Start::Real(0.0),
+            SignalType::Integer => Start::Integer(0),
+            SignalType::Boolean => Start::Boolean(false),
+            SignalType::String { .. } => Start::String(String::new()),
+        },
+        Some(value) => start_value(src, node, name, kind, value)?,
+    };
+    Ok(Signal {
+        name: name.clone(),
+        kind,
+        unit: s.unit.clone(),
+        start,
+        description: s.description.clone(),
+    })
+}
+
+fn start_value(
+    src: &Source<'_>,
+    node: &str,
+    name: &str,
+    kind: SignalType,
+    value: &Spanned<toml::Value>,
+) -> Result<Start, InterfaceError> {
+    let bad = |what: String| src.error(value.span(), what);
+    match (kind, value.get_ref()) {
+        (SignalType::Real, toml::Value::Float(x)) if x.is_finite() => Ok(Start::Real(*x)),
+        (SignalType::Real, toml::Value::Integer(i)) => Ok(Start::Real(*i as f64)),
+        (SignalType::Integer, toml::Value::Integer(i)) => {
+            i32::try_from(*i).map(Start::Integer).map_err(|_| {
+                bad(format!(
+                    "start {i} of Integer `{node}.{name}`: an Integer is 32 bits"
+                ))
+            })
+        }
+        (SignalType::Boolean, toml::Value::Boolean(b)) => Ok(Start::Boolean(*b)),
+        (SignalType::String { size }, toml::Value::String(text)) => {
+            if text.len() > usize::from(size) || text.contains('\0') {
+                Err(bad(format!(
+                    "start of String `{node}.{name}` is {} bytes or holds a NUL; it has room for \
+                     {size} bytes of text",
+                    text.len()
+                )))
+            } else {
+                Ok(Start::String(text.clone()))
+            }
+        }
+        (kind, _) => Err(bad(format!(
+            "start {} of `{node}.{name}` is not {} value (finite, for a Real)",
+            src.text.get(value.span()).unwrap_or("?"),
+            kind.with_article()
+        ))),
+    }
+}

@@ -1,0 +1,265 @@
+//! Interface files: the issue's example parses to what it says, and every bad
+//! file gets an error naming the file, line and column and what is allowed.
+
+use rfm_core::interface::{Interface, InterfaceError, SignalType, Start, MAX_STRING_SIZE};
+
+const EXAMPLE: &str = r#"name = "cockpit_link"            # FMUs are named <name>_<node>
+[[node]]
+name = "cockpit"                 # [A-Za-z][A-Za-z0-9_]*
+slot = 0                         # 0..255
+signals = [
+  { name = "roll", type = "Real", unit = "rad", start = 0.0, description = "bank angle" },
+  { name = "gear_down", type = "Boolean" },
+  { name = "flap_detent", type = "Integer", start = 0 },
+  { name = "callsign", type = "String", size = 16 },   # bytes, UTF-8
+]
+[[node]]
+name = "visual"
+slot = 1
+signals = [ { name = "frame_count", type = "Integer" } ]
+"#;
+
+#[test]
+fn the_issues_example_parses_to_what_it_says() {
+    let i = Interface::parse("lab.toml", EXAMPLE).unwrap();
+    assert_eq!(i.name, "cockpit_link");
+    assert_eq!(i.nodes.len(), 2);
+    let cockpit = i.node("cockpit").unwrap();
+    assert_eq!(cockpit.slot, 0);
+    let kinds: Vec<_> = cockpit
+        .signals
+        .iter()
+        .map(|s| (s.name.as_str(), s.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("roll", SignalType::Real),
+            ("gear_down", SignalType::Boolean),
+            ("flap_detent", SignalType::Integer),
+            ("callsign", SignalType::String { size: 16 }),
+        ]
+    );
+    let roll = &cockpit.signals[0];
+    assert_eq!(
+        (
+            roll.unit.as_deref(),
+            &roll.start,
+            roll.description.as_deref()
+        ),
+        (Some("rad"), &Start::Real(0.0), Some("bank angle"))
+    );
+    assert_eq!(cockpit.signals[3].start, Start::String(String::new()));
+    assert_eq!(i.node("visual").unwrap().slot, 1);
+}
+
+#[test]
+fn a_thousand_reals_per_node_parse() {
+    let signals: Vec<String> = (0..1000)
+        .map(|i| format!("{{ name = \"x{i}\", type = \"Real\", start = {i}.5 }}"))
+        .collect();
+    let text = format!(
+        "name = \"big\"\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{}]\n",
+        signals.join(",\n")
+    );
+    let i = Interface::parse("big.toml", &text).unwrap();
+    assert_eq!(i.nodes[0].signals.len(), 1000);
+    assert_eq!(i.nodes[0].signals[999].start, Start::Real(999.5));
+}
+
+/// `text` with the example's cockpit node replaced by `node` (a TOML table body).
+fn with_node(node: &str) -> String {
+    format!("name = \"lab\"\n[[node]]\n{node}\n")
+}
+
+fn error(text: &str) -> InterfaceError {
+    Interface::parse("lab.toml", text).unwrap_err()
+}
+
+#[test]
+fn every_bad_file_names_file_line_column_and_what_is_allowed() {
+    let cases: Vec<(String, (usize, usize), &str)> = vec![
+        (
+            "name = \"lab\"\n[[node]\nname = \"a\"".into(),
+            (2, 8),
+            "unclosed array table, expected `]`",
+        ),
+        ("name = \"9lab\"\n[[node]]\nname=\"a\"\nslot=0\nsignals=[{name=\"x\",type=\"Real\"}]".into(),
+            (1, 8),
+            "interface name `9lab`: a name starts with a letter and holds only letters, digits and `_`",
+        ),
+        ("name = \"lab\"\n".into(), (1, 1), "no [[node]]"),
+        (
+            with_node("name = \"cock pit\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (3, 8),
+            "node name `cock pit`: a name starts with a letter",
+        ),
+        (
+            format!(
+                "{}[[node]]\nname = \"a\"\nslot = 1\nsignals = [{{ name = \"y\", type = \"Real\" }}]\n",
+                with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
+            ),
+            (7, 8),
+            "node `a` is declared twice (first at line 3)",
+        ),
+        (
+            format!(
+                "{}[[node]]\nname = \"b\"\nslot = 0\nsignals = [{{ name = \"y\", type = \"Real\" }}]\n",
+                with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
+            ),
+            (8, 8),
+            "slot 0 of node `b` is taken by another node (line 4): each node writes its own slot",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 300\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (4, 8),
+            "slot 300 of node `a`: expected 0..255",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = []"),
+            (2, 1),
+            "node `a` publishes no signal: give it at least one in `signals`",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0"),
+            (2, 1),
+            "node `a` publishes no signal",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }, { name = \"x\", type = \"Integer\" }]"),
+            (5, 52),
+            "node `a` publishes `x` twice (first at line 5)",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"2x\", type = \"Real\" }]"),
+            (5, 21),
+            "signal name `2x`: a name starts with a letter",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"time\", type = \"Real\" }]"),
+            (5, 21),
+            "signal name `time` collides with the output `a.time` every peer's FMU has (time, step, link are taken)",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"link\", type = \"Boolean\" }]"),
+            (5, 21),
+            "signal name `link` collides with the output `a.link`",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Float\" }]"),
+            (5, 33),
+            "unknown type `Float` of `a.x`: expected Real, Integer, Boolean or String",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"cs\", type = \"String\" }]"),
+            (5, 34),
+            "String `a.cs` needs its size in bytes (UTF-8), 1 to 1024: e.g. size = 16",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"cs\", type = \"String\", size = 5000 }]"),
+            (5, 51),
+            "size 5000 of String `a.cs`: expected 1 to 1024 bytes",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\", size = 8 }]"),
+            (5, 48),
+            "`a.x` is a Real: only String signals have a size",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Integer\", start = 1.5 }]"),
+            (5, 52),
+            "start 1.5 of `a.x` is not an Integer value",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Integer\", start = 3000000000 }]"),
+            (5, 52),
+            "start 3000000000 of Integer `a.x`: an Integer is 32 bits",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"cs\", type = \"String\", size = 2, start = \"abc\" }]"),
+            (5, 62),
+            "start of String `a.cs` is 3 bytes or holds a NUL; it has room for 2 bytes",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\ncolour = \"red\"\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (5, 1),
+            "unknown field `colour`",
+        ),
+    ];
+    for (text, (line, column), part) in cases {
+        let err = error(&text);
+        assert_eq!(
+            (err.file.as_str(), err.line, err.column),
+            ("lab.toml", line, column),
+            "`{err}` for\n{text}"
+        );
+        assert!(err.to_string().contains(part), "`{err}` lacks `{part}`");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("lab.toml:{line}:{column}: ")),
+            "{err}"
+        );
+    }
+    assert_eq!(MAX_STRING_SIZE, 1024, "the messages above quote it");
+}
+
+#[test]
+fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named() {
+    let a = Interface::parse("a.toml", EXAMPLE).unwrap();
+    let same = Interface::parse(
+        "b.toml",
+        &EXAMPLE
+            .replace("start = 0.0", "start = 1.5")
+            .replace("bank angle", "roll angle"),
+    )
+    .unwrap();
+    assert_eq!(
+        a.fingerprint(),
+        same.fingerprint(),
+        "start and description are local"
+    );
+    assert_eq!(a.first_difference(&same), None);
+    for (edit, difference) in [
+        (
+            EXAMPLE.replace("size = 16", "size = 32"),
+            "signal `cockpit.callsign` is a String of 16 bytes here and a String of 32 bytes there",
+        ),
+        (
+            EXAMPLE.replace(
+                "\"flap_detent\", type = \"Integer\"",
+                "\"flap_detent\", type = \"Real\"",
+            ),
+            "signal `cockpit.flap_detent` is an Integer here and a Real there",
+        ),
+        (
+            EXAMPLE.replace("{ name = \"gear_down\", type = \"Boolean\" },", ""),
+            "signal 2 of node `cockpit` is `gear_down` here and `flap_detent` there",
+        ),
+        (
+            EXAMPLE.replace("unit = \"rad\", ", ""),
+            "signal `cockpit.roll` has unit Some(\"rad\") here and None there",
+        ),
+        (
+            EXAMPLE.replace("slot = 1", "slot = 2"),
+            "node `visual` writes slot 1 here and slot 2 there",
+        ),
+    ] {
+        assert_ne!(edit, EXAMPLE, "the edit for `{difference}` applies");
+        let b = Interface::parse("b.toml", &edit).unwrap();
+        assert_ne!(a.fingerprint(), b.fingerprint(), "{difference}");
+        assert_eq!(a.first_difference(&b).as_deref(), Some(difference));
+    }
+    let fewer = Interface::parse(
+        "c.toml",
+        "name = \"cockpit_link\"\n[[node]]\nname = \"cockpit\"\nslot = 0\nsignals = [\n  { name = \"roll\", type = \"Real\", unit = \"rad\" },\n]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        a.first_difference(&fewer).as_deref(),
+        Some("signal `cockpit.gear_down` is missing there")
+    );
+    assert_eq!(
+        fewer.first_difference(&a).as_deref(),
+        Some("signal `cockpit.gear_down` is missing here")
+    );
+}
