@@ -271,26 +271,34 @@ impl Instance {
         if device.is_empty() {
             return Err(bad("device", &"\"\"", rfm_core::DEVICE_FORMS));
         }
-        let mode = self.string(vr::SYNC_MODE);
-        let mode = mode.parse::<SyncMode>().map_err(|_| {
-            bad(
-                "syncMode",
-                &format!("{mode:?}"),
-                "expected lockstep or free",
-            )
-        })?;
-        let wait = self.string(vr::WAIT_STRATEGY);
-        let wait = wait.parse::<WaitStrategy>().map_err(|_| {
-            bad(
-                "waitStrategy",
-                &format!("{wait:?}"),
-                "expected spin, yield, sleep or event",
-            )
-        })?;
-        let layout = self.string(vr::LAYOUT);
-        let layout = layout
-            .parse::<Layout>()
-            .map_err(|_| bad("layout", &format!("{layout:?}"), "expected framed or seed"))?;
+        // A String parameter parsed by its rfm-core type, or named with what it takes.
+        fn parsed<T: std::str::FromStr>(
+            text: &str,
+            bad: impl Fn(&str, &dyn std::fmt::Display, &str) -> FmiError,
+            name: &str,
+            accepted: &str,
+        ) -> FmiResult<T> {
+            text.parse()
+                .map_err(|_| bad(name, &format!("{text:?}"), accepted))
+        }
+        let mode: SyncMode = parsed(
+            self.string(vr::SYNC_MODE),
+            bad,
+            "syncMode",
+            "expected lockstep or free",
+        )?;
+        let wait: WaitStrategy = parsed(
+            self.string(vr::WAIT_STRATEGY),
+            bad,
+            "waitStrategy",
+            "expected spin, yield, sleep or event",
+        )?;
+        let layout: Layout = parsed(
+            self.string(vr::LAYOUT),
+            bad,
+            "layout",
+            "expected framed or seed",
+        )?;
         let lag = self.integer(vr::LAG);
         let lag = u8::try_from(lag)
             .ok()
