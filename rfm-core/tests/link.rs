@@ -655,3 +655,56 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
         "{err}"
     );
 }
+
+/// A node whose slot was taken over while it was silent (paused past DEAD_AFTER,
+/// or the rare double win of a claim) stops beating at its next beat and fails its
+/// next step naming the slot and the new holder; closing it then writes nothing
+/// into the new holder's slot.
+#[test]
+fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alone() {
+    use rfm_core::frame::LIVENESS_OFFSET;
+    use rfm_core::link::liveness::{Words, HEARTBEAT_PERIOD};
+    use std::sync::atomic::Ordering;
+
+    let dev = loopback();
+    let mut a = Link::open(config(&dev, 0, 0, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    a.step(0, &input(0, 0)).unwrap();
+    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let slot =
+        rfm_core::frame::slot(&memory.map(0, rfm_core::frame::region_len(0)).unwrap(), 0).unwrap();
+    // Another session's token in the owner word, as a taker writes it.
+    slot.store_u32(LIVENESS_OFFSET, 0x7777_7777, Ordering::Release)
+        .unwrap();
+    std::thread::sleep(3 * HEARTBEAT_PERIOD);
+    let beat = Words::read(&slot).unwrap().beat;
+    std::thread::sleep(3 * HEARTBEAT_PERIOD);
+    assert_eq!(
+        Words::read(&slot).unwrap().beat,
+        beat,
+        "it stopped beating into the slot"
+    );
+    let err = a.step(1, &input(0, 1)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LinkError::SlotTakenOver {
+                slot: 0,
+                owner: 0x7777_7777,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("slot 0 was taken over by another node (session token 0x77777777)"),
+        "{err}"
+    );
+    a.close().unwrap();
+    assert_eq!(
+        Words::read(&slot).unwrap().closed,
+        0,
+        "no closed mark in another's slot"
+    );
+}
