@@ -590,6 +590,7 @@ fn run_all(mode: SyncMode, lags: &[u8], scripts: &[[Vec<Act>; 2]]) -> usize {
 fn healthy_lockstep_pairs_never_deadlock_or_take_a_stale_frame_in_any_order() {
     let runs = run_all(SyncMode::Lockstep, &[0, 1, 2], &[[steps(3), steps(3)]]);
     // Of the 3 × 3 × 3432 orders, those two masters can produce.
+    println!("healthy lockstep: {runs} interleavings replayed");
     assert!(runs > 3 * 3 * 1000, "{runs}");
 }
 
@@ -606,6 +607,7 @@ fn a_peer_that_stalls_stops_dies_or_restarts_is_never_taken_stale_and_never_hang
     ];
     let scripts: Vec<[Vec<Act>; 2]> = faults.iter().map(|b| [steps(2), b.clone()]).collect();
     let runs = run_all(SyncMode::Lockstep, &[0, 1], &scripts);
+    println!("faulty lockstep peers: {runs} interleavings replayed");
     assert!(runs > 3_000, "{runs}");
 }
 
@@ -632,5 +634,6 @@ fn free_mode_takes_only_live_sessions_frames_through_faults_and_stale_memory() {
         [taker, vec![Init, Publish, Stall(200), Publish]],
     ];
     let runs = run_all(SyncMode::Free, &[0], &scripts);
+    println!("free mode: {runs} interleavings replayed");
     assert!(runs > 1_000, "{runs}");
 }
