@@ -278,10 +278,12 @@ fn killed_peer_in_lockstep(net: Net) {
         "{}: the failing step took {took:?} with timeout = 1 s",
         net.kind
     );
-    // Its heartbeat stopped with it: the wait ends as the silence reaches timeout.
+    // Its heartbeat stopped with it: the wait ends as the silence reaches timeout
+    // (or as the step's own timeout does, a moment before: it says the same).
     assert!(
         message.contains("fmi2DoStep")
-            && message.contains("the peer in slot 1 stopped beating 1.0")
+            && message.contains("peer slot 1")
+            && message.contains("stopped beating")
             && message.contains("its process died or is stalled"),
         "{message}"
     );
@@ -422,7 +424,7 @@ fn paused_peer(make: fn() -> Net) {
     );
     // SIGSTOP stops its heartbeat too: a pause looks like a death until it ends.
     assert!(
-        message.contains("the peer in slot 1 stopped beating 1.0"),
+        message.contains("stopped beating") && message.contains("its process died or is stalled"),
         "{message}"
     );
     assert_eq!(me.terminate(), fmi2OK, "Terminate is legal after an error");

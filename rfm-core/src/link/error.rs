@@ -87,8 +87,8 @@ pub enum LinkError {
         step: u64,
     },
     #[error(
-        "{device}: the peer in slot {peer_slot} stopped beating {silent:.3?} ago, before step \
-         {step}: its process died or is stalled"
+        "{device}: no frame of step {step} from peer slot {peer_slot}: the peer stopped beating \
+         {silent:.3?} ago: its process died or is stalled"
     )]
     PeerDead {
         device: String,

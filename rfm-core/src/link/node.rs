@@ -407,7 +407,7 @@ impl Node {
         let waited = now.saturating_duration_since(wait.start);
         if waited >= limit {
             self.wait = None;
-            return Err(self.timeout(&wait, waited));
+            return Err(self.timeout(&wait, waited, now));
         }
         self.wait = Some(wait);
         Ok(Poll::Pending)
@@ -424,7 +424,8 @@ impl Node {
         }
     }
 
-    fn timeout(&self, wait: &StepWait, waited: Duration) -> LinkError {
+    fn timeout(&self, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
+        let silent = self.handshake.life().silent_for(now);
         let why = if wait.bad_seen {
             "its slot holds corrupted frames (bad magic or CRC)".to_owned()
         } else if let Some(epoch) = wait.unproven {
@@ -443,6 +444,9 @@ impl Node {
             "nothing from the peer: is it running, on the same device, regionOffset and slots, \
              and has its master left initialization?"
                 .to_owned()
+        } else if silent >= MIN_SILENCE {
+            // The step's timeout ran out just before the silence reached it.
+            format!("the peer stopped beating {silent:.3?} ago: its process died or is stalled")
         } else {
             "the peer has not published that step: it is slower, stalled or stopped".to_owned()
         };
