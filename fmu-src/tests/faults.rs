@@ -316,12 +316,11 @@ fn killed_peer_in_free_mode(net: Net) {
         net.kind
     );
     assert!(took >= Duration::from_millis(250), "{took:?}");
-    // link.ok follows the heartbeat, silent for 0.3 s; the last frame may be up to
-    // one beat period (10 ms) newer than the last beat seen.
+    // link.ok follows the heartbeat; link.age the last frame, which predates the kill.
+    let age = me.fmu.real("link.age");
     assert!(
-        me.fmu.real("link.age") >= 0.3 - 0.011,
-        "{}",
-        me.fmu.real("link.age")
+        age >= took.as_secs_f64() - 0.002,
+        "link.age {age} < {took:?} since the kill"
     );
     assert_eq!(me.fmu.integer("link.badFrames"), 0);
 }
