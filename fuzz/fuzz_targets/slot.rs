@@ -11,7 +11,7 @@ pub fn slot(name: &str) -> &'static Region {
     SLOT.get_or_init(|| {
         let options = OpenOptions {
             memory_size: SLOT_SIZE,
-            rfm2g_library: None,
+            ..OpenOptions::default()
         };
         let device = Device::open(&format!("loopback:{name}"), &options).unwrap();
         device.map(0, SLOT_SIZE).unwrap()
