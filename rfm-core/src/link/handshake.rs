@@ -154,9 +154,4 @@ impl Handshake {
         self.bound()
             .is_some_and(|e| self.life().is_live(token(e), now, self.silence))
     }
-
-    /// A self-loop watches nothing: it is its own peer.
-    pub(crate) fn is_self(&self, own: u64) -> bool {
-        self.bound() == Some(own)
-    }
 }

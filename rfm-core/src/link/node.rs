@@ -297,8 +297,9 @@ impl Node {
         Ok(())
     }
 
+    /// The peer is this node itself (`nodeSlot == peerSlot`): nothing to watch.
     fn is_self_loop(&self) -> bool {
-        self.handshake.is_self(self.epoch)
+        self.config.node_slot == self.config.peer_slot
     }
 
     /// Lockstep step `k`, one poll at `now`: exactly the peer's frame
