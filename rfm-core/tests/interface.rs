@@ -86,7 +86,7 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
         ),
         ("name = \"9lab\"\n[[node]]\nname=\"a\"\nslot=0\nsignals=[{name=\"x\",type=\"Real\"}]".into(),
             (1, 8),
-            "interface name `9lab`: a name starts with a letter and holds only letters, digits and `_`",
+            "interface name `9lab`: a name starts with a letter, holds only letters, digits and `_`",
         ),
         ("name = \"lab\"\n".into(), (1, 1), "no [[node]]"),
         (
@@ -185,6 +185,42 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             (5, 1),
             "unknown field `colour`",
         ),
+        (
+            with_node(&format!("name = \"{}\"\nslot = 0\nsignals = [{{ name = \"x\", type = \"Real\" }}]", "n".repeat(65))),
+            (3, 8),
+            "and has at most 64 characters",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\", unit = \"mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm\" }]"),
+            (5, 48),
+            "unit of `a.x` is 76 bytes: at most 64",
+        ),
+        (
+            format!(
+                "name = \"lab\"\nmemory_size = 8192\n[[node]]\nname = \"big\"\nslot = 0\nsignals = [{}]\n",
+                (0..100).map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }}")).collect::<Vec<_>>().join(", ")
+            ),
+            (4, 8),
+            "node `big` needs bytes 0..15808 of the coupling region, past the end of the 8192-byte memory",
+        ),
+        (
+            format!(
+                "{}[[node]]\nname = \"b\"\nslot = 1\noffset = 256\nsignals = [{{ name = \"y\", type = \"Real\" }}]\n",
+                with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
+            ),
+            (9, 10),
+            "node `b` (bytes 256..2560) overlaps node `a` (bytes 0..2304): give it an offset of at least 2304, or none",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\noffset = 100\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (5, 10),
+            "offset 100 of node `a` is not a multiple of 64 bytes",
+        ),
+        (
+            "name = \"lab\"\nmemory_size = -5\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]\n".into(),
+            (2, 15),
+            "memory_size -5: expected the bytes of memory the coupling may use",
+        ),
     ];
     for (text, (line, column), part) in cases {
         let err = error(&text);
@@ -262,4 +298,64 @@ fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named()
         fewer.first_difference(&a).as_deref(),
         Some("signal `cockpit.gear_down` is missing here")
     );
+}
+
+#[test]
+fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
+    use rfm_core::interface::descriptor::{self, DescriptorError};
+    let i = Interface::parse("lab.toml", EXAMPLE).unwrap();
+    let map = i.map().unwrap();
+    let cockpit = &i.nodes[0];
+    let area = map.area(0);
+    let bytes = descriptor::encode(&i.name, i.fingerprint(), cockpit, &area.payload);
+    assert!(bytes.len() <= area.descriptor_len);
+    let mut padded = bytes.clone();
+    padded.resize(area.descriptor_len, 0);
+    let d = descriptor::decode(&padded).unwrap();
+    assert_eq!(
+        (d.fingerprint, d.interface.as_str(), d.node.as_str(), d.slot),
+        (i.fingerprint(), "cockpit_link", "cockpit", 0)
+    );
+    let names: Vec<_> = d
+        .signals
+        .iter()
+        .map(|s| (s.name.as_str(), s.kind, s.offset))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("roll", SignalType::Real, 0),
+            ("gear_down", SignalType::Boolean, 8),
+            ("flap_detent", SignalType::Integer, 12),
+            ("callsign", SignalType::String { size: 16 }, 16),
+        ]
+    );
+    assert_eq!(d.signals[0].unit, "rad");
+    assert_eq!(d.first_difference(cockpit, &area.payload), None);
+
+    // The file of another node says flap_detent is a Real.
+    let edited = Interface::parse(
+        "other.toml",
+        &EXAMPLE.replace(
+            r#""flap_detent", type = "Integer""#,
+            r#""flap_detent", type = "Real""#,
+        ),
+    )
+    .unwrap();
+    let theirs = edited.map().unwrap();
+    assert_eq!(
+        d.first_difference(&edited.nodes[0], &theirs.area(0).payload)
+            .unwrap(),
+        "signal `cockpit.flap_detent` is an Integer there and a Real here"
+    );
+
+    // Damage is found, never decoded.
+    let mut bad = padded.clone();
+    bad[40] ^= 1;
+    assert!(matches!(
+        descriptor::decode(&bad),
+        Err(DescriptorError::Damaged(_))
+    ));
+    assert_eq!(descriptor::decode(&[0; 64]), Err(DescriptorError::Missing));
+    assert!(descriptor::decode(&padded[..30]).is_err());
 }

@@ -13,9 +13,11 @@
 //! ]
 //! ```
 //!
-//! [`Interface::parse`] checks every rule that the file alone decides and names the
-//! file, line and column of what breaks one, with what is allowed. What the memory
-//! decides (sizes and offsets of the slots) is the layout's business, not this one's.
+//! [`Interface::parse`] checks every rule and names the file, line and column of
+//! what breaks one, with what is allowed, including that the nodes' areas fit the
+//! memory without overlapping ([`layout`]). Optional keys: `memory_size` (bytes
+//! the coupling may use from `regionOffset`, default 1 MiB, the size of a `shm:`
+//! object) at the top, and `offset` (of the node's area) in a node.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -24,6 +26,13 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml::Spanned;
 
+pub mod descriptor;
+pub mod layout;
+mod preset;
+
+pub use layout::{MapError, MemoryMap};
+pub use preset::{attitude, ATTITUDE_NAME};
+
 /// Longest String signal, in bytes.
 pub const MAX_STRING_SIZE: u16 = 1024;
 
@@ -31,10 +40,16 @@ pub const MAX_STRING_SIZE: u16 = 1024;
 /// `<node>.link.*`.
 pub const RESERVED_NAMES: [&str; 3] = ["time", "step", "link"];
 
+/// Longest name (of the interface, a node or a signal) and unit, in bytes: the
+/// descriptor in memory stores each behind one length byte, and FMI tools show them.
+pub const MAX_NAME_LEN: usize = 64;
+
 /// A whole interface: its name and the nodes on the ring.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Interface {
     pub name: String,
+    /// Bytes of memory the coupling may use, from `regionOffset`.
+    pub memory_size: u64,
     pub nodes: Vec<NodeSpec>,
 }
 
@@ -43,6 +58,8 @@ pub struct Interface {
 pub struct NodeSpec {
     pub name: String,
     pub slot: u8,
+    /// Where its area starts in the region, if the file says (else: packed).
+    pub offset: Option<u64>,
     pub signals: Vec<Signal>,
 }
 
@@ -53,6 +70,8 @@ pub struct Signal {
     pub kind: SignalType,
     pub unit: Option<String>,
     pub start: Start,
+    /// Smallest and largest value a Real or Integer may be set to (`min`, `max`).
+    pub range: Option<(f64, f64)>,
     pub description: Option<String>,
 }
 
@@ -111,6 +130,7 @@ pub struct InterfaceError {
 #[serde(deny_unknown_fields)]
 struct RawInterface {
     name: Spanned<String>,
+    memory_size: Option<Spanned<i64>>,
     #[serde(default)]
     node: Vec<Spanned<RawNode>>,
 }
@@ -120,6 +140,7 @@ struct RawInterface {
 struct RawNode {
     name: Spanned<String>,
     slot: Spanned<i64>,
+    offset: Option<Spanned<i64>>,
     #[serde(default)]
     signals: Vec<Spanned<RawSignal>>,
 }
@@ -130,7 +151,7 @@ struct RawSignal {
     name: Spanned<String>,
     #[serde(rename = "type")]
     kind: Spanned<String>,
-    unit: Option<String>,
+    unit: Option<Spanned<String>>,
     start: Option<Spanned<toml::Value>>,
     description: Option<String>,
     size: Option<Spanned<i64>>,
@@ -167,12 +188,13 @@ impl Source<'_> {
 /// in FMI variable names and as an FMU's model identifier.
 pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+    name.len() <= MAX_NAME_LEN
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-const IDENTIFIER_RULE: &str =
-    "a name starts with a letter and holds only letters, digits and `_` ([A-Za-z][A-Za-z0-9_]*)";
+const IDENTIFIER_RULE: &str = "a name starts with a letter, holds only letters, digits and `_` \
+     ([A-Za-z][A-Za-z0-9_]*) and has at most 64 characters";
 
 impl Interface {
     /// Parses and checks the interface in `text`; `file` names it in errors.
@@ -195,6 +217,22 @@ impl Interface {
                 "no [[node]]: an interface declares the nodes on the ring and what each publishes",
             ));
         }
+        let memory_size = match &raw.memory_size {
+            None => crate::DEFAULT_MEMORY_SIZE as u64,
+            Some(size) => u64::try_from(*size.get_ref())
+                .ok()
+                .filter(|&n| n > 0 && n.is_multiple_of(4))
+                .ok_or_else(|| {
+                    src.error(
+                        size.span(),
+                        format!(
+                            "memory_size {}: expected the bytes of memory the coupling may use \
+                             from regionOffset, a positive multiple of 4",
+                            size.get_ref()
+                        ),
+                    )
+                })?,
+        };
         let mut names: HashMap<&str, Range<usize>> = HashMap::new();
         let mut slots: HashMap<i64, Range<usize>> = HashMap::new();
         let mut nodes = Vec::with_capacity(raw.node.len());
@@ -207,10 +245,36 @@ impl Interface {
                 &mut slots,
             )?);
         }
-        Ok(Interface {
+        let interface = Interface {
             name: name.clone(),
+            memory_size,
             nodes,
-        })
+        };
+        if let Err(e) = interface.map() {
+            // At the node the map stops at: its offset if it gave one, else its name.
+            let node = raw
+                .node
+                .iter()
+                .find(|n| n.get_ref().name.get_ref() == e.node())
+                .map(Spanned::get_ref)
+                .expect("the map names a node of the file");
+            let span = node
+                .offset
+                .as_ref()
+                .map_or_else(|| node.name.span(), Spanned::span);
+            return Err(src.error(span, e.to_string()));
+        }
+        Ok(interface)
+    }
+
+    /// Where every node's area lies in the region.
+    pub fn map(&self) -> Result<MemoryMap, MapError> {
+        MemoryMap::new(self)
+    }
+
+    /// The index of the node called `name`.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
     }
 
     /// The node called `name`.
@@ -235,6 +299,9 @@ impl Interface {
         for n in nodes {
             eat(n.name.as_bytes());
             eat(&[n.slot]);
+            if let Some(offset) = n.offset {
+                eat(&offset.to_le_bytes());
+            }
             for s in &n.signals {
                 eat(s.name.as_bytes());
                 eat(s.kind.to_string().as_bytes());
@@ -347,6 +414,20 @@ fn check_node<'a>(
             ),
         ));
     }
+    let offset = match &node.offset {
+        None => None,
+        Some(o) => Some(u64::try_from(*o.get_ref()).map_err(|_| {
+            src.error(
+                o.span(),
+                format!(
+                    "offset {} of node `{name}`: expected bytes from regionOffset, ≥ 0 and a \
+                     multiple of {}",
+                    o.get_ref(),
+                    layout::ALIGN
+                ),
+            )
+        })?),
+    };
     if node.signals.is_empty() {
         return Err(src.error(
             span,
@@ -361,6 +442,7 @@ fn check_node<'a>(
     Ok(NodeSpec {
         name: name.clone(),
         slot: slot_u8,
+        offset,
         signals,
     })
 }
@@ -450,11 +532,23 @@ fn check_signal<'a>(
         },
         Some(value) => start_value(src, node, name, kind, value)?,
     };
+    if let Some(unit) = &s.unit {
+        if unit.get_ref().len() > MAX_NAME_LEN {
+            return Err(src.error(
+                unit.span(),
+                format!(
+                    "unit of `{node}.{name}` is {} bytes: at most {MAX_NAME_LEN}",
+                    unit.get_ref().len()
+                ),
+            ));
+        }
+    }
     Ok(Signal {
         name: name.clone(),
         kind,
-        unit: s.unit.clone(),
+        unit: s.unit.as_ref().map(|u| u.get_ref().clone()),
         start,
+        range: None,
         description: s.description.clone(),
     })
 }

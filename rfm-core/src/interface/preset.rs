@@ -1,0 +1,114 @@
+//! The attitude preset: today's `rfm_attitude` coupling (two nodes trading roll,
+//! pitch, yaw, a status byte and a message), expressed as an interface.
+//!
+//! Its nodes are not in a file: the FMU's `nodeSlot` and `peerSlot` parameters
+//! name them (`slot<N>`), so that two FMUs of one build couple over any pair of
+//! slots. Each node's area sits at `slot ×` [`ATTITUDE_STRIDE`], whichever slots
+//! the pair uses, so that several pairs share one memory as they did when slots
+//! were a fixed grid, and the article's packet of slot 0 is at `regionOffset`.
+
+use super::{layout, Interface, NodeSpec, Signal, SignalType, Start};
+
+/// The preset's interface (and model) name.
+pub const ATTITUDE_NAME: &str = "rfm_attitude";
+
+/// Bytes between the areas of consecutive slots: 256 slots fill 1 MiB.
+pub const ATTITUDE_STRIDE: u64 = 4096;
+
+/// Bytes of the `message` signal: the article's `char msg[32]` with its NUL.
+pub const MESSAGE_SIZE: u16 = 31;
+
+fn signal(name: &str, kind: SignalType, unit: Option<&str>, description: &str) -> Signal {
+    Signal {
+        name: name.into(),
+        kind,
+        unit: unit.map(Into::into),
+        start: match kind {
+            SignalType::Real => Start::Real(0.0),
+            SignalType::Integer => Start::Integer(0),
+            SignalType::Boolean => Start::Boolean(false),
+            SignalType::String { .. } => Start::String(String::new()),
+        },
+        range: None,
+        description: Some(description.into()),
+    }
+}
+
+/// What every node of the preset publishes, in order.
+pub fn attitude_signals() -> Vec<Signal> {
+    vec![
+        signal(
+            "roll",
+            SignalType::Real,
+            Some("rad"),
+            "This aircraft's roll angle",
+        ),
+        signal(
+            "pitch",
+            SignalType::Real,
+            Some("rad"),
+            "This aircraft's pitch angle",
+        ),
+        signal(
+            "yaw",
+            SignalType::Real,
+            Some("rad"),
+            "This aircraft's yaw angle",
+        ),
+        Signal {
+            range: Some((0.0, 255.0)),
+            ..signal(
+                "status",
+                SignalType::Integer,
+                None,
+                "Status byte sent with the attitude, 0..255",
+            )
+        },
+        signal(
+            "message",
+            SignalType::String { size: MESSAGE_SIZE },
+            None,
+            "Text sent with the attitude, at most 31 bytes of UTF-8",
+        ),
+    ]
+}
+
+/// The preset for a node in `node_slot` coupled to `peer_slot` (equal: a
+/// self-loop, one node). Both nodes of a pair build the same interface.
+pub fn attitude(node_slot: u8, peer_slot: u8) -> Interface {
+    let mut slots = vec![node_slot.min(peer_slot), node_slot.max(peer_slot)];
+    slots.dedup();
+    Interface {
+        name: ATTITUDE_NAME.into(),
+        memory_size: crate::DEFAULT_MEMORY_SIZE as u64,
+        nodes: slots
+            .into_iter()
+            .map(|slot| NodeSpec {
+                name: format!("slot{slot}"),
+                slot,
+                offset: Some(u64::from(slot) * ATTITUDE_STRIDE),
+                signals: attitude_signals(),
+            })
+            .collect(),
+    }
+}
+
+const _: () = assert!(ATTITUDE_STRIDE as usize % layout::ALIGN == 0);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_slot_pair_fits_the_default_memory_and_areas_fit_their_stride() {
+        for (a, b) in [(0, 1), (254, 255), (7, 7), (255, 0)] {
+            let map = attitude(a, b).map().unwrap();
+            for area in &map.areas {
+                assert_eq!(area.offset, u64::from(area.slot) * ATTITUDE_STRIDE);
+                assert!(area.len as u64 <= ATTITUDE_STRIDE, "{area:?}");
+            }
+        }
+        assert_eq!(attitude(3, 3).nodes.len(), 1);
+        assert_eq!(attitude(1, 0), attitude(0, 1));
+    }
+}
