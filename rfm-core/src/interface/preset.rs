@@ -93,7 +93,7 @@ pub fn attitude(node_slot: u8, peer_slot: u8) -> Interface {
     }
 }
 
-const _: () = assert!(ATTITUDE_STRIDE as usize % layout::ALIGN == 0);
+const _: () = assert!((ATTITUDE_STRIDE as usize).is_multiple_of(layout::ALIGN));
 
 #[cfg(test)]
 mod tests {
