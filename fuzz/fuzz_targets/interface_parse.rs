@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rfm_core::interface::{is_identifier, Interface, SignalType, MAX_STRING_SIZE, RESERVED_NAMES};
+use rfm_core::interface::{descriptor, is_identifier, Interface, SignalType, MAX_STRING_SIZE, RESERVED_NAMES};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -25,6 +25,20 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             assert_eq!(i.first_difference(&i), None);
+            // An accepted interface is laid out, inside its memory, without
+            // overlaps, and every node's descriptor decodes to what it describes.
+            let map = i.map().expect("parse checked the map");
+            assert!(map.len() <= i.memory_size);
+            for (n, node) in i.nodes.iter().enumerate() {
+                let area = map.area(n);
+                for other in map.areas.iter().filter(|a| a.node != n) {
+                    assert!(area.end() <= other.offset || other.end() <= area.offset);
+                }
+                let bytes = descriptor::encode(&i.name, i.fingerprint(), node, &area.payload);
+                assert!(bytes.len() <= area.descriptor_len);
+                let d = descriptor::decode(&bytes).expect("own descriptor decodes");
+                assert_eq!(d.first_difference(node, &area.payload), None);
+            }
         }
         Err(e) => {
             assert!(e.line >= 1 && e.line <= text.lines().count().max(1) + 1, "{e}");
