@@ -82,8 +82,9 @@ fn corrupter(
         while !stop.load(Ordering::Relaxed) {
             let entry = RING_OFFSET + rng.below(RING_DEPTH) * FRAME_SIZE;
             if rng.below(8) == 0 {
-                // Garbage: a few words of random bytes over a frame's contents.
-                let at = entry + 8 + 4 * rng.below((FRAME_SIZE - 16) / 4);
+                // Garbage: up to 4 words of random bytes over a frame's contents,
+                // never past its end (the last entry borders the liveness block).
+                let at = entry + 8 + 4 * rng.below((FRAME_SIZE - 8 - 16) / 4);
                 for w in 0..rng.below(4) + 1 {
                     let _ = slot.poke(at + 4 * w, 4, rng.next());
                 }
