@@ -73,7 +73,7 @@ on both PCs (<code>ls -l /dev/rfm2g*</code> shows the device).</li>
 <li>Give both the same <code>device</code> (their local board), the same <code>regionOffset</code>,
 <code>lag</code>, <code>syncMode</code> and <code>layout</code>.</li>
 <li>PC A: <code>nodeSlot = 0</code>, <code>peerSlot = 1</code>; PC B: <code>nodeSlot = 1</code>,
-<code>peerSlot = 0</code>. Each slot is 2048 bytes at <code>regionOffset + slot &times; 2048</code>; only its
+<code>peerSlot = 0</code>. Each slot's area starts at <code>regionOffset + slot &times; 4096</code>; only its
 node writes it.</li>
 <li>Start both masters; the first step waits up to <code>startupTimeout</code> for the other.</li>
 </ol>

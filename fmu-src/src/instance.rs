@@ -315,6 +315,7 @@ impl Instance {
             .map_err(|_| bad("regionOffset", &offset, "expected bytes ≥ 0"))?;
         let library = self.string(vr::RFM2G_LIBRARY);
         Ok(LinkConfig {
+            interface: None,
             device,
             rfm2g_library: (!library.is_empty()).then(|| library.into()),
             region_offset,

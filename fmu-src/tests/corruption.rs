@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use common::{unique, Fmu};
 use rfm_attitude::fmi2::*;
-use rfm_core::frame::framed::{FRAME_SIZE, RING_OFFSET};
-use rfm_core::frame::{RING_DEPTH, SLOT_SIZE};
-use rfm_core::{Device, OpenOptions};
+use rfm_core::frame::RING_DEPTH;
+use rfm_core::interface::{self, layout::Area};
+use rfm_core::{Device, OpenOptions, Region};
 
 const H: f64 = 1e-3;
 
@@ -69,28 +69,35 @@ fn assert_sent(fmu: &Fmu, newest: i64) {
 /// A thread that damages slot 1 of `device` until stopped: single bit flips in
 /// the ring's frames, and now and then a run of garbage bytes.
 /// `hits` counts the corruptions made so far.
+/// The peer's (slot 1's) area in `device`, mapped alone.
+fn peer_area(device: &str) -> (Region, Area) {
+    let memory = Device::open(device, &OpenOptions::default()).unwrap();
+    let area = interface::attitude_area(1);
+    (memory.map(area.offset, area.len).unwrap(), area)
+}
+
 fn corrupter(
     device: &str,
     seed: u64,
     stop: Arc<AtomicBool>,
     hits: Arc<std::sync::atomic::AtomicU64>,
 ) -> std::thread::JoinHandle<()> {
-    let memory = Device::open(device, &OpenOptions::default()).unwrap();
-    let slot = memory.map(SLOT_SIZE as u64, SLOT_SIZE).unwrap();
+    let (slot, area) = peer_area(device);
+    let frame_size = area.frame_len();
     std::thread::spawn(move || {
         let mut rng = Rng(seed);
         while !stop.load(Ordering::Relaxed) {
-            let entry = RING_OFFSET + rng.below(RING_DEPTH) * FRAME_SIZE;
+            let entry = area.entry_offset(rng.below(RING_DEPTH) as u64);
             if rng.below(8) == 0 {
                 // Garbage: up to 4 words of random bytes over a frame's contents,
-                // never past its end (the last entry borders the liveness block).
-                let at = entry + 8 + 4 * rng.below((FRAME_SIZE - 8 - 16) / 4);
+                // never past its end (the next area's head could follow).
+                let at = entry + 8 + 4 * rng.below((frame_size - 8 - 16) / 4);
                 for w in 0..rng.below(4) + 1 {
                     let _ = slot.poke(at + 4 * w, 4, rng.next());
                 }
             } else {
                 // One bit of the CRC-covered bytes.
-                let at = entry + 8 + rng.below(FRAME_SIZE - 8);
+                let at = entry + 8 + rng.below(frame_size - 8);
                 let byte = slot.peek(at, 1).unwrap();
                 slot.poke(at, 1, byte ^ (1 << rng.below(8))).unwrap();
             }
@@ -150,8 +157,7 @@ fn a_corrupted_frame_fails_the_lockstep_step_that_needs_it_and_is_counted() {
     let (a, b) = (node(&device, 0, &lag), node(&device, 1, &lag));
     feed(&b, -1);
     assert_eq!((a.init(), b.init()), (fmi2OK, fmi2OK));
-    let memory = Device::open(&device, &OpenOptions::default()).unwrap();
-    let slot = memory.map(SLOT_SIZE as u64, SLOT_SIZE).unwrap();
+    let (slot, area) = peer_area(&device);
     for k in 0..100i64 {
         let status = a.step(k as f64 * H, H);
         if k <= 50 {
@@ -176,7 +182,7 @@ fn a_corrupted_frame_fails_the_lockstep_step_that_needs_it_and_is_counted() {
         if k == 50 {
             // Flip one bit of the roll in the frame b's doStep 50 published
             // (frame 51: the frame of initialization is 0), which a needs next.
-            let entry = RING_OFFSET + (51 % RING_DEPTH) * FRAME_SIZE;
+            let entry = area.entry_offset(51);
             let byte = slot.peek(entry + 64, 1).unwrap();
             slot.poke(entry + 64, 1, byte ^ 0x04).unwrap();
         }
@@ -196,8 +202,7 @@ fn the_articles_layout_rejects_a_wrong_magic_and_half_written_packets() {
     let device = format!("loopback:{}", unique("corrupt-seed"));
     let a = node(&device, 0, &[("layout", "seed"), ("syncMode", "free")]);
     assert_eq!(a.init(), fmi2OK);
-    let memory = Device::open(&device, &OpenOptions::default()).unwrap();
-    let slot = memory.map(SLOT_SIZE as u64, SLOT_SIZE).unwrap();
+    let (slot, _) = peer_area(&device);
     let stop = Arc::new(AtomicBool::new(false));
     let written = Arc::new(std::sync::atomic::AtomicU64::new(0));
     // The only writer of slot 1: packet v carries (v, 2v, 3v), written one

@@ -6,31 +6,45 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rfm_core::frame::framed::{self, Frame, SyncMode};
+use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::seed::FlightData;
 use rfm_core::frame::{self, Message};
-use rfm_core::slot::{FramedReader, FramedWriter, SeedReader, SeedWriter};
+use rfm_core::interface;
+use rfm_core::link::Sample;
+use rfm_core::slot::{FramedReader, FramedWriter, Ring, SeedReader, SeedWriter};
 use rfm_core::{Device, OpenOptions, Region};
 
 fn region(name: &str) -> Region {
     let d = Device::open(&format!("loopback:bench-{name}"), &OpenOptions::default()).unwrap();
-    d.map(0, frame::region_len(1)).unwrap()
+    d.map(0, interface::attitude_region_len(1)).unwrap()
 }
 
-fn sample(step: u64) -> Frame {
-    Frame {
-        writer_slot: 0,
+/// Slot 0's area of `r` (attitude preset).
+fn area(r: &Region) -> Region {
+    frame::area(r, &interface::attitude_area(0)).unwrap()
+}
+
+/// The attitude frame of `step` (payload filled, not sealed) and its header.
+fn sample(step: u64) -> (FrameBuf, Header) {
+    let mut frame = FrameBuf::new(Ring::of(&interface::attitude_area(0)).payload_len);
+    Sample {
+        sim_time: step as f64 * 1e-3,
+        attitude: [0.1, 0.2, 0.3],
         status: 1,
+        message: Message::new("Hello RFM").unwrap(),
+    }
+    .write(frame.payload_mut());
+    let header = Header {
+        writer_slot: 0,
         lag: 0,
         mode: SyncMode::Lockstep,
         epoch: 0x1234_5678_9abc_def0,
-        ack_epoch: 0x0fed_cba9_8765_4321,
+        fingerprint: 0x0fed_cba9_8765_4321,
         step,
         sim_time: step as f64 * 1e-3,
         wall_clock_ns: 1_700_000_000_000_000_000,
-        attitude: [0.1, 0.2, 0.3],
-        message: Message::new("Hello RFM").unwrap(),
-    }
+    };
+    (frame, header)
 }
 
 fn baselines(c: &mut Criterion) {
@@ -59,26 +73,23 @@ fn baselines(c: &mut Criterion) {
 fn framed_layout(c: &mut Criterion) {
     let mut g = c.benchmark_group("framed");
     let r = region("framed");
-    let mut writer = FramedWriter::new(frame::slot(&r, 0).unwrap()).unwrap();
-    let reader = FramedReader::new(frame::slot(&r, 0).unwrap()).unwrap();
-    let f = sample(3);
-    g.bench_function("encode", |b| {
-        b.iter(|| black_box(framed::encode(black_box(&f))))
-    });
-    let bytes = framed::encode(&f);
-    g.bench_function("decode", |b| {
-        b.iter(|| black_box(framed::decode(black_box(&bytes))))
-    });
+    let ring = Ring::of(&interface::attitude_area(0));
+    let mut writer = FramedWriter::new(area(&r), ring).unwrap();
+    let reader = FramedReader::new(area(&r), ring).unwrap();
+    let (mut f, h) = sample(3);
+    let mut buf = reader.buffer();
+    g.bench_function("seal", |b| b.iter(|| f.seal(black_box(&h))));
+    g.bench_function("check", |b| b.iter(|| black_box(f.check().unwrap())));
     g.bench_function("write", |b| {
-        b.iter(|| writer.publish(black_box(&f)).unwrap())
+        b.iter(|| writer.publish(&mut f, black_box(&h)).unwrap())
     });
     g.bench_function("read", |b| {
-        b.iter(|| black_box(reader.read_entry(black_box(3)).unwrap()))
+        b.iter(|| black_box(reader.read_entry(black_box(3), &mut buf).unwrap()))
     });
     g.bench_function("write_read", |b| {
         b.iter(|| {
-            writer.publish(black_box(&f)).unwrap();
-            black_box(reader.read_entry(black_box(3)).unwrap())
+            writer.publish(&mut f, black_box(&h)).unwrap();
+            black_box(reader.read_entry(black_box(3), &mut buf).unwrap())
         })
     });
     g.finish();
@@ -87,8 +98,8 @@ fn framed_layout(c: &mut Criterion) {
 fn seed_layout(c: &mut Criterion) {
     let mut g = c.benchmark_group("seed");
     let r = region("seed");
-    let mut writer = SeedWriter::new(frame::slot(&r, 0).unwrap()).unwrap();
-    let reader = SeedReader::new(frame::slot(&r, 0).unwrap()).unwrap();
+    let mut writer = SeedWriter::new(area(&r)).unwrap();
+    let reader = SeedReader::new(area(&r)).unwrap();
     let p = FlightData {
         packet_id: 9,
         timestamp: 1.0,
@@ -111,7 +122,7 @@ fn liveness(c: &mut Criterion) {
     use rfm_core::link::liveness::{Beater, PeerWatch, Words};
     let mut g = c.benchmark_group("liveness");
     let r = region("liveness");
-    let slot = frame::slot(&r, 0).unwrap();
+    let slot = area(&r);
     // The owner word holds the beater's token, as after a claim.
     let epoch = 0x1234_5679u64;
     slot.store_u32(

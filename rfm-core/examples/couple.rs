@@ -13,9 +13,11 @@
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rfm_core::frame::framed::{Frame, SyncMode};
+use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::{self, Message};
-use rfm_core::slot::{FramedReader, FramedWriter};
+use rfm_core::interface;
+use rfm_core::link::Sample;
+use rfm_core::slot::{FramedReader, FramedWriter, Ring};
 use rfm_core::wait::{wait_step, WaitStrategy};
 use rfm_core::{Device, OpenOptions};
 
@@ -71,20 +73,26 @@ fn attitude(node: u8, step: u64) -> [f64; 3] {
     ]
 }
 
-fn frame_of(node: u8, epoch: u64, step: u64) -> Frame {
-    Frame {
-        writer_slot: node,
+/// Fills `frame` with what `node` publishes at `step`; returns the header to seal it with.
+fn frame_of(frame: &mut FrameBuf, node: u8, epoch: u64, step: u64) -> Header {
+    let sample = Sample {
+        sim_time: step as f64 * DT,
+        attitude: attitude(node, step),
         status: 1,
+        message: Message::new(&format!("aircraft {node}")).expect("short ASCII"),
+    };
+    sample.write(frame.payload_mut());
+    Header {
+        writer_slot: node,
         mode: SyncMode::Lockstep,
         epoch,
+        fingerprint: interface::attitude(0, 1).fingerprint(),
         step,
-        sim_time: step as f64 * DT,
+        sim_time: sample.sim_time,
         wall_clock_ns: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64),
-        attitude: attitude(node, step),
-        message: Message::new(&format!("aircraft {node}")).expect("short ASCII"),
-        ..Frame::default()
+        ..Header::default()
     }
 }
 
@@ -95,37 +103,43 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
 fn run_node(device: &str, node: u8, steps: u64, wait: WaitStrategy) -> Result<(), String> {
     let peer = 1 - node;
     let d = Device::open(device, &OpenOptions::default()).map_err(|e| e.to_string())?;
-    let region = d.map(0, frame::region_len(1)).map_err(|e| e.to_string())?;
-    let slot = |s| frame::slot(&region, s).map_err(|e| e.to_string());
-    let mut writer = FramedWriter::new(slot(node)?).map_err(|e| e.to_string())?;
-    let reader = FramedReader::new(slot(peer)?).map_err(|e| e.to_string())?;
+    let region = d
+        .map(0, interface::attitude_region_len(1))
+        .map_err(|e| e.to_string())?;
+    let slot = |s| frame::area(&region, &interface::attitude_area(s)).map_err(|e| e.to_string());
+    let ring = Ring::of(&interface::attitude_area(node));
+    let mut writer = FramedWriter::new(slot(node)?, ring).map_err(|e| e.to_string())?;
+    let reader = FramedReader::new(slot(peer)?, ring).map_err(|e| e.to_string())?;
+    let (mut mine, mut theirs) = (reader.buffer(), reader.buffer());
     let epoch = u64::from(std::process::id()) << 8 | u64::from(node) | 1;
     let mut times = Vec::with_capacity(steps as usize);
     let report_every = (steps / 5).max(1);
     let mut peer_epoch = None;
     for step in 0..steps {
         let start = Instant::now();
+        let header = frame_of(&mut mine, node, epoch, step);
         writer
-            .publish(&frame_of(node, epoch, step))
+            .publish(&mut mine, &header)
             .map_err(|e| e.to_string())?;
         let timeout = if step == 0 {
             Duration::from_secs(30)
         } else {
             Duration::from_secs(1)
         };
-        let got = wait_step(&reader, step, timeout, wait)
+        let got = wait_step(&reader, &mut theirs, step, timeout, wait)
             .map_err(|e| format!("node {node}, {device} slot {peer}, step {step}: {e}"))?;
         times.push(start.elapsed().as_nanos() as u64);
         if *peer_epoch.get_or_insert(got.epoch) != got.epoch {
             return Err(format!("node {node}: peer restarted at step {step}"));
         }
-        if got.attitude != attitude(peer, step) || got.step != step || got.writer_slot != peer {
+        let sample = Sample::read(theirs.payload(), got.sim_time);
+        if sample.attitude != attitude(peer, step) || got.step != step || got.writer_slot != peer {
             return Err(format!(
-                "node {node}: step {step}: got {got:?}, which the peer never sent"
+                "node {node}: step {step}: got {got:?} {sample:?}, which the peer never sent"
             ));
         }
         if step % report_every == 0 || step + 1 == steps {
-            let [r, p, y] = got.attitude;
+            let [r, p, y] = sample.attitude;
             let [mr, mp, my] = attitude(node, step);
             println!(
                 "node {node} step {step:>7}  t={:7.3}s  own roll {mr:+.4} pitch {mp:+.4} yaw {my:+.4}  \
@@ -153,7 +167,9 @@ fn run_node(device: &str, node: u8, steps: u64, wait: WaitStrategy) -> Result<()
 /// node takes the frames of an earlier run for its peer's.
 fn clear_slots(device: &str) -> Result<(), String> {
     let d = Device::open(device, &OpenOptions::default()).map_err(|e| e.to_string())?;
-    let region = d.map(0, frame::region_len(1)).map_err(|e| e.to_string())?;
+    let region = d
+        .map(0, interface::attitude_region_len(1))
+        .map_err(|e| e.to_string())?;
     region.fill(0, region.len(), 0).map_err(|e| e.to_string())
 }
 

@@ -16,8 +16,8 @@ pub struct FrameId {
     pub epoch: Option<u64>,
     /// Step or packet id, increasing by one per frame.
     pub step: u64,
-    /// A digest of the contents (every field the peer sends, the message included;
-    /// [`crate::link::Sample::digest`]), to tell a re-read from a duplicate.
+    /// A digest of the contents (every byte the peer sends: the frame's CRC), to
+    /// tell a re-read from a duplicate.
     pub digest: u32,
 }
 

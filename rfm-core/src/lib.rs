@@ -2,8 +2,9 @@
 //!
 //! A [`Device`] (an RFM2g board, POSIX shared memory, or an in-process loopback
 //! buffer, chosen by one device string) maps [`Region`]s: bounds-checked windows
-//! accessed only in aligned 32-bit atomic words. Over a region, each node owns one
-//! slot ([`frame::SLOT_SIZE`] bytes) and publishes frames in one of two layouts:
+//! accessed only in aligned 32-bit atomic words. An [`interface`] declares the
+//! nodes of a coupling and what each publishes; its memory map gives each node one
+//! area of the region, in which it publishes frames in one of two layouts:
 //! [`frame::framed`] (seqlocked, CRC-checked, a ring indexed by step) or
 //! [`frame::seed`] (the article's `FlightData`). The [`slot`] readers never return
 //! a torn or corrupt frame as data, and [`health::PeerHealth`] turns what they read

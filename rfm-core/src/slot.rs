@@ -1,15 +1,16 @@
-//! Writers and readers of one node slot, for both frame layouts.
+//! Writers and readers of one node's area, for both frame layouts.
 //!
-//! A writer owns its slot (single-writer rule); readers may be anywhere on the
+//! A writer owns its area (single-writer rule); readers may be anywhere on the
 //! ring. No reader ever returns a torn, half-written, wrong-magic or bad-CRC frame
 //! as data: it retries up to its attempt budget, then reports what it saw.
 
 use std::fmt;
 use std::sync::atomic::{fence, Ordering};
 
-use crate::frame::framed::{self, Frame, FrameBytes, FRAME_SIZE, HEAD_OFFSET};
+use crate::frame::framed::{FrameBuf, Header, HEAD_OFFSET};
 use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
-use crate::frame::{FrameError, RING_DEPTH, SLOT_SIZE};
+use crate::frame::{FrameError, RING_DEPTH};
+use crate::interface::layout::{Area, HEAD_BLOCK};
 use crate::region::{Region, RegionError, WORD};
 use crate::seqlock::{self, Miss};
 
@@ -26,6 +27,8 @@ pub struct Rejections {
     pub bad_magic: u32,
     pub bad_version: u32,
     pub bad_crc: u32,
+    /// A complete frame of another payload length (another interface's).
+    pub bad_length: u32,
     /// The last decoding error, if any attempt got that far.
     pub last: Option<FrameError>,
 }
@@ -37,6 +40,7 @@ impl Rejections {
             FrameError::BadMagic { .. } => self.bad_magic += 1,
             FrameError::BadVersion { .. } => self.bad_version += 1,
             FrameError::BadCrc { .. } => self.bad_crc += 1,
+            FrameError::BadLength { .. } => self.bad_length += 1,
         }
         self.last = Some(err);
     }
@@ -53,6 +57,11 @@ impl Rejections {
     pub fn saw_bad_frame(&self) -> bool {
         self.bad_magic + self.bad_version + self.bad_crc > 0
     }
+
+    /// True when some attempt found a whole frame of another interface's length.
+    pub fn saw_other_length(&self) -> bool {
+        self.bad_length > 0
+    }
 }
 
 impl fmt::Display for Rejections {
@@ -63,6 +72,7 @@ impl fmt::Display for Rejections {
             (self.bad_magic, "wrong magic"),
             (self.bad_version, "wrong version"),
             (self.bad_crc, "bad CRC"),
+            (self.bad_length, "other payload length"),
         ];
         let mut first = true;
         for (n, what) in parts.into_iter().filter(|(n, _)| *n > 0) {
@@ -91,86 +101,116 @@ pub enum ReadError {
     },
 }
 
-fn check_slot(slot: &Region) -> Result<(), RegionError> {
-    if slot.len() < SLOT_SIZE {
+fn check_len(area: &Region, len: usize) -> Result<(), RegionError> {
+    if area.len() < len {
         return Err(RegionError::OutOfBounds {
             offset: 0,
-            len: SLOT_SIZE,
-            region_len: slot.len(),
+            len,
+            region_len: area.len(),
         });
     }
     Ok(())
 }
 
-/// The single writer of a framed slot.
+/// Where the frames of an area lie: what a reader or writer needs of its [`Area`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ring {
+    pub offset: usize,
+    pub entry_len: usize,
+    pub payload_len: usize,
+}
+
+impl Ring {
+    pub fn of(area: &Area) -> Ring {
+        Ring {
+            offset: area.ring_offset(),
+            entry_len: area.entry_len,
+            payload_len: area.payload.len,
+        }
+    }
+
+    /// Offset within the area of the entry that holds `step`.
+    pub fn entry_offset(&self, step: u64) -> usize {
+        self.offset + (step % RING_DEPTH as u64) as usize * self.entry_len
+    }
+
+    fn end(&self) -> usize {
+        self.offset + RING_DEPTH * self.entry_len
+    }
+}
+
+/// The single writer of a framed area.
 #[derive(Debug)]
 pub struct FramedWriter {
-    slot: Region,
+    area: Region,
+    ring: Ring,
     /// The writer's copy of each ring entry's sequence word.
     seqs: [u32; RING_DEPTH],
 }
 
 impl FramedWriter {
-    /// Takes over the slot, continuing each entry's sequence from what memory holds
+    /// Takes over the area, continuing each entry's sequence from what memory holds
     /// (an odd value left by a writer that died mid-frame is closed by the next write).
-    pub fn new(slot: Region) -> Result<FramedWriter, RegionError> {
-        check_slot(&slot)?;
+    pub fn new(area: Region, ring: Ring) -> Result<FramedWriter, RegionError> {
+        check_len(&area, ring.end())?;
         let mut seqs = [0u32; RING_DEPTH];
         for (i, seq) in seqs.iter_mut().enumerate() {
-            *seq = slot.load_u32(framed::entry_offset(i as u64), Ordering::Relaxed)?;
+            *seq = area.load_u32(ring.entry_offset(i as u64), Ordering::Relaxed)?;
         }
-        Ok(FramedWriter { slot, seqs })
+        Ok(FramedWriter { area, ring, seqs })
     }
 
-    /// Publishes `frame` into the ring entry of `frame.step`, then advances the head.
-    pub fn publish(&mut self, frame: &Frame) -> Result<(), RegionError> {
-        let bytes = framed::encode(frame);
-        let entry = (frame.step % RING_DEPTH as u64) as usize;
+    /// Seals `frame` with `header` (its payload as filled in) and publishes it into
+    /// the ring entry of `header.step`, then advances the head.
+    pub fn publish(&mut self, frame: &mut FrameBuf, header: &Header) -> Result<(), RegionError> {
+        frame.seal(header);
+        let entry = (header.step % RING_DEPTH as u64) as usize;
         seqlock::write(
-            &self.slot,
-            framed::entry_offset(frame.step),
+            &self.area,
+            self.ring.entry_offset(header.step),
             &mut self.seqs[entry],
-            &bytes[..],
+            frame.bytes(),
         )?;
-        self.slot
-            .store_u32(HEAD_OFFSET, frame.step as u32, Ordering::Release)
+        self.area
+            .store_u32(HEAD_OFFSET, header.step as u32, Ordering::Release)
     }
 
     /// Empties every ring entry and the head, so that nothing an earlier session left
-    /// in this slot is read as the current one's.
+    /// in this area is read as the current one's.
     pub fn clear(&mut self) -> Result<(), RegionError> {
-        let zero = [0u8; FRAME_SIZE];
+        let zero = vec![0u8; self.ring.entry_len];
         for (i, seq) in self.seqs.iter_mut().enumerate() {
-            seqlock::write(&self.slot, framed::entry_offset(i as u64), seq, &zero)?;
+            seqlock::write(&self.area, self.ring.entry_offset(i as u64), seq, &zero)?;
         }
-        self.slot.store_u32(HEAD_OFFSET, 0, Ordering::Release)
+        self.area.store_u32(HEAD_OFFSET, 0, Ordering::Release)
     }
 }
 
-/// What a framed slot holds for one step.
+/// What a framed area holds for one step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StepPoll {
-    Ready(Frame),
+    /// The frame is in the caller's buffer.
+    Ready(Header),
     /// The writer has not published that step yet.
     NotYet,
     /// The entry already holds a later step: the frame asked for was overwritten.
-    Overwritten {
-        found: u64,
-    },
+    Overwritten { found: u64 },
 }
 
-/// A reader of a framed slot.
+/// A reader of a framed area.
 #[derive(Debug, Clone)]
 pub struct FramedReader {
-    slot: Region,
+    area: Region,
+    ring: Ring,
     attempts: u32,
 }
 
 impl FramedReader {
-    pub fn new(slot: Region) -> Result<FramedReader, RegionError> {
-        check_slot(&slot)?;
+    pub fn new(area: Region, ring: Ring) -> Result<FramedReader, RegionError> {
+        check_len(&area, ring.end())?;
         Ok(FramedReader {
-            slot,
+            area,
+            ring,
             attempts: DEFAULT_READ_ATTEMPTS,
         })
     }
@@ -181,26 +221,35 @@ impl FramedReader {
         self
     }
 
-    /// The slot this reader reads.
+    /// The area this reader reads.
     pub fn region(&self) -> &Region {
-        &self.slot
+        &self.area
+    }
+
+    pub fn ring(&self) -> Ring {
+        self.ring
+    }
+
+    /// A buffer for this reader's frames.
+    pub fn buffer(&self) -> FrameBuf {
+        FrameBuf::new(self.ring.payload_len)
     }
 
     /// Low 32 bits of the newest step the writer completed (one word: cheap to poll).
     pub fn head(&self) -> Result<u32, RegionError> {
-        self.slot.load_u32(HEAD_OFFSET, Ordering::Acquire)
+        self.area.load_u32(HEAD_OFFSET, Ordering::Acquire)
     }
 
-    /// The frame in the ring entry that `step` maps to, whatever step it holds.
-    pub fn read_entry(&self, step: u64) -> Result<Frame, ReadError> {
-        let offset = framed::entry_offset(step);
-        let mut buf = FrameBytes([0u8; FRAME_SIZE]);
+    /// The frame in the ring entry that `step` maps to, whatever step it holds,
+    /// copied into `buf` (whose contents are unspecified after an error).
+    pub fn read_entry(&self, step: u64, buf: &mut FrameBuf) -> Result<Header, ReadError> {
+        let offset = self.ring.entry_offset(step);
         let mut rejections = Rejections::default();
         for _ in 0..self.attempts {
-            match seqlock::read_once(&self.slot, offset, &mut buf[..])? {
+            match seqlock::read_once(&self.area, offset, buf.bytes_mut())? {
                 Err(miss) => rejections.miss(miss),
-                Ok(()) => match framed::decode(&buf) {
-                    Ok(frame) => return Ok(frame),
+                Ok(()) => match buf.check() {
+                    Ok(header) => return Ok(header),
                     // A stable, even sequence over a zero magic: nothing is there.
                     Err(FrameError::Empty) => return Err(ReadError::Empty),
                     Err(err) => rejections.count(err),
@@ -214,29 +263,30 @@ impl FramedReader {
         })
     }
 
-    /// Exactly `step`, if the writer has published it and it is still in the ring.
-    pub fn poll_step(&self, step: u64) -> Result<StepPoll, ReadError> {
+    /// Exactly `step`, into `buf`, if the writer has published it and it is still
+    /// in the ring.
+    pub fn poll_step(&self, step: u64, buf: &mut FrameBuf) -> Result<StepPoll, ReadError> {
         // The head is one word: waiting on it costs one read per poll, not a frame.
         if (self.head()?.wrapping_sub(step as u32) as i32) < 0 {
             return Ok(StepPoll::NotYet);
         }
-        match self.read_entry(step) {
-            Ok(frame) if frame.step == step => Ok(StepPoll::Ready(frame)),
-            Ok(frame) if frame.step < step => Ok(StepPoll::NotYet),
-            Ok(frame) => Ok(StepPoll::Overwritten { found: frame.step }),
+        match self.read_entry(step, buf) {
+            Ok(h) if h.step == step => Ok(StepPoll::Ready(h)),
+            Ok(h) if h.step < step => Ok(StepPoll::NotYet),
+            Ok(h) => Ok(StepPoll::Overwritten { found: h.step }),
             Err(ReadError::Empty) => Ok(StepPoll::NotYet),
             Err(err) => Err(err),
         }
     }
 
-    /// The newest frame the writer completed.
-    pub fn read_latest(&self) -> Result<Frame, ReadError> {
+    /// The newest frame the writer completed, into `buf`.
+    pub fn read_latest(&self, buf: &mut FrameBuf) -> Result<Header, ReadError> {
         let head = self.head()?;
-        self.read_entry(u64::from(head))
+        self.read_entry(u64::from(head), buf)
     }
 }
 
-/// The single writer of a seed slot (the article's `FlightData`).
+/// The single writer of a seed area (the article's `FlightData` at its start).
 #[derive(Debug)]
 pub struct SeedWriter {
     slot: Region,
@@ -244,7 +294,7 @@ pub struct SeedWriter {
 
 impl SeedWriter {
     pub fn new(slot: Region) -> Result<SeedWriter, RegionError> {
-        check_slot(&slot)?;
+        check_len(&slot, HEAD_BLOCK)?;
         Ok(SeedWriter { slot })
     }
 
@@ -280,7 +330,7 @@ pub struct SeedReader {
 
 impl SeedReader {
     pub fn new(slot: Region) -> Result<SeedReader, RegionError> {
-        check_slot(&slot)?;
+        check_len(&slot, HEAD_BLOCK)?;
         Ok(SeedReader {
             slot,
             attempts: DEFAULT_READ_ATTEMPTS,

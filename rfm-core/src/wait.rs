@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::frame::framed::Frame;
+use crate::frame::framed::{FrameBuf, Header};
 use crate::slot::{FramedReader, ReadError, StepPoll};
 
 /// How to spend the time between polls.
@@ -68,24 +68,25 @@ pub enum WaitError {
     Read(#[from] ReadError),
 }
 
-/// Polls `reader` until it holds step `step` or `timeout` has passed.
+/// Polls `reader` until it holds step `step` (copied into `buf`) or `timeout` has passed.
 ///
 /// Reads that only raced the writer are retried until the timeout; a complete but
 /// invalid frame (magic, version, CRC) is returned at once as [`WaitError::Read`],
 /// for the caller to count and decide on.
 pub fn wait_step(
     reader: &FramedReader,
+    buf: &mut FrameBuf,
     step: u64,
     timeout: Duration,
     strategy: WaitStrategy,
-) -> Result<Frame, WaitError> {
+) -> Result<Header, WaitError> {
     // The clock is read only every few spins: it costs more than a poll of local memory.
     const SPINS_PER_CLOCK: u32 = 64;
     let mut start: Option<Instant> = None;
     let mut spins = 0u32;
     loop {
-        match reader.poll_step(step) {
-            Ok(StepPoll::Ready(frame)) => return Ok(frame),
+        match reader.poll_step(step, buf) {
+            Ok(StepPoll::Ready(header)) => return Ok(header),
             Ok(StepPoll::Overwritten { found }) => {
                 return Err(WaitError::Overwritten { step, found })
             }
@@ -110,41 +111,51 @@ pub fn wait_step(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::{self, framed::Frame};
-    use crate::slot::FramedWriter;
+    use crate::slot::{FramedWriter, Ring};
     use crate::{Device, OpenOptions};
 
     fn pair(name: &str) -> (FramedWriter, FramedReader) {
         let d = Device::open(&format!("loopback:wait-{name}"), &OpenOptions::default()).unwrap();
-        let region = d.map(0, frame::region_len(0)).unwrap();
-        let slot = frame::slot(&region, 0).unwrap();
+        let map = crate::interface::attitude(0, 0).map().unwrap();
+        let region = d.map(0, map.len() as usize).unwrap();
+        let area = crate::frame::area(&region, map.area(0)).unwrap();
+        let ring = Ring::of(map.area(0));
         (
-            FramedWriter::new(slot.clone()).unwrap(),
-            FramedReader::new(slot).unwrap(),
+            FramedWriter::new(area.clone(), ring).unwrap(),
+            FramedReader::new(area, ring).unwrap(),
         )
+    }
+
+    fn publish(w: &mut FramedWriter, step: u64) {
+        let mut f = FrameBuf::new(crate::frame::seed::payload::LEN);
+        w.publish(
+            &mut f,
+            &Header {
+                step,
+                ..Header::default()
+            },
+        )
+        .unwrap();
     }
 
     #[test]
     fn returns_the_step_asked_for_or_says_why_not() {
         let (mut w, r) = pair("basic");
         for strategy in [WaitStrategy::Spin, WaitStrategy::Yield, WaitStrategy::Sleep] {
-            let err = wait_step(&r, 0, Duration::ZERO, strategy).unwrap_err();
+            let err = wait_step(&r, &mut r.buffer(), 0, Duration::ZERO, strategy).unwrap_err();
             assert!(matches!(err, WaitError::Timeout { step: 0, .. }), "{err:?}");
         }
         for step in 0..20 {
-            w.publish(&Frame {
-                step,
-                ..Frame::default()
-            })
-            .unwrap();
+            publish(&mut w, step);
         }
         assert_eq!(
-            wait_step(&r, 19, Duration::ZERO, WaitStrategy::Spin)
+            wait_step(&r, &mut r.buffer(), 19, Duration::ZERO, WaitStrategy::Spin)
                 .unwrap()
                 .step,
             19
         );
-        let err = wait_step(&r, 2, Duration::ZERO, WaitStrategy::Spin).unwrap_err();
+        let err =
+            wait_step(&r, &mut r.buffer(), 2, Duration::ZERO, WaitStrategy::Spin).unwrap_err();
         assert_eq!(err, WaitError::Overwritten { step: 2, found: 18 });
         assert!(err.to_string().contains("overwritten by step 18"), "{err}");
     }
@@ -152,32 +163,38 @@ mod tests {
     #[test]
     fn a_writer_stuck_mid_frame_is_waited_for_and_corruption_is_reported() {
         let (mut w, r) = pair("stuck");
-        w.publish(&Frame {
-            step: 1,
-            ..Frame::default()
-        })
-        .unwrap();
+        publish(&mut w, 1);
         // Sequence word left odd, as by a writer descheduled inside the frame.
-        let entry = crate::frame::framed::entry_offset(1);
+        let entry = r.ring().entry_offset(1);
         let region = r.region();
         region
             .store_u32(entry, 5, std::sync::atomic::Ordering::Relaxed)
             .unwrap();
-        let err = wait_step(&r, 1, Duration::from_millis(5), WaitStrategy::Yield).unwrap_err();
+        let err = wait_step(
+            &r,
+            &mut r.buffer(),
+            1,
+            Duration::from_millis(5),
+            WaitStrategy::Yield,
+        )
+        .unwrap_err();
         assert!(matches!(err, WaitError::Timeout { step: 1, .. }), "{err:?}");
         // A flipped bit in a complete frame is reported at once, not waited out.
-        w.publish(&Frame {
-            step: 1,
-            ..Frame::default()
-        })
-        .unwrap();
+        publish(&mut w, 1);
         let word = region
             .load_u32(entry + 48, std::sync::atomic::Ordering::Relaxed)
             .unwrap();
         region
             .store_u32(entry + 48, word ^ 1, std::sync::atomic::Ordering::Relaxed)
             .unwrap();
-        let err = wait_step(&r, 1, Duration::from_secs(60), WaitStrategy::Spin).unwrap_err();
+        let err = wait_step(
+            &r,
+            &mut r.buffer(),
+            1,
+            Duration::from_secs(60),
+            WaitStrategy::Spin,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("bad CRC"), "{err}");
     }
 
@@ -187,15 +204,24 @@ mod tests {
         let (mut w, r) = pair("later");
         let t = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
-            w.publish(&Frame {
-                step: 0,
-                status: 9,
-                ..Frame::default()
-            })
-            .unwrap();
+            let mut f = FrameBuf::new(crate::frame::seed::payload::LEN);
+            f.payload_mut()[0] = 9;
+            let h = Header {
+                sim_time: 2.5,
+                ..Header::default()
+            };
+            w.publish(&mut f, &h).unwrap();
         });
-        let f = wait_step(&r, 0, Duration::from_secs(10), WaitStrategy::Yield).unwrap();
-        assert_eq!(f.status, 9);
+        let mut buf = r.buffer();
+        let h = wait_step(
+            &r,
+            &mut buf,
+            0,
+            Duration::from_secs(10),
+            WaitStrategy::Yield,
+        )
+        .unwrap();
+        assert_eq!((h.sim_time, buf.payload()[0]), (2.5, 9));
         t.join().unwrap();
     }
 

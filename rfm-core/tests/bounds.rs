@@ -7,13 +7,14 @@ mod common;
 
 use std::sync::atomic::Ordering;
 
-use rfm_core::frame::{self, SLOT_SIZE};
+use rfm_core::interface::{self, ATTITUDE_STRIDE};
 use rfm_core::slot::{FramedReader, FramedWriter, SeedReader, SeedWriter};
 use rfm_core::{Device, DeviceError, OpenOptions, RegionError};
 
 const SIZE: usize = 64 << 10;
-/// The attacked window: two slots in the middle of the memory.
+/// The attacked window: two attitude slots in the middle of the memory.
 const AT: usize = 16 << 10;
+const SLOT_SIZE: usize = ATTITUDE_STRIDE as usize;
 const LEN: usize = 2 * SLOT_SIZE;
 const SENTINEL: u8 = 0xA5;
 
@@ -59,34 +60,37 @@ fn attack(device: &Device) {
         }
     }
     expect_err("write of usize::MAX", w.fill(4, usize::MAX & !3, 0xFF));
-    expect_err("slot 2 of a 2-slot window", frame::slot(&w, 2).map(|_| ()));
-    expect_err("slot 255", frame::slot(&w, 255).map(|_| ()));
-    let small = w.subregion(0, SLOT_SIZE - 4).unwrap();
+    let area = |slot| rfm_core::frame::area(&w, &interface::attitude_area(slot));
+    expect_err("slot 2 of a 2-slot window", area(2).map(|_| ()));
+    expect_err("slot 255", area(255).map(|_| ()));
+    let ring = common::attitude_ring();
+    let small = w.subregion(0, interface::attitude_area(0).len - 4).unwrap();
     expect_err(
         "FramedWriter on a short slot",
-        FramedWriter::new(small.clone()).map(|_| ()),
+        FramedWriter::new(small.clone(), ring).map(|_| ()),
     );
     expect_err(
         "FramedReader on a short slot",
-        FramedReader::new(small.clone()).map(|_| ()),
+        FramedReader::new(small.clone(), ring).map(|_| ()),
     );
     expect_err(
         "SeedWriter on a short slot",
-        SeedWriter::new(small.clone()).map(|_| ()),
+        SeedWriter::new(w.subregion(0, 64).unwrap()).map(|_| ()),
     );
     expect_err(
         "SeedReader on a short slot",
-        SeedReader::new(small).map(|_| ()),
+        SeedReader::new(w.subregion(0, 64).unwrap()).map(|_| ()),
     );
     // Readers over garbage read only inside their slot, whatever the head says.
     w.fill(0, LEN, 0xFF).unwrap();
-    let reader = FramedReader::new(frame::slot(&w, 1).unwrap()).unwrap();
+    let reader = FramedReader::new(area(1).unwrap(), ring).unwrap();
+    let mut frame = reader.buffer();
     for step in [0, 15, 16, u64::from(u32::MAX), u64::MAX] {
-        let _ = reader.read_entry(step);
-        let _ = reader.poll_step(step);
+        let _ = reader.read_entry(step, &mut frame);
+        let _ = reader.poll_step(step, &mut frame);
     }
-    let _ = reader.read_latest();
-    let _ = SeedReader::new(frame::slot(&w, 0).unwrap()).unwrap().read();
+    let _ = reader.read_latest(&mut frame);
+    let _ = SeedReader::new(area(0).unwrap()).unwrap().read();
     // Windows past the device's end.
     for (offset, len) in [
         (SIZE as u64 - 4, 8),

@@ -4,9 +4,11 @@
 
 mod common;
 
-use rfm_core::frame::framed::{Frame, SyncMode};
+use rfm_core::frame::framed::{FrameBuf, Header};
 use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::{self, Message, SLOT_SIZE};
+use rfm_core::frame::Message;
+use rfm_core::interface;
+use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter, StepPoll};
 use rfm_core::{Device, DeviceError, OpenOptions, RegionError};
 
@@ -71,20 +73,40 @@ fn rfm2g_sim() -> Fixture {
     }
 }
 
-fn frame(slot: u8, step: u64) -> Frame {
-    Frame {
-        writer_slot: slot,
-        status: (step % 256) as u8,
-        lag: 0,
-        mode: SyncMode::Lockstep,
-        epoch: 0xfeed,
-        ack_epoch: 0,
-        step,
+/// The attitude frame `slot` publishes at `step`, sealed as a writer seals it.
+fn frame(slot: u8, step: u64) -> (FrameBuf, Header) {
+    let sample = Sample {
         sim_time: step as f64 * 0.001,
-        wall_clock_ns: 1,
         attitude: [step as f64, -(step as f64), 0.5],
+        status: (step % 256) as u8,
         message: Message::new(&format!("s{slot} k{step}")).unwrap(),
-    }
+    };
+    let (mut frame, header) = common::attitude_frame(slot, slot, step, 0xfeed, &sample);
+    frame.seal(&header);
+    (frame, header)
+}
+
+/// Publishes `slot`'s frame of `step` through `writer`.
+fn publish(writer: &mut FramedWriter, slot: u8, step: u64) {
+    let (mut f, h) = frame(slot, step);
+    writer.publish(&mut f, &h).unwrap();
+}
+
+/// Whether `read` holds what `written` held, past the sequence word (which only
+/// the ring entry's seqlock sets).
+fn same_frame(read: &FrameBuf, written: &FrameBuf) -> bool {
+    read.bytes()[4..] == written.bytes()[4..]
+}
+
+/// Asserts that `reader` holds exactly `slot`'s frame of `step` for that step.
+fn assert_ready(reader: &FramedReader, slot: u8, step: u64) {
+    let mut buf = reader.buffer();
+    let (f, h) = frame(slot, step);
+    assert_eq!(reader.poll_step(step, &mut buf), Ok(StepPoll::Ready(h)));
+    assert!(
+        same_frame(&buf, &f),
+        "step {step}: other bytes than written"
+    );
 }
 
 fn opens_with_the_expected_size(f: Fixture) {
@@ -153,38 +175,41 @@ fn windows_outside_memory_are_refused(f: Fixture) {
 
 fn framed_frames_cross_between_opens(f: Fixture) {
     let (a, b) = (f.open(), f.open());
-    let region_a = a.map(8192, frame::region_len(2)).unwrap();
-    let region_b = b.map(8192, frame::region_len(2)).unwrap();
-    let mut writer = FramedWriter::new(frame::slot(&region_a, 1).unwrap()).unwrap();
-    let reader = FramedReader::new(frame::slot(&region_b, 1).unwrap()).unwrap();
-    assert_eq!(reader.read_latest(), Err(ReadError::Empty));
-    assert_eq!(reader.poll_step(0), Ok(StepPoll::NotYet));
+    let len = interface::attitude_region_len(2);
+    let region_a = a.map(8192, len).unwrap();
+    let region_b = b.map(8192, len).unwrap();
+    let ring = common::attitude_ring();
+    let mut writer = FramedWriter::new(common::attitude_area(&region_a, 1), ring).unwrap();
+    let reader = FramedReader::new(common::attitude_area(&region_b, 1), ring).unwrap();
+    let mut buf = reader.buffer();
+    assert_eq!(reader.read_latest(&mut buf), Err(ReadError::Empty));
+    assert_eq!(reader.poll_step(0, &mut buf), Ok(StepPoll::NotYet));
     for step in 0..40 {
-        writer.publish(&frame(1, step)).unwrap();
-        assert_eq!(reader.poll_step(step), Ok(StepPoll::Ready(frame(1, step))));
-        assert_eq!(reader.poll_step(step + 1), Ok(StepPoll::NotYet));
-        assert_eq!(reader.read_latest(), Ok(frame(1, step)));
+        publish(&mut writer, 1, step);
+        assert_ready(&reader, 1, step);
+        assert_eq!(reader.poll_step(step + 1, &mut buf), Ok(StepPoll::NotYet));
+        assert_eq!(reader.read_latest(&mut buf), Ok(frame(1, step).1));
     }
     // Step 20 was overwritten by step 36 (ring of 16).
     assert_eq!(
-        reader.poll_step(20),
+        reader.poll_step(20, &mut buf),
         Ok(StepPoll::Overwritten { found: 36 })
     );
-    assert_eq!(reader.poll_step(25), Ok(StepPoll::Ready(frame(1, 25))));
+    assert_ready(&reader, 1, 25);
     writer.clear().unwrap();
-    assert_eq!(reader.read_latest(), Err(ReadError::Empty));
-    assert_eq!(reader.poll_step(39), Ok(StepPoll::NotYet));
-    // A new writer over the same slot continues each entry's sequence.
-    let mut again = FramedWriter::new(frame::slot(&region_a, 1).unwrap()).unwrap();
-    again.publish(&frame(1, 0)).unwrap();
-    assert_eq!(reader.poll_step(0), Ok(StepPoll::Ready(frame(1, 0))));
+    assert_eq!(reader.read_latest(&mut buf), Err(ReadError::Empty));
+    assert_eq!(reader.poll_step(39, &mut buf), Ok(StepPoll::NotYet));
+    // A new writer over the same area continues each entry's sequence.
+    let mut again = FramedWriter::new(common::attitude_area(&region_a, 1), ring).unwrap();
+    publish(&mut again, 1, 0);
+    assert_ready(&reader, 1, 0);
 }
 
 fn seed_packets_cross_between_opens(f: Fixture) {
     let (a, b) = (f.open(), f.open());
-    let mut writer =
-        SeedWriter::new(frame::slot(&a.map(0, SLOT_SIZE).unwrap(), 0).unwrap()).unwrap();
-    let reader = SeedReader::new(frame::slot(&b.map(0, SLOT_SIZE).unwrap(), 0).unwrap()).unwrap();
+    let len = interface::attitude_region_len(0);
+    let mut writer = SeedWriter::new(common::attitude_area(&a.map(0, len).unwrap(), 0)).unwrap();
+    let reader = SeedReader::new(common::attitude_area(&b.map(0, len).unwrap(), 0)).unwrap();
     assert_eq!(reader.read(), Err(ReadError::Empty));
     let packet = FlightData {
         packet_id: 42,
@@ -205,37 +230,41 @@ fn seed_packets_cross_between_opens(f: Fixture) {
 
 fn slots_do_not_overlap(f: Fixture) {
     let d = f.open();
-    let region = d.map(0, frame::region_len(3)).unwrap();
+    let region = d.map(0, interface::attitude_region_len(3)).unwrap();
+    let ring = common::attitude_ring();
     let mut writers: Vec<_> = (0..4)
-        .map(|s| FramedWriter::new(frame::slot(&region, s).unwrap()).unwrap())
+        .map(|s| FramedWriter::new(common::attitude_area(&region, s), ring).unwrap())
         .collect();
     for (s, w) in writers.iter_mut().enumerate() {
         for step in 0..20 {
-            w.publish(&frame(s as u8, step)).unwrap();
+            publish(w, s as u8, step);
         }
     }
     for s in 0..4u8 {
-        let r = FramedReader::new(frame::slot(&region, s).unwrap()).unwrap();
-        assert_eq!(r.read_latest(), Ok(frame(s, 19)));
+        let r = FramedReader::new(common::attitude_area(&region, s), ring).unwrap();
+        let mut buf = r.buffer();
+        assert_eq!(r.read_latest(&mut buf), Ok(frame(s, 19).1));
+        assert!(same_frame(&buf, &frame(s, 19).0));
     }
-    // Slot 2's first ring entry carries its magic at 2 * SLOT_SIZE + 64 + 8.
+    // Slot 2's first ring entry carries its magic 8 bytes in.
+    let at = interface::attitude_area(2).offset as usize + ring.entry_offset(0) + 8;
     assert_eq!(
         region
-            .load_u32(2 * SLOT_SIZE + 72, std::sync::atomic::Ordering::Relaxed)
+            .load_u32(at, std::sync::atomic::Ordering::Relaxed)
             .unwrap(),
-        u32::from_ne_bytes(*b"RFMf")
+        u32::from_le_bytes(*b"RFMf")
     );
     assert!(matches!(
-        frame::slot(&region, 4),
+        rfm_core::frame::area(&region, &interface::attitude_area(4)),
         Err(RegionError::OutOfBounds { .. })
     ));
-    let small = region.subregion(0, SLOT_SIZE / 2).unwrap();
+    let small = region.subregion(0, ring.entry_offset(1)).unwrap();
     assert!(matches!(
-        FramedWriter::new(small.clone()),
+        FramedWriter::new(small.clone(), ring),
         Err(RegionError::OutOfBounds { .. })
     ));
     assert!(matches!(
-        SeedReader::new(small),
+        SeedReader::new(region.subregion(0, 32).unwrap()),
         Err(RegionError::OutOfBounds { .. })
     ));
 }

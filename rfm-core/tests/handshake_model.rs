@@ -27,9 +27,10 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use rfm_core::frame::framed::SyncMode;
-use rfm_core::frame::{self, Message};
+use rfm_core::frame::Message;
+use rfm_core::interface;
 use rfm_core::link::liveness::{Beater, HEARTBEAT_PERIOD, MIN_SILENCE};
-use rfm_core::link::{LinkConfig, Node, Sample, StartPoll};
+use rfm_core::link::{LinkConfig, Node, PeerSample, Sample, StartPoll};
 use rfm_core::{Device, OpenOptions, Region};
 
 const TICK: Duration = Duration::from_millis(1);
@@ -62,6 +63,15 @@ fn sample(epoch: u64, slot: u8, index: u64) -> Sample {
         status: slot,
         message: Message::new(&format!("{epoch:x}/{index}")).unwrap(),
     }
+}
+
+/// The peer's newest frame taken by `node`, as a sample.
+fn latest(node: &Node) -> Option<PeerSample> {
+    let peer = &node.peers()[0];
+    peer.latest().map(|h| PeerSample {
+        sample: Sample::read(peer.payload(), h.sim_time),
+        index: h.step,
+    })
 }
 
 /// One session of one node.
@@ -105,7 +115,8 @@ impl World {
     fn new(mode: SyncMode, lag: u8, stale: Stale, label: String) -> World {
         let name = format!("loopback:{}", common::unique("model"));
         let device = Device::open(&name, &OpenOptions::default()).unwrap();
-        let region = device.map(0, frame::region_len(1)).unwrap();
+        let map = interface::attitude(0, 1).map().unwrap();
+        let region = device.map(0, map.len() as usize).unwrap();
         let cfg = |node: u8| LinkConfig {
             device: name.clone(),
             node_slot: node,
@@ -171,7 +182,17 @@ impl World {
 
     fn new_session(&mut self, node: usize) {
         let epoch = self.epoch();
-        let n = Node::new(self.cfg[node].clone(), &self.region, epoch, self.now()).unwrap();
+        let interface = std::sync::Arc::new(interface::attitude(0, 1));
+        let map = interface.map().unwrap();
+        let n = Node::new(
+            self.cfg[node].clone(),
+            interface,
+            &map,
+            &self.region,
+            epoch,
+            self.now(),
+        )
+        .unwrap();
         self.nodes[node].push(Session {
             node: n,
             epoch,
@@ -223,7 +244,8 @@ impl World {
             let t = self.t;
             let s = self.current(node);
             let init = sample(s.epoch, slot, 0);
-            match s.node.poll_start(now, &init) {
+            init.write(s.node.payload_mut());
+            match s.node.poll_start(now, init.sim_time) {
                 Ok(StartPoll::Claimed) => {
                     // The heartbeat thread starts, and beats at once.
                     let mut b = s.node.beater().unwrap();
@@ -247,9 +269,9 @@ impl World {
     fn publish(&mut self, node: usize) {
         let s = self.current(node);
         let (epoch, index) = (s.epoch, s.published);
-        s.node
-            .publish(index, &sample(epoch, node as u8, index))
-            .unwrap();
+        let sample = sample(epoch, node as u8, index);
+        sample.write(s.node.payload_mut());
+        s.node.publish(index, sample.sim_time).unwrap();
         s.published += 1;
     }
 
@@ -267,7 +289,7 @@ impl World {
             return false;
         };
         let running = peer.started && peer.ended_at.is_none() && peer.silent_until.is_none();
-        let bound_ok = match me.node.bound() {
+        let bound_ok = match me.node.peers()[0].bound() {
             None => true,
             Some(e) => e == peer.epoch,
         };
@@ -295,17 +317,17 @@ impl World {
             s.satisfiable_since = Some(t);
         }
         let k = s.taken;
-        let frames = s.node.health().frames;
+        let frames = s.node.peers()[0].health().frames;
         let got = match mode {
             SyncMode::Lockstep => match s.node.poll_lockstep(k, now) {
-                Ok(Poll::Ready(p)) => Some(Ok(p)),
+                Ok(Poll::Ready(())) => latest(&s.node).map(Ok),
                 Ok(Poll::Pending) => None,
                 Err(e) => Some(Err(e.to_string())),
             },
             // Free mode never waits: a step with no new frame keeps the old values.
             SyncMode::Free => match s.node.free_read(now) {
-                Ok(_) if s.node.health().frames == frames => Some(Err(String::new())),
-                Ok(_) => s.node.latest().copied().map(Ok),
+                Ok(_) if s.node.peers()[0].health().frames == frames => Some(Err(String::new())),
+                Ok(_) => latest(&s.node).map(Ok),
                 Err(e) => Some(Err(e.to_string())),
             },
         };
@@ -341,7 +363,7 @@ impl World {
             Some(Ok(p)) => {
                 s.pending = None;
                 s.taken += 1;
-                let source = s.node.bound().unwrap_or(0);
+                let source = s.node.peers()[0].bound().unwrap_or(0);
                 s.sources.push(source);
                 let index = match mode {
                     SyncMode::Lockstep => need,
@@ -359,11 +381,11 @@ impl World {
     /// one is reported within the timeout).
     fn check_alive(&self, node: usize) {
         let me = self.nodes[node].last().unwrap();
-        if !me.node.peer_alive(self.now()) {
+        if !me.node.peers()[0].alive(self.now(), TIMEOUT) {
             return;
         }
         let label = &self.label;
-        let bound = me.node.bound().expect("alive means bound");
+        let bound = me.node.peers()[0].bound().expect("alive means bound");
         assert!(
             !self.stale.contains(&bound),
             "{label}: link.ok on a dead session"

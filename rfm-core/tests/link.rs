@@ -201,7 +201,7 @@ fn a_silent_peer_times_out_with_device_slots_step_and_time() {
         "step 0",
         "peer slot 5",
         "this node: slot 2",
-        "nothing from the peer",
+        "nothing from node `slot5`",
     ] {
         assert!(text.contains(part), "`{text}` lacks `{part}`");
     }
@@ -547,7 +547,6 @@ fn waiting_on_interrupts_is_refused_without_an_rfm2g_board() {
 /// with "uses layout seed".
 #[test]
 fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_writer() {
-    use rfm_core::frame::framed::{entry_offset, Frame};
     use rfm_core::slot::FramedWriter;
     use std::sync::atomic::Ordering;
 
@@ -559,26 +558,24 @@ fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_write
     .unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
-    let region = memory.map(0, rfm_core::frame::region_len(1)).unwrap();
-    let slot = rfm_core::frame::slot(&region, 1).unwrap();
-    let mut writer = FramedWriter::new(slot.clone()).unwrap();
+    let region = memory
+        .map(0, rfm_core::interface::attitude_region_len(1))
+        .unwrap();
+    let slot = common::attitude_area(&region, 1);
+    let ring = common::attitude_ring();
+    let mut writer = FramedWriter::new(slot.clone(), ring).unwrap();
     let seed_like = u64::from(rfm_core::frame::seed::MAGIC);
     for step in seed_like - 3..=seed_like {
-        writer
-            .publish(&Frame {
-                writer_slot: 1,
-                step,
-                epoch: 0x77,
-                ..Frame::default()
-            })
-            .unwrap();
+        let (mut frame, mut header) = common::attitude_frame(1, 0, step, 0x77, &input(1, step));
+        header.mode = SyncMode::Free;
+        writer.publish(&mut frame, &header).unwrap();
     }
     assert_eq!(
         slot.load_u32(0, Ordering::Acquire).unwrap(),
         rfm_core::frame::seed::MAGIC
     );
     // The newest frame is corrupted: unreadable.
-    let at = entry_offset(seed_like) + 64;
+    let at = ring.entry_offset(seed_like) + 64;
     let word = slot.load_u32(at, Ordering::Relaxed).unwrap();
     slot.store_u32(at, word ^ 1, Ordering::Relaxed).unwrap();
     let got = a.step(0, &input(0, 0));
@@ -600,12 +597,18 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
 
     let dev = loopback();
     let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
-    let region = memory.map(0, rfm_core::frame::region_len(1)).unwrap();
+    let region = memory
+        .map(0, rfm_core::interface::attitude_region_len(1))
+        .unwrap();
+    let interface = std::sync::Arc::new(rfm_core::interface::attitude(0, 1));
+    let map = interface.map().unwrap();
     let t0 = Instant::now();
     let ms = |n: u64| t0 + Duration::from_millis(n);
     let mut nodes = [0u8, 1].map(|n| {
         Node::new(
             config(&dev, n, 1 - n, 0),
+            interface.clone(),
+            &map,
             &region,
             0x11 + 2 * u64::from(n),
             t0,
@@ -616,7 +619,9 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     for (n, node) in nodes.iter_mut().enumerate() {
         let mut t = 0;
         loop {
-            match node.poll_start(ms(t), &input(n as u8, u64::MAX)).unwrap() {
+            let init = input(n as u8, u64::MAX);
+            init.write(node.payload_mut());
+            match node.poll_start(ms(t), init.sim_time).unwrap() {
                 StartPoll::Claimed => beaters.push(node.beater().unwrap()),
                 StartPoll::Started => break,
                 StartPoll::Pending => t += 1,
@@ -624,17 +629,22 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
         }
     }
     let [a, b] = &mut nodes;
-    b.publish(1, &input(1, 0)).unwrap();
+    let publish = |b: &mut Node, index: u64| {
+        let sample = input(1, index - 1);
+        sample.write(b.payload_mut());
+        b.publish(index, sample.sim_time).unwrap();
+    };
+    publish(b, 1);
     // a binds b once it has seen b's beat move.
     assert!(a.poll_lockstep(0, ms(100)).unwrap().is_pending());
     beaters[1].beat().unwrap();
-    let Poll::Ready(got) = a.poll_lockstep(0, ms(101)).unwrap() else {
+    let Poll::Ready(()) = a.poll_lockstep(0, ms(101)).unwrap() else {
         panic!("b's frame 1 was there and b beating")
     };
-    assert_eq!(got.index, 1);
+    assert_eq!(a.peers()[0].latest().unwrap().step, 1);
     // b runs 17 frames ahead: the entry of frame 2 now holds frame 18.
     for index in 2..=18 {
-        b.publish(index, &input(1, index - 1)).unwrap();
+        publish(b, index);
     }
     let err = a.poll_lockstep(1, ms(102)).unwrap_err();
     assert!(
@@ -671,8 +681,12 @@ fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alon
     a.start(&input(0, u64::MAX)).unwrap();
     a.step(0, &input(0, 0)).unwrap();
     let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
-    let slot =
-        rfm_core::frame::slot(&memory.map(0, rfm_core::frame::region_len(0)).unwrap(), 0).unwrap();
+    let slot = common::attitude_area(
+        &memory
+            .map(0, rfm_core::interface::attitude_region_len(0))
+            .unwrap(),
+        0,
+    );
     // Another session's token in the owner word, as a taker writes it.
     slot.store_u32(LIVENESS_OFFSET, 0x7777_7777, Ordering::Release)
         .unwrap();
@@ -706,5 +720,85 @@ fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alon
         Words::read(&slot).unwrap().closed,
         0,
         "no closed mark in another's slot"
+    );
+}
+
+const LAB: &str = r#"
+name = "lab"
+[[node]]
+name = "cockpit"
+slot = 0
+signals = [ { name = "roll", type = "Real", unit = "rad" }, { name = "flap_detent", type = "Integer" } ]
+[[node]]
+name = "visual"
+slot = 1
+signals = [ { name = "frame_count", type = "Integer" } ]
+"#;
+
+/// The visual node's error at its first step when the cockpit was built from
+/// `cockpit_file` and the visual from [`LAB`].
+fn first_exchange_error(cockpit_file: &str) -> String {
+    use rfm_core::interface::Interface;
+    use std::sync::Arc;
+    let dev = loopback();
+    let open = |slot: u8, interface: Interface| {
+        let mut link = Link::open(LinkConfig {
+            interface: Some(Arc::new(interface)),
+            ..config(&dev, slot, 1 - slot, 0)
+        })
+        .unwrap();
+        link.start_frame(0.0).unwrap();
+        link
+    };
+    let mut cockpit = open(0, Interface::parse("cockpit.toml", cockpit_file).unwrap());
+    let mut visual = open(1, Interface::parse("lab.toml", LAB).unwrap());
+    // The cockpit steps too (and fails the same way, from its side).
+    // It stays open until the visual has stepped: a node that closed its area is
+    // no longer exchanged with.
+    let other = std::thread::spawn(move || {
+        let result = cockpit.step_frame(0, 0.0).map_err(|e| e.to_string());
+        (cockpit, result)
+    });
+    let err = visual.step_frame(0, 0.0).unwrap_err().to_string();
+    let (_cockpit, theirs) = other.join().unwrap();
+    let theirs = theirs.unwrap_err();
+    assert!(
+        theirs.contains("node `visual` (slot 1) and this node `cockpit` (slot 0)"),
+        "{theirs}"
+    );
+    err
+}
+
+/// Peers built from files that differ are refused at the first exchange, and the
+/// message names the first signal that differs and both nodes: with frames of the
+/// same length (another type) and of another length (a signal more).
+#[test]
+fn peers_built_from_different_interface_files_are_refused_naming_the_first_difference() {
+    let other_type = LAB.replace(
+        r#"{ name = "flap_detent", type = "Integer" }"#,
+        r#"{ name = "flap_detent", type = "Real" }"#,
+    );
+    let text = first_exchange_error(&other_type);
+    for part in [
+        "node `cockpit` (slot 0) and this node `visual` (slot 1) were built from different interface files",
+        "signal `cockpit.flap_detent` is a Real there and an Integer here",
+        "build every node's FMU from one file",
+    ] {
+        assert!(text.contains(part), "`{text}` lacks `{part}`");
+    }
+    let one_more = LAB.replace(
+        r#"{ name = "flap_detent", type = "Integer" } ]"#,
+        r#"{ name = "flap_detent", type = "Integer" }, { name = "gear_down", type = "Boolean" }, { name = "speed", type = "Real" } ]"#,
+    );
+    let text = first_exchange_error(&one_more);
+    assert!(
+        text.contains("signal `cockpit.gear_down` is missing here"),
+        "{text}"
+    );
+    let other_unit = LAB.replace(r#"unit = "rad""#, r#"unit = "deg""#);
+    let text = first_exchange_error(&other_unit);
+    assert!(
+        text.contains(r#"signal `cockpit.roll` has unit "deg" there and "rad" here"#),
+        "{text}"
     );
 }

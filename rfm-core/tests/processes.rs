@@ -8,8 +8,9 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use rfm_core::frame::framed::{Frame, SyncMode};
-use rfm_core::frame::{self, Message};
+use rfm_core::frame::framed::{FrameBuf, Header};
+use rfm_core::frame::Message;
+use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter};
 use rfm_core::wait::{wait_step, WaitStrategy};
 use rfm_core::{Device, OpenOptions};
@@ -18,36 +19,47 @@ const STEPS: u64 = 20_000;
 const PEER_ENV: &str = "RFM_CORE_TEST_PEER";
 
 /// What node `slot` publishes at `step`: exact values the other side can predict.
-fn frame_of(slot: u8, step: u64) -> Frame {
+fn frame_of(slot: u8, step: u64) -> (FrameBuf, Header) {
     let x = step as f64 + f64::from(slot) / 10.0;
-    Frame {
-        writer_slot: slot,
-        status: (step % 251) as u8,
-        mode: SyncMode::Lockstep,
-        epoch: 1 + u64::from(slot),
-        step,
+    let sample = Sample {
         sim_time: step as f64 * 1e-3,
+        status: (step % 251) as u8,
         attitude: [x, -x, x * 1e-7],
         message: Message::new(&format!("node {slot} step {step}")).unwrap(),
-        ..Frame::default()
-    }
+    };
+    let (mut frame, header) =
+        common::attitude_frame(slot, 1 - slot, step, 1 + u64::from(slot), &sample);
+    frame.seal(&header);
+    (frame, header)
 }
 
 /// One side of the exchange; returns how many peer frames matched.
 fn run_node(device: &str, me: u8, peer: u8) -> u64 {
     let d = Device::open(device, &OpenOptions::default()).unwrap();
-    let region = d.map(0, frame::region_len(1)).unwrap();
-    let mut writer = FramedWriter::new(frame::slot(&region, me).unwrap()).unwrap();
-    let reader = FramedReader::new(frame::slot(&region, peer).unwrap()).unwrap();
+    let region = d
+        .map(0, rfm_core::interface::attitude_region_len(1))
+        .unwrap();
+    let ring = common::attitude_ring();
+    let mut writer = FramedWriter::new(common::attitude_area(&region, me), ring).unwrap();
+    let reader = FramedReader::new(common::attitude_area(&region, peer), ring).unwrap();
+    let mut buf = reader.buffer();
     let mut matched = 0;
     for step in 0..STEPS {
-        writer.publish(&frame_of(me, step)).unwrap();
-        let got = wait_step(&reader, step, Duration::from_secs(20), WaitStrategy::Yield)
-            .unwrap_or_else(|e| panic!("node {me}: {e}"));
-        assert_eq!(
-            got,
-            frame_of(peer, step),
-            "node {me} got a wrong frame at step {step}"
+        let (mut frame, header) = frame_of(me, step);
+        writer.publish(&mut frame, &header).unwrap();
+        let got = wait_step(
+            &reader,
+            &mut buf,
+            step,
+            Duration::from_secs(20),
+            WaitStrategy::Yield,
+        )
+        .unwrap_or_else(|e| panic!("node {me}: {e}"));
+        let (expected, header) = frame_of(peer, step);
+        assert_eq!(got, header, "node {me} got a wrong header at step {step}");
+        assert!(
+            buf.bytes()[4..] == expected.bytes()[4..],
+            "node {me} got wrong signals at step {step}"
         );
         matched += 1;
     }

@@ -4,9 +4,10 @@
 mod common;
 
 use proptest::prelude::*;
-use rfm_core::frame::framed::{self, Frame, SyncMode, FRAME_SIZE};
+use rfm_core::frame::framed::{self, FrameBuf, Header, SyncMode};
 use rfm_core::frame::seed::{self, FlightData};
-use rfm_core::frame::{self as frames, FrameError, Message, MESSAGE_LEN};
+use rfm_core::frame::{FrameError, Message, MESSAGE_LEN};
+use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter, ReadError};
 use rfm_core::{Device, OpenOptions};
 
@@ -15,9 +16,9 @@ fn message() -> impl Strategy<Value = Message> {
     prop::array::uniform32(any::<u8>()).prop_map(Message::from_raw)
 }
 
-fn any_frame() -> impl Strategy<Value = Frame> {
+fn any_header() -> impl Strategy<Value = Header> {
     (
-        (any::<u8>(), any::<u8>(), any::<u8>(), any::<bool>()),
+        (any::<u8>(), any::<u8>(), any::<bool>()),
         (
             any::<u64>(),
             any::<u64>(),
@@ -25,30 +26,35 @@ fn any_frame() -> impl Strategy<Value = Frame> {
             any::<f64>(),
             any::<u64>(),
         ),
-        (any::<f64>(), any::<f64>(), any::<f64>()),
-        message(),
     )
         .prop_map(
-            |((slot, status, lag, lockstep), (epoch, ack, step, t, wall), (r, p, y), message)| {
-                Frame {
-                    writer_slot: slot,
-                    status,
-                    lag,
-                    mode: if lockstep {
-                        SyncMode::Lockstep
-                    } else {
-                        SyncMode::Free
-                    },
-                    epoch,
-                    ack_epoch: ack,
-                    step,
-                    sim_time: t,
-                    wall_clock_ns: wall,
-                    attitude: [r, p, y],
-                    message,
-                }
+            |((writer_slot, lag, lockstep), (epoch, fingerprint, step, sim_time, wall))| Header {
+                writer_slot,
+                lag,
+                mode: if lockstep {
+                    SyncMode::Lockstep
+                } else {
+                    SyncMode::Free
+                },
+                epoch,
+                fingerprint,
+                step,
+                sim_time,
+                wall_clock_ns: wall,
             },
         )
+}
+
+/// A sealed frame: any header over any payload of 0 to 32 words.
+fn any_frame() -> impl Strategy<Value = FrameBuf> {
+    (any_header(), prop::collection::vec(any::<u64>(), 0..32)).prop_map(|(h, words)| {
+        let mut f = FrameBuf::new(words.len() * 8);
+        for (chunk, w) in f.payload_mut().chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
+        f.seal(&h);
+        f
+    })
 }
 
 fn any_packet() -> impl Strategy<Value = FlightData> {
@@ -69,13 +75,14 @@ fn any_packet() -> impl Strategy<Value = FlightData> {
 }
 
 proptest! {
-    // Compared through their encodings: NaN payloads must survive bit for bit.
+    // Compared through their bytes: NaN payloads must survive bit for bit.
     #[test]
     fn framed_round_trips(f in any_frame()) {
-        let bytes = framed::encode(&f);
-        let back = framed::decode(&bytes).unwrap();
-        prop_assert_eq!(framed::encode(&back), bytes);
-        prop_assert_eq!(back.message, f.message);
+        let header = f.check().unwrap();
+        let mut again = FrameBuf::new(f.payload().len());
+        again.payload_mut().copy_from_slice(f.payload());
+        again.seal(&header);
+        prop_assert_eq!(again.bytes(), f.bytes());
     }
 
     #[test]
@@ -86,18 +93,19 @@ proptest! {
 
     #[test]
     fn every_single_bit_flip_is_caught_or_harmless(f in any_frame()) {
-        let clean = framed::encode(&f);
-        for bit in 0..FRAME_SIZE * 8 {
-            let mut b = clean;
+        let clean = f.bytes().to_vec();
+        let payload_len = f.payload().len();
+        for bit in 0..clean.len() * 8 {
+            let mut b = clean.clone();
             b[bit / 8] ^= 1 << (bit % 8);
-            match framed::decode(&b) {
+            match framed::check(&b, payload_len) {
                 // The sequence word is outside the CRC: the contents are intact,
                 // so delivering them is right (the seqlock judges that word).
-                Ok(back) => prop_assert!(
-                    bit / 8 < 4 && framed::encode(&back)[4..] == clean[4..],
-                    "bit {} flipped and the frame still decoded", bit
+                Ok(_) => prop_assert!(
+                    bit / 8 < 4,
+                    "bit {} flipped and the frame still checked", bit
                 ),
-                Err(FrameError::BadMagic { .. } | FrameError::BadCrc { .. } | FrameError::BadVersion { .. }) => {
+                Err(FrameError::BadMagic { .. } | FrameError::BadCrc { .. } | FrameError::BadVersion { .. } | FrameError::BadLength { .. }) => {
                     prop_assert!(bit / 8 >= 4, "bit {} of the sequence word was rejected", bit)
                 }
                 Err(FrameError::Empty) => prop_assert!(false, "bit {} made the frame look empty", bit),
@@ -115,19 +123,26 @@ fn slot_reader_reports_corrupted_frames() {
         &OpenOptions::default(),
     )
     .unwrap();
-    let region = d.map(0, frames::region_len(0)).unwrap();
-    let slot = frames::slot(&region, 0).unwrap();
-    let mut writer = FramedWriter::new(slot.clone()).unwrap();
-    let reader = FramedReader::new(slot.clone()).unwrap().with_attempts(3);
-    let f = Frame {
-        step: 5,
+    let region = d
+        .map(0, rfm_core::interface::attitude_region_len(0))
+        .unwrap();
+    let slot = common::attitude_area(&region, 0);
+    let ring = common::attitude_ring();
+    let mut writer = FramedWriter::new(slot.clone(), ring).unwrap();
+    let reader = FramedReader::new(slot.clone(), ring)
+        .unwrap()
+        .with_attempts(3);
+    let sample = Sample {
         message: Message::new("ok").unwrap(),
-        ..Frame::default()
+        ..Default::default()
     };
-    let entry = framed::entry_offset(5);
+    let (mut f, h) = common::attitude_frame(0, 0, 5, 1, &sample);
+    let mut buf = reader.buffer();
+    let entry = ring.entry_offset(5);
+    // Words: sim time (CRC), magic, CRC, payload (CRC).
     for (word, expect_crc) in [(12usize, true), (2, false), (1, true), (29, true)] {
-        writer.publish(&f).unwrap();
-        assert_eq!(reader.read_entry(5), Ok(f));
+        writer.publish(&mut f, &h).unwrap();
+        assert_eq!(reader.read_entry(5, &mut buf), Ok(h));
         let offset = entry + word * 4;
         let w = slot
             .load_u32(offset, std::sync::atomic::Ordering::Relaxed)
@@ -138,7 +153,7 @@ fn slot_reader_reports_corrupted_frames() {
             std::sync::atomic::Ordering::Relaxed,
         )
         .unwrap();
-        let err = reader.read_entry(5).unwrap_err();
+        let err = reader.read_entry(5, &mut buf).unwrap_err();
         let ReadError::Unreadable {
             attempts,
             rejections,
@@ -161,14 +176,15 @@ fn slot_reader_reports_corrupted_frames() {
         );
     }
     // A sequence word left odd (a writer that died mid-frame) is "write in progress".
-    writer.publish(&f).unwrap();
+    writer.publish(&mut f, &h).unwrap();
     slot.store_u32(entry, 7, std::sync::atomic::Ordering::Relaxed)
         .unwrap();
-    let err = reader.read_entry(5).unwrap_err();
+    let err = reader.read_entry(5, &mut buf).unwrap_err();
     assert!(err.to_string().contains("3 write in progress"), "{err}");
     // The next writer closes it.
-    let mut next = FramedWriter::new(slot).unwrap();
-    next.publish(&f).unwrap();
-    assert_eq!(reader.read_entry(5), Ok(f));
+    let mut next = FramedWriter::new(slot, ring).unwrap();
+    next.publish(&mut f, &h).unwrap();
+    assert_eq!(reader.read_entry(5, &mut buf), Ok(h));
+    assert_eq!(Sample::read(buf.payload(), h.sim_time), sample);
     assert_eq!(MESSAGE_LEN, 32);
 }

@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 
-use rfm_core::frame::framed::{Frame, SyncMode};
+use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::{self, Message, RING_DEPTH};
+use rfm_core::frame::{Message, RING_DEPTH};
+use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter};
 use rfm_core::{Device, OpenOptions, Region};
 
@@ -28,25 +29,34 @@ fn region() -> Region {
     let device = format!("loopback:{}", common::unique("torn"));
     Device::open(&device, &OpenOptions::default())
         .unwrap()
-        .map(0, frame::region_len(0))
+        .map(0, rfm_core::interface::attitude_region_len(0))
         .unwrap()
 }
 
+/// Slot 0's area of `region`.
+fn area(region: &Region) -> Region {
+    common::attitude_area(region, 0)
+}
+
 /// Frame number `c`: every field a function of `c`, all written to ring entry 0.
-fn framed(c: u64) -> Frame {
-    Frame {
+fn framed(c: u64) -> (Header, Sample) {
+    let header = Header {
         writer_slot: 0,
-        status: c as u8,
         lag: (c % 7) as u8,
         mode: SyncMode::Free,
         epoch: c ^ 0xa5a5_a5a5_a5a5_a5a5,
-        ack_epoch: c.wrapping_mul(3),
+        fingerprint: c.wrapping_mul(3),
         step: c * RING_DEPTH as u64,
         sim_time: c as f64,
         wall_clock_ns: c + 1,
+    };
+    let sample = Sample {
+        sim_time: c as f64,
+        status: c as u8,
         attitude: [c as f64, c as f64 + 0.5, -(c as f64)],
         message: Message::new(&format!("frame {c}")).unwrap(),
-    }
+    };
+    (header, sample)
 }
 
 fn packet(c: u64) -> FlightData {
@@ -64,7 +74,7 @@ fn packet(c: u64) -> FlightData {
 /// checking each accepted value with `counter_of` (None = inconsistent).
 fn race<T: std::fmt::Debug>(
     write: impl FnMut(u64) + Send + 'static,
-    read: impl Fn() -> Result<T, ReadError>,
+    mut read: impl FnMut() -> Result<T, ReadError>,
     counter_of: impl Fn(&T) -> Option<u64>,
 ) {
     let stop = Arc::new(AtomicBool::new(false));
@@ -107,9 +117,9 @@ fn race<T: std::fmt::Debug>(
     assert!(accepted > 0, "the reader never got a frame");
 }
 
-fn framed_counter(f: &Frame) -> Option<u64> {
-    let c = f.step / RING_DEPTH as u64;
-    (f.step.is_multiple_of(RING_DEPTH as u64) && *f == framed(c)).then_some(c)
+fn framed_counter(f: &(Header, Sample)) -> Option<u64> {
+    let c = f.0.step / RING_DEPTH as u64;
+    (f.0.step.is_multiple_of(RING_DEPTH as u64) && *f == framed(c)).then_some(c)
 }
 
 fn seed_counter(p: &FlightData) -> Option<u64> {
@@ -119,11 +129,21 @@ fn seed_counter(p: &FlightData) -> Option<u64> {
 #[test]
 fn framed_reader_never_accepts_a_torn_frame() {
     let region = region();
-    let mut writer = FramedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
-    let reader = FramedReader::new(frame::slot(&region, 0).unwrap()).unwrap();
+    let ring = common::attitude_ring();
+    let mut writer = FramedWriter::new(area(&region), ring).unwrap();
+    let reader = FramedReader::new(area(&region), ring).unwrap();
+    let mut frame = FrameBuf::new(ring.payload_len);
+    let mut buf = reader.buffer();
     race(
-        move |c| writer.publish(&framed(c)).unwrap(),
-        || reader.read_entry(0),
+        move |c| {
+            let (header, sample) = framed(c);
+            sample.write(frame.payload_mut());
+            writer.publish(&mut frame, &header).unwrap()
+        },
+        || {
+            let header = reader.read_entry(0, &mut buf)?;
+            Ok((header, Sample::read(buf.payload(), header.sim_time)))
+        },
         framed_counter,
     );
 }
@@ -131,8 +151,8 @@ fn framed_reader_never_accepts_a_torn_frame() {
 #[test]
 fn seed_reader_never_accepts_a_torn_packet() {
     let region = region();
-    let mut writer = SeedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
-    let reader = SeedReader::new(frame::slot(&region, 0).unwrap()).unwrap();
+    let mut writer = SeedWriter::new(area(&region)).unwrap();
+    let reader = SeedReader::new(area(&region)).unwrap();
     race(
         move |c| writer.publish(&packet(c)).unwrap(),
         || reader.read(),
@@ -143,10 +163,13 @@ fn seed_reader_never_accepts_a_torn_packet() {
 /// The consistency checks above do catch a mix of two frames.
 #[test]
 fn the_checks_reject_mixed_frames() {
-    let mixed = Frame {
-        attitude: framed(8).attitude,
-        ..framed(9)
-    };
+    let mixed = (
+        framed(9).0,
+        Sample {
+            attitude: framed(8).1.attitude,
+            ..framed(9).1
+        },
+    );
     assert_eq!(framed_counter(&mixed), None);
     assert_eq!(framed_counter(&framed(9)), Some(9));
     let mixed = FlightData {

@@ -5,15 +5,21 @@
 //! this session's epoch, comes back. The other end echoes each new ping. One
 //! round trip is two one-way trips through the memory plus one poll on each side,
 //! the quantity the article's 400-600 ns one-way figure is half of.
+//!
+//! Pings are attitude preset frames, so `rfmctl watch` shows them: the message
+//! says ping or pong, the status byte marks the last ping, and an answer carries
+//! the epoch of the session it answers as the bits of its roll.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::frame::framed::{Frame, SyncMode};
+use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::{self, Message};
-use rfm_core::slot::{FramedReader, FramedWriter};
+use rfm_core::interface;
+use rfm_core::link::Sample;
+use rfm_core::slot::{FramedReader, FramedWriter, Ring};
 use rfm_core::Device;
 
 use crate::failure::Failure;
@@ -71,6 +77,9 @@ fn session_epoch() -> u64 {
 struct End {
     writer: FramedWriter,
     reader: FramedReader,
+    /// This end's frame and the other end's last one.
+    out: FrameBuf,
+    input: FrameBuf,
     slot: u8,
     peer_slot: u8,
     epoch: u64,
@@ -86,13 +95,17 @@ impl End {
         }
         let highest = args.slot.max(args.peer);
         let region = device
-            .map(args.region_offset, frame::region_len(highest))
+            .map(args.region_offset, interface::attitude_region_len(highest))
             .map_err(|e| Failure::device(anyhow!("slots up to {highest} do not fit: {e}")))?;
-        let mine = frame::slot(&region, args.slot).map_err(Failure::device)?;
-        let theirs = frame::slot(&region, args.peer).map_err(Failure::device)?;
+        let area =
+            |slot| frame::area(&region, &interface::attitude_area(slot)).map_err(Failure::device);
+        let ring = Ring::of(&interface::attitude_area(args.slot));
+        let reader = FramedReader::new(area(args.peer)?, ring).map_err(Failure::device)?;
         Ok(End {
-            writer: FramedWriter::new(mine).map_err(Failure::device)?,
-            reader: FramedReader::new(theirs).map_err(Failure::device)?,
+            writer: FramedWriter::new(area(args.slot)?, ring).map_err(Failure::device)?,
+            out: reader.buffer(),
+            input: reader.buffer(),
+            reader,
             slot: args.slot,
             peer_slot: args.peer,
             epoch: session_epoch(),
@@ -106,20 +119,30 @@ impl End {
         status: u8,
         text: &str,
     ) -> Result<(), Failure> {
-        let frame = Frame {
-            writer_slot: self.slot,
+        Sample {
+            sim_time: 0.0,
+            attitude: [f64::from_bits(ack_epoch), 0.0, 0.0],
             status,
-            lag: 0,
+            message: Message::new(text).expect("short ASCII"),
+        }
+        .write(self.out.payload_mut());
+        let header = Header {
+            writer_slot: self.slot,
             mode: SyncMode::Free,
             epoch: self.epoch,
-            ack_epoch,
+            fingerprint: interface::attitude(self.slot, self.peer_slot).fingerprint(),
             step,
-            sim_time: 0.0,
-            wall_clock_ns: 0,
-            attitude: [0.0; 3],
-            message: Message::new(text).expect("short ASCII"),
+            ..Header::default()
         };
-        self.writer.publish(&frame).map_err(Failure::device)
+        self.writer
+            .publish(&mut self.out, &header)
+            .map_err(Failure::device)
+    }
+
+    /// The other end's newest frame: its header and what it says.
+    fn latest(&mut self) -> Option<(Header, Sample)> {
+        let header = self.reader.read_latest(&mut self.input).ok()?;
+        Some((header, Sample::read(self.input.payload(), header.sim_time)))
     }
 }
 
@@ -137,8 +160,8 @@ fn measure(mut end: End, count: u64, timeout: Duration) -> Result<Vec<u64>, Fail
             timeout.min(Duration::from_secs(5))
         };
         loop {
-            if let Ok(f) = end.reader.read_latest() {
-                if f.ack_epoch == end.epoch && f.step == k {
+            if let Some((h, answer)) = end.latest() {
+                if answer.attitude[0].to_bits() == end.epoch && h.step == k {
                     break;
                 }
             }
@@ -164,14 +187,16 @@ fn measure(mut end: End, count: u64, timeout: Duration) -> Result<Vec<u64>, Fail
 /// Echoes pings until the measuring end says it is done; returns how many.
 fn echo(mut end: End, timeout: Duration) -> Result<u64, Failure> {
     // A finished session left in memory by an earlier run must not stop us.
-    let stale = end.reader.read_latest().ok().map(|f| f.epoch);
+    let stale = end.latest().map(|(h, _)| h.epoch);
     let mut answered = 0u64;
     let mut last: Option<(u64, u64)> = None;
     let mut quiet_since = Instant::now();
     loop {
-        match end.reader.read_latest() {
-            Ok(f) if f.message.to_string_lossy() == PING && last != Some((f.epoch, f.step)) => {
-                let finished = f.status == DONE;
+        match end.latest() {
+            Some((f, ping))
+                if ping.message.to_string_lossy() == PING && last != Some((f.epoch, f.step)) =>
+            {
+                let finished = ping.status == DONE;
                 if finished && stale == Some(f.epoch) && last.is_none() {
                     std::hint::spin_loop();
                     continue;

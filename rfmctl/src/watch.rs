@@ -1,6 +1,10 @@
-//! `watch`: the frames in each slot, decoded, refreshing in place.
+//! `watch`: every node's newest frame, decoded by name, refreshing in place.
 //!
-//! The watcher samples: it reads each slot's newest frame every millisecond and
+//! The watcher needs no interface file: each node describes itself in its own area
+//! (see `rfm_core::interface::descriptor`), and the watcher finds those
+//! descriptors in the memory and decodes each node's signals by them.
+//!
+//! The watcher samples: it reads each node's newest frame every millisecond and
 //! feeds what it sees to the same health tracker the FMU uses. Its "missed"
 //! count is frames published between two of its reads, which at microsecond
 //! steps is nearly all of them: that is the watcher's sampling, not the link's
@@ -13,13 +17,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::frame::framed::Frame;
-use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::{self, slot};
+use rfm_core::frame::framed::{self, FrameBuf};
+use rfm_core::frame::{self, seed::FlightData};
 use rfm_core::health::{FrameId, Observation, PeerHealth};
+use rfm_core::interface::{self, discover, Found, Value};
 use rfm_core::link::liveness::{Life, PeerWatch, Words, MIN_SILENCE};
-use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, ReadError, SeedReader};
+use rfm_core::slot::{FramedReader, ReadError, Ring, SeedReader};
+use rfm_core::Region;
 use serde_json::json;
 
 use crate::failure::Failure;
@@ -27,28 +31,34 @@ use crate::numbers::parse_u64;
 use crate::open::open;
 
 pub const HELP: &str = "\
-Columns: holder: the slot's holder by its heartbeat (live; silent N s: its beat has
-not moved for that long, a dead or paused program; closed: it stopped cleanly;
-none: no heartbeat, e.g. an article program); the writer's slot and session epoch
-(low 32 bits), its step (packet id for seed), simulation time, attitude (rad), status byte, message; age: time since this
-watcher last saw a new frame; rate: steps per second over the last interval;
-missed: frames published between two of the watcher's reads (sampling, not loss);
-bad: complete but corrupt frames (CRC, magic); restarts: epoch changes (seed: the
-packet id going back).
+Nodes are found by the descriptor each one writes into its own area: no interface
+file is needed. Columns: node and slot; holder: the area's holder by its heartbeat
+(live; silent N s: its beat has not moved for that long, a dead or paused program;
+closed: it stopped cleanly; none: no heartbeat, e.g. an article program); the
+writer's session epoch (low 32 bits), its step (packet id for seed), simulation
+time; age: time since this watcher last saw a new frame; rate: steps per second
+over the last interval; missed: frames published between two of the watcher's
+reads (sampling, not loss); bad: complete but corrupt frames (CRC, magic);
+restarts: epoch changes (seed: the packet id going back); then the signals by name
+(the first few; --json gives all).
 
-Example: rfmctl watch shm:cockpit --slots 0,1
-         rfmctl watch /dev/rfm2g0 --layout seed --slots 0 --once --json";
+Example: rfmctl watch shm:cockpit
+         rfmctl watch /dev/rfm2g0 --slots 0,1 --once --json
+         rfmctl watch /dev/rfm2g0 --layout seed --slots 0 --once";
+
+/// Signals shown per row of the table.
+const SHOWN_SIGNALS: usize = 6;
 
 #[derive(Args, Debug)]
 pub struct WatchArgs {
     pub device: String,
-    /// Slots to show (the FMU's nodeSlot and peerSlot)
-    #[arg(long, value_delimiter = ',', default_value = "0,1")]
+    /// Slots to show (default: every node found; for seed, 0 and 1)
+    #[arg(long, value_delimiter = ',')]
     pub slots: Vec<u8>,
     /// framed (the FMU's default) or seed (the article's FlightData)
     #[arg(long, default_value = "framed", value_parser = ["framed", "seed"])]
     pub layout: String,
-    /// The FMU's regionOffset: where slot 0 starts
+    /// The FMU's regionOffset: where the coupling's areas start
     #[arg(long, default_value = "0", value_parser = parse_u64)]
     pub region_offset: u64,
     /// Seconds between refreshes, over which rates are measured
@@ -73,24 +83,35 @@ fn parse_interval(text: &str) -> Result<f64, String> {
 }
 
 enum Reader {
-    Framed(FramedReader),
+    /// A framed area, decoded by its descriptor.
+    Framed {
+        reader: FramedReader,
+        buf: FrameBuf,
+        found: Box<Found>,
+    },
     Seed(SeedReader),
+    /// Nothing describes this slot.
+    Undescribed,
 }
 
-#[derive(Clone, Copy)]
-enum Latest {
-    Framed(Frame),
-    Seed(FlightData),
+/// A frame as shown: its header's facts and its signals by name.
+#[derive(Clone)]
+struct Shown {
+    epoch: Option<u64>,
+    step: u64,
+    sim_time: f64,
+    signals: Vec<(String, Value, String)>,
 }
 
 struct SlotView {
     slot: u8,
-    /// The whole slot, for its liveness words.
-    memory: rfm_core::Region,
-    holder: PeerWatch,
+    node: String,
+    /// The node's area, for its liveness words.
+    memory: Option<Region>,
+    holder: Option<PeerWatch>,
     reader: Reader,
     health: PeerHealth,
-    latest: Option<Latest>,
+    latest: Option<Shown>,
     seen_at: Option<Instant>,
     /// Why the last read gave no frame.
     problem: Option<String>,
@@ -103,17 +124,38 @@ struct SlotView {
 }
 
 impl SlotView {
+    fn new(slot: u8, node: String, memory: Option<Region>, reader: Reader) -> SlotView {
+        let holder = memory
+            .as_ref()
+            .and_then(|m| Words::read(m).ok())
+            .map(|w| PeerWatch::new(w, Instant::now()));
+        SlotView {
+            slot,
+            node,
+            memory,
+            holder,
+            reader,
+            health: PeerHealth::new(),
+            latest: None,
+            seen_at: None,
+            problem: None,
+            empty: false,
+            mark: None,
+            rate: None,
+        }
+    }
+
     fn step(&self) -> Option<u64> {
-        self.latest.map(|l| match l {
-            Latest::Framed(f) => f.step,
-            Latest::Seed(p) => p.packet_id,
-        })
+        self.latest.as_ref().map(|l| l.step)
     }
 
     /// The holder as the link would judge it: live while its beat moved within
     /// the shortest silence that ever counts as death.
     fn holder(&self, now: Instant) -> (&'static str, Option<f64>) {
-        match self.holder.life() {
+        let Some(holder) = &self.holder else {
+            return ("none", None);
+        };
+        match holder.life() {
             Life::Absent => ("none", None),
             Life::Closed { .. } => ("closed", None),
             life => {
@@ -134,26 +176,52 @@ impl SlotView {
     }
 
     fn poll(&mut self, now: Instant) {
-        if let Ok(words) = Words::read(&self.memory) {
-            self.holder.observe(words, now);
+        if let (Some(memory), Some(holder)) = (&self.memory, &mut self.holder) {
+            if let Ok(words) = Words::read(memory) {
+                holder.observe(words, now);
+            }
         }
-        let read = match &self.reader {
-            Reader::Framed(r) => r.read_latest().map(|f| {
+        let read = match &mut self.reader {
+            Reader::Framed { reader, buf, found } => reader.read_latest(buf).map(|h| {
                 let id = FrameId {
-                    epoch: Some(f.epoch),
-                    step: f.step,
-                    digest: Sample::from(&f).digest(),
+                    epoch: Some(h.epoch),
+                    step: h.step,
+                    digest: framed::crc_of(buf.bytes()),
                 };
-                (Latest::Framed(f), id)
+                let signals = found
+                    .descriptor
+                    .signals
+                    .iter()
+                    .filter_map(|d| {
+                        Value::read(d.kind, buf.payload(), d.offset)
+                            .map(|v| (d.name.clone(), v, d.unit.clone()))
+                    })
+                    .collect();
+                let shown = Shown {
+                    epoch: Some(h.epoch),
+                    step: h.step,
+                    sim_time: h.sim_time,
+                    signals,
+                };
+                (shown, id)
             }),
             Reader::Seed(r) => r.read().map(|p| {
                 let id = FrameId {
                     epoch: None,
                     step: p.packet_id,
-                    digest: Sample::from(&p).digest(),
+                    digest: seed_digest(&p),
                 };
-                (Latest::Seed(p), id)
+                (seed_shown(&p), id)
             }),
+            Reader::Undescribed => {
+                self.empty = true;
+                self.problem = Some(format!(
+                    "no node describes slot {} in this memory (not started, or started \
+                     without a descriptor)",
+                    self.slot
+                ));
+                return;
+            }
         };
         match read {
             Ok((latest, id)) => {
@@ -206,41 +274,36 @@ impl SlotView {
             format!("{:.3}", now.duration_since(t).as_secs_f64())
         });
         let holder = self.holder_text(now);
-        match self.latest {
-            None => format!(
-                "{:>4} {holder:>12}  {}",
-                self.slot,
+        let head = format!("{:>4} {:<12} {holder:>12}", self.slot, self.node);
+        let Some(f) = &self.latest else {
+            return format!(
+                "{head}  {}",
                 self.problem.as_deref().unwrap_or("nothing read yet")
-            ),
-            Some(Latest::Framed(f)) => format!(
-                "{:>4} {holder:>12} {:>6} {:08x} {:>12} {:>11.3} {:>+8.4} {:>+8.4} {:>+8.4} {:>3} {:>8} {tail}  {}",
-                self.slot,
-                f.writer_slot,
-                f.epoch as u32,
-                f.step,
-                f.sim_time,
-                f.attitude[0],
-                f.attitude[1],
-                f.attitude[2],
-                f.status,
-                age,
-                f.message.to_string_lossy()
-            ),
-            Some(Latest::Seed(p)) => format!(
-                "{:>4} {holder:>12} {:>6} {:>8} {:>12} {:>11.3} {:>+8.4} {:>+8.4} {:>+8.4} {:>3} {:>8} {tail}  {}",
-                self.slot,
-                "-",
-                "-",
-                p.packet_id,
-                p.timestamp,
-                p.attitude[0],
-                p.attitude[1],
-                p.attitude[2],
-                p.status,
-                age,
-                p.msg.to_string_lossy()
-            ),
+            );
+        };
+        let mut signals: Vec<String> = f
+            .signals
+            .iter()
+            .take(SHOWN_SIGNALS)
+            .map(|(name, value, unit)| {
+                if unit.is_empty() {
+                    format!("{name}={value}")
+                } else {
+                    format!("{name}={value} {unit}")
+                }
+            })
+            .collect();
+        if f.signals.len() > SHOWN_SIGNALS {
+            signals.push(format!("… {} more", f.signals.len() - SHOWN_SIGNALS));
         }
+        format!(
+            "{head} {:>8} {:>12} {:>11.3} {:>8} {tail}  {}",
+            f.epoch.map_or("-".into(), |e| format!("{:08x}", e as u32)),
+            f.step,
+            f.sim_time,
+            age,
+            signals.join(", ")
+        )
     }
 
     fn json(&self, now: Instant) -> serde_json::Value {
@@ -248,9 +311,10 @@ impl SlotView {
         let (holder, silent_s) = self.holder(now);
         let mut v = json!({
             "slot": self.slot,
+            "node": self.node,
             "holder": {
                 "state": holder,
-                "owner": self.holder.life().owner(),
+                "owner": self.holder.as_ref().and_then(|h| h.life().owner()),
                 "silent_s": silent_s,
             },
             "state": match (&self.latest, &self.problem) {
@@ -266,74 +330,163 @@ impl SlotView {
             "restarts": h.restarts,
             "problem": self.problem,
         });
-        let frame = match self.latest {
+        let frame = match &self.latest {
             None => json!(null),
-            Some(Latest::Framed(f)) => json!({
-                "writer_slot": f.writer_slot,
-                "epoch": f.epoch,
-                "ack_epoch": f.ack_epoch,
-                "step": f.step,
-                "sim_time": f.sim_time,
-                "attitude": f.attitude,
-                "status": f.status,
-                "message": f.message.to_string_lossy(),
-                "lag": f.lag,
-                "mode": format!("{:?}", f.mode).to_lowercase(),
-            }),
-            Some(Latest::Seed(p)) => json!({
-                "packet_id": p.packet_id,
-                "timestamp": p.timestamp,
-                "attitude": p.attitude,
-                "status": p.status,
-                "message": p.msg.to_string_lossy(),
-            }),
+            Some(f) => {
+                let signals: serde_json::Map<String, serde_json::Value> = f
+                    .signals
+                    .iter()
+                    .map(|(name, value, _)| (name.clone(), json_value(value)))
+                    .collect();
+                json!({
+                    "epoch": f.epoch,
+                    "step": f.step,
+                    "sim_time": f.sim_time,
+                    "signals": signals,
+                })
+            }
         };
         v["frame"] = frame;
         v
     }
 }
 
-const HEADER: &str = "slot       holder writer    epoch         step    sim time s     roll    pitch      yaw  st    age s    rate/s missed  bad restarts  message";
+fn json_value(v: &Value) -> serde_json::Value {
+    match v {
+        Value::Real(x) => json!(x),
+        Value::Integer(i) => json!(i),
+        Value::Boolean(b) => json!(b),
+        Value::String(s) => json!(s),
+    }
+}
+
+/// The article's packet shown as the attitude preset's signals.
+fn seed_shown(p: &FlightData) -> Shown {
+    let real = |x: f32| Value::Real(f64::from(x));
+    let rad = || "rad".to_owned();
+    Shown {
+        epoch: None,
+        step: p.packet_id,
+        sim_time: p.timestamp,
+        signals: vec![
+            ("roll".into(), real(p.attitude[0]), rad()),
+            ("pitch".into(), real(p.attitude[1]), rad()),
+            ("yaw".into(), real(p.attitude[2]), rad()),
+            (
+                "status".into(),
+                Value::Integer(i32::from(p.status)),
+                String::new(),
+            ),
+            (
+                "message".into(),
+                Value::String(p.msg.to_string_lossy()),
+                String::new(),
+            ),
+        ],
+    }
+}
+
+/// A digest of a packet's contents, to tell a re-read from a new packet.
+fn seed_digest(p: &FlightData) -> u32 {
+    // The packet has no CRC of its own; any stable hash of its bytes will do.
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    frame::seed::encode(p).hash(&mut h);
+    h.finish() as u32
+}
+
+const HEADER: &str = "slot node               holder    epoch         step    sim time s    age s    rate/s missed  bad restarts  signals";
+
+/// The views of `--layout seed`: the article's packet at each slot's area.
+fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
+    let slots = if slots.is_empty() { &[0, 1][..] } else { slots };
+    slots
+        .iter()
+        .map(|&s| {
+            let area = frame::area(region, &interface::attitude_area(s)).map_err(|e| {
+                Failure::device(anyhow!(
+                    "slot {s} of the attitude layout does not fit the memory: {e}"
+                ))
+            })?;
+            let reader = Reader::Seed(SeedReader::new(area.clone()).map_err(Failure::device)?);
+            Ok(SlotView::new(s, format!("slot{s}"), Some(area), reader))
+        })
+        .collect()
+}
+
+/// The views of the framed layout: every node whose descriptor is in `region`
+/// (of `slots`, if given); a slot holding two (a stale one left by an earlier
+/// coupling) shows the one whose holder is live, else the last found.
+fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
+    let mut found = discover(region).map_err(Failure::device)?;
+    found.retain(|f| slots.is_empty() || slots.contains(&f.descriptor.slot));
+    let live = |f: &Found| {
+        frame::area(region, &f.area)
+            .ok()
+            .and_then(|a| Words::read(&a).ok())
+            .is_some_and(|w| w.closed == 0 && w.owner != 0)
+    };
+    let mut chosen: Vec<Found> = Vec::new();
+    for f in found {
+        match chosen
+            .iter_mut()
+            .find(|c| c.descriptor.slot == f.descriptor.slot)
+        {
+            Some(c) if live(c) && !live(&f) => {}
+            Some(c) => *c = f,
+            None => chosen.push(f),
+        }
+    }
+    chosen.sort_by_key(|f| f.descriptor.slot);
+    let mut views = Vec::new();
+    for f in chosen {
+        let area = frame::area(region, &f.area).map_err(Failure::device)?;
+        let reader = FramedReader::new(area.clone(), Ring::of(&f.area)).map_err(Failure::device)?;
+        views.push(SlotView::new(
+            f.descriptor.slot,
+            f.descriptor.node.clone(),
+            Some(area),
+            Reader::Framed {
+                buf: reader.buffer(),
+                reader,
+                found: Box::new(f),
+            },
+        ));
+    }
+    for &s in slots {
+        if !views.iter().any(|v| v.slot == s) {
+            views.push(SlotView::new(s, "?".into(), None, Reader::Undescribed));
+        }
+    }
+    if views.is_empty() {
+        return Err(Failure::check_failed(anyhow!(
+            "no node describes itself in this memory: is a simulator running on it, with the \
+             same regionOffset? (the article's programs write no descriptor: use --layout seed)"
+        )));
+    }
+    Ok(views)
+}
 
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let device = open(&args.device, library)?;
-    let highest = *args
-        .slots
-        .iter()
-        .max()
-        .ok_or_else(|| Failure::usage(anyhow!("--slots names no slot")))?;
+    let size = device.size();
     let region = device
-        .map(args.region_offset, frame::region_len(highest))
+        .map(
+            args.region_offset,
+            size.saturating_sub(args.region_offset) as usize,
+        )
         .map_err(|e| {
             Failure::device(anyhow!(
-                "slots 0..={highest} at regionOffset {:#x} do not fit `{}`: {e}",
+                "regionOffset {:#x} is not inside `{}`: {e}",
                 args.region_offset,
                 args.device
             ))
         })?;
-    let mut views = Vec::new();
-    for &s in &args.slots {
-        let one = slot(&region, s).map_err(Failure::device)?;
-        let reader = if args.layout == "seed" {
-            Reader::Seed(SeedReader::new(one.clone()).map_err(Failure::device)?)
-        } else {
-            Reader::Framed(FramedReader::new(one.clone()).map_err(Failure::device)?)
-        };
-        let words = Words::read(&one).map_err(Failure::device)?;
-        views.push(SlotView {
-            slot: s,
-            memory: one.clone(),
-            holder: PeerWatch::new(words, Instant::now()),
-            reader,
-            health: PeerHealth::new(),
-            latest: None,
-            seen_at: None,
-            problem: None,
-            empty: false,
-            mark: None,
-            rate: None,
-        });
-    }
+    let mut views = if args.layout == "seed" {
+        seed_views(&region, &args.slots)?
+    } else {
+        framed_views(&region, &args.slots)?
+    };
     let interval = Duration::from_secs_f64(args.interval);
     let refreshes = if args.once { Some(1) } else { args.count };
     let terminal = std::io::stdout().is_terminal() && !args.json;

@@ -7,11 +7,15 @@ mod sim;
 use std::io::Read;
 use std::process::{Command, Output};
 
-use rfm_core::frame::framed::{Frame, SyncMode};
+use serde_json::json;
+
+use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::seed::FlightData;
 use rfm_core::frame::{self, Message};
-use rfm_core::slot::{FramedWriter, SeedWriter};
-use rfm_core::{Device, OpenOptions};
+use rfm_core::interface::{self, descriptor, layout::DESCRIPTOR_OFFSET};
+use rfm_core::link::Sample;
+use rfm_core::slot::{FramedWriter, Ring, SeedWriter};
+use rfm_core::{Device, OpenOptions, Region};
 
 fn rfmctl(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rfmctl"))
@@ -449,20 +453,42 @@ fn interrupts_sent_by_one_node_are_received_by_another() {
     assert!(err.contains("`intr9` is not a network interrupt"), "{err}");
 }
 
-fn frame(slot: u8, step: u64) -> Frame {
-    Frame {
-        writer_slot: slot,
-        status: 7,
-        lag: 0,
-        mode: SyncMode::Lockstep,
-        epoch: 0x1234_5679,
-        ack_epoch: 0,
-        step,
-        sim_time: step as f64 * 0.001,
-        wall_clock_ns: 0,
-        attitude: [0.25, -0.5, 1.0],
-        message: Message::new(&format!("slot {slot}")).unwrap(),
+/// Node `slot` of the attitude preset as a simulator starts it in `region` (mapped
+/// at 0): its descriptor written, then frames 0..=`last`. Returns its area.
+fn publish_attitude(region: &Region, slot: u8, last: u64) -> Region {
+    let interface = interface::attitude(slot, slot);
+    let map = interface.map().unwrap();
+    let area = frame::area(region, &map.areas[0]).unwrap();
+    let mut d = descriptor::encode(
+        &interface.name,
+        interface.fingerprint(),
+        &interface.nodes[0],
+        &map.areas[0].payload,
+    );
+    d.resize(d.len().next_multiple_of(4), 0);
+    area.write(DESCRIPTOR_OFFSET, &d).unwrap();
+    let mut w = FramedWriter::new(area.clone(), Ring::of(&map.areas[0])).unwrap();
+    let mut f = FrameBuf::new(map.areas[0].payload.len);
+    for step in 0..=last {
+        Sample {
+            sim_time: step as f64 * 0.001,
+            attitude: [0.25, -0.5, 1.0],
+            status: 7,
+            message: Message::new(&format!("slot {slot}")).unwrap(),
+        }
+        .write(f.payload_mut());
+        let h = Header {
+            writer_slot: slot,
+            mode: SyncMode::Lockstep,
+            epoch: 0x1234_5679,
+            fingerprint: interface.fingerprint(),
+            step,
+            sim_time: step as f64 * 0.001,
+            ..Header::default()
+        };
+        w.publish(&mut f, &h).unwrap();
     }
+    area
 }
 
 fn watch_json(args: &[&str]) -> (i32, serde_json::Value, String) {
@@ -474,26 +500,31 @@ fn watch_json(args: &[&str]) -> (i32, serde_json::Value, String) {
 #[test]
 fn watch_decodes_framed_slots_and_reports_an_empty_one() {
     let m = shm(64 << 10);
-    let region = m.memory.map(0, frame::region_len(2)).unwrap();
+    let region = m.memory.map(0, interface::attitude_region_len(2)).unwrap();
     for s in 0..2u8 {
-        let mut w = FramedWriter::new(frame::slot(&region, s).unwrap()).unwrap();
-        for k in 0..=41 {
-            w.publish(&frame(s, k)).unwrap();
-        }
+        publish_attitude(&region, s, 41);
     }
     let (code, v, err) =
         watch_json(&["watch", &m.device, "--once", "--json", "--interval", "0.05"]);
     assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        v["slots"].as_array().unwrap().len(),
+        2,
+        "every node found: {v}"
+    );
     for s in 0..2usize {
         let slot = &v["slots"][s];
         assert_eq!(slot["state"], "ok", "{v}");
+        assert_eq!(slot["slot"], s);
+        assert_eq!(slot["node"], format!("slot{s}"));
         assert_eq!(slot["frame"]["step"], 41);
-        assert_eq!(slot["frame"]["writer_slot"], s);
+        let signals = &slot["frame"]["signals"];
         assert_eq!(
-            slot["frame"]["attitude"],
-            serde_json::json!([0.25, -0.5, 1.0])
+            (&signals["roll"], &signals["pitch"], &signals["yaw"]),
+            (&json!(0.25), &json!(-0.5), &json!(1.0))
         );
-        assert_eq!(slot["frame"]["message"], format!("slot {s}"));
+        assert_eq!(signals["status"], 7);
+        assert_eq!(signals["message"], format!("slot {s}"));
         assert_eq!(slot["frame"]["epoch"], 0x1234_5679);
         assert_eq!(
             (slot["bad_frames"].as_u64(), slot["restarts"].as_u64()),
@@ -510,19 +541,26 @@ fn watch_decodes_framed_slots_and_reports_an_empty_one() {
         "0.05",
     ]);
     assert_eq!(code, 1, "slot 2 is empty: {out}");
-    assert!(out.contains("slot       holder writer    epoch"), "{out}");
     assert!(
-        out.lines()
-            .any(|l| l.starts_with("   1         none      1 12345679           41")),
+        out.contains("slot node               holder    epoch"),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("   1 slot1                none 12345679           41")
+                && l.contains(
+                    "roll=0.25 rad, pitch=-0.5 rad, yaw=1 rad, status=7, message=\"slot 1\""
+                )
+        ),
         "{out}"
     );
     assert!(
         out.lines()
-            .any(|l| l.starts_with("   2         none  slot is empty")),
+            .any(|l| l.starts_with("   2 ?                    none  no node describes slot 2")),
         "{out}"
     );
     assert!(
-        err.contains("no valid frame in slot 2: slot is empty"),
+        err.contains("no valid frame in slot 2: no node describes slot 2"),
         "{err}"
     );
     let (code, v, _) = watch_json(&[
@@ -537,19 +575,26 @@ fn watch_decodes_framed_slots_and_reports_an_empty_one() {
     ]);
     assert_eq!(code, 1);
     assert_eq!(v["slots"][0]["state"], "empty", "{v}");
+    // A memory nobody describes itself in.
+    let empty = shm(64 << 10);
+    let (code, _, err) = run(&["watch", &empty.device, "--once", "--interval", "0.05"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no node describes itself in this memory"),
+        "{err}"
+    );
 }
 
 #[test]
 fn watch_counts_corrupt_frames_and_never_shows_them() {
     let m = shm(64 << 10);
-    let region = m.memory.map(0, frame::region_len(0)).unwrap();
-    let mut w = FramedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
-    w.publish(&frame(0, 0)).unwrap();
-    // Flip a bit of the attitude inside the published frame (entry 0 at 64):
+    let region = m.memory.map(0, interface::attitude_region_len(0)).unwrap();
+    let area = publish_attitude(&region, 0, 0);
+    // Flip a bit of the roll inside the published frame (payload of entry 0):
     // complete, even sequence, but the CRC no longer matches.
-    let roll = 64 + 64;
-    let word = region.peek(roll, 4).unwrap();
-    region.poke(roll, 4, word ^ 0x10).unwrap();
+    let roll = Ring::of(&interface::attitude_area(0)).entry_offset(0) + 64;
+    let word = area.peek(roll, 4).unwrap();
+    area.poke(roll, 4, word ^ 0x10).unwrap();
     let (code, v, err) = watch_json(&[
         "watch",
         &m.device,
@@ -575,8 +620,9 @@ fn watch_counts_corrupt_frames_and_never_shows_them() {
 #[test]
 fn watch_reads_the_articles_flight_data() {
     let m = shm(64 << 10);
-    let region = m.memory.map(0, frame::region_len(0)).unwrap();
-    let mut w = SeedWriter::new(frame::slot(&region, 0).unwrap()).unwrap();
+    let region = m.memory.map(0, interface::attitude_region_len(0)).unwrap();
+    let mut w =
+        SeedWriter::new(frame::area(&region, &interface::attitude_area(0)).unwrap()).unwrap();
     w.publish(&FlightData {
         packet_id: 1234,
         timestamp: 2.5,
@@ -600,12 +646,16 @@ fn watch_reads_the_articles_flight_data() {
     assert_eq!(code, 0, "{err}");
     let f = &v["slots"][0]["frame"];
     assert_eq!(
-        (f["packet_id"].as_u64(), f["timestamp"].as_f64()),
+        (f["step"].as_u64(), f["sim_time"].as_f64()),
         (Some(1234), Some(2.5))
     );
-    assert_eq!(f["attitude"], serde_json::json!([0.5, 0.25, -1.0]));
+    let s = &f["signals"];
     assert_eq!(
-        (f["status"].as_u64(), f["message"].as_str()),
+        (&s["roll"], &s["pitch"], &s["yaw"]),
+        (&json!(0.5), &json!(0.25), &json!(-1.0))
+    );
+    assert_eq!(
+        (s["status"].as_u64(), s["message"].as_str()),
         (Some(3), Some("Hello RFM"))
     );
 }
@@ -700,11 +750,10 @@ fn dump_fill_and_watch_through_the_rfm2g_library() {
     };
     // A simulator on node 2 publishing in slot 3.
     let writer_board = Device::open(&dev.replace("/1/64K", "/2/64K"), &options).unwrap();
-    let region = writer_board.map(0, frame::region_len(3)).unwrap();
-    let mut w = FramedWriter::new(frame::slot(&region, 3).unwrap()).unwrap();
-    for k in 0..=7 {
-        w.publish(&frame(3, k)).unwrap();
-    }
+    let region = writer_board
+        .map(0, interface::attitude_region_len(3))
+        .unwrap();
+    publish_attitude(&region, 3, 7);
     let (code, v, err) = watch_json(&[
         "--library",
         &lib,
@@ -719,7 +768,7 @@ fn dump_fill_and_watch_through_the_rfm2g_library() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["slots"][0]["frame"]["step"], 7, "{v}");
-    assert_eq!(v["slots"][0]["frame"]["message"], "slot 3");
+    assert_eq!(v["slots"][0]["frame"]["signals"]["message"], "slot 3");
 
     let (code, _, err) = run(&["--library", &lib, "fill", &dev, "0x8000", "8", "0x41"]);
     assert_eq!(code, 0, "{err}");

@@ -1,59 +1,50 @@
-//! The `framed` layout: our frame, its codec, and the slot that holds a ring of them.
+//! The `framed` layout: our frame (a header and a node's payload), its codec, and
+//! where frames sit in a node's area.
 //!
-//! Slot (offsets from the slot start, [`super::SLOT_SIZE`] bytes):
+//! A node's area (see [`crate::interface::layout`]) holds the head word at offset 0
+//! (the low 32 bits of the newest complete step, stored after the frame, Release)
+//! and a ring of 16 entries, the frame of step s in entry s mod 16.
 //!
-//! | offset | size | field |
-//! |---|---|---|
-//! | 0 | 4 | head: low 32 bits of the newest complete step (stored after the frame, Release) |
-//! | 4 | 60 | reserved (zero) |
-//! | 64 + i·120 | 120 | ring entry i, holding the frame of step s where s mod 16 = i |
-//! | 1984 | 64 | liveness: owner, heartbeat and closed words ([`crate::link::liveness`]) |
-//!
-//! Frame (little-endian; the CRC-32C covers bytes 8..120; every field from byte 8
-//! on is 8-byte aligned, so encoding is whole-word stores that the CRC's 8-byte
-//! loads can forward from):
+//! Frame (little-endian; the CRC-32C covers byte 8 to the end of the payload; every
+//! field from byte 8 on is 8-byte aligned, so sealing is whole-word stores that the
+//! CRC's 8-byte loads can forward from):
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | seqlock sequence: odd while the writer is inside the frame |
-//! | 4 | 4 | CRC-32C (Castagnoli) of bytes 8..120 |
+//! | 4 | 4 | CRC-32C (Castagnoli) of bytes 8..64 + payload length |
 //! | 8 | 4 | magic `"RFMf"` (0x664d4652) |
 //! | 12 | 1 | format version ([`VERSION`]) |
 //! | 13 | 1 | writer's node slot |
-//! | 14 | 1 | status byte (user data) |
-//! | 15 | 1 | lockstep lag of the writer |
-//! | 16 | 1 | sync mode of the writer (0 free, 1 lockstep) |
-//! | 17 | 7 | reserved (zero) |
+//! | 14 | 1 | lockstep lag of the writer |
+//! | 15 | 1 | sync mode of the writer (0 free, 1 lockstep) |
+//! | 16 | 4 | payload length in bytes |
+//! | 20 | 4 | reserved (zero) |
 //! | 24 | 8 | epoch: random per writer session; a change means the peer restarted |
-//! | 32 | 8 | ack epoch: the peer session this writer has taken frames from (0 = none yet; informational) |
+//! | 32 | 8 | interface fingerprint ([`crate::interface::Interface::fingerprint`]) |
 //! | 40 | 8 | step: 0 for the frame published at initialization, then 1, 2, … |
 //! | 48 | 8 | simulation time (f64) |
 //! | 56 | 8 | writer's wall clock, ns since the Unix epoch |
-//! | 64 | 24 | roll, pitch, yaw (f64: no precision lost from `fmi2Real`) |
-//! | 88 | 32 | message (NUL-terminated, ≤ 31 bytes) |
+//! | 64 | n | payload: the writer's signals ([`crate::interface::layout`]) |
 //!
-//! CRC-32C rather than the zip CRC-32: the same 32 bits of protection (better
-//! Hamming distance at this length), computed by one instruction per 8 bytes on
-//! x86-64 (SSE4.2) and aarch64, with a portable fallback.
+//! CRC-32C rather than the zip CRC-32: the same 32 bits of protection, computed by
+//! one instruction per 8 bytes on x86-64 (SSE4.2) and aarch64, with a portable
+//! fallback.
 
-use super::{FrameError, Message, MESSAGE_LEN};
+use super::FrameError;
 
-/// Bytes per frame (ring entry).
-pub const FRAME_SIZE: usize = 120;
+/// Bytes of the header before the payload.
+pub const HEADER_SIZE: usize = crate::interface::layout::FRAME_HEADER;
 /// `"RFMf"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMf");
-/// Format version this build writes and reads. Version 2: the slot's holder beats a
-/// heartbeat (a version-1 writer does not, and would look dead to this build).
-pub const VERSION: u8 = 2;
-/// Offset of ring entry 0 within a slot (a cache line after the head word).
-pub const RING_OFFSET: usize = 64;
-/// Offset of the head word within a slot.
+/// Format version this build writes and reads. Version 3: a header and an
+/// interface's payload, in areas sized by the interface.
+pub const VERSION: u8 = 3;
+/// Offset of the head word within an area.
 pub const HEAD_OFFSET: usize = 0;
-/// Bytes covered by the CRC.
-pub const CRC_RANGE: std::ops::Range<usize> = 8..FRAME_SIZE;
 const CRC_OFFSET: usize = 4;
-
-const _: () = assert!(RING_OFFSET + super::RING_DEPTH * FRAME_SIZE <= super::LIVENESS_OFFSET);
+/// Where the CRC's coverage starts.
+pub const CRC_START: usize = 8;
 
 /// How the writer of a frame synchronises (peers must agree).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -79,91 +70,119 @@ impl std::str::FromStr for SyncMode {
     }
 }
 
-/// One decoded frame.
+/// A frame's header, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Frame {
+pub struct Header {
     pub writer_slot: u8,
-    pub status: u8,
     pub lag: u8,
     pub mode: SyncMode,
     pub epoch: u64,
-    pub ack_epoch: u64,
+    pub fingerprint: u64,
     pub step: u64,
     pub sim_time: f64,
     pub wall_clock_ns: u64,
-    pub attitude: [f64; 3],
-    pub message: Message,
 }
 
-/// Offset of the ring entry for `step` within a slot.
-pub fn entry_offset(step: u64) -> usize {
-    RING_OFFSET + (step % super::RING_DEPTH as u64) as usize * FRAME_SIZE
+/// One frame's bytes (header and payload), 8-byte aligned so that the CRC's word
+/// loads and the payload's Reals are aligned too. A writer fills the payload in
+/// place and seals the header over it; a reader copies a ring entry into one and
+/// checks it: no value is copied twice.
+#[derive(Clone, PartialEq, Eq)]
+pub struct FrameBuf {
+    words: Vec<u64>,
+    payload_len: usize,
 }
 
-/// A frame's bytes, 8-byte aligned so the CRC's word loads are aligned too.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(C, align(8))]
-pub struct FrameBytes(pub [u8; FRAME_SIZE]);
-
-impl std::ops::Deref for FrameBytes {
-    type Target = [u8; FRAME_SIZE];
-    fn deref(&self) -> &[u8; FRAME_SIZE] {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for FrameBytes {
-    fn deref_mut(&mut self) -> &mut [u8; FRAME_SIZE] {
-        &mut self.0
-    }
-}
-
-impl std::fmt::Debug for FrameBytes {
+impl std::fmt::Debug for FrameBuf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("FrameBytes").field(&&self.0[..]).finish()
+        f.debug_struct("FrameBuf")
+            .field("payload_len", &self.payload_len)
+            .finish_non_exhaustive()
     }
 }
 
-fn crc(bytes: &[u8; FRAME_SIZE]) -> u32 {
-    crc32c::crc32c(&bytes[CRC_RANGE])
-}
-
-/// Encodes `frame` with a zero sequence word (the seqlock owns that word).
-pub fn encode(frame: &Frame) -> FrameBytes {
-    let mut b = FrameBytes([0u8; FRAME_SIZE]);
-    let mut header = [0u8; 8];
-    header[..4].copy_from_slice(&MAGIC.to_le_bytes());
-    header[4..].copy_from_slice(&[VERSION, frame.writer_slot, frame.status, frame.lag]);
-    b[8..16].copy_from_slice(&header);
-    let mode: u64 = match frame.mode {
-        SyncMode::Free => 0,
-        SyncMode::Lockstep => 1,
-    };
-    b[16..24].copy_from_slice(&mode.to_le_bytes());
-    b[24..32].copy_from_slice(&frame.epoch.to_le_bytes());
-    b[32..40].copy_from_slice(&frame.ack_epoch.to_le_bytes());
-    b[40..48].copy_from_slice(&frame.step.to_le_bytes());
-    b[48..56].copy_from_slice(&frame.sim_time.to_le_bytes());
-    b[56..64].copy_from_slice(&frame.wall_clock_ns.to_le_bytes());
-    for (i, a) in frame.attitude.iter().enumerate() {
-        b[64 + 8 * i..72 + 8 * i].copy_from_slice(&a.to_le_bytes());
-    }
-    b[88..120].copy_from_slice(frame.message.as_raw());
-    let crc = crc(&b);
-    b[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
-    b
-}
-
-fn u64_at(b: &[u8; FRAME_SIZE], at: usize) -> u64 {
+fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-fn u32_at(b: &[u8; FRAME_SIZE], at: usize) -> u32 {
+fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
-/// Decodes a frame, checking magic, version and CRC (the sequence word is ignored).
-pub fn decode(b: &[u8; FRAME_SIZE]) -> Result<Frame, FrameError> {
+impl FrameBuf {
+    /// A zeroed frame for a payload of `payload_len` bytes (a multiple of 8).
+    pub fn new(payload_len: usize) -> FrameBuf {
+        debug_assert!(payload_len.is_multiple_of(8));
+        FrameBuf {
+            words: vec![0; (HEADER_SIZE + payload_len).div_ceil(8)],
+            payload_len,
+        }
+    }
+
+    /// Bytes of the whole frame.
+    pub fn len(&self) -> usize {
+        HEADER_SIZE + self.payload_len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        let len = self.len();
+        // SAFETY: `words` holds at least `len` initialised bytes; u8 has no alignment.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), len) }
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.len();
+        // SAFETY: as in `bytes`, and the borrow of `self` is exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), len) }
+    }
+
+    pub fn payload(&self) -> &[u8] {
+        &self.bytes()[HEADER_SIZE..]
+    }
+
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes_mut()[HEADER_SIZE..]
+    }
+
+    /// Writes `h` over the header (sequence word left alone) and the CRC over it
+    /// and the payload as it now is.
+    pub fn seal(&mut self, h: &Header) {
+        let payload_len = self.payload_len as u32;
+        let b = self.bytes_mut();
+        let mut word = [0u8; 8];
+        word[..4].copy_from_slice(&MAGIC.to_le_bytes());
+        let mode = match h.mode {
+            SyncMode::Free => 0,
+            SyncMode::Lockstep => 1,
+        };
+        word[4..].copy_from_slice(&[VERSION, h.writer_slot, h.lag, mode]);
+        b[8..16].copy_from_slice(&word);
+        b[16..24].copy_from_slice(&u64::from(payload_len).to_le_bytes());
+        b[24..32].copy_from_slice(&h.epoch.to_le_bytes());
+        b[32..40].copy_from_slice(&h.fingerprint.to_le_bytes());
+        b[40..48].copy_from_slice(&h.step.to_le_bytes());
+        b[48..56].copy_from_slice(&h.sim_time.to_le_bytes());
+        b[56..64].copy_from_slice(&h.wall_clock_ns.to_le_bytes());
+        let crc = crc32c::crc32c(&b[CRC_START..]);
+        b[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+
+    /// Checks magic, CRC, version and payload length; the header if they hold.
+    pub fn check(&self) -> Result<Header, FrameError> {
+        check(self.bytes(), self.payload_len)
+    }
+}
+
+/// Checks `b` (a whole frame) as [`FrameBuf::check`] does; `payload_len` is what
+/// the reader's interface says the writer publishes.
+pub fn check(b: &[u8], payload_len: usize) -> Result<Header, FrameError> {
+    if b.len() < HEADER_SIZE {
+        return Err(FrameError::Empty);
+    }
     let magic = u32_at(b, 8);
     if magic == 0 {
         return Err(FrameError::Empty);
@@ -174,109 +193,116 @@ pub fn decode(b: &[u8; FRAME_SIZE]) -> Result<Frame, FrameError> {
             expected: MAGIC,
         });
     }
+    // The length before the CRC, which covers the writer's length: a writer of
+    // another interface shows as one, not as corruption.
+    let found = u32_at(b, 16) as usize;
+    if found != payload_len || b.len() != HEADER_SIZE + payload_len {
+        return Err(FrameError::BadLength {
+            found,
+            expected: payload_len,
+        });
+    }
     let stored = u32_at(b, CRC_OFFSET);
-    let computed = crc(b);
+    let computed = crc32c::crc32c(&b[CRC_START..]);
     if stored != computed {
         return Err(FrameError::BadCrc { stored, computed });
     }
-    // Version after the CRC: a version byte that checks out is really the writer's.
+    // After the CRC: a version byte that checks out is really the writer's.
     if b[12] != VERSION {
         return Err(FrameError::BadVersion {
             found: b[12],
             expected: VERSION,
         });
     }
-    let mode = match b[16] {
-        0 => SyncMode::Free,
-        _ => SyncMode::Lockstep,
-    };
-    let mut message = [0u8; MESSAGE_LEN];
-    message.copy_from_slice(&b[88..120]);
-    Ok(Frame {
+    Ok(Header {
         writer_slot: b[13],
-        status: b[14],
-        lag: b[15],
-        mode,
+        lag: b[14],
+        mode: if b[15] == 0 {
+            SyncMode::Free
+        } else {
+            SyncMode::Lockstep
+        },
         epoch: u64_at(b, 24),
-        ack_epoch: u64_at(b, 32),
+        fingerprint: u64_at(b, 32),
         step: u64_at(b, 40),
         sim_time: f64::from_bits(u64_at(b, 48)),
         wall_clock_ns: u64_at(b, 56),
-        attitude: [
-            f64::from_bits(u64_at(b, 64)),
-            f64::from_bits(u64_at(b, 72)),
-            f64::from_bits(u64_at(b, 80)),
-        ],
-        message: Message::from_raw(message),
     })
+}
+
+/// The CRC word of a sealed frame: a digest of everything it carries.
+pub fn crc_of(b: &[u8]) -> u32 {
+    u32_at(b, CRC_OFFSET)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    pub(crate) fn sample() -> Frame {
-        Frame {
+    pub(crate) fn sample() -> (Header, FrameBuf) {
+        let h = Header {
             writer_slot: 3,
-            status: 0x5a,
             lag: 1,
             mode: SyncMode::Lockstep,
             epoch: 0x0123_4567_89ab_cdef,
-            ack_epoch: 42,
+            fingerprint: 0xfeed_f00d_dead_beef,
             step: 7,
             sim_time: 0.125,
             wall_clock_ns: 1_700_000_000_000_000_000,
-            attitude: [0.1, -0.2, std::f64::consts::PI],
-            message: Message::new("Hello RFM").unwrap(),
-        }
+        };
+        let mut f = FrameBuf::new(16);
+        f.payload_mut()[..8].copy_from_slice(&std::f64::consts::PI.to_le_bytes());
+        f.payload_mut()[8..12].copy_from_slice(b"RFM!");
+        f.seal(&h);
+        (h, f)
     }
 
     #[test]
     fn layout_is_the_documented_little_endian_one() {
-        let b = encode(&sample());
+        let (_, f) = sample();
+        let b = f.bytes();
+        assert_eq!(b.len(), 80);
         assert_eq!(
             &b[0..4],
             &[0, 0, 0, 0],
-            "sequence word is left to the seqlock"
+            "the sequence word is the seqlock's"
         );
-        assert_eq!(u32_at(&b, 4), crc32c::crc32c(&b[8..120]));
+        assert_eq!(u32_at(b, 4), crc32c::crc32c(&b[8..80]));
         assert_eq!(&b[8..12], b"RFMf");
-        assert_eq!(
-            (b[12], b[13], b[14], b[15], b[16]),
-            (VERSION, 3, 0x5a, 1, 1)
-        );
-        assert_eq!(&b[17..24], &[0; 7]);
+        assert_eq!((b[12], b[13], b[14], b[15]), (VERSION, 3, 1, 1));
+        assert_eq!(u32_at(b, 16), 16);
+        assert_eq!(&b[20..24], &[0; 4]);
         assert_eq!(&b[24..32], &0x0123_4567_89ab_cdefu64.to_le_bytes());
-        assert_eq!(&b[32..40], &42u64.to_le_bytes());
+        assert_eq!(&b[32..40], &0xfeed_f00d_dead_beefu64.to_le_bytes());
         assert_eq!(&b[40..48], &7u64.to_le_bytes());
-        assert_eq!(&b[80..88], &std::f64::consts::PI.to_le_bytes());
-        assert_eq!(&b[88..97], b"Hello RFM");
+        assert_eq!(&b[64..72], &std::f64::consts::PI.to_le_bytes());
+        assert_eq!(&b[72..76], b"RFM!");
         // The CRC-32C check value of the standard test vector "123456789".
         assert_eq!(crc32c::crc32c(b"123456789"), 0xe306_9283);
-        assert_eq!(entry_offset(0), 64);
-        assert_eq!(entry_offset(17), 64 + FRAME_SIZE);
     }
 
     #[test]
     fn round_trips() {
-        assert_eq!(decode(&encode(&sample())), Ok(sample()));
+        let (h, f) = sample();
+        assert_eq!(f.check(), Ok(h));
     }
 
     #[test]
-    fn reports_empty_wrong_magic_version_and_crc() {
-        assert_eq!(decode(&[0u8; FRAME_SIZE]), Err(FrameError::Empty));
-        let mut b = encode(&sample());
-        b[8] ^= 0x01;
-        assert!(matches!(decode(&b), Err(FrameError::BadMagic { .. })));
-        let mut b = encode(&sample());
-        b[40] ^= 0x80;
-        assert!(matches!(decode(&b), Err(FrameError::BadCrc { .. })));
+    fn reports_empty_wrong_magic_version_length_and_crc() {
+        assert_eq!(FrameBuf::new(8).check(), Err(FrameError::Empty));
+        let (h, f) = sample();
+        let mut b = f.clone();
+        b.bytes_mut()[8] ^= 0x01;
+        assert!(matches!(b.check(), Err(FrameError::BadMagic { .. })));
+        let mut b = f.clone();
+        b.bytes_mut()[70] ^= 0x80;
+        assert!(matches!(b.check(), Err(FrameError::BadCrc { .. })));
         // A version change that keeps a valid CRC is a real other version.
-        let mut b = encode(&sample());
-        b[12] = 9;
-        let crc = crc32c::crc32c(&b[8..120]);
-        b[4..8].copy_from_slice(&crc.to_le_bytes());
-        let err = decode(&b).unwrap_err();
+        let mut b = f.clone();
+        b.bytes_mut()[12] = 9;
+        let crc = crc32c::crc32c(&b.bytes()[8..]);
+        b.bytes_mut()[4..8].copy_from_slice(&crc.to_le_bytes());
+        let err = b.check().unwrap_err();
         assert_eq!(
             err,
             FrameError::BadVersion {
@@ -285,5 +311,14 @@ mod tests {
             }
         );
         assert!(err.to_string().contains("version 9"), "{err}");
+        // A payload of another length is another interface's.
+        assert_eq!(
+            check(f.bytes(), 24),
+            Err(FrameError::BadLength {
+                found: 16,
+                expected: 24
+            })
+        );
+        let _ = h;
     }
 }

@@ -1,17 +1,18 @@
 //! Frames: what one node publishes per step, and where in the region it lives.
 //!
-//! The region is divided into slots of [`SLOT_SIZE`] bytes; node slot `s` starts at
-//! `regionOffset + s * SLOT_SIZE`. Each node writes only its own slot (the
+//! The region holds one area per node, placed by the interface's memory map
+//! ([`crate::interface::layout`]). Each node writes only its own area (the
 //! single-writer rule of reflective memory: two writers of one address race on the
 //! fibre) and reads any other.
 //!
-//! Two layouts share that slot grid:
-//! - [`framed`]: ours. A slot holds a head word and a ring of [`RING_DEPTH`]
+//! Two layouts share that area:
+//! - [`framed`]: ours. An area holds a head word and a ring of [`RING_DEPTH`]
 //!   seqlocked, CRC-protected frames indexed by step, so a reader can ask for exactly
 //!   step k of its peer (deterministic lockstep) and not only the latest.
-//! - [`seed`]: the article's packed 65-byte `FlightData` at the start of the slot, so
-//!   programs written as in the article interoperate.
+//! - [`seed`]: the article's packed 65-byte `FlightData` at the start of the area,
+//!   so programs written as in the article interoperate (attitude preset only).
 
+use crate::interface::layout::Area;
 use crate::region::{Region, RegionError};
 
 pub mod framed;
@@ -20,18 +21,12 @@ pub mod seed;
 mod message;
 pub use message::{Message, MessageError, MESSAGE_LEN};
 
-/// Bytes per node slot (both layouts). 256 slots (RFM2g node ids 0..=255) take 512 KiB.
-pub const SLOT_SIZE: usize = 2048;
-
-/// Offset within every slot, in both layouts, of the liveness block (the slot's last
-/// 64 bytes, which neither layout's data reaches: the framed ring ends there, the
-/// seed packet is 65 bytes). See [`crate::link::liveness`].
-pub const LIVENESS_OFFSET: usize = SLOT_SIZE - 64;
+pub use crate::interface::layout::LIVENESS_OFFSET;
 
 /// Highest slot number: RFM2g rings have at most 256 nodes.
 pub const MAX_SLOT: u8 = 255;
 
-/// Frames kept per slot by the framed layout.
+/// Frames kept per area by the framed layout.
 pub const RING_DEPTH: usize = 16;
 
 /// Largest lockstep lag the ring supports.
@@ -41,19 +36,14 @@ pub const RING_DEPTH: usize = 16;
 /// back: 2L + 2 frames must coexist, so L ≤ (RING_DEPTH − 2) / 2.
 pub const MAX_LAG: u8 = ((RING_DEPTH - 2) / 2) as u8;
 
-/// Offset of node slot `slot` from the start of the coupling region.
-pub fn slot_offset(slot: u8) -> usize {
-    usize::from(slot) * SLOT_SIZE
-}
-
-/// Bytes a coupling region needs to hold slots `0..=highest`.
-pub fn region_len(highest: u8) -> usize {
-    slot_offset(highest) + SLOT_SIZE
-}
-
-/// The window of node slot `slot` within a coupling region.
-pub fn slot(region: &Region, slot: u8) -> Result<Region, RegionError> {
-    region.subregion(slot_offset(slot), SLOT_SIZE)
+/// The window of `area` within a coupling region.
+pub fn area(region: &Region, area: &Area) -> Result<Region, RegionError> {
+    let offset = usize::try_from(area.offset).map_err(|_| RegionError::OutOfBounds {
+        offset: usize::MAX,
+        len: area.len,
+        region_len: region.len(),
+    })?;
+    region.subregion(offset, area.len)
 }
 
 /// Why bytes read from a slot are not a frame.
@@ -68,4 +58,7 @@ pub enum FrameError {
     BadVersion { found: u8, expected: u8 },
     #[error("CRC mismatch: frame says {stored:#010x}, contents give {computed:#010x} (corrupted in memory or on the link)")]
     BadCrc { stored: u32, computed: u32 },
+    /// The writer publishes a payload of another length: another interface's frame.
+    #[error("the frame carries {found} bytes of signals, this node's interface says {expected}")]
+    BadLength { found: usize, expected: usize },
 }

@@ -78,9 +78,82 @@ pub fn decode(b: &[u8; PACKET_WORDS_SIZE]) -> Result<FlightData, FrameError> {
     })
 }
 
+/// Offsets of the attitude preset's signals in its payload (roll, pitch, yaw,
+/// status, message), which the seed layout carries.
+pub mod payload {
+    pub const ROLL: usize = 0;
+    pub const PITCH: usize = 8;
+    pub const YAW: usize = 16;
+    pub const STATUS: usize = 24;
+    pub const MESSAGE: usize = 28;
+    pub const MESSAGE_SIZE: usize = 31;
+    /// Bytes of the preset's payload.
+    pub const LEN: usize = 64;
+}
+
+fn f64_at(b: &[u8], at: usize) -> f64 {
+    f64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The packet `packet_id` of the attitude preset's `payload` at `timestamp`.
+pub fn from_payload(b: &[u8], packet_id: u64, timestamp: f64) -> FlightData {
+    let mut msg = [0u8; MESSAGE_LEN];
+    msg[..payload::MESSAGE_SIZE]
+        .copy_from_slice(&b[payload::MESSAGE..payload::MESSAGE + payload::MESSAGE_SIZE]);
+    FlightData {
+        packet_id,
+        timestamp,
+        attitude: [payload::ROLL, payload::PITCH, payload::YAW].map(|at| f64_at(b, at) as f32),
+        status: b[payload::STATUS],
+        msg: Message::from_raw(msg),
+    }
+}
+
+/// Writes what `p` carries into an attitude preset `payload`.
+pub fn to_payload(p: &FlightData, b: &mut [u8]) {
+    for (at, a) in [payload::ROLL, payload::PITCH, payload::YAW]
+        .into_iter()
+        .zip(p.attitude)
+    {
+        b[at..at + 8].copy_from_slice(&f64::from(a).to_le_bytes());
+    }
+    b[payload::STATUS..payload::STATUS + 4].copy_from_slice(&i32::from(p.status).to_le_bytes());
+    b[payload::MESSAGE..payload::MESSAGE + payload::MESSAGE_SIZE]
+        .copy_from_slice(&p.msg.as_raw()[..payload::MESSAGE_SIZE]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_payload_offsets_are_the_attitude_presets() {
+        let i = crate::interface::attitude(0, 1);
+        let map = i.map().unwrap();
+        let p = &map.area(0).payload;
+        let offsets: Vec<usize> = p.fields.iter().map(|f| f.offset).collect();
+        assert_eq!(
+            offsets,
+            [
+                payload::ROLL,
+                payload::PITCH,
+                payload::YAW,
+                payload::STATUS,
+                payload::MESSAGE
+            ]
+        );
+        assert_eq!(p.len, payload::LEN);
+        let packet = FlightData {
+            packet_id: 9,
+            timestamp: 0.5,
+            attitude: [0.25, -1.5, 3.0],
+            status: 200,
+            msg: Message::new("gear down").unwrap(),
+        };
+        let mut b = [0u8; payload::LEN];
+        to_payload(&packet, &mut b);
+        assert_eq!(from_payload(&b, 9, 0.5), packet);
+    }
 
     #[test]
     fn is_byte_for_byte_the_articles_packed_struct() {

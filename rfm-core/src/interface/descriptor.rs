@@ -15,8 +15,8 @@
 //! | 24 | | interface name, node name |
 //! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
 
-use super::layout::Payload;
-use super::{NodeSpec, SignalType};
+use super::layout::{Area, Payload};
+use super::{NodeSpec, Signal, SignalType, Start};
 
 /// `"RFMd"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");
@@ -199,6 +199,39 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
 }
 
 impl Descriptor {
+    /// The node as its writer's file declares it, as far as memory needs (start
+    /// values and descriptions are not in the descriptor).
+    pub fn node_spec(&self) -> NodeSpec {
+        NodeSpec {
+            name: self.node.clone(),
+            slot: self.slot,
+            offset: None,
+            signals: self
+                .signals
+                .iter()
+                .map(|d| Signal {
+                    name: d.name.clone(),
+                    kind: d.kind,
+                    unit: (!d.unit.is_empty()).then(|| d.unit.clone()),
+                    start: Start::Real(0.0),
+                    range: None,
+                    description: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The area this descriptor's node writes, when the descriptor lies at
+    /// `offset` + [`super::layout::DESCRIPTOR_OFFSET`] of the region; `None` if
+    /// its signal offsets are not the layout's (a writer of another layout).
+    pub fn area(&self, offset: u64) -> Option<Area> {
+        let area = Area::new(0, &self.node_spec(), &self.interface, offset);
+        let laid_out = area.payload.fields.iter().map(|f| f.offset);
+        laid_out
+            .eq(self.signals.iter().map(|d| d.offset))
+            .then_some(area)
+    }
+
     /// The first way `expected` (this node's view of the writer, from its file)
     /// differs from what the writer describes, as a phrase, or `None`.
     pub fn first_difference(&self, expected: &NodeSpec, payload: &Payload) -> Option<String> {

@@ -121,7 +121,7 @@ pub struct Area {
 }
 
 impl Area {
-    fn new(node: usize, spec: &NodeSpec, interface_name: &str, offset: u64) -> Area {
+    pub(crate) fn new(node: usize, spec: &NodeSpec, interface_name: &str, offset: u64) -> Area {
         let payload = Payload::of(spec.signals.iter().map(|s| s.kind));
         let descriptor_len = align_up(descriptor::encoded_len(interface_name, spec), ALIGN);
         let entry_len = align_up(FRAME_HEADER + payload.len, ALIGN);

@@ -27,11 +27,15 @@ use serde::Deserialize;
 use toml::Spanned;
 
 pub mod descriptor;
+mod discover;
 pub mod layout;
 mod preset;
+mod value;
 
+pub use discover::{discover, Found};
 pub use layout::{MapError, MemoryMap};
-pub use preset::{attitude, ATTITUDE_NAME};
+pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, ATTITUDE_STRIDE};
+pub use value::Value;
 
 /// Longest String signal, in bytes.
 pub const MAX_STRING_SIZE: u16 = 1024;

@@ -93,6 +93,20 @@ pub fn attitude(node_slot: u8, peer_slot: u8) -> Interface {
     }
 }
 
+/// The area of `slot` in every attitude preset coupling (for tools and tests that
+/// read a slot without a link).
+pub fn attitude_area(slot: u8) -> layout::Area {
+    let map = attitude(slot, slot)
+        .map()
+        .expect("the preset fits its memory");
+    map.areas[0].clone()
+}
+
+/// Bytes of region the attitude preset needs for slots `0..=highest`.
+pub fn attitude_region_len(highest: u8) -> usize {
+    attitude_area(highest).end() as usize
+}
+
 const _: () = assert!((ATTITUDE_STRIDE as usize).is_multiple_of(layout::ALIGN));
 
 #[cfg(test)]

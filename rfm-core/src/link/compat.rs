@@ -3,62 +3,134 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::{LinkConfig, LinkError};
-use crate::frame::framed::{self, Frame, SyncMode};
+use super::node::Node;
+use super::LinkError;
+use crate::frame::framed::{self, Header, SyncMode};
 use crate::frame::{seed, FrameError, RING_DEPTH};
+use crate::interface::descriptor::{self, Descriptor, DescriptorError};
+use crate::interface::layout::DESCRIPTOR_OFFSET;
 use crate::region::{Region, RegionError};
-use crate::slot::ReadError;
+use crate::slot::{ReadError, Ring};
 
-fn incompatible(c: &LinkConfig, what: String) -> LinkError {
+fn incompatible(node: &Node, i: usize, what: String) -> LinkError {
     LinkError::Incompatible {
-        device: c.device.clone(),
-        peer_slot: c.peer_slot,
+        device: node.config().device.clone(),
+        peer_slot: node.peers()[i].slot,
         what,
     }
 }
 
-/// The first frame of a live peer session must agree on slot, mode and lag.
-pub(crate) fn check_frame(c: &LinkConfig, f: &Frame) -> Result<(), LinkError> {
-    let what = if f.writer_slot != c.peer_slot {
+/// The first frame of a live peer session must agree on slot, mode, lag and interface.
+pub(crate) fn check_frame(node: &Node, i: usize, h: &Header) -> Result<(), LinkError> {
+    let c = node.config();
+    let peer = &node.peers()[i];
+    let what = if h.writer_slot != peer.slot {
         format!(
-            "a frame in its slot says it was written by slot {}: two nodes use the same nodeSlot",
-            f.writer_slot
+            "a frame in its area says it was written by slot {}: two nodes use the same nodeSlot",
+            h.writer_slot
         )
-    } else if f.mode != c.mode {
+    } else if h.fingerprint != node.fingerprint() {
+        return Err(other_interface(node, i, Some(h.fingerprint)));
+    } else if h.mode != c.mode {
         format!(
             "it runs syncMode {:?}, this node {:?}: both must use the same",
-            f.mode, c.mode
+            h.mode, c.mode
         )
-    } else if c.mode == SyncMode::Lockstep && f.lag != c.lag {
+    } else if c.mode == SyncMode::Lockstep && h.lag != c.lag {
         format!(
             "it runs lag {}, this node lag {}: both must use the same",
-            f.lag, c.lag
+            h.lag, c.lag
         )
     } else {
         return Ok(());
     };
-    Err(incompatible(c, what))
+    Err(incompatible(node, i, what))
 }
 
-/// A frame of another format version shows as a complete frame that does not decode.
-pub(crate) fn check_readable(c: &LinkConfig, err: &ReadError) -> Result<(), LinkError> {
-    if let ReadError::Unreadable { rejections, .. } = err {
-        if let Some(FrameError::BadVersion { found, expected }) = rejections.last {
-            return Err(incompatible(
-                c,
+/// The peer was built from another interface: names the first difference its
+/// descriptor shows from this node's file, and both nodes.
+fn other_interface(node: &Node, i: usize, theirs: Option<u64>) -> LinkError {
+    let interface = node.interface();
+    let peer = &node.peers()[i];
+    let me = &interface.nodes[node.me()];
+    let expected = &interface.nodes[peer.node];
+    let described = read_descriptor(node, i).ok();
+    let fingerprints = format!(
+        "its frames carry interface fingerprint {}, this node's is {:#018x}",
+        theirs.map_or("of another length".to_owned(), |f| format!("{f:#018x}")),
+        node.fingerprint()
+    );
+    let difference = match &described {
+        Some(d) => d
+            .first_difference(expected, &peer.geometry.payload)
+            .unwrap_or_else(|| {
                 format!(
+                    "node `{}` publishes what this file says, so the files differ in another \
+                     node (its log names the difference)",
+                    expected.name
+                )
+            }),
+        None => "its descriptor cannot be read".to_owned(),
+    };
+    LinkError::Incompatible {
+        device: node.config().device.clone(),
+        peer_slot: peer.slot,
+        what: format!(
+            "node `{}` (slot {}) and this node `{}` (slot {}) were built from different \
+             interface files: {difference} ({fingerprints}); build every node's FMU from one file",
+            expected.name, peer.slot, me.name, me.slot
+        ),
+    }
+}
+
+/// The descriptor peer `i` wrote into its area.
+fn read_descriptor(node: &Node, i: usize) -> Result<Descriptor, DescriptorError> {
+    let peer = &node.peers()[i];
+    let mut bytes = vec![0u8; peer.geometry.descriptor_len];
+    peer.area
+        .read(DESCRIPTOR_OFFSET, &mut bytes)
+        .map_err(|_| DescriptorError::Missing)?;
+    descriptor::decode(&bytes)
+}
+
+/// A frame of another format version or interface shows as a complete frame that
+/// does not decode.
+///
+/// A frame of another length is another interface's only if the peer's
+/// descriptor says so: the length word is checked before the CRC (which cannot
+/// be computed over a length not known), so a bit flipped in it looks the same
+/// as a writer of another interface, and must be counted as a bad frame, not
+/// end the coupling.
+pub(crate) fn check_readable(node: &Node, i: usize, err: &ReadError) -> Result<(), LinkError> {
+    if let ReadError::Unreadable { rejections, .. } = err {
+        match rejections.last {
+            Some(FrameError::BadVersion { found, expected }) => {
+                return Err(incompatible(
+                    node,
+                    i,
+                    format!(
                     "it writes frame format version {found}, this build reads version {expected}"
                 ),
-            ));
+                ))
+            }
+            Some(FrameError::BadLength { .. }) => match read_descriptor(node, i) {
+                // Damage to one frame (or to the descriptor): the caller counts it.
+                Err(DescriptorError::Damaged(_)) => {}
+                Ok(d) if d.fingerprint == node.fingerprint() => {}
+                Ok(_) | Err(DescriptorError::Missing | DescriptorError::Version(_)) => {
+                    return Err(other_interface(node, i, None))
+                }
+            },
+            _ => {}
         }
     }
     Ok(())
 }
 
-/// Whether some ring entry of `slot` holds a framed frame's magic.
-fn holds_framed(slot: &Region) -> Result<bool, RegionError> {
+/// Whether some ring entry of `area` holds a framed frame's magic.
+fn holds_framed(area: &Region, ring: Ring) -> Result<bool, RegionError> {
     for i in 0..RING_DEPTH as u64 {
-        let word = slot.load_u32(framed::entry_offset(i) + 8, Relaxed)?;
+        let word = area.load_u32(ring.entry_offset(i) + 8, Relaxed)?;
         if u32::from_le(word) == framed::MAGIC {
             return Ok(true);
         }
@@ -66,27 +138,26 @@ fn holds_framed(slot: &Region) -> Result<bool, RegionError> {
     Ok(false)
 }
 
-/// A peer writing the other layout leaves that layout's signature in its slot.
+/// A peer writing the other layout leaves that layout's signature in its area.
 ///
 /// The seed header alone is not enough: a framed writer's head word (its step
-/// number) passes through 0x55AA55AA too. A slot is taken for a seed writer's only
+/// number) passes through 0x55AA55AA too. An area is taken for a seed writer's only
 /// when it has the seed header and no framed frame in its ring.
-pub(crate) fn check_layout(
-    c: &LinkConfig,
-    peer: &Region,
-    reading: super::Layout,
-) -> Result<(), LinkError> {
+pub(crate) fn check_layout(node: &Node, i: usize, reading: super::Layout) -> Result<(), LinkError> {
+    let peer = &node.peers()[i];
+    let ring = Ring::of(&peer.geometry);
     let found = match reading {
         super::Layout::Framed => {
-            let word = peer.load_u32(0, Relaxed)?;
-            (u32::from_le(word) == seed::MAGIC && !holds_framed(peer)?)
+            let word = peer.area.load_u32(0, Relaxed)?;
+            (u32::from_le(word) == seed::MAGIC && !holds_framed(&peer.area, ring)?)
                 .then_some(("seed (the article's FlightData)", "framed"))
         }
-        super::Layout::Seed => holds_framed(peer)?.then_some(("framed", "seed")),
+        super::Layout::Seed => holds_framed(&peer.area, ring)?.then_some(("framed", "seed")),
     };
     match found {
         Some((theirs, ours)) => Err(incompatible(
-            c,
+            node,
+            i,
             format!("it uses layout {theirs}, this node layout {ours}"),
         )),
         None => Ok(()),

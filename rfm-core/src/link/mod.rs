@@ -15,14 +15,16 @@
 
 use std::hash::{BuildHasher, Hasher};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::backend::rfm2g::Events;
-use crate::frame::framed::{Frame, SyncMode};
-use crate::frame::seed::FlightData;
-use crate::frame::{self, Message, MAX_LAG, RING_DEPTH};
+use crate::frame::framed::SyncMode;
+use crate::frame::seed::payload as at;
+use crate::frame::{Message, MAX_LAG, RING_DEPTH};
 use crate::health::PeerHealth;
+use crate::interface::{self, Interface};
 use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, OpenOptions, WORD};
 
@@ -32,12 +34,14 @@ mod error;
 pub mod handshake;
 pub mod liveness;
 mod node;
+mod peer;
 
 use error::config_error;
 pub use error::LinkError;
 pub use handshake::WATCH_INTERVAL;
 use liveness::Heartbeat;
 pub use node::{Node, StartPoll};
+pub use peer::Peer;
 
 /// Which frame layout the link speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,10 +67,15 @@ impl std::str::FromStr for Layout {
 /// Everything a link needs; the FMU's parameters map onto it one to one.
 #[derive(Debug, Clone)]
 pub struct LinkConfig {
+    /// The signals exchanged; `None`: the attitude preset for `node_slot` and
+    /// `peer_slot` ([`interface::attitude`]).
+    pub interface: Option<Arc<Interface>>,
     pub device: String,
     pub rfm2g_library: Option<PathBuf>,
     pub region_offset: u64,
+    /// This node's slot (with an interface: which of its nodes this is).
     pub node_slot: u8,
+    /// The attitude preset's peer (with an interface, every other node is a peer).
     pub peer_slot: u8,
     pub mode: SyncMode,
     pub lag: u8,
@@ -82,6 +91,7 @@ pub struct LinkConfig {
 impl Default for LinkConfig {
     fn default() -> LinkConfig {
         LinkConfig {
+            interface: None,
             device: "/dev/rfm2g0".into(),
             rfm2g_library: None,
             region_offset: 0,
@@ -106,41 +116,32 @@ pub struct Sample {
     pub message: Message,
 }
 
-impl From<&Frame> for Sample {
-    fn from(f: &Frame) -> Sample {
-        Sample {
-            sim_time: f.sim_time,
-            attitude: f.attitude,
-            status: f.status,
-            message: f.message,
-        }
-    }
-}
-
-impl From<&FlightData> for Sample {
-    fn from(p: &FlightData) -> Sample {
-        Sample {
-            sim_time: p.timestamp,
-            attitude: p.attitude.map(f64::from),
-            status: p.status,
-            message: p.msg,
-        }
-    }
-}
-
 impl Sample {
-    /// Distinguishes a re-read of one frame from a second frame with the same
-    /// index (a [`crate::health::FrameId`] digest): every field a peer sends counts,
-    /// the message included.
-    pub fn digest(&self) -> u32 {
-        let mut h = self.sim_time.to_bits() ^ u64::from(self.status);
-        for a in self.attitude {
-            h = h.rotate_left(17) ^ a.to_bits();
+    /// Writes the sample into an attitude preset payload.
+    pub fn write(&self, p: &mut [u8]) {
+        for (offset, a) in [at::ROLL, at::PITCH, at::YAW]
+            .into_iter()
+            .zip(self.attitude)
+        {
+            p[offset..offset + 8].copy_from_slice(&a.to_le_bytes());
         }
-        for chunk in self.message.as_raw().chunks_exact(8) {
-            h = h.rotate_left(17) ^ u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        p[at::STATUS..at::STATUS + 4].copy_from_slice(&i32::from(self.status).to_le_bytes());
+        p[at::MESSAGE..at::MESSAGE + at::MESSAGE_SIZE]
+            .copy_from_slice(&self.message.as_raw()[..at::MESSAGE_SIZE]);
+    }
+
+    /// The sample an attitude preset payload holds.
+    pub fn read(p: &[u8], sim_time: f64) -> Sample {
+        let f = |offset: usize| f64::from_le_bytes(p[offset..offset + 8].try_into().expect("8"));
+        let mut message = [0u8; crate::frame::MESSAGE_LEN];
+        message[..at::MESSAGE_SIZE]
+            .copy_from_slice(&p[at::MESSAGE..at::MESSAGE + at::MESSAGE_SIZE]);
+        Sample {
+            sim_time,
+            attitude: [f(at::ROLL), f(at::PITCH), f(at::YAW)],
+            status: p[at::STATUS],
+            message: Message::from_raw(message),
         }
-        (h ^ (h >> 32)) as u32
     }
 }
 
@@ -256,10 +257,24 @@ impl Link {
     /// Validates `config`, opens the device and maps the slots used. Writes nothing.
     pub fn open(config: LinkConfig) -> Result<Link, LinkError> {
         config.validate()?;
+        let preset = config.interface.is_none();
+        let interface = config
+            .interface
+            .clone()
+            .unwrap_or_else(|| Arc::new(interface::attitude(config.node_slot, config.peer_slot)));
+        let map = interface
+            .map()
+            .map_err(|e| config_error("interface", &interface.name, e.to_string()))?;
+        let len = usize::try_from(map.len()).expect("the map fits its memory_size");
         let device = Device::open(
             &config.device,
             &OpenOptions {
                 rfm2g_library: config.rfm2g_library.clone(),
+                // A `shm:` object this node creates is the memory the interface
+                // declares, as a card's would be: an interface placed beyond it
+                // is refused below, on every device alike.
+                memory_size: usize::try_from(interface.memory_size)
+                    .expect("memory_size was checked against the map"),
                 ..OpenOptions::default()
             },
         )?;
@@ -279,23 +294,45 @@ impl Link {
         } else {
             None
         };
-        let highest = config.node_slot.max(config.peer_slot);
-        let len = frame::region_len(highest);
         let region = device.map(config.region_offset, len).map_err(|e| match e {
-            DeviceError::WindowOutOfRange { size, .. } => config_error(
-                "regionOffset",
-                config.region_offset,
-                format!(
-                    "slots 0..={highest} (nodeSlot {}, peerSlot {}) need {len} bytes from \
-                         there, which does not fit the {size}-byte memory of `{}`: lower \
-                         regionOffset or the slot numbers ({e})",
-                    config.node_slot, config.peer_slot, config.device
-                ),
-            ),
+            DeviceError::WindowOutOfRange { size, .. } => {
+                let (what, remedy) = if preset {
+                    (
+                        format!(
+                            "slots 0..={} (nodeSlot {}, peerSlot {})",
+                            config.node_slot.max(config.peer_slot),
+                            config.node_slot,
+                            config.peer_slot
+                        ),
+                        "lower regionOffset or the slot numbers",
+                    )
+                } else {
+                    (
+                        format!("interface `{}`", interface.name),
+                        "lower regionOffset, or give the nodes smaller offsets",
+                    )
+                };
+                config_error(
+                    "regionOffset",
+                    config.region_offset,
+                    format!(
+                        "{what} need {len} bytes from there, which does not fit the \
+                         {size}-byte memory of `{}`: {remedy} ({e})",
+                        config.device
+                    ),
+                )
+            }
             other => other.into(),
         })?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
-        let mut node = Node::new(config, &region, new_epoch(), Instant::now())?;
+        let mut node = Node::new(
+            config,
+            interface,
+            &map,
+            &region,
+            new_epoch(),
+            Instant::now(),
+        )?;
         if in_process {
             node.claims_under_one_lock();
         }
@@ -316,42 +353,83 @@ impl Link {
         self.node.epoch()
     }
 
+    /// Every peer, with its newest frame and health.
+    pub fn peers(&self) -> &[Peer] {
+        self.node.peers()
+    }
+
+    pub fn interface(&self) -> &Arc<Interface> {
+        self.node.interface()
+    }
+
+    /// This node's index in the interface.
+    pub fn me(&self) -> usize {
+        self.node.me()
+    }
+
+    /// This node's signals, to fill in before [`Link::start_frame`] or
+    /// [`Link::step_frame`] publishes them (kept between steps).
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        self.node.payload_mut()
+    }
+
+    pub fn payload(&self) -> &[u8] {
+        self.node.payload()
+    }
+
+    /// The first peer's health (the attitude preset has one peer).
     pub fn health(&self) -> &PeerHealth {
-        self.node.health()
+        &self.node.peers()[0].health
     }
 
-    /// The newest peer frame taken (lockstep: the one of the last step).
-    pub fn latest(&self) -> Option<&PeerSample> {
-        self.node.latest()
+    /// The first peer's newest frame taken, as an attitude sample (lockstep: the
+    /// one of the last step).
+    pub fn latest(&self) -> Option<PeerSample> {
+        let peer = &self.node.peers()[0];
+        peer.latest().map(|h| PeerSample {
+            sample: Sample::read(peer.payload(), h.sim_time),
+            index: h.step,
+        })
     }
 
-    /// When the last step read the peer (lockstep: before its wait; the age of a
+    /// When the last step read the peers (lockstep: before its wait; the age of a
     /// frame taken then is measured from here).
     pub fn stepped_at(&self) -> Instant {
         self.node.stepped_at()
     }
 
-    /// Time the last step spent waiting for the peer.
+    /// Time the last step spent waiting for the peers.
     pub fn last_wait(&self) -> Duration {
         self.node.last_wait()
     }
 
-    /// Free mode's `link.ok` for the last step: the peer session frames are taken
-    /// from is running.
+    /// Free mode's `link.ok` of peer `i` for the last step: the peer session
+    /// frames are taken from is running.
+    pub fn peer_alive_at(&self, i: usize) -> bool {
+        self.node.peers()[i].alive(self.node.stepped_at(), self.node.config().timeout)
+    }
+
+    /// [`Link::peer_alive_at`] of the first peer.
     pub fn peer_alive(&self) -> bool {
-        self.node.peer_alive(self.node.stepped_at())
+        self.peer_alive_at(0)
     }
 
     /// Takes this node's slot (waiting while a silent holder may still be alive, at
     /// most [`liveness::DEAD_AFTER`] plus [`claim::CLAIM_SETTLE`]), starts the
     /// heartbeat and publishes the initial frame (index 0). Never waits for the peer.
     pub fn start(&mut self, init: &Sample) -> Result<(), LinkError> {
+        init.write(self.node.payload_mut());
+        self.start_frame(init.sim_time)
+    }
+
+    /// [`Link::start`] with the payload as filled in, at `sim_time`.
+    pub fn start_frame(&mut self, sim_time: f64) -> Result<(), LinkError> {
         loop {
             let polled = if self.in_process {
                 let _claims = IN_PROCESS_CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
-                self.node.poll_start(Instant::now(), init)
+                self.node.poll_start(Instant::now(), sim_time)
             } else {
-                self.node.poll_start(Instant::now(), init)
+                self.node.poll_start(Instant::now(), sim_time)
             };
             match polled {
                 Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
@@ -380,6 +458,16 @@ impl Link {
     /// Step `k`: publishes this node's sample, then takes the peer's (lockstep: waits
     /// for exactly the matching step; free: the newest there is, if any).
     pub fn step(&mut self, k: u64, sample: &Sample) -> Result<Option<PeerSample>, LinkError> {
+        sample.write(self.node.payload_mut());
+        self.step_frame(k, sample.sim_time)?;
+        Ok(self.latest())
+    }
+
+    /// Step `k` with the payload as filled in, at `sim_time`: publishes it, then
+    /// takes every peer's frame (lockstep: waits for exactly the matching step of
+    /// each; free: the newest there is, if any). The peers' frames are then in
+    /// [`Link::peers`].
+    pub fn step_frame(&mut self, k: u64, sim_time: f64) -> Result<(), LinkError> {
         if let Some(owner) = self.heartbeat.as_ref().and_then(Heartbeat::taken_by) {
             let c = self.node.config();
             return Err(LinkError::SlotTakenOver {
@@ -388,7 +476,7 @@ impl Link {
                 owner,
             });
         }
-        self.node.publish(k + 1, sample)?;
+        self.node.publish(k + 1, sim_time)?;
         self.signal(k + 1)?;
         // One clock read per step (in spin, more only every 64 polls of a wait).
         let mut now = Instant::now();
@@ -398,8 +486,8 @@ impl Link {
         let wait = self.node.config().wait;
         let mut polls: u64 = 0;
         loop {
-            if let Poll::Ready(peer) = self.node.poll_lockstep(k, now)? {
-                return Ok(Some(peer));
+            if let Poll::Ready(()) = self.node.poll_lockstep(k, now)? {
+                return Ok(());
             }
             match (wait, &self.events) {
                 (WaitStrategy::Event, Some(events)) => {
@@ -438,37 +526,5 @@ impl Drop for Link {
     fn drop(&mut self) {
         // Best effort: the memory may already be gone (a device error brought us here).
         let _ = self.close();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_digest_tells_apart_frames_that_differ_only_in_their_message() {
-        let a = Sample {
-            message: Message::new("gear down").unwrap(),
-            ..Sample::default()
-        };
-        let b = Sample {
-            message: Message::new("gear up").unwrap(),
-            ..a
-        };
-        assert_ne!(a.digest(), b.digest());
-        // So the health tracker counts a second frame with the same index as a
-        // duplicate, not as a re-read.
-        let mut health = PeerHealth::new();
-        let now = Instant::now();
-        let id = |s: &Sample| crate::health::FrameId {
-            epoch: Some(1),
-            step: 4,
-            digest: s.digest(),
-        };
-        health.observe(id(&a), now);
-        assert_eq!(
-            health.observe(id(&b), now),
-            crate::health::Observation::Duplicate
-        );
     }
 }

@@ -6,40 +6,37 @@
 //! a wait strategy; the handshake model test drives it with a virtual clock and
 //! beats by hand, which makes every interleaving of two nodes reproducible.
 
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use super::claim::{Claim, ClaimPoll};
 use super::compat;
-use super::handshake::{Admit, Fault, Handshake};
+use super::handshake::{Admit, Fault};
 use super::liveness::{self, token, Beater, Words, MIN_SILENCE};
-use super::{Layout, LinkConfig, LinkError, PeerSample, Sample};
-use crate::frame;
-use crate::frame::framed::Frame;
-use crate::frame::seed::FlightData;
-use crate::health::{FrameId, Observation, PeerHealth};
+use super::peer::{Peer, Reader};
+use super::{Layout, LinkConfig, LinkError};
+use crate::frame::framed::{FrameBuf, Header};
+use crate::frame::seed;
+use crate::interface::{descriptor, layout::DESCRIPTOR_OFFSET, Interface, MemoryMap};
 use crate::region::Region;
-use crate::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter, StepPoll};
+use crate::slot::{FramedWriter, ReadError, Ring, SeedReader, SeedWriter, StepPoll};
 
-enum Side {
-    Framed {
-        writer: FramedWriter,
-        reader: FramedReader,
-    },
+enum Writer {
+    Framed(FramedWriter),
     Seed {
         writer: SeedWriter,
-        reader: SeedReader,
+        /// This node's own area as a seed reader: an article program writing
+        /// there holds it while the packet id moves.
         own: SeedReader,
     },
 }
 
-impl Side {
-    /// The seed packet id in this node's own slot: an article program writing there
-    /// holds it while the id moves (framed: none).
+impl Writer {
     fn own_packet(&self) -> Option<u64> {
         match self {
-            Side::Seed { own, .. } => own.read().ok().map(|p| p.packet_id),
-            Side::Framed { .. } => None,
+            Writer::Seed { own, .. } => own.read().ok().map(|p| p.packet_id),
+            Writer::Framed(_) => None,
         }
     }
 }
@@ -57,16 +54,8 @@ pub enum StartPoll {
     Pending,
     /// The owner word now holds this session's token: start beating now.
     Claimed,
-    /// The slot is ours, cleared, and the initial frame is published.
+    /// The slot is ours, cleared, described, and the initial frame is published.
     Started,
-}
-
-/// The article's packets carry no session and no heartbeat: a seed peer is live
-/// while its packet id moves. The id found when this node started proves nothing.
-#[derive(Debug, Clone, Copy)]
-struct SeedWatch {
-    baseline: Option<u64>,
-    moved: Option<(u64, Instant)>,
 }
 
 /// The lockstep wait of one step.
@@ -74,23 +63,23 @@ struct SeedWatch {
 struct StepWait {
     step: u64,
     start: Instant,
-    bad_seen: bool,
-    /// A complete frame of the step was there, but of a session not proven live.
-    unproven: Option<u64>,
 }
 
 /// One node's end of the coupling, polled.
 pub struct Node {
     config: LinkConfig,
-    side: Side,
-    own_slot: Region,
-    peer_slot: Region,
+    interface: Arc<Interface>,
+    /// This node's index in the interface.
+    me: usize,
+    writer: Writer,
+    /// This node's frame: the caller fills its payload, publishing seals it.
+    frame: FrameBuf,
+    own: Region,
+    descriptor: Vec<u8>,
+    fingerprint: u64,
     epoch: u64,
     phase: Phase,
-    handshake: Handshake,
-    seed: SeedWatch,
-    health: PeerHealth,
-    latest: Option<PeerSample>,
+    peers: Vec<Peer>,
     wait: Option<StepWait>,
     last_wait: Duration,
     stepped_at: Instant,
@@ -103,55 +92,72 @@ impl std::fmt::Debug for Node {
         f.debug_struct("Node")
             .field("config", &self.config)
             .field("epoch", &self.epoch)
-            .field("bound", &self.handshake.bound())
+            .field("peers", &self.peers)
             .finish_non_exhaustive()
     }
 }
 
 impl Node {
-    /// A node of session `epoch` over `region` (slots `0..=max(node, peer)`), which
-    /// starts observing its own slot at `now`. Nothing is written yet.
+    /// A node of session `epoch` over `region` (laid out by `map`), which starts
+    /// observing its own slot at `now`. Nothing is written yet.
     pub fn new(
         config: LinkConfig,
+        interface: Arc<Interface>,
+        map: &MemoryMap,
         region: &Region,
         epoch: u64,
         now: Instant,
     ) -> Result<Node, LinkError> {
-        let own_slot = frame::slot(region, config.node_slot)?;
-        let peer_slot = frame::slot(region, config.peer_slot)?;
-        let side = match config.layout {
-            Layout::Framed => Side::Framed {
-                writer: FramedWriter::new(own_slot.clone())?,
-                reader: FramedReader::new(peer_slot.clone())?,
-            },
-            Layout::Seed => Side::Seed {
-                writer: SeedWriter::new(own_slot.clone())?,
-                reader: SeedReader::new(peer_slot.clone())?,
-                own: SeedReader::new(own_slot.clone())?,
+        let me = interface
+            .nodes
+            .iter()
+            .position(|n| n.slot == config.node_slot)
+            .ok_or_else(|| {
+                super::error::config_error(
+                    "nodeSlot",
+                    config.node_slot,
+                    format!("interface `{}` has no node in that slot", interface.name),
+                )
+            })?;
+        let geometry = map.area(me);
+        let own = crate::frame::area(region, geometry)?;
+        let writer = match config.layout {
+            Layout::Framed => Writer::Framed(FramedWriter::new(own.clone(), Ring::of(geometry))?),
+            Layout::Seed => Writer::Seed {
+                writer: SeedWriter::new(own.clone())?,
+                own: SeedReader::new(own.clone())?,
             },
         };
-        let self_loop = config.node_slot == config.peer_slot;
-        let own_packet = side.own_packet();
+        let others: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != me).collect();
+        let peers = if others.is_empty() && config.peer_slot == config.node_slot {
+            // The attitude preset's self-loop: the peer is this node.
+            vec![Peer::new(&config, region, me, geometry, Some(epoch), now)?]
+        } else {
+            others
+                .into_iter()
+                .map(|i| Peer::new(&config, region, i, map.area(i), None, now))
+                .collect::<Result<_, _>>()?
+        };
+        let fingerprint = interface.fingerprint();
+        let descriptor = descriptor::encode(
+            &interface.name,
+            fingerprint,
+            &interface.nodes[me],
+            &geometry.payload,
+        );
+        let own_packet = writer.own_packet();
         Ok(Node {
-            handshake: Handshake::new(
-                Words::read(&peer_slot)?,
-                now,
-                config.mode,
-                config.timeout,
-                self_loop.then_some(epoch),
-            ),
-            phase: Phase::Claiming(Claim::new(Words::read(&own_slot)?, own_packet, now)),
+            phase: Phase::Claiming(Claim::new(Words::read(&own)?, own_packet, now)),
+            frame: FrameBuf::new(geometry.payload.len),
             config,
-            side,
-            own_slot,
-            peer_slot,
+            interface,
+            me,
+            writer,
+            own,
+            descriptor,
+            fingerprint,
             epoch,
-            seed: SeedWatch {
-                baseline: None,
-                moved: None,
-            },
-            health: PeerHealth::new(),
-            latest: None,
+            peers,
             wait: None,
             last_wait: Duration::ZERO,
             stepped_at: now,
@@ -170,16 +176,35 @@ impl Node {
         &self.config
     }
 
+    pub fn interface(&self) -> &Arc<Interface> {
+        &self.interface
+    }
+
+    /// This node's index in the interface.
+    pub fn me(&self) -> usize {
+        self.me
+    }
+
     pub fn epoch(&self) -> u64 {
         self.epoch
     }
 
-    pub fn health(&self) -> &PeerHealth {
-        &self.health
+    /// The fingerprint of this node's interface, which its frames carry.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
-    pub fn latest(&self) -> Option<&PeerSample> {
-        self.latest.as_ref()
+    pub fn peers(&self) -> &[Peer] {
+        &self.peers
+    }
+
+    /// This node's signals, to fill in before a step publishes them.
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        self.frame.payload_mut()
+    }
+
+    pub fn payload(&self) -> &[u8] {
+        self.frame.payload()
     }
 
     pub fn last_wait(&self) -> Duration {
@@ -190,29 +215,25 @@ impl Node {
         self.stepped_at
     }
 
-    /// The peer session frames are taken from (framed layout), once there is one.
-    pub fn bound(&self) -> Option<u64> {
-        self.handshake.bound()
-    }
-
     /// The heartbeat of this session, for the thread that beats it (valid once
     /// [`Node::poll_start`] said [`StartPoll::Claimed`]).
     pub fn beater(&self) -> Result<Beater, LinkError> {
-        Ok(Beater::new(self.own_slot.clone(), self.epoch)?)
+        Ok(Beater::new(self.own.clone(), self.epoch)?)
     }
 
-    /// One step of taking the slot and publishing `init` (frame 0). Never waits.
-    pub fn poll_start(&mut self, now: Instant, init: &Sample) -> Result<StartPoll, LinkError> {
-        let packet = self.side.own_packet();
+    /// One step of taking the slot and publishing the payload as it is as frame 0
+    /// at `sim_time`. Never waits.
+    pub fn poll_start(&mut self, now: Instant, sim_time: f64) -> Result<StartPoll, LinkError> {
+        let packet = self.writer.own_packet();
         let Phase::Claiming(claim) = &mut self.phase else {
             return Ok(StartPoll::Started);
         };
-        let words = Words::read(&self.own_slot)?;
+        let words = Words::read(&self.own)?;
         let c = &self.config;
         match claim.poll(words, packet, now, token(self.epoch), self.claim_settle) {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
             ClaimPoll::Take => {
-                liveness::write_owner(&self.own_slot, self.epoch)?;
+                liveness::write_owner(&self.own, self.epoch)?;
                 Ok(StartPoll::Claimed)
             }
             ClaimPoll::Held { owner, ago } => Err(LinkError::SlotInUse {
@@ -227,124 +248,122 @@ impl Node {
                 owner,
             }),
             ClaimPoll::Won => {
-                match &mut self.side {
-                    Side::Framed { writer, .. } => writer.clear()?,
-                    Side::Seed { writer, reader, .. } => {
-                        writer.clear()?;
-                        self.seed.baseline = reader.read().ok().map(|p| p.packet_id);
-                    }
+                match &mut self.writer {
+                    Writer::Framed(writer) => writer.clear()?,
+                    Writer::Seed { writer, .. } => writer.clear()?,
                 }
-                // The peer is watched from here: what it did before proves nothing.
-                let self_loop = c.node_slot == c.peer_slot;
-                self.handshake = Handshake::new(
-                    Words::read(&self.peer_slot)?,
-                    now,
-                    c.mode,
-                    c.timeout,
-                    self_loop.then_some(self.epoch),
-                );
+                let mut described = self.descriptor.clone();
+                described.resize(described.len().next_multiple_of(crate::WORD), 0);
+                self.own.write(DESCRIPTOR_OFFSET, &described)?;
+                for peer in &mut self.peers {
+                    peer.rewatch(&self.config, self.epoch, now)?;
+                }
                 self.phase = Phase::Running;
-                self.publish(0, init)?;
+                self.publish(0, sim_time)?;
                 Ok(StartPoll::Started)
             }
         }
     }
 
-    /// Publishes `sample` as frame `index` (step k publishes k + 1).
-    pub fn publish(&mut self, index: u64, s: &Sample) -> Result<(), LinkError> {
-        match &mut self.side {
-            Side::Framed { writer, .. } => writer.publish(&Frame {
-                writer_slot: self.config.node_slot,
-                status: s.status,
-                lag: self.config.lag,
-                mode: self.config.mode,
-                epoch: self.epoch,
-                ack_epoch: self.handshake.bound().unwrap_or(0),
-                step: index,
-                sim_time: s.sim_time,
-                wall_clock_ns: super::wall_clock_ns(),
-                attitude: s.attitude,
-                message: s.message,
-            })?,
-            Side::Seed { writer, .. } => writer.publish(&FlightData {
-                packet_id: index,
-                timestamp: s.sim_time,
-                attitude: s.attitude.map(|a| a as f32),
-                status: s.status,
-                msg: s.message,
-            })?,
+    /// Publishes the payload as frame `index` (step k publishes k + 1) at `sim_time`.
+    pub fn publish(&mut self, index: u64, sim_time: f64) -> Result<(), LinkError> {
+        match &mut self.writer {
+            Writer::Framed(writer) => writer.publish(
+                &mut self.frame,
+                &Header {
+                    writer_slot: self.config.node_slot,
+                    lag: self.config.lag,
+                    mode: self.config.mode,
+                    epoch: self.epoch,
+                    fingerprint: self.fingerprint,
+                    step: index,
+                    sim_time,
+                    wall_clock_ns: super::wall_clock_ns(),
+                },
+            )?,
+            Writer::Seed { writer, .. } => {
+                writer.publish(&seed::from_payload(self.frame.payload(), index, sim_time))?
+            }
         }
         Ok(())
     }
 
-    fn accept(&mut self, sample: Sample, index: u64, epoch: Option<u64>, now: Instant) {
-        let id = FrameId {
-            epoch,
-            step: index,
-            digest: sample.digest(),
-        };
-        if matches!(
-            self.health.observe(id, now),
-            Observation::First | Observation::Fresh { .. } | Observation::Restarted { .. }
-        ) {
-            self.latest = Some(PeerSample { sample, index });
-        }
-    }
-
-    fn observe_peer(&mut self, now: Instant) -> Result<(), LinkError> {
-        let words = Words::read(&self.peer_slot)?;
-        self.handshake.observe(words, now);
-        Ok(())
-    }
-
-    /// The peer is this node itself (`nodeSlot == peerSlot`): nothing to watch.
-    fn is_self_loop(&self) -> bool {
-        self.config.node_slot == self.config.peer_slot
-    }
-
-    /// Lockstep step `k`, one poll at `now`: exactly the peer's frame
-    /// max(k + 1 − lag, 0) once it is there and its session is live.
-    pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<PeerSample>, LinkError> {
+    /// Lockstep step `k`, one poll at `now`: exactly every peer's frame
+    /// max(k + 1 − lag, 0), once it is there and its session is live.
+    pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<()>, LinkError> {
         let need = (k + 1).saturating_sub(u64::from(self.config.lag));
-        let mut wait = match self.wait {
+        let wait = match self.wait {
             Some(w) if w.step == k => w,
             _ => {
                 self.stepped_at = now;
+                for peer in &mut self.peers {
+                    peer.got = false;
+                    peer.unproven = None;
+                    peer.bad_seen = false;
+                }
                 StepWait {
                     step: k,
                     start: now,
-                    bad_seen: false,
-                    unproven: None,
                 }
             }
         };
-        if self.handshake.watch_due(now) && !self.is_self_loop() {
-            self.observe_peer(now)?;
+        let mut all = true;
+        for i in 0..self.peers.len() {
+            if !self.peers[i].got {
+                self.poll_peer(i, k, need, now)?;
+                all &= self.peers[i].got;
+            }
         }
-        let Side::Framed { reader, .. } = &self.side else {
+        if all {
+            self.wait = None;
+            self.last_wait = now.saturating_duration_since(wait.start);
+            return Ok(Poll::Ready(()));
+        }
+        let waited = now.saturating_duration_since(wait.start);
+        for i in 0..self.peers.len() {
+            if self.peers[i].got {
+                continue;
+            }
+            let limit = if self.peers[i].bound().is_some() {
+                self.config.timeout
+            } else {
+                self.config.startup_timeout
+            };
+            if waited >= limit {
+                self.wait = None;
+                return Err(self.timeout(i, &wait, waited, now));
+            }
+        }
+        self.wait = Some(wait);
+        Ok(Poll::Pending)
+    }
+
+    /// One poll of peer `i` for frame `need` of step `k`.
+    fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
+        let peer = &mut self.peers[i];
+        if peer.handshake.watch_due(now) && !peer.self_loop {
+            peer.observe(now)?;
+        }
+        let Reader::Framed(reader) = &peer.reader else {
             unreachable!("validate() refuses lockstep with the seed layout")
         };
-        match reader.poll_step(need) {
-            Ok(StepPoll::Ready(f)) => match self.handshake.admit(f.epoch, now) {
+        match reader.poll_step(need, &mut peer.scratch) {
+            Ok(StepPoll::Ready(h)) => match peer.handshake.admit(h.epoch, now) {
                 Admit::Take { bound_now } => {
-                    if bound_now {
-                        compat::check_frame(&self.config, &f)?;
+                    if bound_now || h.fingerprint != self.fingerprint {
+                        compat::check_frame(self, i, &h)?;
                     }
-                    self.wait = None;
-                    self.last_wait = now.saturating_duration_since(wait.start);
-                    let sample = Sample::from(&f);
-                    self.accept(sample, f.step, Some(f.epoch), now);
-                    return Ok(Poll::Ready(PeerSample {
-                        sample,
-                        index: f.step,
-                    }));
+                    let peer = &mut self.peers[i];
+                    peer.accept(h, Some(h.epoch), now);
+                    peer.got = true;
+                    return Ok(());
                 }
-                Admit::NotLive => wait.unproven = Some(f.epoch),
+                Admit::NotLive => peer.unproven = Some(h.epoch),
                 Admit::Restarted { old } => {
-                    return Err(self.restarted(k, old, format!("{:#018x}", f.epoch)))
+                    return Err(self.restarted(i, k, old, format!("{:#018x}", h.epoch)))
                 }
             },
-            Ok(StepPoll::Overwritten { found }) if self.handshake.bound().is_some() => {
+            Ok(StepPoll::Overwritten { found }) if peer.bound().is_some() => {
                 return Err(LinkError::Overwritten {
                     device: self.config.device.clone(),
                     step: k,
@@ -355,82 +374,83 @@ impl Node {
             Ok(StepPoll::Overwritten { .. } | StepPoll::NotYet) => {}
             Err(ReadError::Region(e)) => return Err(e.into()),
             Err(err) => {
-                compat::check_readable(&self.config, &err)?;
+                compat::check_readable(self, i, &err)?;
+                let peer = &mut self.peers[i];
                 if let ReadError::Unreadable { rejections, .. } = &err {
-                    if rejections.saw_bad_frame() && !wait.bad_seen {
-                        wait.bad_seen = true;
-                        self.health.observe_bad();
+                    if rejections.saw_bad_frame() && !peer.bad_seen {
+                        peer.bad_seen = true;
+                        peer.health.observe_bad();
                     }
                 }
             }
         }
-        let fault = if self.is_self_loop() {
+        let peer = &self.peers[i];
+        let fault = if peer.self_loop {
             None
         } else {
-            self.handshake.fault(now)
+            peer.handshake.fault(now)
         };
         match fault {
             Some(Fault::Stopped) => {
                 return Err(LinkError::PeerStopped {
                     device: self.config.device.clone(),
-                    peer_slot: self.config.peer_slot,
+                    peer_slot: peer.slot,
                     step: k,
                 })
             }
             Some(Fault::Dead { silent }) => {
                 return Err(LinkError::PeerDead {
                     device: self.config.device.clone(),
-                    peer_slot: self.config.peer_slot,
+                    peer_slot: peer.slot,
                     step: k,
                     silent,
                 })
             }
             Some(Fault::Restarted { old, owner }) => {
+                let Reader::Framed(reader) = &peer.reader else {
+                    unreachable!("framed")
+                };
+                let mut buf = reader.buffer();
                 // Its full epoch when its newest frame is there, else its token.
-                let new = match reader.read_latest() {
-                    Ok(f) if token(f.epoch) == owner => format!("{:#018x}", f.epoch),
+                let new = match reader.read_latest(&mut buf) {
+                    Ok(h) if token(h.epoch) == owner => format!("{:#018x}", h.epoch),
                     _ => format!("token {owner:#010x}"),
                 };
-                return Err(self.restarted(k, old, new));
+                return Err(self.restarted(i, k, old, new));
             }
             None => {}
         }
-        if self.handshake.bound().is_none() {
-            if let Err(ReadError::Empty) = reader.read_latest() {
-                compat::check_layout(&self.config, &self.peer_slot, Layout::Framed)?;
+        if peer.bound().is_none() {
+            let Reader::Framed(reader) = &peer.reader else {
+                unreachable!("framed")
+            };
+            let mut buf = reader.buffer();
+            if let Err(ReadError::Empty) = reader.read_latest(&mut buf) {
+                compat::check_layout(self, i, Layout::Framed)?;
             }
         }
-        let limit = if self.handshake.bound().is_some() {
-            self.config.timeout
-        } else {
-            self.config.startup_timeout
-        };
-        let waited = now.saturating_duration_since(wait.start);
-        if waited >= limit {
-            self.wait = None;
-            return Err(self.timeout(&wait, waited, now));
-        }
-        self.wait = Some(wait);
-        Ok(Poll::Pending)
+        Ok(())
     }
 
-    fn restarted(&mut self, k: u64, old: u64, new: String) -> LinkError {
-        self.health.restarts += 1;
+    fn restarted(&mut self, i: usize, k: u64, old: u64, new: String) -> LinkError {
+        let peer = &mut self.peers[i];
+        peer.health.restarts += 1;
         LinkError::PeerRestarted {
             device: self.config.device.clone(),
-            peer_slot: self.config.peer_slot,
+            peer_slot: peer.slot,
             step: k,
             old,
             new,
         }
     }
 
-    fn timeout(&self, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
-        let silent = self.handshake.life().silent_for(now);
-        let why = if wait.bad_seen {
-            "its slot holds corrupted frames (bad magic or CRC)".to_owned()
-        } else if let Some(epoch) = wait.unproven {
-            let holder = match self.handshake.life() {
+    fn timeout(&self, i: usize, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
+        let peer = &self.peers[i];
+        let silent = peer.handshake.life().silent_for(now);
+        let why = if peer.bad_seen {
+            "its area holds corrupted frames (bad magic or CRC)".to_owned()
+        } else if let Some(epoch) = peer.unproven {
+            let holder = match peer.handshake.life() {
                 liveness::Life::Closed { .. } => "which has closed the slot".to_owned(),
                 liveness::Life::Beating { owner, .. } if owner != token(epoch) => {
                     format!("while session token {owner:#010x} holds the slot")
@@ -438,13 +458,16 @@ impl Node {
                 _ => "whose heartbeat has not moved since this node started".to_owned(),
             };
             format!(
-                "its slot holds a frame of session {epoch:#018x}, {holder}: frames left by an \
+                "its area holds a frame of session {epoch:#018x}, {holder}: frames left by an \
                  earlier run are never taken; is the peer's master running?"
             )
-        } else if self.handshake.bound().is_none() {
-            "nothing from the peer: is it running, on the same device, regionOffset and slots, \
-             and has its master left initialization?"
-                .to_owned()
+        } else if peer.bound().is_none() {
+            format!(
+                "nothing from node `{}`: is it running, on the same device and regionOffset, \
+                 built from the same interface (`{}`, fingerprint {:#018x}), and has its \
+                 master left initialization?",
+                self.interface.nodes[peer.node].name, self.interface.name, self.fingerprint
+            )
         } else if silent >= MIN_SILENCE {
             // The step's timeout ran out just before the silence reached it.
             format!("the peer stopped beating {silent:.3?} ago: its process died or is stalled")
@@ -454,99 +477,73 @@ impl Node {
         LinkError::Timeout {
             device: self.config.device.clone(),
             node_slot: self.config.node_slot,
-            peer_slot: self.config.peer_slot,
+            peer_slot: peer.slot,
             step: wait.step,
             waited,
             why,
         }
     }
 
-    /// Free mode at `now`: the newest frame of the live peer session, if any. Never waits.
-    pub fn free_read(&mut self, now: Instant) -> Result<Option<PeerSample>, LinkError> {
+    /// Free mode at `now`: each peer's newest frame of its live session, if any.
+    /// Never waits.
+    pub fn free_read(&mut self, now: Instant) -> Result<(), LinkError> {
         self.last_wait = Duration::ZERO;
         self.stepped_at = now;
-        match &self.side {
-            Side::Framed { .. } => self.free_read_framed(now)?,
-            Side::Seed { .. } => self.free_read_seed(now)?,
+        for i in 0..self.peers.len() {
+            match self.config.layout {
+                Layout::Framed => self.free_read_framed(i, now)?,
+                Layout::Seed => {
+                    if let Err(err) = self.peers[i].read_seed(now) {
+                        self.no_frame(i, err, Layout::Seed)?;
+                    }
+                }
+            }
         }
-        Ok(self.latest)
+        Ok(())
     }
 
-    fn free_read_framed(&mut self, now: Instant) -> Result<(), LinkError> {
-        let self_loop = self.is_self_loop();
-        if self.handshake.watch_due(now) && !self_loop {
-            self.observe_peer(now)?;
+    fn free_read_framed(&mut self, i: usize, now: Instant) -> Result<(), LinkError> {
+        let peer = &mut self.peers[i];
+        let self_loop = peer.self_loop;
+        if peer.handshake.watch_due(now) && !self_loop {
+            peer.observe(now)?;
         }
-        let Side::Framed { reader, .. } = &self.side else {
-            unreachable!("framed side")
+        let Reader::Framed(reader) = &peer.reader else {
+            unreachable!("framed reader")
         };
-        match reader.read_latest() {
-            Ok(f) => {
-                if self.handshake.bound() != Some(f.epoch) && !self_loop {
+        match reader.read_latest(&mut peer.scratch) {
+            Ok(h) => {
+                if peer.bound() != Some(h.epoch) && !self_loop {
                     // Another session than the bound one: judge it on fresh words.
-                    self.observe_peer(now)?;
+                    peer.observe(now)?;
                 }
-                if let Admit::Take { bound_now } = self.handshake.admit(f.epoch, now) {
-                    if bound_now {
-                        compat::check_frame(&self.config, &f)?;
+                if let Admit::Take { bound_now } = peer.handshake.admit(h.epoch, now) {
+                    if bound_now || h.fingerprint != self.fingerprint {
+                        compat::check_frame(self, i, &h)?;
                     }
-                    self.accept(Sample::from(&f), f.step, Some(f.epoch), now);
+                    self.peers[i].accept(h, Some(h.epoch), now);
                 }
                 Ok(())
             }
-            Err(err) => self.no_frame(err, Layout::Framed),
+            Err(err) => self.no_frame(i, err, Layout::Framed),
         }
     }
 
     /// A free-mode read of `layout` that gave no frame: a peer of another format
-    /// version or layout is an error; a complete but corrupt frame is counted.
-    fn no_frame(&mut self, err: ReadError, layout: Layout) -> Result<(), LinkError> {
+    /// version, interface or layout is an error; a complete but corrupt frame is
+    /// counted.
+    fn no_frame(&mut self, i: usize, err: ReadError, layout: Layout) -> Result<(), LinkError> {
         match err {
             ReadError::Region(e) => Err(e.into()),
             ReadError::Unreadable { rejections, .. } => {
-                compat::check_readable(&self.config, &err)?;
-                compat::check_layout(&self.config, &self.peer_slot, layout)?;
+                compat::check_readable(self, i, &err)?;
+                compat::check_layout(self, i, layout)?;
                 if rejections.saw_bad_frame() {
-                    self.health.observe_bad();
+                    self.peers[i].health.observe_bad();
                 }
                 Ok(())
             }
-            ReadError::Empty => compat::check_layout(&self.config, &self.peer_slot, layout),
-        }
-    }
-
-    fn free_read_seed(&mut self, now: Instant) -> Result<(), LinkError> {
-        let Side::Seed { reader, .. } = &self.side else {
-            unreachable!("seed side")
-        };
-        match reader.read() {
-            Ok(p) => {
-                let id = p.packet_id;
-                let moved = match self.seed.moved {
-                    Some((last, _)) => id != last,
-                    None => Some(id) != self.seed.baseline,
-                };
-                if moved {
-                    self.seed.moved = Some((id, now));
-                    self.accept(Sample::from(&p), id, None, now);
-                }
-                Ok(())
-            }
-            Err(err) => self.no_frame(err, Layout::Seed),
-        }
-    }
-
-    /// Free mode's `link.ok` after a read at `now`: the peer session frames are taken
-    /// from is running (heartbeat; seed layout: its packet id moved within `timeout`).
-    pub fn peer_alive(&self, now: Instant) -> bool {
-        if self.is_self_loop() {
-            return true;
-        }
-        match self.side {
-            Side::Framed { .. } => self.handshake.alive(now),
-            Side::Seed { .. } => self.seed.moved.is_some_and(|(_, t)| {
-                now.saturating_duration_since(t) < self.config.timeout.max(MIN_SILENCE)
-            }),
+            ReadError::Empty => compat::check_layout(self, i, layout),
         }
     }
 
@@ -558,8 +555,8 @@ impl Node {
             Phase::Closed | Phase::Claiming(Claim::Observing { .. })
         );
         self.phase = Phase::Closed;
-        if claimed && Words::read(&self.own_slot)?.owner == token(self.epoch) {
-            liveness::write_closed(&self.own_slot, self.epoch)?;
+        if claimed && Words::read(&self.own)?.owner == token(self.epoch) {
+            liveness::write_closed(&self.own, self.epoch)?;
         }
         Ok(())
     }

@@ -32,3 +32,42 @@ mod sim;
 #[cfg(not(miri))]
 #[allow(unused_imports)]
 pub use sim::{sim_library, RingGuard};
+
+use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_core::interface;
+use rfm_core::link::Sample;
+use rfm_core::slot::Ring;
+use rfm_core::Region;
+
+/// The area of attitude preset `slot` within a coupling region mapped at 0.
+pub fn attitude_area(region: &Region, slot: u8) -> Region {
+    rfm_core::frame::area(region, &interface::attitude_area(slot)).unwrap()
+}
+
+/// The ring of every attitude preset area.
+pub fn attitude_ring() -> Ring {
+    Ring::of(&interface::attitude_area(0))
+}
+
+/// A lockstep frame of the attitude preset between slots `writer` and `peer`,
+/// holding `sample` as step `step` of session `epoch`.
+pub fn attitude_frame(
+    writer: u8,
+    peer: u8,
+    step: u64,
+    epoch: u64,
+    sample: &Sample,
+) -> (FrameBuf, Header) {
+    let mut frame = FrameBuf::new(attitude_ring().payload_len);
+    sample.write(frame.payload_mut());
+    let header = Header {
+        writer_slot: writer,
+        mode: SyncMode::Lockstep,
+        epoch,
+        fingerprint: interface::attitude(writer, peer).fingerprint(),
+        step,
+        sim_time: sample.sim_time,
+        ..Header::default()
+    };
+    (frame, header)
+}
