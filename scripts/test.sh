@@ -38,6 +38,20 @@ cargo build --release -p rfm2g-sim
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 20000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
 
+step "interfaces: every node's FMU of three interface files, packed from the released binaries with no compiler on the PATH; three processes in lockstep over shm:, two nodes of 1,000 Reals over emulated RFM2g boards"
+mkdir -p target/interfaces
+python3 scripts/reals_interface.py 1000 > target/interfaces/reals1000.toml
+python3 scripts/reals_interface.py 100 > target/interfaces/reals100.toml
+for iface in tests/interfaces/mixed.toml target/interfaces/reals1000.toml target/interfaces/reals100.toml; do
+    name=$(basename "$iface" .toml)
+    env CARGO=/bin/false PATH=/nonexistent target/release/build-fmu --interface "$iface" \
+        --node all --from target/fmu/rfm_attitude.fmu --out "target/fmu/$name"
+done
+cargo run --release -p artefact-tests --bin lab -- --dir target/fmu/mixed --interface mixed \
+    --nodes cockpit,visual,ios --steps 10000
+cargo run --release -p artefact-tests --bin lab -- --dir target/fmu/reals1000 --interface reals1000 \
+    --nodes a,b --steps 10000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
+
 step "soak: two processes, 10^6 lockstep steps, every value checked (scripts/soak.sh runs 10^8)"
 cargo run --release -p rfm-bench --bin soak -- --steps 1000000
 
@@ -49,7 +63,7 @@ RFM2G_SIM_LIBRARY="$PWD/target/debug/librfm2g.so" RUSTFLAGS="-Zsanitizer=address
     --target x86_64-unknown-linux-gnu --target-dir target/asan
 
 step "fuzzing: 30 s per target from the committed corpus (fuzz/corpus)"
-for target in framed_decode seed_decode fmi_calls interface_parse; do
+for target in framed_decode seed_decode fmi_calls interface_parse resources; do
     (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30 -timeout=10)
 done
 

@@ -1,6 +1,7 @@
-//! The packaged FMU driven through its C ABI, as a master does: the .so is taken
-//! from the .fmu, loaded with dlopen, and called per step with fmi2SetReal (3
-//! inputs), fmi2DoStep, fmi2GetReal (3 outputs).
+//! A packaged FMU driven through its C ABI, as a master does: the .so and the
+//! resources are taken from the .fmu, the .so loaded with dlopen, and called per
+//! step with fmi2SetReal (the Real inputs), fmi2DoStep, fmi2GetReal (the peer's
+//! Reals): 3 each way for the attitude FMU.
 
 use std::ffi::{c_char, c_void, CString};
 use std::io::Read;
@@ -36,6 +37,8 @@ type Free = unsafe extern "C" fn(fmi2Component);
 pub struct Fmu {
     _lib: libloading::Library,
     guid: CString,
+    /// `file:` URI of the extracted resources.
+    resources: CString,
     vars: Vec<(String, u32)>,
     instantiate: Instantiate,
     setup: Setup,
@@ -92,7 +95,7 @@ fn callbacks() -> fmi2CallbackFunctions {
 }
 
 impl Fmu {
-    /// Extracts the linux64 binary of `fmu` into `dir` and loads it.
+    /// Extracts the linux64 binary and the resources of `fmu` into `dir` and loads it.
     pub fn load(fmu: &Path, dir: &Path) -> Result<Fmu> {
         let file = std::fs::File::open(fmu).with_context(|| {
             format!(
@@ -107,6 +110,12 @@ impl Fmu {
         let doc = roxmltree::Document::parse(&xml)?;
         let root = doc.root_element();
         let guid = root.attribute("guid").ok_or_else(|| anyhow!("no guid"))?;
+        let id = root
+            .descendants()
+            .find(|n| n.has_tag_name("CoSimulation"))
+            .and_then(|n| n.attribute("modelIdentifier"))
+            .ok_or_else(|| anyhow!("no modelIdentifier"))?
+            .to_owned();
         let vars = root
             .descendants()
             .filter(|n| n.has_tag_name("ScalarVariable"))
@@ -117,10 +126,21 @@ impl Fmu {
                 ))
             })
             .collect();
-        std::fs::create_dir_all(dir)?;
-        let so: PathBuf = dir.join(format!("rfm_attitude-{}.so", std::process::id()));
+        let dir = dir.join(format!("{id}-{}", std::process::id()));
+        let resources = dir.join("resources");
+        std::fs::create_dir_all(&resources)?;
+        let names: Vec<String> = zip
+            .file_names()
+            .filter_map(|n| n.ok().map(|n| n.into_owned()))
+            .collect();
+        for name in names.iter().filter(|n| n.starts_with("resources/")) {
+            let mut bytes = Vec::new();
+            zip.by_name(name)?.read_to_end(&mut bytes)?;
+            std::fs::write(dir.join(name), bytes)?;
+        }
+        let so: PathBuf = dir.join(format!("{id}.so"));
         let mut bytes = Vec::new();
-        zip.by_name("binaries/linux64/rfm_attitude.so")?
+        zip.by_name(&format!("binaries/linux64/{id}.so"))?
             .read_to_end(&mut bytes)?;
         std::fs::write(&so, bytes)?;
         // SAFETY: loading the FMU runs its (Rust std) initialisers only.
@@ -134,6 +154,7 @@ impl Fmu {
         }
         Ok(Fmu {
             guid: CString::new(guid)?,
+            resources: CString::new(format!("file://{}", resources.display()))?,
             vars,
             instantiate: sym!("fmi2Instantiate"),
             setup: sym!("fmi2SetupExperiment"),
@@ -159,9 +180,36 @@ impl Fmu {
             .ok_or_else(|| anyhow!("no variable {name}"))
     }
 
-    /// An initialized instance: instantiated, `strings` and `integers` set, and
-    /// through initialization. Terminated and freed on drop.
+    /// The names of every variable whose name satisfies `wanted`, in order.
+    pub fn names(&self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+        self.vars
+            .iter()
+            .filter(|(n, _)| wanted(n))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// An initialized attitude FMU instance: instantiated, `strings` and
+    /// `integers` set, and through initialization; its steps set the attitude and
+    /// get the peer's. Terminated and freed on drop.
     pub fn start(&self, strings: &[(&str, &str)], integers: &[(&str, i32)]) -> Result<Session<'_>> {
+        self.start_with(
+            strings,
+            integers,
+            &["roll", "pitch", "yaw"],
+            &["peer.roll", "peer.pitch", "peer.yaw"],
+        )
+    }
+
+    /// An initialized instance whose steps set the Real `inputs` and get the Real
+    /// `outputs`.
+    pub fn start_with(
+        &self,
+        strings: &[(&str, &str)],
+        integers: &[(&str, i32)],
+        inputs: &[&str],
+        outputs: &[&str],
+    ) -> Result<Session<'_>> {
         let cb = callbacks();
         // SAFETY: valid strings and callbacks (copied by the FMU); the component is
         // freed when the session drops.
@@ -170,7 +218,7 @@ impl Fmu {
                 c"bench".as_ptr(),
                 fmi2CoSimulation,
                 self.guid.as_ptr(),
-                std::ptr::null(),
+                self.resources.as_ptr(),
                 &cb,
                 0,
                 0,
@@ -179,13 +227,10 @@ impl Fmu {
         if c.is_null() {
             bail!("fmi2Instantiate failed");
         }
+        let refs = |names: &[&str]| names.iter().map(|n| self.vr(n)).collect::<Result<Vec<_>>>();
         let session = Session {
-            inputs: [self.vr("roll")?, self.vr("pitch")?, self.vr("yaw")?],
-            outputs: [
-                self.vr("peer.roll")?,
-                self.vr("peer.pitch")?,
-                self.vr("peer.yaw")?,
-            ],
+            inputs: refs(inputs)?,
+            outputs: refs(outputs)?,
             fmu: self,
             c,
         };
@@ -211,8 +256,9 @@ impl Fmu {
         Ok(session)
     }
 
-    /// Instantiates, sets `strings` and `integers`, initializes, then runs `steps`
-    /// steps; `batch` steps are timed together (1: every step on its own).
+    /// Instantiates the attitude FMU, sets `strings` and `integers`, initializes,
+    /// then runs `steps` steps; `batch` steps are timed together (1: every step on
+    /// its own).
     pub fn run(
         &self,
         strings: &[(&str, &str)],
@@ -220,22 +266,44 @@ impl Fmu {
         steps: u64,
         batch: u64,
     ) -> Result<Vec<u64>> {
-        let mut session = self.start(strings, integers)?;
-        let mut got = [0.0; 3];
-        let mut times = Vec::with_capacity((steps / batch) as usize);
-        let mut k = 0u64;
-        while k + batch <= steps {
-            let start = Instant::now();
-            for _ in 0..batch {
-                let x = k as f64;
-                check("a step", session.step(k, [x, -x, 0.5 * x], &mut got))?;
-                k += 1;
-            }
-            times.push(start.elapsed().as_nanos() as u64 / batch);
-        }
-        std::hint::black_box(got);
-        Ok(times)
+        let session = self.start(strings, integers)?;
+        timed(session, steps, batch)
     }
+
+    /// As [`Fmu::run`], for an FMU whose steps set the Real `inputs` and get the
+    /// Real `outputs`.
+    pub fn run_with(
+        &self,
+        strings: &[(&str, &str)],
+        inputs: &[&str],
+        outputs: &[&str],
+        steps: u64,
+    ) -> Result<Vec<u64>> {
+        let session = self.start_with(strings, &[], inputs, outputs)?;
+        timed(session, steps, 1)
+    }
+}
+
+/// Runs `steps` steps of `session`, feeding input i the value k + i at step k;
+/// `batch` steps are timed together.
+fn timed(mut session: Session<'_>, steps: u64, batch: u64) -> Result<Vec<u64>> {
+    let mut inputs = vec![0.0; session.inputs.len()];
+    let mut got = vec![0.0; session.outputs.len()];
+    let mut times = Vec::with_capacity((steps / batch) as usize);
+    let mut k = 0u64;
+    while k + batch <= steps {
+        let start = Instant::now();
+        for _ in 0..batch {
+            for (i, x) in inputs.iter_mut().enumerate() {
+                *x = (k + i as u64) as f64;
+            }
+            check("a step", session.step(k, &inputs, &mut got))?;
+            k += 1;
+        }
+        times.push(start.elapsed().as_nanos() as u64 / batch);
+    }
+    std::hint::black_box(got);
+    Ok(times)
 }
 
 fn check(what: &str, status: fmi2Status) -> Result<()> {
@@ -251,20 +319,26 @@ fn check(what: &str, status: fmi2Status) -> Result<()> {
 pub struct Session<'a> {
     fmu: &'a Fmu,
     c: fmi2Component,
-    inputs: [u32; 3],
-    outputs: [u32; 3],
+    inputs: Vec<u32>,
+    outputs: Vec<u32>,
 }
 
 impl Session<'_> {
-    /// One master step at t = k·1 ms: the 3 inputs set, fmi2DoStep, the peer's
-    /// 3 outputs got; the statuses OR-ed (fmi2OK is 0).
-    pub fn step(&mut self, k: u64, inputs: [f64; 3], outputs: &mut [f64; 3]) -> fmi2Status {
+    /// One master step at t = k·1 ms: the inputs set, fmi2DoStep, the peer's
+    /// outputs got; the statuses OR-ed (fmi2OK is 0).
+    pub fn step(&mut self, k: u64, inputs: &[f64], outputs: &mut [f64]) -> fmi2Status {
+        assert!(inputs.len() == self.inputs.len() && outputs.len() == self.outputs.len());
         let h = 1e-3;
-        // SAFETY: a live component; three references and three values each way.
+        // SAFETY: a live component; as many references as values each way.
         unsafe {
-            (self.fmu.set_real)(self.c, self.inputs.as_ptr(), 3, inputs.as_ptr())
+            (self.fmu.set_real)(self.c, self.inputs.as_ptr(), inputs.len(), inputs.as_ptr())
                 | (self.fmu.do_step)(self.c, k as f64 * h, h, 1)
-                | (self.fmu.get_real)(self.c, self.outputs.as_ptr(), 3, outputs.as_mut_ptr())
+                | (self.fmu.get_real)(
+                    self.c,
+                    self.outputs.as_ptr(),
+                    outputs.len(),
+                    outputs.as_mut_ptr(),
+                )
         }
     }
 

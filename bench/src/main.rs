@@ -14,7 +14,11 @@
 //!    what is measured);
 //! 6. the same FMU exchange over RFM2g: `device=/dev/rfm2g0`-style boards (nodes
 //!    1 and 2 of one ring) through the emulated vendor library `rfm2g-sim`, with
-//!    waitStrategy spin, and event (network interrupts: the futex path).
+//!    waitStrategy spin, and event (network interrupts: the futex path);
+//! 7. the FMUs of an interface of 100 Reals per node (`target/fmu/reals100`, see
+//!    scripts/bench.sh), two processes, `shm:`, lag 0, spin: per step
+//!    fmi2SetReal (100), fmi2DoStep, fmi2GetReal (100); reported per step and per
+//!    signal.
 //!
 //! Writes `DIR/coupling.json` and `DIR/coupling.png`, and prints a table.
 
@@ -31,6 +35,8 @@ use stats::Summary;
 struct Args {
     steps: u64,
     fmu: PathBuf,
+    /// The FMUs of case 7: `reals100_a.fmu` and `reals100_b.fmu`.
+    reals: PathBuf,
     /// The RFM2g emulator, `librfm2g.so`.
     rfm2g_sim: PathBuf,
     out: PathBuf,
@@ -45,6 +51,7 @@ fn parse() -> Result<Args> {
     let mut a = Args {
         steps: 1_000_000,
         fmu: root.join("target/fmu/rfm_attitude.fmu"),
+        reals: root.join("target/fmu/reals100"),
         rfm2g_sim: root.join("target/release/librfm2g.so"),
         out: root.join("target/bench"),
         child: None,
@@ -60,12 +67,13 @@ fn parse() -> Result<Args> {
                     .context("--steps N")?
             }
             "--fmu" => a.fmu = it.next().context("--fmu PATH")?.into(),
+            "--reals" => a.reals = it.next().context("--reals DIR")?.into(),
             "--rfm2g-sim" => a.rfm2g_sim = it.next().context("--rfm2g-sim PATH")?.into(),
             "--out" => a.out = it.next().context("--out DIR")?.into(),
             "--child" => a.child = Some(it.by_ref().collect()),
             "-h" | "--help" => {
                 println!(
-                    "usage: coupling [--steps N (default 1000000)] [--fmu PATH] \
+                    "usage: coupling [--steps N (default 1000000)] [--fmu PATH] [--reals DIR] \
                      [--rfm2g-sim LIBRFM2G_SO] [--out DIR]"
                 );
                 std::process::exit(0);
@@ -114,6 +122,24 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
             let integers = [("nodeSlot", node as i32), ("peerSlot", 1 - node as i32)];
             fmu.run(&strings, &integers, steps, 1)?
         }
+        "reals" => {
+            let (me, peer) = (["a", "b"][node], ["a", "b"][1 - node]);
+            let fmu = fmu::Fmu::load(
+                &args.reals.join(format!("{REALS}_{me}.fmu")),
+                &args.out.join("tmp"),
+            )?;
+            let inputs = fmu.names(|n| n.starts_with('x'));
+            let outputs = fmu.names(|n| n.starts_with(&format!("{peer}.x")));
+            fn refs(v: &[String]) -> Vec<&str> {
+                v.iter().map(String::as_str).collect()
+            }
+            fmu.run_with(
+                &[("device", rest[0].as_str()), ("waitStrategy", "spin")],
+                &refs(&inputs),
+                &refs(&outputs),
+                steps,
+            )?
+        }
         "alone" => {
             let fmu = fmu::Fmu::load(&args.fmu, &args.out.join("tmp"))?;
             let device = format!("loopback:bench-{}", std::process::id());
@@ -127,6 +153,11 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The interface of case 7 (`scripts/reals_interface.py 100`).
+const REALS: &str = "reals100";
+/// Its Reals per node.
+const REALS_N: u64 = 100;
+
 /// Runs `case` in two processes and returns node 0's samples.
 fn pair(args: &Args, case: &str, steps: u64, extra: &[String]) -> Result<Vec<u64>> {
     let exe = std::env::current_exe()?;
@@ -139,6 +170,8 @@ fn pair(args: &Args, case: &str, steps: u64, extra: &[String]) -> Result<Vec<u64
             cmd.args([
                 "--fmu".as_ref(),
                 args.fmu.as_os_str(),
+                "--reals".as_ref(),
+                args.reals.as_os_str(),
                 "--out".as_ref(),
                 args.out.as_os_str(),
             ]);
@@ -227,6 +260,12 @@ fn main() -> Result<()> {
             args.fmu.display()
         );
     }
+    if !args.reals.join(format!("{REALS}_a.fmu")).is_file() {
+        bail!(
+            "{} holds no {REALS}_a.fmu: run scripts/bench.sh (it packs the 100-Real FMUs)",
+            args.reals.display()
+        );
+    }
     if !args.rfm2g_sim.is_file() {
         bail!(
             "{} is missing: run `cargo build --release -p rfm2g-sim` first",
@@ -298,8 +337,16 @@ fn main() -> Result<()> {
         run(name, steps, pair(&args, "rfm2g", steps, &extra))?;
         let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}"));
     }
+    let reals_shm = shm("reals");
+    run(
+        "7 FMU coupled, 100 Reals each way: lag 0, spin",
+        n,
+        pair(&args, "reals", n, &[format!("shm:{reals_shm}")]),
+    )?;
+    let _ = rfm_core::backend::shm::unlink(&reals_shm);
 
     let (raw, coupled, udp, overhead) = (&cases[0], &cases[1], &cases[4], &cases[5]);
+    let reals = &cases[8];
     let fmu_over_raw = coupled.median as f64 / raw.median as f64;
     let udp_over_fmu = udp.median as f64 / coupled.median as f64;
     let p99_over_median = coupled.p99 as f64 / coupled.median as f64;
@@ -314,6 +361,11 @@ fn main() -> Result<()> {
     let results = json!({
         "machine": machine(),
         "cases": cases.iter().map(Summary::to_json).collect::<Vec<_>>(),
+        "reals100": {
+            "median_ns_per_step": reals.median,
+            "median_ns_per_signal": (reals.median as f64 / REALS_N as f64 * 10.0).round() / 10.0,
+            "over_attitude_coupled": (reals.median as f64 / coupled.median as f64 * 1000.0).round() / 1000.0,
+        },
         "ratios": {
             "fmu_coupled_median_over_raw_median": target(fmu_over_raw, "<=", 1.3),
             "udp_median_over_fmu_coupled_median": target(udp_over_fmu, ">=", 100.0),
@@ -326,6 +378,10 @@ fn main() -> Result<()> {
     let png_path = args.out.join("coupling.png");
     report::histogram(&cases, &png_path)?;
     print!("{}", report::table(&cases));
+    println!(
+        "100 Reals each way: {} ns per step, {} ns per signal",
+        reals.median, results["reals100"]["median_ns_per_signal"]
+    );
     println!(
         "ratios (targets): {}",
         serde_json::to_string_pretty(&results["ratios"])?

@@ -63,6 +63,7 @@ pub fn histogram(cases: &[Summary], path: &Path) -> Result<()> {
         CYAN,
         RGBColor(230, 140, 0),
         RGBColor(120, 70, 20),
+        RGBColor(130, 130, 130),
     ];
     assert!(cases.len() <= colors.len(), "a color for every case");
     for (c, color) in cases.iter().zip(colors) {

@@ -1,6 +1,8 @@
 //! `documentation/index.html`: what a user of the .fmu needs, without the repository.
 
 use crate::model::Model;
+use rfm_attitude::model::Model as FmuModel;
+use rfm_core::interface::layout::MapTable;
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -9,7 +11,49 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-pub fn index_html(model: &Model) -> String {
+/// What the FMU does, for the attitude FMU or a node of an interface.
+fn what_it_does(fmu: &FmuModel) -> String {
+    if fmu.preset {
+        return r#"<p>Every <code>fmi2DoStep</code> writes this simulator's attitude (<code>roll</code>, <code>pitch</code>,
+<code>yaw</code>, <code>status</code>, <code>message</code>) into this node's slot of a reflective memory and
+reads the peer's into the <code>peer.*</code> outputs.</p>"#
+            .to_owned();
+    }
+    let i = &fmu.interface;
+    let me = &i.nodes[fmu.node];
+    format!(
+        r#"<p>This is node <code>{node}</code> (slot {slot}) of interface <code>{name}</code>. Every
+<code>fmi2DoStep</code> writes its {n} signals (the inputs) into its area of a reflective memory and reads every
+other node's into the outputs <code>NODE.SIGNAL</code>, with <code>NODE.time</code>, <code>NODE.step</code> and
+the link diagnostics <code>NODE.link.*</code> of each. The interface file is in
+<code>resources/interface.toml</code>; build the FMU of every node from the same file.</p>"#,
+        node = escape(&me.name),
+        slot = me.slot,
+        name = escape(&i.name),
+        n = me.signals.len()
+    )
+}
+
+/// How to wire the nodes, with the memory map for an interface.
+fn wiring(fmu: &FmuModel) -> String {
+    if fmu.preset {
+        return r#"{wiring}"#.to_owned();
+    }
+    let map = fmu.interface.map().expect("a model's interface has a map");
+    format!(
+        "<li>Each node's FMU knows its slot and area from the interface; only that node writes its \
+         area. The memory map (offsets from <code>regionOffset</code>):<pre>{}</pre></li>",
+        escape(
+            &MapTable {
+                interface: &fmu.interface,
+                map: &map
+            }
+            .to_string()
+        )
+    )
+}
+
+pub fn index_html(model: &Model, fmu: &FmuModel) -> String {
     let rows: String = model
         .variables
         .iter()
@@ -26,7 +70,7 @@ pub fn index_html(model: &Model) -> String {
         .collect();
     format!(
         r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{id}: attitude through reflective memory</title>
+<html lang="en"><head><meta charset="utf-8"><title>{id}: signals through reflective memory</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.45}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}}
 code,pre{{background:#f4f4f4}}pre{{padding:.5em}}</style></head><body>
@@ -35,9 +79,7 @@ code,pre{{background:#f4f4f4}}pre{{padding:.5em}}</style></head><body>
 <p>FMI 2.0 co-simulation, model identifier <code>{id}</code>, GUID <code>{guid}</code>.</p>
 
 <h2>What it does</h2>
-<p>Every <code>fmi2DoStep</code> writes this simulator's attitude (<code>roll</code>, <code>pitch</code>,
-<code>yaw</code>, <code>status</code>, <code>message</code>) into this node's slot of a reflective memory and
-reads the peer's into the <code>peer.*</code> outputs.</p>
+{what}
 <ul>
 <li><b>syncMode = lockstep</b> (default, deterministic): after step k the outputs are exactly the peer's
 inputs of its step k &minus; <code>lag</code> (its initial values while k &lt; lag). lag = 0 needs both masters
@@ -47,7 +89,7 @@ for the first step) makes the step fail with a message naming the device, slots,
 does a peer that stops, restarts or dies.</li>
 <li><b>syncMode = free</b>: never waits; takes the peer's newest frame. <code>link.ok</code> says whether the
 peer is running, <code>link.age</code> how old its newest frame is.</li>
-<li><code>nodeSlot = peerSlot</code> is a self-loop: the outputs echo the inputs.</li>
+<li>The attitude FMU only: <code>nodeSlot = peerSlot</code> is a self-loop: the outputs echo the inputs.</li>
 <li>Every instance beats a heartbeat in its slot from a thread of its own, from
 <code>fmi2ExitInitializationMode</code> to <code>fmi2Terminate</code>. A frame is taken only from a peer
 whose heartbeat is seen moving, so frames left in the memory by an earlier run are never taken; a peer
@@ -66,15 +108,13 @@ mode 0600)</td></tr>
 <tr><td><code>loopback:NAME</code></td><td>memory shared by two instances in one master process</td></tr>
 </table>
 
-<h2>Wiring two PCs</h2>
+<h2>Wiring the PCs</h2>
 <ol>
 <li>Connect the two RFM2g boards in a ring (TX of one to RX of the other, both ways) and install the driver
 on both PCs (<code>ls -l /dev/rfm2g*</code> shows the device).</li>
 <li>Give both the same <code>device</code> (their local board), the same <code>regionOffset</code>,
 <code>lag</code>, <code>syncMode</code> and <code>layout</code>.</li>
-<li>PC A: <code>nodeSlot = 0</code>, <code>peerSlot = 1</code>; PC B: <code>nodeSlot = 1</code>,
-<code>peerSlot = 0</code>. Each slot's area starts at <code>regionOffset + slot &times; 4096</code>; only its
-node writes it.</li>
+{wiring}
 <li>Start both masters; the first step waits up to <code>startupTimeout</code> for the other.</li>
 </ol>
 
@@ -92,14 +132,18 @@ process, e.g. <code>RFM2G_SIM_DEVICES="/dev/rfm2g0 ring=lab node=2"</code>. See 
 {rows}</table>
 
 <h2>Layouts</h2>
-<p><b>framed</b> (default): each slot holds a ring of 16 frames of 120 bytes, guarded by a sequence counter and a
-CRC-32C, all fields little-endian. <b>seed</b>: the packed 65-byte <code>FlightData</code> of programs written
-as in the reflective-memory article (magic 0x55AA55AA, packetId, timestamp, float attitude[3], status,
-msg[32]); free mode only.</p>
+<p><b>framed</b> (default): each node's area holds a descriptor of its signals (so <code>rfmctl watch</code>
+shows them by name) and a ring of 16 frames, each a 64-byte header (with the interface's fingerprint) and the
+node's signals laid out as a C struct, guarded by a sequence counter and a CRC-32C, all little-endian.
+<b>seed</b> (attitude FMU only): the packed 65-byte <code>FlightData</code> of programs written as in the
+reflective-memory article (magic 0x55AA55AA, packetId, timestamp, float attitude[3], status, msg[32]); free
+mode only.</p>
 </body></html>
 "#,
         id = escape(&model.model_identifier),
         desc = escape(&model.description),
         guid = escape(&model.guid),
+        what = what_it_does(fmu),
+        wiring = wiring(fmu),
     )
 }

@@ -1,7 +1,8 @@
-//! `build-fmu`: builds the `rfm_attitude` cdylib and packages it as an FMI 2.0
-//! co-simulation `.fmu`, then verifies what it wrote.
+//! `build-fmu`: packages FMI 2.0 co-simulation `.fmu`s: the attitude FMU, or the
+//! FMU of any node of an interface file, then verifies what it wrote.
 
 mod archive;
+mod binaries;
 mod cargo;
 mod docs;
 mod model;
@@ -9,11 +10,13 @@ mod verify;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, ValueEnum};
+use rfm_attitude::model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
+use rfm_core::interface::{layout::MapTable, Interface};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Platform {
+pub enum Platform {
     /// This Linux x86-64 host.
     Linux64,
     /// Windows x86-64, cross-built with MinGW-w64 (x86_64-pc-windows-gnu).
@@ -26,30 +29,56 @@ enum Profile {
     Debug,
 }
 
-/// Builds the rfm_attitude FMU (FMI 2.0 co-simulation) and packages it as a .fmu.
+/// Packages FMI 2.0 co-simulation FMUs that couple simulators through reflective
+/// memory.
 ///
-/// The archive holds modelDescription.xml, binaries/linux64/rfm_attitude.so,
-/// binaries/win64/rfm_attitude.dll (when the Windows target and MinGW-w64 are
-/// installed) and documentation/index.html. Before it says done, it re-reads the
-/// archive: the XML parses and matches the binaries (GUID, model identifier), each
-/// binary exports exactly the 34 FMI 2.0 co-simulation functions, and every file the
-/// XML implies is there.
+/// Without --interface: the attitude FMU (rfm_attitude.fmu). With --interface FILE
+/// --node NAME: the FMU of that node of the interface file, named NAME_NODE.fmu,
+/// whose inputs are the node's signals and whose outputs are every other node's;
+/// --node all writes one per node. The binary is the same for every FMU: with
+/// --from FMU it is taken from an existing .fmu and nothing is compiled.
+///
+/// The archive holds modelDescription.xml, binaries/linux64/ID.so,
+/// binaries/win64/ID.dll (when the Windows target and MinGW-w64 are installed,
+/// or the --from FMU has it), documentation/index.html and, for an interface,
+/// resources/interface.toml and resources/node.txt. Before it says done, it
+/// re-reads the archive: the XML parses and matches the resources (GUID), each
+/// binary exports exactly the 34 FMI 2.0 co-simulation functions and is of this
+/// variable convention, and every file the XML implies is there. A bad interface
+/// file is reported with its line and column, and nothing is written.
+///
+/// Example: build-fmu --interface lab.toml --node all --from rfm_attitude.fmu
 #[derive(Debug, Parser)]
 #[command(version)]
 struct Args {
-    /// Where to write the .fmu.
-    #[arg(long, short, default_value = "target/fmu/rfm_attitude.fmu")]
-    out: PathBuf,
-    /// Cargo profile of the binaries.
+    /// Where to write the .fmu (with --node all: the folder for them).
+    /// Default: target/fmu/ID.fmu (ID: the model identifier)
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// An interface file (TOML): package the FMU of one of its nodes.
+    #[arg(long, requires = "node")]
+    interface: Option<PathBuf>,
+    /// With --interface: the node whose FMU to write, or `all`.
+    #[arg(long, requires = "interface")]
+    node: Option<String>,
+    /// Take the binaries from this .fmu instead of building them (no compiler needed).
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// Cargo profile of the binaries built.
     #[arg(long, value_enum, default_value = "release")]
     profile: Profile,
     /// Platforms to include. Default: linux64, plus win64 when it can be built here
-    /// (say why it is skipped otherwise). Naming win64 makes it required.
+    /// (say why it is skipped otherwise), or every platform of the --from FMU.
+    /// Naming win64 makes it required.
     #[arg(long, value_enum, value_delimiter = ',')]
     platform: Vec<Platform>,
+    /// Rewrite the repository's modelDescription.xml (the attitude FMU's) from the
+    /// code, and write nothing else.
+    #[arg(long, conflicts_with_all = ["interface", "from"])]
+    write_description: bool,
 }
 
-fn step(text: &str) {
+pub fn step(text: &str) {
     eprintln!("build-fmu: {text}");
 }
 
@@ -60,28 +89,100 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-fn main() -> Result<()> {
-    let args = Args::parse();
-    let root = workspace();
-    let out = if args.out.is_absolute() {
-        args.out.clone()
-    } else {
-        root.join(&args.out)
-    };
-    let release = args.profile == Profile::Release;
+/// An FMU to write: its model, the resources it carries, and where it goes.
+struct Target {
+    model: FmuModel,
+    resources: Vec<(String, Vec<u8>)>,
+    out: PathBuf,
+}
 
-    let xml_path = root.join("modelDescription.xml");
-    let xml = std::fs::read_to_string(&xml_path)
-        .with_context(|| format!("cannot read {}", xml_path.display()))?;
-    let model = model::Model::parse(xml).with_context(|| format!("in {}", xml_path.display()))?;
+/// The attitude FMU, after checking that the committed description is the one
+/// the code writes.
+fn attitude(root: &Path, out: Option<PathBuf>) -> Result<Target> {
+    let model = FmuModel::attitude();
+    let path = root.join("modelDescription.xml");
+    let committed = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if committed != model.xml() {
+        bail!(
+            "{} is not the description the code writes: run build-fmu --write-description \
+             (and commit it) if the code changed, or undo the edit to the file",
+            path.display()
+        );
+    }
+    Ok(Target {
+        out: out.unwrap_or_else(|| root.join("target/fmu/rfm_attitude.fmu")),
+        model,
+        resources: Vec::new(),
+    })
+}
+
+/// The FMUs of `node` (or all) of the interface file at `file`.
+fn of_interface(root: &Path, file: &Path, node: &str, out: Option<PathBuf>) -> Result<Vec<Target>> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let interface =
+        Interface::parse(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
+    let map = interface.map().map_err(|e| anyhow!("{e}"))?;
     step(&format!(
-        "model {} (GUID {}), {} variables",
-        model.model_identifier,
-        model.guid,
-        model.variables.len()
+        "interface `{}` ({} nodes, fingerprint {:#018x}); memory map:\n{}",
+        interface.name,
+        interface.nodes.len(),
+        interface.fingerprint(),
+        MapTable {
+            interface: &interface,
+            map: &map
+        }
     ));
+    let nodes: Vec<usize> = if node == "all" {
+        (0..interface.nodes.len()).collect()
+    } else {
+        let i = interface.position(node).ok_or_else(|| {
+            anyhow!(
+                "{} has no node `{node}`; it has {} (or give --node all)",
+                file.display(),
+                interface
+                    .nodes
+                    .iter()
+                    .map(|n| format!("`{}`", n.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        vec![i]
+    };
+    let all = node == "all";
+    let interface = std::sync::Arc::new(interface);
+    Ok(nodes
+        .into_iter()
+        .map(|i| {
+            let model = FmuModel::of_node(interface.clone(), i);
+            let name = format!("{}.fmu", model.model_identifier);
+            let out = match (&out, all) {
+                (Some(dir), true) => dir.join(name),
+                (Some(file), false) => file.clone(),
+                (None, _) => root.join("target/fmu").join(name),
+            };
+            Target {
+                resources: vec![
+                    (
+                        format!("resources/{RESOURCE_INTERFACE}"),
+                        text.clone().into_bytes(),
+                    ),
+                    (
+                        format!("resources/{RESOURCE_NODE}"),
+                        format!("{}\n", interface.nodes[i].name).into_bytes(),
+                    ),
+                ],
+                model,
+                out,
+            }
+        })
+        .collect())
+}
 
-    let mut platforms = args.platform.clone();
+fn platforms(asked: &[Platform]) -> Result<Vec<Platform>> {
+    let mut platforms = asked.to_vec();
     if platforms.is_empty() {
         platforms.push(Platform::Linux64);
         match cargo::win64_unavailable() {
@@ -95,39 +196,83 @@ fn main() -> Result<()> {
             bail!("win64 was asked for but cannot be built here: {why}");
         }
     }
+    Ok(platforms)
+}
 
+fn absolute(root: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(p)
+    }
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let root = workspace();
+    // Relative paths are the user's, from where build-fmu was started (cargo run
+    // starts it there too).
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let out = args.out.as_deref().map(|p| absolute(&cwd, p));
+    if args.write_description {
+        let path = root.join("modelDescription.xml");
+        std::fs::write(&path, FmuModel::attitude().xml())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        step(&format!("wrote {}", path.display()));
+        return Ok(());
+    }
+    // Everything that can be wrong is found before anything is written.
+    let targets = match (&args.interface, &args.node) {
+        (Some(file), Some(node)) => of_interface(&root, &absolute(&cwd, file), node, out)?,
+        _ => vec![attitude(&root, out)?],
+    };
+    let binaries = match &args.from {
+        Some(fmu) => binaries::from_fmu(&absolute(&cwd, fmu), &args.platform)?,
+        None => binaries::build(
+            &root,
+            args.profile == Profile::Release,
+            &platforms(&args.platform)?,
+        )?,
+    };
+    for target in &targets {
+        write(target, &binaries)?;
+    }
+    Ok(())
+}
+
+/// Writes and verifies one .fmu.
+fn write(target: &Target, binaries: &[binaries::Binary]) -> Result<()> {
+    let model =
+        model::Model::parse(target.model.xml()).context("the written modelDescription.xml")?;
+    step(&format!(
+        "model {} (GUID {}), {} variables",
+        model.model_identifier,
+        model.guid,
+        model.variables.len()
+    ));
     let id = &model.model_identifier;
     let mut entries = vec![(
         "modelDescription.xml".to_owned(),
         model.xml.clone().into_bytes(),
     )];
     let mut packed = Vec::new();
-    for platform in &platforms {
-        let (dir, ext, target) = match platform {
-            Platform::Linux64 => ("linux64", "so", None),
-            Platform::Win64 => ("win64", "dll", Some("x86_64-pc-windows-gnu")),
-        };
-        step(&format!(
-            "building {dir} ({} profile)…",
-            if release { "release" } else { "debug" }
-        ));
-        let lib = cargo::build_cdylib(&root, release, target)?;
-        step(&format!("  built {}", lib.display()));
-        let data = std::fs::read(&lib).with_context(|| format!("cannot read {}", lib.display()))?;
-        entries.push((format!("binaries/{dir}/{id}.{ext}"), data));
+    for b in binaries {
+        let (dir, ext) = b.platform.dir_ext();
+        entries.push((format!("binaries/{dir}/{id}.{ext}"), b.data.clone()));
         packed.push((dir, ext));
     }
     entries.push((
         "documentation/index.html".to_owned(),
-        docs::index_html(&model).into_bytes(),
+        docs::index_html(&model, &target.model).into_bytes(),
     ));
-
+    entries.extend(target.resources.iter().cloned());
+    let out = &target.out;
     step(&format!("writing {}", out.display()));
-    archive::write(&out, &entries)?;
+    archive::write(out, &entries)?;
     step("verifying the archive…");
-    verify::check_archive(&out, &model, &packed)
+    verify::check_archive(out, &model, &packed)
         .with_context(|| format!("verification of {} failed", out.display()))?;
-    let size = std::fs::metadata(&out)?.len();
+    let size = std::fs::metadata(out)?.len();
     let names: Vec<_> = packed.iter().map(|(d, _)| *d).collect();
     step(&format!(
         "done: {} ({} KiB) for {}; exports, GUID and contents verified",

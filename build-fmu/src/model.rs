@@ -18,12 +18,13 @@ pub struct Model {
     pub guid: String,
     pub model_identifier: String,
     pub description: String,
+    pub generation_tool: String,
     pub variables: Vec<Variable>,
 }
 
 impl Model {
     pub fn parse(xml: String) -> Result<Model> {
-        let (guid, model_identifier, description, variables) = {
+        let (guid, model_identifier, description, generation_tool, variables) = {
             let doc = roxmltree::Document::parse(&xml)
                 .context("modelDescription.xml is not well-formed XML")?;
             let root = doc.root_element();
@@ -67,6 +68,9 @@ impl Model {
                 guid.to_owned(),
                 id.to_owned(),
                 root.attribute("description").unwrap_or_default().to_owned(),
+                root.attribute("generationTool")
+                    .unwrap_or_default()
+                    .to_owned(),
                 variables,
             )
         };
@@ -75,6 +79,7 @@ impl Model {
             guid,
             model_identifier,
             description,
+            generation_tool,
             variables,
         })
     }

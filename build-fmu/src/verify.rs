@@ -9,6 +9,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use object::{Object, ObjectSymbol};
 
 use crate::model::Model;
+use rfm_attitude::model::{
+    Model as FmuModel, CONVENTION, PRESET_GUID, RESOURCE_INTERFACE, RESOURCE_NODE,
+};
 
 /// The 34 functions of the FMI 2.0 co-simulation API, and all a binary may export.
 pub const FMI2_CS_FUNCTIONS: [&str; 34] = [
@@ -116,12 +119,39 @@ pub fn check_archive(path: &Path, model: &Model, platforms: &[(&str, &str)]) -> 
         );
     }
     read("documentation/index.html")?;
+    if !packed.generation_tool.contains(CONVENTION) {
+        bail!(
+            "the packed modelDescription.xml was written by `{}`, not by this build ({CONVENTION})",
+            packed.generation_tool
+        );
+    }
     for (platform, ext) in platforms {
         let name = format!("binaries/{platform}/{}.{ext}", model.model_identifier);
         let binary = read(&name)?;
         check_exports(&name, &binary)?;
-        if !contains(&binary, model.guid.as_bytes()) {
-            bail!("{name} does not contain the GUID {} of modelDescription.xml: binary and XML come from different builds", model.guid);
+        if !contains(&binary, CONVENTION.as_bytes()) {
+            bail!("{name} is not an FMU binary of this variable convention ({CONVENTION}): it would read the description's variables otherwise; take it from an FMU of this release");
+        }
+    }
+    if model.guid != PRESET_GUID {
+        // The GUID the FMU computes at fmi2Instantiate from its resources.
+        let interface = String::from_utf8(read(&format!("resources/{RESOURCE_INTERFACE}"))?)
+            .context("resources/interface.toml is not UTF-8")?;
+        let node = String::from_utf8(read(&format!("resources/{RESOURCE_NODE}"))?)
+            .context("resources/node.txt is not UTF-8")?;
+        let dir = std::env::temp_dir().join(format!("build-fmu-verify-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(RESOURCE_INTERFACE), interface)?;
+        std::fs::write(dir.join(RESOURCE_NODE), node)?;
+        let loaded = FmuModel::load(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        let loaded = loaded.map_err(|e| anyhow!("the packed resources give no model: {e}"))?;
+        if loaded.guid != model.guid {
+            bail!(
+                "the packed resources give GUID {}, the modelDescription.xml {}: they come from different builds",
+                loaded.guid,
+                model.guid
+            );
         }
     }
     for i in 0..zip.len() {

@@ -7,21 +7,25 @@
 //! `fmi2Status` once, here. Only these 34 symbols are exported.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod access;
+mod config;
 pub mod fmi2;
 pub mod instance;
 pub mod logger;
 pub mod model;
 pub mod state_machine;
+mod values;
 
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
+pub use access::SetValues;
 use fmi2::*;
-use instance::{error, FmiResult, Instance, SetValues};
+use instance::{error, FmiResult, Instance};
 use logger::{Category, Logger, Scope};
-use model::{Kind, GUID};
+use model::{Model, PRESET_GUID};
 use state_machine::Call;
 
 const LIVE: u64 = 0x524d_4641_4c49_5645; // "RMFALIVE"
@@ -259,8 +263,44 @@ pub fn resource_path(uri: &str) -> Result<String, String> {
             i += 1;
         }
     }
-    String::from_utf8(out)
-        .map_err(|_| format!("resource location `{uri}` does not decode to UTF-8"))
+    let path = String::from_utf8(out)
+        .map_err(|_| format!("resource location `{uri}` does not decode to UTF-8"))?;
+    // `file:///C:/dir` names `C:/dir` on Windows.
+    let drive = path.as_bytes();
+    if cfg!(windows) && drive.len() >= 3 && drive[0] == b'/' && drive[2] == b':' {
+        return Ok(path[1..].to_owned());
+    }
+    Ok(path)
+}
+
+/// The model of the FMU whose description has GUID `guid`: the attitude FMU, or
+/// the one its resources describe (which must give that GUID).
+fn model_for(guid: &str, resources: Option<&str>) -> Result<Arc<Model>, String> {
+    static ATTITUDE: OnceLock<Arc<Model>> = OnceLock::new();
+    if guid == PRESET_GUID {
+        return Ok(ATTITUDE.get_or_init(|| Arc::new(Model::attitude())).clone());
+    }
+    let Some(dir) = resources else {
+        return Err(format!(
+            "fmuGUID {guid} is not the attitude FMU's, and no fmuResourceLocation was given to \
+             read the interface from: give the FMU's resources directory"
+        ));
+    };
+    let model = Model::load(std::path::Path::new(dir)).map_err(|e| {
+        format!(
+            "fmuGUID {guid}: the FMU's interface cannot be loaded from its resources ({e}); \
+             rebuild the FMU with build-fmu"
+        )
+    })?;
+    if model.guid != guid {
+        return Err(format!(
+            "fmuGUID {guid} does not match {} given by the interface in {dir}: the \
+             modelDescription.xml and the resources come from different builds; rebuild the \
+             FMU with build-fmu",
+            model.guid
+        ));
+    }
+    Ok(Arc::new(model))
 }
 
 /// # Safety
@@ -309,24 +349,30 @@ pub unsafe extern "C" fn fmi2_instantiate(
             ));
         }
         // SAFETY: NULL or a C string.
-        match unsafe { text(fmu_guid) } {
-            Some(g) if g == GUID => {}
-            other => return fail(format!("fmuGUID {other:?} does not match this binary's {GUID}: the modelDescription.xml and the binary come from different builds")),
-        }
+        let Some(guid) = (unsafe { text(fmu_guid) }) else {
+            return fail("fmuGUID is NULL or not UTF-8".into());
+        };
         // SAFETY: NULL or a C string.
-        if let Some(uri) = unsafe { text(resource_location) } {
-            if let Err(e) = resource_path(uri) {
-                return fail(e);
+        let resources = match unsafe { text(resource_location) } {
+            Some(uri) => match resource_path(uri) {
+                Ok(path) => Some(path),
+                Err(e) => return fail(e),
+            },
+            None if !resource_location.is_null() => {
+                return fail("fmuResourceLocation is not UTF-8".into())
             }
-        } else if !resource_location.is_null() {
-            return fail("fmuResourceLocation is not UTF-8".into());
-        }
+            None => None,
+        };
+        let model = match model_for(guid, resources.as_deref()) {
+            Ok(model) => model,
+            Err(e) => return fail(e),
+        };
         let comp = Box::new(Component {
             magic: Cell::new(LIVE),
             depth: Cell::new(0),
             free_pending: Cell::new(false),
             logger: UnsafeCell::new(Some(Box::new(logger.clone()))),
-            instance: UnsafeCell::new(Some(Box::new(Instance::new(logger)))),
+            instance: UnsafeCell::new(Some(Box::new(Instance::new(logger, model)))),
         });
         Box::into_raw(comp).cast::<c_void>()
     }));
@@ -537,7 +583,7 @@ macro_rules! setter {
                 call(c, Call::$call, |inst| {
                     let vrs = slice($export, "vr", vr, n)?;
                     let $v = slice($export, "value", value, n)?;
-                    inst.set($export, vrs, Kind::$kind, $convert)
+                    inst.set($export, vrs, $convert)
                 })
             }
         }

@@ -11,7 +11,6 @@ use std::ffi::{c_char, CString};
 use std::sync::Once;
 
 use crate::fmi2::*;
-use crate::model::LOG_CATEGORIES;
 
 /// Where an instance's messages go, and which categories are on.
 #[derive(Debug, Clone)]
@@ -19,11 +18,11 @@ pub struct Logger {
     callbacks: fmi2CallbackFunctions,
     name: CString,
     debug: bool,
-    /// One flag per entry of `LOG_CATEGORIES`.
+    /// One flag per entry of [`Category::ALL`].
     enabled: Vec<bool>,
 }
 
-/// A category name of modelDescription.xml.
+/// A log category of modelDescription.xml.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Category {
     Events,
@@ -35,6 +34,28 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category, in the order the XML declares them.
+    pub const ALL: [Category; 6] = [
+        Category::Events,
+        Category::Warning,
+        Category::Discard,
+        Category::Error,
+        Category::Fatal,
+        Category::Debug,
+    ];
+
+    /// What the XML says of it.
+    pub fn description(self) -> &'static str {
+        match self {
+            Category::Events => "Link events: peers bound, restarts, layout and mode checks",
+            Category::Warning => "Calls that return fmi2Warning",
+            Category::Discard => "Calls that return fmi2Discard, with the reason",
+            Category::Error => "Calls that return fmi2Error, with the reason",
+            Category::Fatal => "Calls that return fmi2Fatal",
+            Category::Debug => "Every call and the parameters used",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Category::Events => "logEvents",
@@ -68,21 +89,22 @@ impl Logger {
             callbacks,
             name: c_string(name),
             debug,
-            enabled: vec![true; LOG_CATEGORIES.len()],
+            enabled: vec![true; Category::ALL.len()],
         }
     }
 
     /// `fmi2SetDebugLogging`: no categories means all of them.
     pub fn set_debug(&mut self, on: bool, categories: &[String]) -> Result<(), String> {
-        let mut enabled = vec![categories.is_empty(); LOG_CATEGORIES.len()];
+        let mut enabled = vec![categories.is_empty(); Category::ALL.len()];
         for c in categories {
-            let i = LOG_CATEGORIES
+            let i = Category::ALL
                 .iter()
-                .position(|known| known == c)
+                .position(|known| known.name() == c)
                 .ok_or_else(|| {
+                    let names: Vec<&str> = Category::ALL.iter().map(|k| k.name()).collect();
                     format!(
                         "unknown log category `{c}`; this FMU has {}",
-                        LOG_CATEGORIES.join(", ")
+                        names.join(", ")
                     )
                 })?;
             enabled[i] = true;
@@ -96,7 +118,7 @@ impl Logger {
         if matches!(category, Category::Error | Category::Fatal) {
             return true;
         }
-        let i = LOG_CATEGORIES.iter().position(|c| *c == category.name());
+        let i = Category::ALL.iter().position(|c| *c == category);
         self.debug && i.is_some_and(|i| self.enabled[i])
     }
 

@@ -57,13 +57,19 @@ fn messages(log: &Log) -> String {
 
 #[test]
 fn instantiate_refuses_what_it_cannot_run_and_says_why() {
-    let guid = model::GUID;
+    let guid = model::PRESET_GUID;
     for (ty, g, res, part) in [
         (
             fmi2CoSimulation,
             "{00000000-0000-0000-0000-000000000000}",
             None,
-            "does not match this binary's",
+            "is not the attitude FMU's, and no fmuResourceLocation was given",
+        ),
+        (
+            fmi2CoSimulation,
+            "{00000000-0000-0000-0000-000000000000}",
+            Some("file:///nonexistent/resources"),
+            "cannot read /nonexistent/resources/interface.toml",
         ),
         (0, guid, None, "supports only fmi2CoSimulation"),
         (

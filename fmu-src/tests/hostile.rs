@@ -461,7 +461,7 @@ fn reentrant_instance(action: Reenter) -> Box<Reentrant> {
         reentrant_logger,
         &*m as *const Reentrant as *mut std::ffi::c_void,
     );
-    let guid = CString::new(rfm_attitude::model::GUID).unwrap();
+    let guid = CString::new(rfm_attitude::model::PRESET_GUID).unwrap();
     // SAFETY: valid strings and callbacks; `m` outlives the instance.
     let c = unsafe {
         fmi2_instantiate(

@@ -3,16 +3,63 @@
 //! value, string, time and step size, on live, freed and NULL components. The
 //! FMU must answer each with a status (or NULL), never crash, never hang.
 //!
+//! Instances are of the attitude FMU or of an interface FMU (three nodes, every
+//! signal type, its resources written once per process).
+//!
 //! Two adjustments keep iterations fast and local: `shm:` devices become
 //! `loopback:` (no files left in /dev/shm), and timeouts are capped at 10 ms.
 #![no_main]
 
 use std::ffi::{c_char, c_void, CString};
+use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use rfm_attitude::fmi2::*;
-use rfm_attitude::model::{vr, GUID, VARIABLES};
+use rfm_attitude::model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_attitude::*;
+
+const LAB: &str = r#"
+name = "lab"
+[[node]]
+name = "cockpit"
+slot = 0
+signals = [
+  { name = "roll", type = "Real", min = -4, max = 4 },
+  { name = "gear_down", type = "Boolean" },
+  { name = "flap_detent", type = "Integer", min = 0, max = 4 },
+  { name = "callsign", type = "String", size = 8 },
+]
+[[node]]
+name = "visual"
+slot = 1
+signals = [ { name = "frame_count", type = "Integer" } ]
+"#;
+
+/// The two FMUs: (model, GUID, resource URI).
+fn fmus() -> &'static [(Model, CString, CString); 2] {
+    static FMUS: OnceLock<[(Model, CString, CString); 2]> = OnceLock::new();
+    FMUS.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("fuzz-fmi-calls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(RESOURCE_INTERFACE), LAB).unwrap();
+        std::fs::write(dir.join(RESOURCE_NODE), "cockpit").unwrap();
+        let lab = Model::load(&dir).unwrap();
+        let attitude = Model::attitude();
+        let entry = |m: Model, uri: String| {
+            let guid = CString::new(m.guid.as_str()).unwrap();
+            (m, guid, CString::new(uri).unwrap())
+        };
+        [
+            entry(attitude, "file:///tmp/r".into()),
+            entry(lab, format!("file://{}", dir.display())),
+        ]
+    })
+}
+
+/// The value reference of `name` (the two FMUs agree on the parameters').
+fn vr(name: &str) -> u32 {
+    fmus()[0].0.variable(name).expect("a parameter").0
+}
 
 unsafe extern "C" fn logger(
     _env: *mut c_void,
@@ -79,7 +126,6 @@ impl Input<'_> {
 fuzz_target!(|data: &[u8]| {
     let mut input = Input(data);
     let cb = callbacks();
-    let guid = CString::new(GUID).unwrap();
     let mut components: Vec<fmi2Component> = Vec::new();
     let mut time = 0.0f64;
     while let Some(op) = input.byte() {
@@ -90,7 +136,7 @@ fuzz_target!(|data: &[u8]| {
         } else {
             components[usize::from(pick) % components.len()]
         };
-        let r = input.u32() % (VARIABLES.len() as u32 + 2);
+        let r = input.u32() % (fmus()[0].0.variables.len().max(fmus()[1].0.variables.len()) as u32 + 2);
         // SAFETY: every pointer passed is NULL or valid for the count passed with
         // it; components are NULL or came from fmi2Instantiate (freed ones too:
         // the FMU keeps their tombstones).
@@ -98,8 +144,9 @@ fuzz_target!(|data: &[u8]| {
             match op % 20 {
                 0 if components.len() < 4 => {
                     let name = input.text();
+                    let (_, guid, uri) = &fmus()[usize::from(pick % 2)];
                     let g = if input.byte().unwrap_or(0) % 4 == 0 { input.text() } else { guid.clone() };
-                    let made = fmi2_instantiate(name.as_ptr(), fmi2CoSimulation, g.as_ptr(), std::ptr::null(), &cb, 0, 1);
+                    let made = fmi2_instantiate(name.as_ptr(), fmi2CoSimulation, g.as_ptr(), uri.as_ptr(), &cb, 0, 1);
                     if !made.is_null() {
                         components.push(made);
                     }
@@ -116,9 +163,9 @@ fuzz_target!(|data: &[u8]| {
                 4 => {
                     // Keep the device local and the waits short.
                     let dev = CString::new(format!("loopback:fuzz-{}", pick % 3)).unwrap();
-                    let dvr = vr::DEVICE;
+                    let dvr = vr("device");
                     let _ = fmi2_set_string(c, &dvr, 1, &dev.as_ptr());
-                    let tvr = [vr::TIMEOUT, vr::STARTUP_TIMEOUT];
+                    let tvr = [vr("timeout"), vr("startupTimeout")];
                     let _ = fmi2_set_real(c, tvr.as_ptr(), 2, [0.01, 0.01].as_ptr());
                     let _ = fmi2_exit_initialization_mode(c);
                 }
@@ -131,7 +178,7 @@ fuzz_target!(|data: &[u8]| {
                 }
                 6 => {
                     let v = input.f64();
-                    let v = if r == vr::TIMEOUT || r == vr::STARTUP_TIMEOUT { v.min(0.01) } else { v };
+                    let v = if r == vr("timeout") || r == vr("startupTimeout") { v.min(0.01) } else { v };
                     let _ = fmi2_set_real(c, &r, 1, &v);
                 }
                 7 => {
@@ -144,7 +191,7 @@ fuzz_target!(|data: &[u8]| {
                 }
                 9 => {
                     let mut s = input.text();
-                    if r == vr::DEVICE && s.as_bytes().starts_with(b"shm:") {
+                    if r == vr("device") && s.as_bytes().starts_with(b"shm:") {
                         s = CString::new([b"loopback:", &s.as_bytes()[4..]].concat()).unwrap();
                     }
                     let _ = fmi2_set_string(c, &r, 1, &s.as_ptr());

@@ -146,6 +146,31 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             "signal name `link` collides with the output `a.link`",
         ),
         (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Boolean\", min = 0 }]"),
+            (5, 50),
+            "`a.x` is a Boolean: only Real and Integer signals have a min",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Integer\", min = 4, max = 2 }]"),
+            (5, 59),
+            "max 2 of `a.x` is below its min 4",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Integer\", min = 1 }]"),
+            (5, 21),
+            "start 0 of `a.x` is outside its min..max (1..): the FMU would refuse its own start value",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Integer\", max = 1.5 }]"),
+            (5, 50),
+            "max of `a.x`: expected a 32-bit integer",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"timeout\", type = \"Real\" }]"),
+            (5, 21),
+            "signal name `timeout` collides with the FMU parameter `timeout`",
+        ),
+        (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Float\" }]"),
             (5, 33),
             "unknown type `Float` of `a.x`: expected Real, Integer, Boolean or String",

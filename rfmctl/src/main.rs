@@ -2,6 +2,7 @@
 //! can couple through. See `rfmctl --help` and `rfmctl help COMMAND`.
 
 mod board;
+mod decode;
 mod failure;
 mod memory;
 mod numbers;
@@ -61,7 +62,12 @@ enum Command {
     #[command(after_help = "Example: rfmctl poke shm:cockpit 0x1000 0xdeadbeef --width 32")]
     Poke(memory::PokeArgs),
     /// Shows memory as hex and ASCII
-    #[command(after_help = "Example: rfmctl dump shm:cockpit 0 256")]
+    #[command(
+        after_help = "With --decode, each part of a node's area in the range is named after the dump \
+        (head, liveness, descriptor, ring entries with their signals by name), from the descriptors \
+        the nodes wrote: no interface file is needed.\n\nExample: rfmctl dump shm:cockpit 0 256\n         \
+        rfmctl dump shm:lab 0 0x2000 --decode"
+    )]
     Dump(memory::DumpArgs),
     /// Sets a range of whole 32-bit words to one byte value
     #[command(after_help = "Example: rfmctl fill shm:cockpit 0x1000 4096 0")]

@@ -43,6 +43,12 @@ pub struct DumpArgs {
     /// Bytes to show
     #[arg(value_parser = parse_u64)]
     pub len: u64,
+    /// Name what the bytes are, by the descriptors the nodes wrote
+    #[arg(long)]
+    pub decode: bool,
+    /// With --decode: the nodes' regionOffset (where their areas start)
+    #[arg(long, default_value = "0", value_parser = parse_u64, requires = "decode")]
+    pub region_offset: u64,
 }
 
 #[derive(Args, Debug)]
@@ -150,6 +156,26 @@ pub fn dump(args: &DumpArgs, library: Option<&Path>) -> Result<(), Failure> {
         "{}",
         hexdump(args.offset, &bytes[at..at + args.len as usize])
     );
+    if args.decode {
+        let base = args.region_offset;
+        let whole = device
+            .map(base, device.size().saturating_sub(base) as usize)
+            .map_err(Failure::device)?;
+        let found = rfm_core::interface::discover(&whole).map_err(Failure::device)?;
+        let from = args.offset.saturating_sub(base);
+        let lines = crate::decode::describe(&whole, &found, from, from.saturating_add(args.len));
+        if lines.is_empty() {
+            println!(
+                "(no node's area described in this range: {} nodes describe themselves in this memory \
+                 from regionOffset {base:#x})",
+                found.len()
+            );
+        }
+        for (first, last, text) in lines {
+            // Offsets in the memory, as the dump shows them.
+            println!("{:#010x}-{:#010x}  {text}", first + base, last + base);
+        }
+    }
     Ok(())
 }
 

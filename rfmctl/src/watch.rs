@@ -188,15 +188,7 @@ impl SlotView {
                     step: h.step,
                     digest: framed::crc_of(buf.bytes()),
                 };
-                let signals = found
-                    .descriptor
-                    .signals
-                    .iter()
-                    .filter_map(|d| {
-                        Value::read(d.kind, buf.payload(), d.offset)
-                            .map(|v| (d.name.clone(), v, d.unit.clone()))
-                    })
-                    .collect();
+                let signals = crate::decode::signals(&found.descriptor.signals, buf.payload());
                 let shown = Shown {
                     epoch: Some(h.epoch),
                     step: h.step,
@@ -281,28 +273,13 @@ impl SlotView {
                 self.problem.as_deref().unwrap_or("nothing read yet")
             );
         };
-        let mut signals: Vec<String> = f
-            .signals
-            .iter()
-            .take(SHOWN_SIGNALS)
-            .map(|(name, value, unit)| {
-                if unit.is_empty() {
-                    format!("{name}={value}")
-                } else {
-                    format!("{name}={value} {unit}")
-                }
-            })
-            .collect();
-        if f.signals.len() > SHOWN_SIGNALS {
-            signals.push(format!("… {} more", f.signals.len() - SHOWN_SIGNALS));
-        }
         format!(
             "{head} {:>8} {:>12} {:>11.3} {:>8} {tail}  {}",
             f.epoch.map_or("-".into(), |e| format!("{:08x}", e as u32)),
             f.step,
             f.sim_time,
             age,
-            signals.join(", ")
+            crate::decode::signals_text(&f.signals, SHOWN_SIGNALS)
         )
     }
 

@@ -821,3 +821,43 @@ fn watch_tells_a_live_holder_from_a_silent_and_a_closed_one() {
     assert!(holder(1)["silent_s"].as_f64().unwrap() >= 0.25, "{v}");
     assert_eq!(holder(2)["state"], "closed", "{v}");
 }
+
+/// `dump --decode` names each part of a node's area in the range, with the
+/// signals of a ring entry by name, from the node's descriptor alone.
+#[test]
+fn dump_decode_names_the_parts_of_an_area_and_its_signals() {
+    let m = shm(64 << 10);
+    let region = m.memory.map(0, interface::attitude_region_len(1)).unwrap();
+    publish_attitude(&region, 1, 3);
+    let area = interface::attitude_area(1);
+    let ring = Ring::of(&area);
+    // From the area's start into the first bytes of ring entry 4.
+    let (code, out, err) = run(&[
+        "dump",
+        &m.device,
+        &format!("{:#x}", area.offset),
+        &(ring.entry_offset(4) + 8).to_string(),
+        "--decode",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for part in [
+        "0x00001000-0x0000107f  node `slot1` (slot 1): head, newest step (low 32 bits) 3",
+        "0x00001080-0x000010bf  node `slot1` (slot 1): liveness, owner token 0x00000000",
+        "node `slot1` (slot 1): descriptor of interface `rfm_attitude`",
+        "node `slot1` (slot 1): ring entry 3: step 3, t = 0.003, session 0x12345679: roll=0.25 rad, pitch=-0.5 rad, yaw=1 rad, status=7, message=\"slot 1\"",
+        "ring entry 4: empty",
+    ] {
+        assert!(out.contains(part), "`{part}` missing:\n{out}");
+    }
+    assert!(
+        !out.contains("ring entry 5"),
+        "only the range asked for:\n{out}"
+    );
+    // A range no area meets.
+    let (code, out, _) = run(&["dump", &m.device, "0xf000", "64", "--decode"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("no node's area described in this range: 1 nodes describe themselves"),
+        "{out}"
+    );
+}

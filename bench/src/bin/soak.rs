@@ -93,7 +93,7 @@ fn node(fmu_path: &Path, device: &str, me: u64, steps: u64) -> Result<Value> {
     let mut report = Instant::now();
     for k in 0..steps {
         let t = Instant::now();
-        let status = session.step(k, inputs(me, k), &mut got);
+        let status = session.step(k, &inputs(me, k), &mut got);
         hist.add(t.elapsed().as_nanos() as u64);
         if status != fmi2OK {
             bail!("node {me}: step {k} failed (status {status})");

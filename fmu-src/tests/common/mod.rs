@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::{Arc, Mutex};
 
 use rfm_attitude::fmi2::*;
-use rfm_attitude::model::{Kind, VARIABLES};
+use rfm_attitude::model::{Kind, Model};
 use rfm_attitude::*;
 
 /// Messages one instance logged: (status, category, message).
@@ -72,22 +72,30 @@ pub fn callbacks(log: &Log) -> fmi2CallbackFunctions {
 pub struct Fmu {
     pub c: fmi2Component,
     pub log: Log,
+    pub model: Model,
     _name: CString,
 }
 
 pub fn vr(name: &str) -> (u32, Kind) {
-    let v = VARIABLES
-        .iter()
-        .find(|v| v.name == name)
+    let model = Model::attitude();
+    let (r, v) = model
+        .variable(name)
         .unwrap_or_else(|| panic!("no variable {name}"));
-    (v.vr, v.kind)
+    (r, v.kind)
 }
 
 impl Fmu {
+    /// An instance of the attitude FMU.
     pub fn new(name: &str) -> Fmu {
+        Fmu::of(name, Model::attitude(), "file:///tmp/r")
+    }
+
+    /// An instance of the FMU of `model`, whose resources are at `resources` (a URI).
+    pub fn of(name: &str, model: Model, resources: &str) -> Fmu {
         let log: Log = Arc::default();
         let cname = CString::new(name).unwrap();
-        let guid = CString::new(rfm_attitude::model::GUID).unwrap();
+        let guid = CString::new(model.guid.as_str()).unwrap();
+        let resources = CString::new(resources).unwrap();
         let cb = callbacks(&log);
         // SAFETY: valid C strings and callbacks that outlive the instance (Arc kept in self).
         let c = unsafe {
@@ -95,7 +103,7 @@ impl Fmu {
                 cname.as_ptr(),
                 fmi2CoSimulation,
                 guid.as_ptr(),
-                c"file:///tmp/r".as_ptr(),
+                resources.as_ptr(),
                 &cb,
                 0,
                 1,
@@ -109,13 +117,23 @@ impl Fmu {
         Fmu {
             c,
             log,
+            model,
             _name: cname,
         }
     }
 
+    /// The value reference and type of the variable `name`.
+    pub fn vr(&self, name: &str) -> (u32, Kind) {
+        let (r, v) = self
+            .model
+            .variable(name)
+            .unwrap_or_else(|| panic!("no variable {name}"));
+        (r, v.kind)
+    }
+
     /// Sets a parameter or input by name, whatever its type.
     pub fn set(&self, name: &str, value: &str) -> fmi2Status {
-        let (r, kind) = vr(name);
+        let (r, kind) = self.vr(name);
         // SAFETY: one valid value reference and one value of the right type.
         unsafe {
             match kind {
@@ -157,7 +175,7 @@ impl Fmu {
     }
 
     pub fn real(&self, name: &str) -> f64 {
-        let (r, _) = vr(name);
+        let (r, _) = self.vr(name);
         let mut v = f64::NAN;
         // SAFETY: one value reference, one output slot.
         let status = unsafe { fmi2_get_real(self.c, &r, 1, &mut v) };
@@ -166,7 +184,7 @@ impl Fmu {
     }
 
     pub fn reals(&self, names: &[&str]) -> Vec<f64> {
-        let vrs: Vec<u32> = names.iter().map(|n| vr(n).0).collect();
+        let vrs: Vec<u32> = names.iter().map(|n| self.vr(n).0).collect();
         let mut out = vec![f64::NAN; vrs.len()];
         // SAFETY: matching lengths.
         let status = unsafe { fmi2_get_real(self.c, vrs.as_ptr(), vrs.len(), out.as_mut_ptr()) };
@@ -175,7 +193,7 @@ impl Fmu {
     }
 
     pub fn integer(&self, name: &str) -> i32 {
-        let (r, _) = vr(name);
+        let (r, _) = self.vr(name);
         let mut v = 0;
         // SAFETY: one value reference, one output slot.
         let status = unsafe { fmi2_get_integer(self.c, &r, 1, &mut v) };
@@ -184,7 +202,7 @@ impl Fmu {
     }
 
     pub fn boolean(&self, name: &str) -> bool {
-        let (r, _) = vr(name);
+        let (r, _) = self.vr(name);
         let mut v = 0;
         // SAFETY: one value reference, one output slot.
         assert_eq!(unsafe { fmi2_get_boolean(self.c, &r, 1, &mut v) }, fmi2OK);
@@ -192,7 +210,7 @@ impl Fmu {
     }
 
     pub fn string(&self, name: &str) -> String {
-        let (r, _) = vr(name);
+        let (r, _) = self.vr(name);
         let mut v: fmi2String = std::ptr::null();
         // SAFETY: one value reference; the FMU keeps the string alive until the next call.
         unsafe {

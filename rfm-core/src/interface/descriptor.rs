@@ -214,7 +214,8 @@ impl Descriptor {
                     kind: d.kind,
                     unit: (!d.unit.is_empty()).then(|| d.unit.clone()),
                     start: Start::Real(0.0),
-                    range: None,
+                    min: None,
+                    max: None,
                     description: None,
                 })
                 .collect(),

@@ -44,6 +44,23 @@ pub const MAX_STRING_SIZE: u16 = 1024;
 /// `<node>.link.*`.
 pub const RESERVED_NAMES: [&str; 3] = ["time", "step", "link"];
 
+/// The FMU's parameters: a node's signals become inputs of the same namespace, so
+/// a signal may not take one of these names (the FMU checks that its parameter
+/// table is this list).
+pub const PARAMETER_NAMES: [&str; 11] = [
+    "device",
+    "rfm2gLibrary",
+    "regionOffset",
+    "nodeSlot",
+    "peerSlot",
+    "syncMode",
+    "lag",
+    "waitStrategy",
+    "layout",
+    "timeout",
+    "startupTimeout",
+];
+
 /// Longest name (of the interface, a node or a signal) and unit, in bytes: the
 /// descriptor in memory stores each behind one length byte, and FMI tools show them.
 pub const MAX_NAME_LEN: usize = 64;
@@ -74,8 +91,10 @@ pub struct Signal {
     pub kind: SignalType,
     pub unit: Option<String>,
     pub start: Start,
-    /// Smallest and largest value a Real or Integer may be set to (`min`, `max`).
-    pub range: Option<(f64, f64)>,
+    /// Smallest value a Real or Integer may be set to (`min`).
+    pub min: Option<f64>,
+    /// Largest value a Real or Integer may be set to (`max`).
+    pub max: Option<f64>,
     pub description: Option<String>,
 }
 
@@ -159,6 +178,8 @@ struct RawSignal {
     start: Option<Spanned<toml::Value>>,
     description: Option<String>,
     size: Option<Spanned<i64>>,
+    min: Option<Spanned<toml::Value>>,
+    max: Option<Spanned<toml::Value>>,
 }
 
 /// Positions in one file's text, for messages.
@@ -474,6 +495,16 @@ fn check_signal<'a>(
             ),
         ));
     }
+    if PARAMETER_NAMES.contains(&name.as_str()) {
+        return Err(src.error(
+            s.name.span(),
+            format!(
+                "signal name `{name}` collides with the FMU parameter `{name}` ({} are taken): \
+                 rename it",
+                PARAMETER_NAMES.join(", ")
+            ),
+        ));
+    }
     if let Some(first) = seen.insert(name, s.name.span()) {
         return Err(src.error(
             s.name.span(),
@@ -547,12 +578,72 @@ fn check_signal<'a>(
             ));
         }
     }
+    let bound =
+        |b: &Option<Spanned<toml::Value>>, which: &str| -> Result<Option<f64>, InterfaceError> {
+            let Some(b) = b else { return Ok(None) };
+            match (kind, b.get_ref()) {
+                (SignalType::Real, toml::Value::Float(x)) if x.is_finite() => Ok(Some(*x)),
+                (SignalType::Real | SignalType::Integer, toml::Value::Integer(i))
+                    if kind == SignalType::Real || i32::try_from(*i).is_ok() =>
+                {
+                    Ok(Some(*i as f64))
+                }
+                (SignalType::Real | SignalType::Integer, _) => Err(src.error(
+                    b.span(),
+                    format!(
+                        "{which} of `{node}.{name}`: expected {}",
+                        if kind == SignalType::Real {
+                            "a finite number"
+                        } else {
+                            "a 32-bit integer"
+                        }
+                    ),
+                )),
+                _ => Err(src.error(
+                    b.span(),
+                    format!(
+                        "`{node}.{name}` is {}: only Real and Integer signals have a {which}",
+                        kind.with_article()
+                    ),
+                )),
+            }
+        };
+    let (min, max) = (bound(&s.min, "min")?, bound(&s.max, "max")?);
+    if let (Some(lo), Some(hi)) = (min, max) {
+        if lo > hi {
+            let span = s.max.as_ref().expect("max given").span();
+            return Err(src.error(
+                span,
+                format!("max {hi} of `{node}.{name}` is below its min {lo}"),
+            ));
+        }
+    }
+    let x = match start {
+        Start::Real(x) => Some(x),
+        Start::Integer(i) => Some(f64::from(i)),
+        _ => None,
+    };
+    if let Some(x) = x {
+        if min.is_some_and(|lo| x < lo) || max.is_some_and(|hi| x > hi) {
+            let span = s.start.as_ref().map_or_else(|| s.name.span(), |v| v.span());
+            return Err(src.error(
+                span,
+                format!(
+                    "start {x} of `{node}.{name}` is outside its min..max ({}..{}): the FMU \
+                     would refuse its own start value",
+                    min.map_or(String::new(), |v| v.to_string()),
+                    max.map_or(String::new(), |v| v.to_string())
+                ),
+            ));
+        }
+    }
     Ok(Signal {
         name: name.clone(),
         kind,
         unit: s.unit.as_ref().map(|u| u.get_ref().clone()),
         start,
-        range: None,
+        min,
+        max,
         description: s.description.clone(),
     })
 }

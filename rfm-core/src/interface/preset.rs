@@ -29,7 +29,8 @@ fn signal(name: &str, kind: SignalType, unit: Option<&str>, description: &str) -
             SignalType::Boolean => Start::Boolean(false),
             SignalType::String { .. } => Start::String(String::new()),
         },
-        range: None,
+        min: None,
+        max: None,
         description: Some(description.into()),
     }
 }
@@ -37,38 +38,19 @@ fn signal(name: &str, kind: SignalType, unit: Option<&str>, description: &str) -
 /// What every node of the preset publishes, in order.
 pub fn attitude_signals() -> Vec<Signal> {
     vec![
-        signal(
-            "roll",
-            SignalType::Real,
-            Some("rad"),
-            "This aircraft's roll angle",
-        ),
-        signal(
-            "pitch",
-            SignalType::Real,
-            Some("rad"),
-            "This aircraft's pitch angle",
-        ),
-        signal(
-            "yaw",
-            SignalType::Real,
-            Some("rad"),
-            "This aircraft's yaw angle",
-        ),
+        signal("roll", SignalType::Real, Some("rad"), "Roll angle"),
+        signal("pitch", SignalType::Real, Some("rad"), "Pitch angle"),
+        signal("yaw", SignalType::Real, Some("rad"), "Yaw angle"),
         Signal {
-            range: Some((0.0, 255.0)),
-            ..signal(
-                "status",
-                SignalType::Integer,
-                None,
-                "Status byte sent with the attitude, 0..255",
-            )
+            min: Some(0.0),
+            max: Some(255.0),
+            ..signal("status", SignalType::Integer, None, "Status byte, 0..255")
         },
         signal(
             "message",
             SignalType::String { size: MESSAGE_SIZE },
             None,
-            "Text sent with the attitude, at most 31 bytes of UTF-8",
+            "Text, at most 31 bytes of UTF-8",
         ),
     ]
 }

@@ -1,0 +1,92 @@
+//! Where the packaged binaries come from: built here with cargo, or taken from a
+//! released .fmu (then nothing is compiled: one binary serves every interface).
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use crate::cargo;
+use crate::Platform;
+
+/// One platform's binary.
+pub struct Binary {
+    pub platform: Platform,
+    pub data: Vec<u8>,
+}
+
+impl Platform {
+    /// The platform's folder under `binaries/` and its library extension.
+    pub fn dir_ext(self) -> (&'static str, &'static str) {
+        match self {
+            Platform::Linux64 => ("linux64", "so"),
+            Platform::Win64 => ("win64", "dll"),
+        }
+    }
+}
+
+/// Builds the binary of each of `platforms` with cargo.
+pub fn build(root: &Path, release: bool, platforms: &[Platform]) -> Result<Vec<Binary>> {
+    platforms
+        .iter()
+        .map(|&platform| {
+            let (dir, _) = platform.dir_ext();
+            let target = (platform == Platform::Win64).then_some("x86_64-pc-windows-gnu");
+            crate::step(&format!(
+                "building {dir} ({} profile)…",
+                if release { "release" } else { "debug" }
+            ));
+            let lib = cargo::build_cdylib(root, release, target)?;
+            crate::step(&format!("  built {}", lib.display()));
+            let data =
+                std::fs::read(&lib).with_context(|| format!("cannot read {}", lib.display()))?;
+            Ok(Binary { platform, data })
+        })
+        .collect()
+}
+
+/// The binaries packed in the .fmu at `fmu` (every platform it has, or those of
+/// `platforms` if given, each of which it must have).
+pub fn from_fmu(fmu: &Path, platforms: &[Platform]) -> Result<Vec<Binary>> {
+    let file =
+        std::fs::File::open(fmu).with_context(|| format!("cannot open {}", fmu.display()))?;
+    let mut zip = zip::ZipArchive::new(file)
+        .with_context(|| format!("{} is not a readable .fmu (zip)", fmu.display()))?;
+    let names: Vec<String> = zip
+        .file_names()
+        .filter_map(|n| n.ok().map(|n| n.into_owned()))
+        .collect();
+    let mut found = Vec::new();
+    for platform in [Platform::Linux64, Platform::Win64] {
+        if !platforms.is_empty() && !platforms.contains(&platform) {
+            continue;
+        }
+        let (dir, ext) = platform.dir_ext();
+        let name = names.iter().find(|name| {
+            name.strip_prefix(&format!("binaries/{dir}/"))
+                .is_some_and(|rest| !rest.contains('/') && rest.ends_with(&format!(".{ext}")))
+        });
+        let Some(name) = name else {
+            if platforms.contains(&platform) {
+                bail!(
+                    "{} has no {dir} binary (binaries/{dir}/*.{ext}), and --platform asks for it",
+                    fmu.display()
+                );
+            }
+            continue;
+        };
+        let mut data = Vec::new();
+        zip.by_name(name)?
+            .read_to_end(&mut data)
+            .with_context(|| format!("cannot read {name} from {}", fmu.display()))?;
+        crate::step(&format!("  taking {name} from {}", fmu.display()));
+        found.push(Binary { platform, data });
+    }
+    if found.is_empty() {
+        bail!(
+            "{} holds no FMU binary (binaries/linux64/*.so or binaries/win64/*.dll)",
+            fmu.display()
+        );
+    }
+    Ok(found)
+}

@@ -1,0 +1,140 @@
+//! The parameters as a link configuration: each error names the parameter and
+//! the values it accepts.
+
+use std::time::Duration;
+
+use rfm_core::frame::framed::SyncMode;
+use rfm_core::frame::MAX_LAG;
+use rfm_core::link::{Layout, LinkConfig};
+use rfm_core::wait::WaitStrategy;
+
+use crate::instance::{error, FmiError, FmiResult};
+use crate::model::{Model, Param};
+use crate::values::Value;
+
+/// The longest `timeout`/`startupTimeout` accepted, in seconds.
+const MAX_SECONDS: f64 = 1e9;
+
+/// The parameter values of an instance, indexed by [`Param`].
+pub type Params = [Value];
+
+fn bad(name: &str, value: &dyn std::fmt::Display, accepted: &str) -> FmiError {
+    error(format!(
+        "fmi2ExitInitializationMode: parameter {name} = {value}: {accepted}"
+    ))
+}
+
+fn string(params: &Params, p: Param) -> &str {
+    match &params[p as usize] {
+        Value::String(s) => s,
+        other => unreachable!("the parameter table: {p:?} is {other:?}"),
+    }
+}
+
+fn integer(params: &Params, p: Param) -> i32 {
+    match params[p as usize] {
+        Value::Integer(i) => i,
+        ref other => unreachable!("the parameter table: {p:?} is {other:?}"),
+    }
+}
+
+fn real(params: &Params, p: Param) -> f64 {
+    match params[p as usize] {
+        Value::Real(r) => r,
+        ref other => unreachable!("the parameter table: {p:?} is {other:?}"),
+    }
+}
+
+/// A String parameter parsed by its rfm-core type, or named with what it takes.
+fn parsed<T: std::str::FromStr>(params: &Params, p: Param, accepted: &str) -> FmiResult<T> {
+    let text = string(params, p);
+    text.parse()
+        .map_err(|_| bad(crate::model::spec(p).name, &format!("{text:?}"), accepted))
+}
+
+fn seconds(params: &Params, p: Param) -> FmiResult<Duration> {
+    let v = real(params, p);
+    if v.is_finite() && v > 0.0 && v <= MAX_SECONDS {
+        Ok(Duration::from_secs_f64(v))
+    } else {
+        Err(bad(
+            crate::model::spec(p).name,
+            &v,
+            &format!(
+                "expected seconds greater than 0 and at most {MAX_SECONDS:e} (about 31 years)"
+            ),
+        ))
+    }
+}
+
+fn slot(params: &Params, p: Param) -> FmiResult<u8> {
+    let v = integer(params, p);
+    u8::try_from(v).map_err(|_| {
+        bad(
+            crate::model::spec(p).name,
+            &v,
+            "expected a slot number 0..255",
+        )
+    })
+}
+
+/// The link configuration of `model` with `params`.
+pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
+    let device = string(params, Param::Device).to_owned();
+    if device.is_empty() {
+        return Err(bad("device", &"\"\"", rfm_core::DEVICE_FORMS));
+    }
+    let mode: SyncMode = parsed(params, Param::SyncMode, "expected lockstep or free")?;
+    let wait: WaitStrategy = parsed(
+        params,
+        Param::WaitStrategy,
+        "expected spin, yield, sleep or event",
+    )?;
+    let layout: Layout = parsed(params, Param::Layout, "expected framed or seed")?;
+    if layout == Layout::Seed && !model.preset {
+        return Err(bad(
+            "layout",
+            &"\"seed\"",
+            "the seed layout is the article's attitude packet: only the attitude FMU has it; use framed",
+        ));
+    }
+    let lag = integer(params, Param::Lag);
+    let lag = u8::try_from(lag)
+        .ok()
+        .filter(|l| *l <= MAX_LAG)
+        .ok_or_else(|| {
+            bad(
+                "lag",
+                &lag,
+                &format!("expected 0..{MAX_LAG} steps (the frame ring bounds it)"),
+            )
+        })?;
+    let offset = integer(params, Param::RegionOffset);
+    let region_offset =
+        u64::try_from(offset).map_err(|_| bad("regionOffset", &offset, "expected bytes ≥ 0"))?;
+    let library = string(params, Param::Rfm2gLibrary);
+    let (interface, node_slot, peer_slot) = if model.preset {
+        (
+            None,
+            slot(params, Param::NodeSlot)?,
+            slot(params, Param::PeerSlot)?,
+        )
+    } else {
+        let me = model.interface.nodes[model.node].slot;
+        (Some(model.interface.clone()), me, me)
+    };
+    Ok(LinkConfig {
+        interface,
+        device,
+        rfm2g_library: (!library.is_empty()).then(|| library.into()),
+        region_offset,
+        node_slot,
+        peer_slot,
+        mode,
+        lag,
+        wait,
+        layout,
+        timeout: seconds(params, Param::Timeout)?,
+        startup_timeout: seconds(params, Param::StartupTimeout)?,
+    })
+}

@@ -1,0 +1,242 @@
+//! What an FMU is: the interface and the node it plays, and the variables that
+//! follow from them. One list ([`Model::variables`]) serves both sides: the
+//! instance looks variables up in it, and build-fmu writes modelDescription.xml
+//! from it ([`Model::xml`]), so code and description cannot drift apart.
+//!
+//! One binary serves every interface. The attitude FMU (`rfm_attitude`) is the
+//! preset, recognised by its GUID; any other FMU carries its interface file and
+//! node name in `resources/`, read at `fmi2Instantiate`, and its GUID is a digest
+//! of the description they give, so a description and resources that do not
+//! belong together are refused.
+
+mod params;
+mod variables;
+mod xml;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rfm_core::interface::{self, Interface, InterfaceError};
+
+pub use params::{spec, Param, ParamSpec, PARAMS};
+pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
+
+/// The attitude FMU's GUID.
+pub const PRESET_GUID: &str = "{6b1f3e2a-9c4d-4f7a-8e21-5d0c3a7b9e14}";
+
+/// The variable convention of this build, written into every description's
+/// `generationTool` and present in the binary: build-fmu refuses to pack a
+/// description next to a binary of another convention.
+pub const CONVENTION: &str = "rfm-fmu variables 1";
+
+/// The interface file in `resources/`, verbatim as the user wrote it (its errors
+/// then point at the user's lines).
+pub const RESOURCE_INTERFACE: &str = "interface.toml";
+/// The name of the node this FMU plays, in `resources/`.
+pub const RESOURCE_NODE: &str = "node.txt";
+
+/// Why an FMU's resources give no model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("cannot read {path}: {reason}")]
+    Unreadable { path: String, reason: String },
+    #[error(transparent)]
+    Interface(#[from] InterfaceError),
+    #[error(
+        "{path} names node `{node}`, which interface `{interface}` does not have (it has {nodes})"
+    )]
+    NoSuchNode {
+        path: String,
+        node: String,
+        interface: String,
+        nodes: String,
+    },
+}
+
+/// One FMU's model.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub interface: Arc<Interface>,
+    /// This node's index in the interface.
+    pub node: usize,
+    /// The attitude FMU: its interface follows the slot parameters.
+    pub preset: bool,
+    pub model_identifier: String,
+    pub guid: String,
+    /// Other nodes, in interface order: the peers whose outputs the FMU has
+    /// (`Place::Output::peer` indexes this).
+    pub peers: Vec<usize>,
+    /// Indexed by value reference.
+    pub variables: Vec<Var>,
+}
+
+impl Model {
+    /// The attitude FMU. Its variables are those of slots 0 and 1; the payload
+    /// layout, and so every variable, is the same for any pair of slots.
+    pub fn attitude() -> Model {
+        let mut model = Model::build(Arc::new(interface::attitude(0, 1)), 0, true);
+        model.model_identifier = interface::ATTITUDE_NAME.to_owned();
+        model.guid = PRESET_GUID.to_owned();
+        model
+    }
+
+    /// The FMU of node `node` of `interface`, named `<interface>_<node>`.
+    pub fn of_node(interface: Arc<Interface>, node: usize) -> Model {
+        let mut model = Model::build(interface, node, false);
+        model.guid = guid_of(&model.xml_with_guid(""));
+        model
+    }
+
+    fn build(interface: Arc<Interface>, node: usize, preset: bool) -> Model {
+        let peers: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != node).collect();
+        let variables = variables::variables(&interface, node, &peers, preset);
+        Model {
+            model_identifier: format!("{}_{}", interface.name, interface.nodes[node].name),
+            guid: String::new(),
+            interface,
+            node,
+            preset,
+            peers,
+            variables,
+        }
+    }
+
+    /// The model an FMU's `resources/` directory gives.
+    pub fn load(resources: &Path) -> Result<Model, ModelError> {
+        let read = |name: &str| {
+            let path = resources.join(name);
+            std::fs::read_to_string(&path).map_err(|e| ModelError::Unreadable {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })
+        };
+        let file = resources.join(RESOURCE_INTERFACE);
+        let interface = Interface::parse(&file.display().to_string(), &read(RESOURCE_INTERFACE)?)?;
+        let name = read(RESOURCE_NODE)?.trim().to_owned();
+        let node = interface
+            .nodes
+            .iter()
+            .position(|n| n.name == name)
+            .ok_or_else(|| ModelError::NoSuchNode {
+                path: resources.join(RESOURCE_NODE).display().to_string(),
+                node: name.clone(),
+                interface: interface.name.clone(),
+                nodes: interface
+                    .nodes
+                    .iter()
+                    .map(|n| format!("`{}`", n.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(Model::of_node(Arc::new(interface), node))
+    }
+
+    /// The model description.
+    pub fn xml(&self) -> String {
+        self.xml_with_guid(&self.guid)
+    }
+
+    /// The description's `description` attribute.
+    pub fn description(&self) -> String {
+        if self.preset {
+            return "Exchanges aircraft attitude with a peer simulator through reflective memory \
+                    (RFM2g), POSIX shared memory or an in-process loopback, at every communication \
+                    step"
+                .to_owned();
+        }
+        let i = &self.interface;
+        let me = &i.nodes[self.node];
+        let others: Vec<String> = self
+            .peers
+            .iter()
+            .map(|&p| format!("`{}`", i.nodes[p].name))
+            .collect();
+        format!(
+            "Node `{}` (slot {}) of interface `{}`: publishes its {} signals and reads those of \
+             {} through reflective memory (RFM2g), POSIX shared memory or an in-process \
+             loopback, at every communication step",
+            me.name,
+            me.slot,
+            i.name,
+            me.signals.len(),
+            if others.is_empty() {
+                "no other node".to_owned()
+            } else {
+                others.join(", ")
+            }
+        )
+    }
+
+    /// The variable called `name`.
+    pub fn variable(&self, name: &str) -> Option<(u32, &Var)> {
+        self.variables
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.name == name)
+            .map(|(i, v)| (i as u32, v))
+    }
+}
+
+/// A GUID-shaped digest of a description (FNV-1a, two seeds: stable across
+/// builds and platforms).
+fn guid_of(text: &str) -> String {
+    let fnv = |seed: u64| {
+        text.bytes().fold(seed, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    };
+    let (a, b) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142));
+    format!(
+        "{{{:08x}-{:04x}-{:04x}-{:04x}-{:012x}}}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xffff,
+        b >> 48,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_attitude_model_keeps_its_value_references() {
+        let m = Model::attitude();
+        let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names.len(), 29);
+        assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
+        assert_eq!(names[11], "roll");
+        assert_eq!(names[16], "peer.roll");
+        assert_eq!(names[22], "peer.step");
+        assert_eq!(names[23], "link.ok");
+        assert_eq!(names[28], "link.wait");
+        assert_eq!(m.model_identifier, "rfm_attitude");
+    }
+
+    /// modelDescription.xml at the repository root is the attitude FMU's
+    /// description, as this code writes it: editing one without the other fails.
+    #[test]
+    fn the_committed_description_is_the_one_the_code_writes() {
+        let committed = include_str!("../../../modelDescription.xml");
+        let written = Model::attitude().xml();
+        if committed != written {
+            let line = committed
+                .lines()
+                .zip(written.lines())
+                .position(|(a, b)| a != b)
+                .map_or(
+                    committed.lines().count().min(written.lines().count()),
+                    |i| i,
+                );
+            panic!(
+                "modelDescription.xml differs from what the code writes from line {}: \
+                 regenerate it with `cargo run -p build-fmu -- --write-description` \
+                 (committed: {:?}, written: {:?})",
+                line + 1,
+                committed.lines().nth(line),
+                written.lines().nth(line)
+            );
+        }
+    }
+}

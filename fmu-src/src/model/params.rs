@@ -1,0 +1,183 @@
+//! The FMU's parameters: one table, from which both the variables of every FMU
+//! (and so its modelDescription.xml) and the instance's storage are made.
+
+use super::Kind;
+
+/// A parameter, by meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    Device,
+    Rfm2gLibrary,
+    RegionOffset,
+    NodeSlot,
+    PeerSlot,
+    SyncMode,
+    Lag,
+    WaitStrategy,
+    Layout,
+    Timeout,
+    StartupTimeout,
+}
+
+/// One row of [`PARAMS`].
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    pub param: Param,
+    pub name: &'static str,
+    pub kind: Kind,
+    /// The start value, as the XML writes it.
+    pub start: &'static str,
+    pub unit: Option<&'static str>,
+    pub min: Option<&'static str>,
+    pub max: Option<&'static str>,
+    pub description: &'static str,
+    /// Only the attitude preset has it (an interface file gives the slots).
+    pub preset_only: bool,
+}
+
+const fn row(
+    param: Param,
+    name: &'static str,
+    kind: Kind,
+    start: &'static str,
+    description: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        param,
+        name,
+        kind,
+        start,
+        unit: None,
+        min: None,
+        max: None,
+        description,
+        preset_only: false,
+    }
+}
+
+/// Every parameter, in value-reference order (they come first in every FMU).
+pub const PARAMS: &[ParamSpec] = &[
+    row(
+        Param::Device,
+        "device",
+        Kind::String,
+        "/dev/rfm2g0",
+        "Reflective memory: /dev/rfm2gN or \\\\.\\rfm2gN (RFM2g board), shm:NAME (shared memory on this host), loopback:NAME (this process)",
+    ),
+    row(
+        Param::Rfm2gLibrary,
+        "rfm2gLibrary",
+        Kind::String,
+        "",
+        "RFM2g vendor library to load; empty: librfm2g.so (Linux) or rfm2gdll_stdc_64.dll (Windows) from the search path",
+    ),
+    row(
+        Param::RegionOffset,
+        "regionOffset",
+        Kind::Integer,
+        "0",
+        "Byte offset in the memory where the coupling's areas start (a multiple of 4; the same on every node)",
+    ),
+    ParamSpec {
+        min: Some("0"),
+        max: Some("255"),
+        preset_only: true,
+        ..row(
+            Param::NodeSlot,
+            "nodeSlot",
+            Kind::Integer,
+            "0",
+            "This node's slot, 0..255: only this node writes it",
+        )
+    },
+    ParamSpec {
+        min: Some("0"),
+        max: Some("255"),
+        preset_only: true,
+        ..row(
+            Param::PeerSlot,
+            "peerSlot",
+            Kind::Integer,
+            "1",
+            "The peer's slot, 0..255 (equal to nodeSlot: a self-loop)",
+        )
+    },
+    row(
+        Param::SyncMode,
+        "syncMode",
+        Kind::String,
+        "lockstep",
+        "lockstep: every step waits for each peer's frame of step k - lag (deterministic); free: never waits, takes the newest frames",
+    ),
+    ParamSpec {
+        min: Some("0"),
+        max: Some("7"),
+        ..row(
+            Param::Lag,
+            "lag",
+            Kind::Integer,
+            "0",
+            "Lockstep lag in steps, 0..7: 0 for concurrent masters, 1 lets one master step all instances in turn",
+        )
+    },
+    row(
+        Param::WaitStrategy,
+        "waitStrategy",
+        Kind::String,
+        "spin",
+        "spin (lowest latency, one core busy), yield, sleep (low CPU), event (RFM2g network interrupts)",
+    ),
+    row(
+        Param::Layout,
+        "layout",
+        Kind::String,
+        "framed",
+        "framed (seqlocked, CRC-checked frames by step) or seed (the article's FlightData, attitude FMU in free mode only)",
+    ),
+    ParamSpec {
+        unit: Some("s"),
+        min: Some("0"),
+        ..row(
+            Param::Timeout,
+            "timeout",
+            Kind::Real,
+            "1.0",
+            "Longest wait for a peer in a step (lockstep); how long a silent heartbeat means a peer is down (at least 0.1 s)",
+        )
+    },
+    ParamSpec {
+        unit: Some("s"),
+        min: Some("0"),
+        ..row(
+            Param::StartupTimeout,
+            "startupTimeout",
+            Kind::Real,
+            "30.0",
+            "Longest wait for each peer's first frame (first doStep)",
+        )
+    },
+];
+
+/// The row of `param`.
+pub fn spec(param: Param) -> &'static ParamSpec {
+    PARAMS
+        .iter()
+        .find(|s| s.param == param)
+        .expect("every parameter has a row")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The interface parser refuses signals named like a parameter (they would
+    /// collide with it as an input): it must know every name this table has.
+    #[test]
+    fn the_parser_knows_every_parameter_name() {
+        let mut ours: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+        ours.sort_unstable();
+        let mut theirs = rfm_core::interface::PARAMETER_NAMES.to_vec();
+        theirs.sort_unstable();
+        assert_eq!(ours, theirs);
+    }
+}

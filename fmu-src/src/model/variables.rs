@@ -1,0 +1,296 @@
+//! The variables of one FMU: the parameters, one input per signal the node
+//! publishes, and per other node its signals, time, step and link diagnostics.
+//! Value references are the positions in this list.
+
+use rfm_core::interface::{Interface, NodeSpec, Signal, SignalType, Start};
+
+use super::params::{Param, PARAMS};
+
+/// Type of a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Real,
+    Integer,
+    Boolean,
+    String,
+}
+
+impl Kind {
+    fn of(t: SignalType) -> Kind {
+        match t {
+            SignalType::Real => Kind::Real,
+            SignalType::Integer => Kind::Integer,
+            SignalType::Boolean => Kind::Boolean,
+            SignalType::String { .. } => Kind::String,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Real => "Real",
+            Kind::Integer => "Integer",
+            Kind::Boolean => "Boolean",
+            Kind::String => "String",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Causality {
+    Parameter,
+    Input,
+    Output,
+}
+
+/// One of a peer's link diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkField {
+    Ok,
+    Age,
+    Lost,
+    BadFrames,
+    Restarts,
+    Wait,
+}
+
+/// The link outputs: name, type, start and unit.
+const LINK_FIELDS: [(LinkField, &str, Kind, &str, Option<&str>); 6] = [
+    (LinkField::Ok, "ok", Kind::Boolean, "false", None),
+    (LinkField::Age, "age", Kind::Real, "-1", Some("s")),
+    (LinkField::Lost, "lost", Kind::Integer, "0", None),
+    (LinkField::BadFrames, "badFrames", Kind::Integer, "0", None),
+    (LinkField::Restarts, "restarts", Kind::Integer, "0", None),
+    (LinkField::Wait, "wait", Kind::Real, "0", Some("s")),
+];
+
+/// What a link output says about `whose` (e.g. "the peer", "node `visual`").
+fn link_description(field: LinkField, whose: &str) -> String {
+    match field {
+        LinkField::Ok => format!(
+            "Lockstep: the last step got {whose}'s frame; free: {whose} is running (its heartbeat moved within timeout)"
+        ),
+        LinkField::Age => format!("Seconds since {whose}'s last fresh frame (-1: none yet)"),
+        LinkField::Lost => format!("Frames of {whose} skipped (gaps in step numbers)"),
+        LinkField::BadFrames => {
+            format!("Reads that found a corrupt frame of {whose} (wrong magic, length or CRC)")
+        }
+        LinkField::Restarts => format!("Restarts of {whose} seen (new session epoch)"),
+        LinkField::Wait => "Seconds the last doStep waited for the peers".to_owned(),
+    }
+}
+
+/// What a peer output shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeerValue {
+    /// A signal at `offset` of its payload (`size` bytes for a String).
+    Signal {
+        offset: usize,
+        size: usize,
+    },
+    /// The simulation time of the frame taken.
+    Time,
+    /// The step of the frame taken (-1: its initial values).
+    Step,
+    Link(LinkField),
+}
+
+/// Where a variable's value lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Param(Param),
+    /// In this node's payload.
+    Input {
+        offset: usize,
+        size: usize,
+    },
+    /// From peer `peer` (an index of [`super::Model::peers`]).
+    Output {
+        peer: usize,
+        value: PeerValue,
+    },
+}
+
+/// One `ScalarVariable`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Var {
+    pub name: String,
+    pub kind: Kind,
+    pub causality: Causality,
+    /// The start value as the XML writes it.
+    pub start: String,
+    pub unit: Option<String>,
+    /// `min` and `max` as the XML writes them.
+    pub min: Option<String>,
+    pub max: Option<String>,
+    /// The values an input may be set to, as numbers (parsed once: a set checks
+    /// them on every call).
+    pub bounds: (f64, f64),
+    pub description: String,
+    pub place: Place,
+}
+
+impl Var {
+    /// `continuous` for Reals other than parameters, `fixed` for parameters,
+    /// `discrete` otherwise (FMI 2.0 allows continuous only for Reals).
+    pub fn variability(&self) -> &'static str {
+        match (self.causality, self.kind) {
+            (Causality::Parameter, _) => "fixed",
+            (_, Kind::Real) => "continuous",
+            _ => "discrete",
+        }
+    }
+}
+
+/// No bounds.
+const ANY: (f64, f64) = (f64::NEG_INFINITY, f64::INFINITY);
+
+fn start_text(start: &Start) -> String {
+    match start {
+        Start::Real(x) => format!("{x:?}"),
+        Start::Integer(i) => i.to_string(),
+        Start::Boolean(b) => b.to_string(),
+        Start::String(s) => s.clone(),
+    }
+}
+
+/// A signal's declared `min` and `max` as the XML writes them.
+fn range_text(s: &Signal) -> (Option<String>, Option<String>) {
+    let text = |x: f64| match s.kind {
+        SignalType::Integer => (x as i64).to_string(),
+        _ => format!("{x:?}"),
+    };
+    (s.min.map(text), s.max.map(text))
+}
+
+/// Every variable of the FMU of node `me` of `interface`; `preset` names the
+/// outputs as the attitude FMU does (`peer.*`, `link.*`) and keeps its slot
+/// parameters.
+pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool) -> Vec<Var> {
+    let mut vars: Vec<Var> = PARAMS
+        .iter()
+        .filter(|p| preset || !p.preset_only)
+        .map(|p| Var {
+            name: p.name.to_owned(),
+            kind: p.kind,
+            causality: Causality::Parameter,
+            start: p.start.to_owned(),
+            unit: p.unit.map(str::to_owned),
+            min: p.min.map(str::to_owned),
+            max: p.max.map(str::to_owned),
+            bounds: ANY,
+            description: p.description.to_owned(),
+            place: Place::Param(p.param),
+        })
+        .collect();
+    let map = interface.map().expect("a parsed interface has a map");
+    let node = &interface.nodes[me];
+    for (s, f) in node.signals.iter().zip(&map.area(me).payload.fields) {
+        let (min, max) = range_text(s);
+        vars.push(Var {
+            name: s.name.clone(),
+            kind: Kind::of(s.kind),
+            causality: Causality::Input,
+            start: start_text(&s.start),
+            unit: s.unit.clone(),
+            min,
+            max,
+            bounds: (
+                s.min.unwrap_or(f64::NEG_INFINITY),
+                s.max.unwrap_or(f64::INFINITY),
+            ),
+            description: s
+                .description
+                .clone()
+                .unwrap_or_else(|| format!("Published by node `{}`", node.name)),
+            place: Place::Input {
+                offset: f.offset,
+                size: f.size(),
+            },
+        });
+    }
+    for (p, &i) in peers.iter().enumerate() {
+        vars.extend(peer_outputs(
+            interface,
+            i,
+            p,
+            preset,
+            &map.area(i).payload.fields,
+        ));
+    }
+    vars
+}
+
+fn peer_outputs(
+    interface: &Interface,
+    node: usize,
+    peer: usize,
+    preset: bool,
+    fields: &[rfm_core::interface::layout::Field],
+) -> Vec<Var> {
+    let spec: &NodeSpec = &interface.nodes[node];
+    let (prefix, whose) = if preset {
+        ("peer".to_owned(), "the peer".to_owned())
+    } else {
+        (spec.name.clone(), format!("node `{}`", spec.name))
+    };
+    let output =
+        |name: String, kind, start: String, unit: Option<String>, description, value| Var {
+            name,
+            kind,
+            causality: Causality::Output,
+            start,
+            unit,
+            min: None,
+            max: None,
+            bounds: ANY,
+            description,
+            place: Place::Output { peer, value },
+        };
+    let mut out = Vec::new();
+    for (s, f) in spec.signals.iter().zip(fields) {
+        let what = s.description.clone().unwrap_or_else(|| s.name.clone());
+        out.push(output(
+            format!("{prefix}.{}", s.name),
+            Kind::of(s.kind),
+            start_text(&s.start),
+            s.unit.clone(),
+            format!("{what}, as {whose} published it"),
+            PeerValue::Signal {
+                offset: f.offset,
+                size: f.size(),
+            },
+        ));
+    }
+    out.push(output(
+        format!("{prefix}.time"),
+        Kind::Real,
+        "0".into(),
+        Some("s".into()),
+        format!("The simulation time of {whose}'s frame read"),
+        PeerValue::Time,
+    ));
+    out.push(output(
+        format!("{prefix}.step"),
+        Kind::Integer,
+        "-1".into(),
+        None,
+        format!("The step of {whose}'s frame read (-1: its initial values)"),
+        PeerValue::Step,
+    ));
+    let link = if preset {
+        "link".to_owned()
+    } else {
+        format!("{prefix}.link")
+    };
+    for (field, name, kind, start, unit) in LINK_FIELDS {
+        out.push(output(
+            format!("{link}.{name}"),
+            kind,
+            start.into(),
+            unit.map(str::to_owned),
+            link_description(field, &whose),
+            PeerValue::Link(field),
+        ));
+    }
+    out
+}
