@@ -7,7 +7,7 @@ use crate::fmi2::*;
 use crate::instance::{error, FmiResult, Instance};
 use crate::model::{Causality, Kind, Model, PeerValue, Place, Var};
 use crate::state_machine::fixed_parameters_settable;
-use crate::values::{integer_at, output, real_at, store, string_at, Value};
+use crate::values::{integer_at, load, output, real_at, store, Value};
 
 /// The values of one fmi2Set* call, borrowed from the master (strings converted).
 #[derive(Debug)]
@@ -86,7 +86,7 @@ impl Instance {
         };
         let var = Self::variable_of(&self.model, function, r, kind)?;
         Self::check_settable(self.state, function, var)?;
-        let p = self.inputs.bytes_mut();
+        let p = &mut self.inputs;
         match (values, var.place) {
             (SetValues::Real(v), place) => {
                 let x = v[i];
@@ -166,15 +166,7 @@ impl Instance {
     fn value(&self, var: &Var) -> Value {
         match var.place {
             Place::Param(p) => self.params[p as usize].clone(),
-            Place::Input { offset, size } => {
-                let b = self.inputs.bytes();
-                match var.kind {
-                    Kind::Real => Value::Real(real_at(b, offset)),
-                    Kind::Integer => Value::Integer(integer_at(b, offset)),
-                    Kind::Boolean => Value::Boolean(b[offset] != 0),
-                    Kind::String => Value::String(string_at(b, offset, size)),
-                }
-            }
+            Place::Input { offset, size } => load(&self.inputs, offset, var.kind, size),
             Place::Output { .. } => output(self.link.as_ref(), self.outcome, var),
         }
     }
@@ -183,7 +175,7 @@ impl Instance {
     /// load: an input, or a signal of a peer the link has taken a frame of.
     fn signal_bytes(&self, var: &Var) -> Option<(&[u8], usize)> {
         match var.place {
-            Place::Input { offset, .. } => Some((self.inputs.bytes(), offset)),
+            Place::Input { offset, .. } => Some((&self.inputs, offset)),
             Place::Output {
                 peer,
                 value: PeerValue::Signal { offset, .. },

@@ -16,7 +16,7 @@ use crate::fmi2::*;
 use crate::logger::{Category, Logger};
 use crate::model::{Model, Place, PARAMS};
 use crate::state_machine::{states, Call};
-use crate::values::{store, Outcome, Payload, Value};
+use crate::values::{parse, store, Outcome, Value};
 
 pub use crate::state_machine::State;
 
@@ -43,8 +43,9 @@ pub struct Instance {
     pub(crate) state: State,
     /// Indexed by [`crate::model::Param`].
     pub(crate) params: Vec<Value>,
-    /// This node's signals as the master set them.
-    pub(crate) inputs: Payload,
+    /// This node's signals as the master set them, laid out as its payload (a
+    /// step copies them into the frame in one pass).
+    pub(crate) inputs: Vec<u8>,
     time: f64,
     stop_time: Option<f64>,
     step: u64,
@@ -61,23 +62,15 @@ impl Instance {
             .interface
             .map()
             .expect("a model's interface has a map");
-        let mut inputs = Payload::new(map.area(model.node).payload.len);
+        let mut inputs = vec![0; map.area(model.node).payload.len];
         for v in &model.variables {
             if let Place::Input { offset, size } = v.place {
-                store(
-                    inputs.bytes_mut(),
-                    offset,
-                    size,
-                    &Value::parse(v.kind, &v.start),
-                );
+                store(&mut inputs, offset, size, &parse(v.kind, &v.start));
             }
         }
         Instance {
             logger,
-            params: PARAMS
-                .iter()
-                .map(|p| Value::parse(p.kind, p.start))
-                .collect(),
+            params: PARAMS.iter().map(|p| parse(p.kind, p.start)).collect(),
             model,
             state: State::Instantiated,
             inputs,
@@ -179,7 +172,7 @@ impl Instance {
         log::debug!("opening {config:?}");
         let mut link =
             Link::open(config).map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
-        link.payload_mut().copy_from_slice(self.inputs.bytes());
+        link.payload_mut().copy_from_slice(&self.inputs);
         link.start_frame(self.time)
             .map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
         log::info!(
@@ -236,7 +229,7 @@ impl Instance {
         }
         let k = self.step;
         let link = self.link.as_mut().expect("StepComplete has a link");
-        link.payload_mut().copy_from_slice(self.inputs.bytes());
+        link.payload_mut().copy_from_slice(&self.inputs);
         // The master's own time for this step: what the peers read as its time.
         if let Err(e) = link.step_frame(k, t) {
             // A master may read the outputs after an error to see why: the link

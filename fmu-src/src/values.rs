@@ -2,56 +2,34 @@
 //! payload, and the peers' outputs read where the link keeps them (nothing is
 //! copied per step to serve a get).
 
+use rfm_core::interface::SignalType;
 use rfm_core::link::Link;
 
 use crate::model::{Kind, LinkField, PeerValue, Place, Var};
 
-/// A value of any variable type.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Real(f64),
-    Integer(i32),
-    Boolean(bool),
-    String(String),
-}
+pub use rfm_core::interface::Value;
 
-impl Value {
-    /// The value a start text of the description stands for.
-    pub fn parse(kind: Kind, text: &str) -> Value {
-        match kind {
-            Kind::Real => Value::Real(text.parse().unwrap_or(0.0)),
-            Kind::Integer => Value::Integer(text.parse().unwrap_or(0)),
-            Kind::Boolean => Value::Boolean(text == "true" || text == "1"),
-            Kind::String => Value::String(text.to_owned()),
-        }
+/// The value a start text of the description stands for.
+pub fn parse(kind: Kind, text: &str) -> Value {
+    match kind {
+        Kind::Real => Value::Real(text.parse().unwrap_or(0.0)),
+        Kind::Integer => Value::Integer(text.parse().unwrap_or(0)),
+        Kind::Boolean => Value::Boolean(text == "true" || text == "1"),
+        Kind::String => Value::String(text.to_owned()),
     }
 }
 
-/// A payload: 8-byte aligned bytes, as the link's own.
-#[derive(Debug, Clone)]
-pub struct Payload {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Payload {
-    pub fn new(len: usize) -> Payload {
-        Payload {
-            words: vec![0; len.div_ceil(8)],
-            len,
-        }
-    }
-
-    pub fn bytes(&self) -> &[u8] {
-        // SAFETY: `words` holds at least `len` initialized bytes, and u8 has no
-        // alignment or validity requirement.
-        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
-    }
-
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `bytes`, and the borrow is exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), self.len) }
-    }
+/// The value of a `kind` variable of `size` bytes at `offset` of payload `p`.
+pub fn load(p: &[u8], offset: usize, kind: Kind, size: usize) -> Value {
+    let t = match kind {
+        Kind::Real => SignalType::Real,
+        Kind::Integer => SignalType::Integer,
+        Kind::Boolean => SignalType::Boolean,
+        Kind::String => SignalType::String {
+            size: u16::try_from(size).expect("the parser bounds String sizes"),
+        },
+    };
+    Value::read(t, p, offset).expect("the layout places every signal inside its payload")
 }
 
 /// Writes `value` (of the variable's kind) into `p` at `offset`, `size` bytes.
@@ -77,13 +55,6 @@ pub fn integer_at(p: &[u8], offset: usize) -> i32 {
     i32::from_le_bytes(p[offset..offset + 4].try_into().expect("4 bytes"))
 }
 
-/// The text of a String field: up to its first NUL, invalid UTF-8 replaced.
-pub fn string_at(p: &[u8], offset: usize, size: usize) -> String {
-    let field = &p[offset..offset + size];
-    let end = field.iter().position(|&b| b == 0).unwrap_or(size);
-    String::from_utf8_lossy(&field[..end]).into_owned()
-}
-
 /// What an output shows now: the link's newest frame of its peer, or its start
 /// value before the link has taken one.
 pub fn output(link: Option<&Link>, outcome: Outcome, var: &Var) -> Value {
@@ -91,26 +62,18 @@ pub fn output(link: Option<&Link>, outcome: Outcome, var: &Var) -> Value {
         unreachable!("outputs only")
     };
     let Some(link) = link else {
-        return Value::parse(var.kind, &var.start);
+        return parse(var.kind, &var.start);
     };
     let p = &link.peers()[peer];
     match value {
         PeerValue::Link(field) => link_field(link, outcome, peer, field),
-        _ if p.latest().is_none() => Value::parse(var.kind, &var.start),
+        _ if p.latest().is_none() => parse(var.kind, &var.start),
         PeerValue::Time => Value::Real(p.latest().map_or(0.0, |h| h.sim_time)),
         PeerValue::Step => Value::Integer(
             p.latest()
                 .map_or(-1, |h| h.step.min(i32::MAX as u64) as i32 - 1),
         ),
-        PeerValue::Signal { offset, size } => {
-            let b = p.payload();
-            match var.kind {
-                Kind::Real => Value::Real(real_at(b, offset)),
-                Kind::Integer => Value::Integer(integer_at(b, offset)),
-                Kind::Boolean => Value::Boolean(b[offset] != 0),
-                Kind::String => Value::String(string_at(b, offset, size)),
-            }
-        }
+        PeerValue::Signal { offset, size } => load(p.payload(), offset, var.kind, size),
     }
 }
 

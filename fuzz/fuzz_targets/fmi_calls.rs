@@ -10,8 +10,11 @@
 //! `loopback:` (no files left in /dev/shm), and timeouts are capped at 10 ms.
 #![no_main]
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::CString;
 use std::sync::OnceLock;
+
+#[path = "master.rs"]
+mod master;
 
 use libfuzzer_sys::fuzz_target;
 use rfm_attitude::fmi2::*;
@@ -61,34 +64,6 @@ fn vr(name: &str) -> u32 {
     fmus()[0].0.variable(name).expect("a parameter").0
 }
 
-unsafe extern "C" fn logger(
-    _env: *mut c_void,
-    _name: fmi2String,
-    _status: fmi2Status,
-    _category: fmi2String,
-    _format: fmi2String,
-    _arg: *const c_char,
-) {
-}
-
-fn callbacks() -> fmi2CallbackFunctions {
-    fmi2CallbackFunctions {
-        // SAFETY: the FMU calls its logger with "%s" and one string argument; on
-        // x86-64 the fixed six-argument function reads them from the same
-        // registers a variadic call fills.
-        logger: Some(unsafe {
-            std::mem::transmute::<
-                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String, *const c_char),
-                fmi2CallbackLogger,
-            >(logger)
-        }),
-        allocateMemory: None,
-        freeMemory: None,
-        stepFinished: None,
-        componentEnvironment: std::ptr::null_mut(),
-    }
-}
-
 /// Reads the fuzz input as a stream of small numbers.
 struct Input<'a>(&'a [u8]);
 
@@ -125,7 +100,7 @@ impl Input<'_> {
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input(data);
-    let cb = callbacks();
+    let cb = master::callbacks();
     let mut components: Vec<fmi2Component> = Vec::new();
     let mut time = 0.0f64;
     while let Some(op) = input.byte() {

@@ -4,22 +4,15 @@
 //! every state a master reaches without a peer.
 #![no_main]
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::CString;
+
+#[path = "master.rs"]
+mod master;
 
 use libfuzzer_sys::fuzz_target;
 use rfm_attitude::fmi2::*;
 use rfm_attitude::model::{Kind, Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_attitude::*;
-
-unsafe extern "C" fn logger(
-    _env: *mut c_void,
-    _name: fmi2String,
-    _status: fmi2Status,
-    _category: fmi2String,
-    _format: fmi2String,
-    _arg: *const c_char,
-) {
-}
 
 fuzz_target!(|data: &[u8]| {
     let (interface, node) = match data.iter().position(|&b| b == 0xff) {
@@ -36,21 +29,7 @@ fuzz_target!(|data: &[u8]| {
     // The description is well-formed, and the GUID is what instantiate accepts.
     let xml = model.xml();
     assert!(xml.contains(&model.guid));
-    let cb = fmi2CallbackFunctions {
-        // SAFETY: the FMU calls its logger with "%s" and one string argument; on
-        // x86-64 the fixed six-argument function reads them from the same
-        // registers a variadic call fills.
-        logger: Some(unsafe {
-            std::mem::transmute::<
-                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String, *const c_char),
-                fmi2CallbackLogger,
-            >(logger)
-        }),
-        allocateMemory: None,
-        freeMemory: None,
-        stepFinished: None,
-        componentEnvironment: std::ptr::null_mut(),
-    };
+    let cb = master::callbacks();
     let guid = CString::new(model.guid.as_str()).unwrap();
     let uri = CString::new(format!("file://{}", dir.display())).unwrap();
     // SAFETY: valid C strings and callbacks; the component is freed below.

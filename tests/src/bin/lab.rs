@@ -12,7 +12,7 @@
 //! a time slice.
 
 use std::ffi::CString;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::Instant;
 
 use fmi::fmi2::import::Fmi2Import;
@@ -251,11 +251,10 @@ fn main() -> ExitCode {
         nodes.join(", "),
         if library.is_some() { " on one emulated board each" } else { "" }
     );
-    let exe = std::env::current_exe().expect("own path");
-    let children: Vec<_> = (0..nodes.len())
-        .map(|me| {
-            let mut child = Command::new(&exe);
-            child.args([
+    let ok = artefact_tests::run_nodes(
+        nodes.len(),
+        |me| {
+            [
                 "--dir",
                 &dir,
                 "--interface",
@@ -268,26 +267,13 @@ fn main() -> ExitCode {
                 &device,
                 "--steps",
                 &steps.to_string(),
-            ]);
-            if let Some(lib) = &library {
-                // Each process's /dev/rfm2g0 is its own board, as on separate PCs.
-                child.args(["--rfm2g-sim", lib]).env(
-                    "RFM2G_SIM_DEVICES",
-                    format!("/dev/rfm2g0 ring={name} node={} size=1M", me + 1),
-                );
-            }
-            child.spawn().expect("start a simulator process")
-        })
-        .collect();
-    // Every child is waited for, whether or not an earlier one failed.
-    let results: Vec<bool> = children
-        .into_iter()
-        .map(|mut c| c.wait().is_ok_and(|s| s.success()))
-        .collect();
-    let ok = results.iter().all(|&ok| ok);
-    let path = CString::new(object).expect("no NUL");
-    // SAFETY: a valid C string; removes the lab's own memory.
-    unsafe { libc::shm_unlink(path.as_ptr()) };
+            ]
+            .map(str::to_owned)
+            .to_vec()
+        },
+        library.as_deref().map(|lib| (lib, name.as_str())),
+        &object,
+    );
     if ok {
         ExitCode::SUCCESS
     } else {

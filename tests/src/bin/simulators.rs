@@ -10,7 +10,7 @@
 //! whole master step (set inputs, fmi2DoStep, get outputs).
 
 use std::ffi::CString;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::Instant;
 
 use fmi::fmi2::import::Fmi2Import;
@@ -155,11 +155,10 @@ fn main() -> ExitCode {
             "two simulator processes, coupled through {fmu} over {device}, {steps} steps of {H} s"
         ),
     }
-    let exe = std::env::current_exe().expect("own path");
-    let children: Vec<_> = (0..2)
-        .map(|me: u32| {
-            let mut child = Command::new(&exe);
-            child.args([
+    let ok = artefact_tests::run_nodes(
+        2,
+        |me| {
+            [
                 fmu.as_str(),
                 "--node",
                 &me.to_string(),
@@ -167,23 +166,13 @@ fn main() -> ExitCode {
                 &device,
                 "--steps",
                 &steps.to_string(),
-            ]);
-            if let Some(lib) = &library {
-                // Each process's /dev/rfm2g0 is its own board, as on two PCs.
-                child.args(["--rfm2g-sim", lib]).env(
-                    "RFM2G_SIM_DEVICES",
-                    format!("/dev/rfm2g0 ring={name} node={} size=1M", me + 1),
-                );
-            }
-            child.spawn().expect("start a simulator process")
-        })
-        .collect();
-    let ok = children
-        .into_iter()
-        .all(|mut c| c.wait().is_ok_and(|s| s.success()));
-    let path = CString::new(object).expect("no NUL");
-    // SAFETY: a valid C string; removes the demo's own memory (absent if --device named another).
-    unsafe { libc::shm_unlink(path.as_ptr()) };
+            ]
+            .map(str::to_owned)
+            .to_vec()
+        },
+        library.as_deref().map(|lib| (lib, name.as_str())),
+        &object,
+    );
     if ok {
         ExitCode::SUCCESS
     } else {

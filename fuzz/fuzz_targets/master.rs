@@ -1,0 +1,34 @@
+//! What the FMI fuzz targets share: a master's callbacks with a silent logger.
+
+use std::ffi::{c_char, c_void};
+
+use rfm_attitude::fmi2::*;
+
+unsafe extern "C" fn logger(
+    _env: *mut c_void,
+    _name: fmi2String,
+    _status: fmi2Status,
+    _category: fmi2String,
+    _format: fmi2String,
+    _arg: *const c_char,
+) {
+}
+
+/// Callbacks whose logger drops every message.
+pub fn callbacks() -> fmi2CallbackFunctions {
+    fmi2CallbackFunctions {
+        // SAFETY: the FMU calls its logger with "%s" and one string argument; on
+        // x86-64 the fixed six-argument function reads them from the same
+        // registers a variadic call fills.
+        logger: Some(unsafe {
+            std::mem::transmute::<
+                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String, *const c_char),
+                fmi2CallbackLogger,
+            >(logger)
+        }),
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: std::ptr::null_mut(),
+    }
+}
