@@ -174,6 +174,12 @@ fn resources_that_do_not_belong_to_the_description_are_refused() {
             && text.contains("come from different builds"),
         "{text}"
     );
+    // A description edited: what the master and the binary agree on is the same.
+    let (described, _) = resources(
+        &LAB.replace("bank angle", "bank angle, right wing down"),
+        "visual",
+    );
+    assert_eq!(Model::load(&described).unwrap().guid, guid);
     // Another node of the same file.
     let (_, other) = resources(LAB, "ios");
     assert!(refusal(&guid, &other).contains("does not match"));

@@ -6,8 +6,8 @@
 //! One binary serves every interface. The attitude FMU (`rfm_attitude`) is the
 //! preset, recognised by its GUID; any other FMU carries its interface file and
 //! node name in `resources/`, read at `fmi2Instantiate`, and its GUID is a digest
-//! of the description they give, so a description and resources that do not
-//! belong together are refused.
+//! of the variables they give, so a description and resources that do not belong
+//! together are refused.
 
 mod params;
 mod variables;
@@ -26,7 +26,9 @@ pub const PRESET_GUID: &str = "{6b1f3e2a-9c4d-4f7a-8e21-5d0c3a7b9e14}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
-/// description next to a binary of another convention.
+/// description next to a binary of another convention. Change it whenever the
+/// variables an interface gives, or what they mean, change: FMUs built by one
+/// release's build-fmu from another release's binaries rely on it.
 pub const CONVENTION: &str = "rfm-fmu variables 1";
 
 /// The interface file in `resources/`, verbatim as the user wrote it (its errors
@@ -83,7 +85,7 @@ impl Model {
     /// The FMU of node `node` of `interface`, named `<interface>_<node>`.
     pub fn of_node(interface: Arc<Interface>, node: usize) -> Model {
         let mut model = Model::build(interface, node, false);
-        model.guid = guid_of(&model.xml_with_guid(""));
+        model.guid = model.digest();
         model
     }
 
@@ -177,8 +179,32 @@ impl Model {
     }
 }
 
-/// A GUID-shaped digest of a description (FNV-1a, two seeds: stable across
-/// builds and platforms).
+impl Model {
+    /// A GUID-shaped digest of what a master and the binary must agree on: the
+    /// convention, the model identifier and every variable's name, type,
+    /// causality, start, unit and bounds, in value-reference order. Descriptions
+    /// and the release version are left out, so that a newer build-fmu can pack
+    /// an older binary of the same convention (FNV-1a with two seeds: stable
+    /// across builds and platforms).
+    fn digest(&self) -> String {
+        let mut text = format!("{CONVENTION}\n{}\n", self.model_identifier);
+        for v in &self.variables {
+            text.push_str(&format!(
+                "{}|{}|{:?}|{}|{:?}|{:?}|{:?}\n",
+                v.name,
+                v.kind.name(),
+                v.causality,
+                v.start,
+                v.unit,
+                v.min,
+                v.max
+            ));
+        }
+        guid_of(&text)
+    }
+}
+
+/// A GUID-shaped digest of `text`.
 fn guid_of(text: &str) -> String {
     let fnv = |seed: u64| {
         text.bytes().fold(seed, |h, b| {
@@ -199,6 +225,18 @@ fn guid_of(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The attitude FMU's GUID is fixed, not a digest: masters that cached its
+    /// description must see a new GUID when its variables change.
+    #[test]
+    fn the_attitude_guid_changes_with_its_variables() {
+        assert_eq!(
+            Model::attitude().digest(),
+            "{21b1a036-f0d5-ddb9-6459-bdb12c209648}",
+            "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
+             this digest here"
+        );
+    }
 
     #[test]
     fn the_attitude_model_keeps_its_value_references() {
