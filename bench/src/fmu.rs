@@ -152,6 +152,8 @@ impl Fmu {
                     .with_context(|| format!("the FMU lacks {}", $name))?
             };
         }
+        // A file: URI names an absolute path.
+        let resources = std::fs::canonicalize(&resources)?;
         Ok(Fmu {
             guid: CString::new(guid)?,
             resources: CString::new(format!("file://{}", resources.display()))?,
