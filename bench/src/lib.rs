@@ -1,6 +1,7 @@
 //! The measuring parts shared by the `coupling` benchmark and the `soak` run.
 
 pub mod fmu;
+pub mod iceoryx;
 pub mod raw;
 pub mod report;
 pub mod stats;

@@ -1,6 +1,14 @@
 //! Case 1, the physical limit on this machine: two processes exchanging a 64-byte
 //! frame per step through a shared-memory seqlock, busy-spinning. No rfm-core code:
 //! plain `shm_open` + `mmap` and atomics.
+//!
+//! An exact exchange, as the FMU's must be: each node writes frame k into entry
+//! k mod 2 of its two-entry ring and reads exactly the peer's frame k, every one.
+//! (With one entry per node, a reader that found the peer already past k skipped
+//! the copy: the "limit" then delivered fewer frames than the FMU must, and its
+//! histogram was bimodal.) Two entries suffice in lockstep: a node writes frame
+//! k + 2 only after reading the peer's k + 1, which the peer writes only after
+//! reading frame k.
 
 use std::ffi::CString;
 use std::hint::spin_loop;
@@ -9,11 +17,17 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-/// One node's 64-byte frame, on its own cache lines: sequence + 7 payload words.
-#[repr(C, align(128))]
-struct Slot {
+/// One 64-byte frame, on a cache line of its own: sequence + 7 payload words.
+#[repr(C, align(64))]
+struct Entry {
     seq: AtomicU64,
     payload: [AtomicU64; 7],
+}
+
+/// One node's ring of two frames (each node's on its own lines).
+#[repr(C, align(128))]
+struct Slot {
+    entries: [Entry; 2],
 }
 
 const SIZE: usize = 2 * std::mem::size_of::<Slot>();
@@ -59,29 +73,34 @@ pub fn node(name: &str, me: usize, steps: u64) -> Result<Vec<u64>> {
     let mut got = [0u64; 7];
     for k in 0..steps {
         let start = Instant::now();
-        own.seq.store(2 * k + 1, Ordering::Relaxed);
+        let (mine, theirs) = (
+            &own.entries[(k % 2) as usize],
+            &peer.entries[(k % 2) as usize],
+        );
+        mine.seq.store(2 * k + 1, Ordering::Relaxed);
         fence(Ordering::Release);
-        for (i, w) in own.payload.iter().enumerate() {
+        for (i, w) in mine.payload.iter().enumerate() {
             w.store(k ^ i as u64, Ordering::Relaxed);
         }
-        own.seq.store(2 * k + 2, Ordering::Release);
-        // Wait for the peer's frame k: sequence 2k+2, copied whole. A sequence past
-        // it means the peer already finished k and moved on (one slot, no ring).
+        mine.seq.store(2 * k + 2, Ordering::Release);
+        // Wait for the peer's frame k in its entry: sequence 2k+2, copied whole.
         loop {
-            let seq = peer.seq.load(Ordering::Acquire);
-            if seq > 2 * k + 2 {
-                break;
-            }
+            let seq = theirs.seq.load(Ordering::Acquire);
             if seq == 2 * k + 2 {
-                for (g, w) in got.iter_mut().zip(&peer.payload) {
+                for (g, w) in got.iter_mut().zip(&theirs.payload) {
                     *g = w.load(Ordering::Relaxed);
                 }
                 fence(Ordering::Acquire);
-                if peer.seq.load(Ordering::Relaxed) == seq {
+                if theirs.seq.load(Ordering::Relaxed) == seq {
                     break;
                 }
+            } else if seq > 2 * k + 2 {
+                bail!("node {me}: the peer overwrote frame {k} before it was read");
             }
             spin_loop();
+        }
+        if got[0] != k {
+            bail!("node {me}: frame {k} carried {}", got[0]);
         }
         std::hint::black_box(&got);
         times.push(start.elapsed().as_nanos() as u64);

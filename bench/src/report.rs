@@ -64,6 +64,8 @@ pub fn histogram(cases: &[Summary], path: &Path) -> Result<()> {
         RGBColor(230, 140, 0),
         RGBColor(120, 70, 20),
         RGBColor(130, 130, 130),
+        RGBColor(0, 110, 60),
+        RGBColor(150, 0, 150),
     ];
     assert!(cases.len() <= colors.len(), "a color for every case");
     for (c, color) in cases.iter().zip(colors) {

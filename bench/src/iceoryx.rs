@@ -1,0 +1,106 @@
+//! The general-purpose peer a user would pick instead: iceoryx2 publish-subscribe
+//! (zero-copy shared memory), two processes, the same lockstep exchange as the
+//! others: each step publishes this node's 64 bytes (step number first) and
+//! spins until the peer's sample of the same step arrives.
+
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Result};
+use iceoryx2::prelude::*;
+
+/// Payload: the step number, then seven words.
+type Frame = [u64; 8];
+
+/// Before the first step: "my publisher is up" and "I received yours".
+const HELLO: u64 = u64::MAX;
+const READY: u64 = u64::MAX - 1;
+
+pub fn node(prefix: &str, me: usize, steps: u64) -> Result<Vec<u64>> {
+    // Its defaults, given explicitly: no config file is looked for (nor warned about).
+    let node = NodeBuilder::new()
+        .config(&Config::default())
+        .create::<ipc::Service>()
+        .map_err(|e| anyhow!("iceoryx2 node: {e:?}"))?;
+    let service = |n: usize| {
+        let name = format!("{prefix}/{n}");
+        let name: ServiceName = name
+            .as_str()
+            .try_into()
+            .map_err(|e| anyhow!("service name {name}: {e:?}"))?;
+        node.service_builder(&name)
+            .publish_subscribe::<Frame>()
+            .subscriber_max_buffer_size(16)
+            .open_or_create()
+            .map_err(|e| anyhow!("service {n}: {e:?}"))
+    };
+    let (own, theirs) = (service(me)?, service(1 - me)?);
+    let publisher = own
+        .publisher_builder()
+        .create()
+        .map_err(|e| anyhow!("publisher: {e:?}"))?;
+    let subscriber = theirs
+        .subscriber_builder()
+        .buffer_size(16)
+        .create()
+        .map_err(|e| anyhow!("subscriber: {e:?}"))?;
+    let send = |k: u64| -> Result<()> {
+        let mut frame = [0u64; 8];
+        frame[0] = k;
+        for (i, w) in frame.iter_mut().enumerate().skip(1) {
+            *w = k ^ i as u64;
+        }
+        publisher
+            .loan_uninit()
+            .map_err(|e| anyhow!("loan: {e:?}"))?
+            .write_payload(frame)
+            .send()
+            .map_err(|e| anyhow!("send: {e:?}"))?;
+        Ok(())
+    };
+    let receive = || -> Result<Option<u64>> {
+        Ok(subscriber
+            .receive()
+            .map_err(|e| anyhow!("receive: {e:?}"))?
+            .map(|s| s.payload()[0]))
+    };
+    // A sample sent before the peer's subscriber is connected is lost. So: say
+    // HELLO until the peer is heard (its publisher reaches us), then READY until
+    // the peer says READY or has started (it heard us: ours reaches it). Its step
+    // 0, if it came first, is kept.
+    let started = Instant::now();
+    let (mut heard, mut peer_ready, mut first) = (false, false, None);
+    while !(heard && peer_ready) {
+        send(if heard { READY } else { HELLO })?;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        while let Some(k) = receive()? {
+            heard = true;
+            match k {
+                HELLO => {}
+                READY => peer_ready = true,
+                step => {
+                    peer_ready = true;
+                    first = Some(step);
+                }
+            }
+        }
+        if started.elapsed().as_secs() > 30 {
+            bail!("iceoryx2: no peer within 30 s");
+        }
+    }
+    let mut times = Vec::with_capacity(steps as usize);
+    for k in 0..steps {
+        let start = Instant::now();
+        send(k)?;
+        if first != Some(k) {
+            loop {
+                match receive()? {
+                    Some(j) if j == k => break,
+                    Some(_) => {}
+                    None => std::hint::spin_loop(),
+                }
+            }
+        }
+        times.push(start.elapsed().as_nanos() as u64);
+    }
+    Ok(times)
+}
