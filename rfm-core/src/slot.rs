@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::atomic::{fence, Ordering};
 
-use crate::frame::framed::{FrameBuf, Header, HEAD_OFFSET};
+use crate::frame::framed::{FrameBuf, Header, HEAD_OFFSET, STEP_OFFSET};
 use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
 use crate::frame::{FrameError, RING_DEPTH};
 use crate::interface::layout::{Area, HEAD_BLOCK};
@@ -266,8 +266,22 @@ impl FramedReader {
     /// Exactly `step`, into `buf`, if the writer has published it and it is still
     /// in the ring.
     pub fn poll_step(&self, step: u64, buf: &mut FrameBuf) -> Result<StepPoll, ReadError> {
-        // The head is one word: waiting on it costs one read per poll, not a frame.
-        if (self.head()?.wrapping_sub(step as u32) as i32) < 0 {
+        // The entry's first cache line holds its sequence and the step it carries:
+        // waiting on them costs one line per poll, and it is the line the frame is
+        // then copied from (waiting on the head word cost a second line per step).
+        // Both words are only a hint; the copy below decides.
+        let at = self.ring.entry_offset(step);
+        let seq = self.area.load_u32(at, Ordering::Acquire)?;
+        if seq & 1 == 1 {
+            // The writer is inside: whatever it writes, poll again.
+            return Ok(StepPoll::NotYet);
+        }
+        let low = u32::from_le(self.area.load_u32(at + STEP_OFFSET, Ordering::Relaxed)?);
+        let high = u32::from_le(
+            self.area
+                .load_u32(at + STEP_OFFSET + 4, Ordering::Relaxed)?,
+        );
+        if (u64::from(high) << 32 | u64::from(low)) < step {
             return Ok(StepPoll::NotYet);
         }
         match self.read_entry(step, buf) {

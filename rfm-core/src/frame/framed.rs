@@ -42,6 +42,9 @@ pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMf");
 pub const VERSION: u8 = 3;
 /// Offset of the head word within an area.
 pub const HEAD_OFFSET: usize = 0;
+/// Offset of the step within a frame (in the frame's first cache line, with the
+/// sequence word: a reader polls both with one line).
+pub const STEP_OFFSET: usize = 40;
 const CRC_OFFSET: usize = 4;
 /// Where the CRC's coverage starts.
 pub const CRC_START: usize = 8;
@@ -164,7 +167,7 @@ impl FrameBuf {
         b[16..24].copy_from_slice(&u64::from(payload_len).to_le_bytes());
         b[24..32].copy_from_slice(&h.epoch.to_le_bytes());
         b[32..40].copy_from_slice(&h.fingerprint.to_le_bytes());
-        b[40..48].copy_from_slice(&h.step.to_le_bytes());
+        b[STEP_OFFSET..STEP_OFFSET + 8].copy_from_slice(&h.step.to_le_bytes());
         b[48..56].copy_from_slice(&h.sim_time.to_le_bytes());
         b[56..64].copy_from_slice(&h.wall_clock_ns.to_le_bytes());
         let crc = crc32c::crc32c(&b[CRC_START..]);
@@ -224,7 +227,7 @@ pub fn check(b: &[u8], payload_len: usize) -> Result<Header, FrameError> {
         },
         epoch: u64_at(b, 24),
         fingerprint: u64_at(b, 32),
-        step: u64_at(b, 40),
+        step: u64_at(b, STEP_OFFSET),
         sim_time: f64::from_bits(u64_at(b, 48)),
         wall_clock_ns: u64_at(b, 56),
     })
