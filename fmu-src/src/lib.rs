@@ -567,7 +567,7 @@ getter!(
 );
 
 macro_rules! setter {
-    ($export:literal, $call:ident, $fn:ident, $ty:ty, $kind:ident, |$v:ident| $convert:expr) => {
+    ($export:literal, $call:ident, $fn:ident, $ty:ty, |$v:ident| $convert:expr) => {
         /// # Safety
         /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
         /// pointer is NULL or valid for the count passed with it.
@@ -590,7 +590,7 @@ macro_rules! setter {
     };
 }
 
-setter!("fmi2SetReal", SetReal, fmi2_set_real, fmi2Real, Real, |v| {
+setter!("fmi2SetReal", SetReal, fmi2_set_real, fmi2Real, |v| {
     SetValues::Real(v)
 });
 setter!(
@@ -598,7 +598,6 @@ setter!(
     SetInteger,
     fmi2_set_integer,
     fmi2Integer,
-    Integer,
     |v| SetValues::Integer(v)
 );
 setter!(
@@ -606,7 +605,6 @@ setter!(
     SetBoolean,
     fmi2_set_boolean,
     fmi2Boolean,
-    Boolean,
     |v| SetValues::Boolean(v)
 );
 setter!(
@@ -614,7 +612,6 @@ setter!(
     SetString,
     fmi2_set_string,
     fmi2String,
-    String,
     |v| {
         SetValues::String(
             // SAFETY: each entry is NULL or a C string (FMI contract).
