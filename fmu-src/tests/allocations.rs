@@ -1,0 +1,100 @@
+//! The per-step path allocates nothing: fmi2SetReal, fmi2DoStep and fmi2GetReal of
+//! a running instance, counted by a global allocator (this test binary's own,
+//! which the FMU's code linked into it uses too), per thread: the master's thread
+//! is the step path (the heartbeat thread and other tests are not).
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use common::{unique, Fmu};
+use rfm_attitude::fmi2::*;
+use rfm_attitude::{fmi2_do_step, fmi2_get_real, fmi2_set_real};
+
+struct Counting;
+
+thread_local! {
+    /// Allocations made by this thread (a const initializer: reading it never allocates).
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count() {
+    ALLOCATIONS.with(|n| n.set(n.get() + 1));
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn a_step_allocates_nothing_in_free_mode() {
+    steps_allocate_nothing("free");
+}
+
+#[test]
+fn a_step_allocates_nothing_in_lockstep() {
+    steps_allocate_nothing("lockstep");
+}
+
+/// A self-loop in `mode`: 1,000 warm-up steps, then 10,000 counted.
+fn steps_allocate_nothing(mode: &str) {
+    let fmu = Fmu::new("alloc");
+    fmu.set_all(&[
+        ("device", &format!("loopback:{}", unique("alloc"))),
+        ("peerSlot", "0"),
+        ("syncMode", mode),
+    ]);
+    assert_eq!(fmu.init(), fmi2OK);
+    let inputs = ["roll", "pitch", "yaw"].map(|n| fmu.vr(n).0);
+    let outputs = ["peer.roll", "peer.pitch", "peer.yaw"].map(|n| fmu.vr(n).0);
+    let mut got = [0.0; 3];
+    let step = |k: u64, got: &mut [f64; 3]| {
+        let x = k as f64;
+        // SAFETY: a live instance; three references and three values each way.
+        unsafe {
+            assert_eq!(
+                fmi2_set_real(fmu.c, inputs.as_ptr(), 3, [x, -x, 0.5].as_ptr()),
+                fmi2OK
+            );
+            assert_eq!(fmi2_do_step(fmu.c, x * 1e-3, 1e-3, 1), fmi2OK);
+            assert_eq!(
+                fmi2_get_real(fmu.c, outputs.as_ptr(), 3, got.as_mut_ptr()),
+                fmi2OK
+            );
+        }
+    };
+    // Warm up: the first steps bind the peer session and fill the health tracker.
+    for k in 0..1000 {
+        step(k, &mut got);
+    }
+    let before = ALLOCATIONS.with(Cell::get);
+    for k in 1000..11_000 {
+        step(k, &mut got);
+    }
+    let made = ALLOCATIONS.with(Cell::get) - before;
+    assert_eq!(made, 0, "{made} allocations in 10,000 steps");
+    assert_eq!(
+        got[0], 10_999.0,
+        "the self-loop echoes the last step's input"
+    );
+}
