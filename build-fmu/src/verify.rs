@@ -139,12 +139,12 @@ pub fn check_archive(path: &Path, model: &Model, platforms: &[(&str, &str)]) -> 
             .context("resources/interface.toml is not UTF-8")?;
         let node = String::from_utf8(read(&format!("resources/{RESOURCE_NODE}"))?)
             .context("resources/node.txt is not UTF-8")?;
-        let dir = std::env::temp_dir().join(format!("build-fmu-verify-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join(RESOURCE_INTERFACE), interface)?;
-        std::fs::write(dir.join(RESOURCE_NODE), node)?;
-        let loaded = FmuModel::load(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
+        let loaded = FmuModel::from_resources(
+            &format!("resources/{RESOURCE_INTERFACE}"),
+            &interface,
+            &format!("resources/{RESOURCE_NODE}"),
+            &node,
+        );
         let loaded = loaded.map_err(|e| anyhow!("the packed resources give no model: {e}"))?;
         if loaded.guid != model.guid {
             bail!(

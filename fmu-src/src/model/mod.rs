@@ -112,16 +112,33 @@ impl Model {
                 reason: e.to_string(),
             })
         };
-        let file = resources.join(RESOURCE_INTERFACE);
-        let interface = Interface::parse(&file.display().to_string(), &read(RESOURCE_INTERFACE)?)?;
-        let name = read(RESOURCE_NODE)?.trim().to_owned();
+        let file = resources.join(RESOURCE_INTERFACE).display().to_string();
+        let node_file = resources.join(RESOURCE_NODE).display().to_string();
+        Model::from_resources(
+            &file,
+            &read(RESOURCE_INTERFACE)?,
+            &node_file,
+            &read(RESOURCE_NODE)?,
+        )
+    }
+
+    /// The model of the resource texts: the interface file `interface` (named
+    /// `file` in messages) and the node name `node` (from `node_file`).
+    pub fn from_resources(
+        file: &str,
+        interface: &str,
+        node_file: &str,
+        node: &str,
+    ) -> Result<Model, ModelError> {
+        let interface = Interface::parse(file, interface)?;
+        let name = node.trim();
         let node = interface
             .nodes
             .iter()
             .position(|n| n.name == name)
             .ok_or_else(|| ModelError::NoSuchNode {
-                path: resources.join(RESOURCE_NODE).display().to_string(),
-                node: name.clone(),
+                path: node_file.to_owned(),
+                node: name.to_owned(),
                 interface: interface.name.clone(),
                 nodes: interface
                     .nodes
