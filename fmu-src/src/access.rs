@@ -1,22 +1,117 @@
 //! fmi2Set* and fmi2Get*: each value reference is looked up in the model's one
 //! variable list and served from where its value lives (see `values.rs`).
+//!
+//! Numbers (Real, Integer, Boolean) of this node's inputs and of the peers'
+//! signals take the per-step path: the reference's [`Route`] says where its
+//! bytes are, and a set or get is one checked store or load there. Everything
+//! else (parameters, Strings, link diagnostics, and every error) goes through
+//! the variable itself.
 
 use std::ffi::CString;
 
 use crate::fmi2::*;
-use crate::instance::{error, FmiResult, Instance};
-use crate::model::{Causality, Kind, Model, PeerValue, Place, Var};
+use crate::instance::{error, FmiError, FmiResult, Instance};
+use crate::model::{At, Causality, Kind, Model, Place, Route, Var};
 use crate::state_machine::fixed_parameters_settable;
-use crate::values::{integer_at, load, output, real_at, store, Value};
+use crate::values::{load, output, store, Value};
 
-/// The values of one fmi2Set* call, borrowed from the master (strings converted).
-#[derive(Debug)]
-pub enum SetValues<'a> {
-    Real(&'a [f64]),
-    Integer(&'a [i32]),
-    Boolean(&'a [i32]),
-    /// `None`: a NULL or non-UTF-8 string.
-    String(Vec<Option<String>>),
+/// A numeric FMI type, as the master passes it and as the payload holds it.
+pub trait Plain {
+    const KIND: Kind;
+    /// The C type of the master's array.
+    type C: Copy;
+    /// The value as a number, for the finiteness and bounds checks.
+    fn number(c: Self::C) -> f64;
+    fn store(c: Self::C, p: &mut [u8], offset: usize);
+    fn load(p: &[u8], offset: usize) -> Self::C;
+    fn from_value(v: Value) -> Self::C;
+    /// For the general path.
+    fn value(c: Self::C) -> Value;
+}
+
+/// `fmi2Real`: a `double` in the payload.
+pub struct Real;
+/// `fmi2Integer`: an `int32_t` in the payload.
+pub struct Integer;
+/// `fmi2Boolean`: a `uint8_t` (0 or 1) in the payload.
+pub struct Boolean;
+
+fn bytes<const N: usize>(p: &[u8], offset: usize) -> [u8; N] {
+    p[offset..offset + N].try_into().expect("N bytes")
+}
+
+impl Plain for Real {
+    const KIND: Kind = Kind::Real;
+    type C = fmi2Real;
+    fn number(c: f64) -> f64 {
+        c
+    }
+    fn store(c: f64, p: &mut [u8], offset: usize) {
+        p[offset..offset + 8].copy_from_slice(&c.to_le_bytes());
+    }
+    fn load(p: &[u8], offset: usize) -> f64 {
+        f64::from_le_bytes(bytes(p, offset))
+    }
+    fn from_value(v: Value) -> f64 {
+        match v {
+            Value::Real(x) => x,
+            _ => unreachable!("a Real variable's value is a Real"),
+        }
+    }
+    fn value(c: f64) -> Value {
+        Value::Real(c)
+    }
+}
+
+impl Plain for Integer {
+    const KIND: Kind = Kind::Integer;
+    type C = fmi2Integer;
+    fn number(c: i32) -> f64 {
+        f64::from(c)
+    }
+    fn store(c: i32, p: &mut [u8], offset: usize) {
+        p[offset..offset + 4].copy_from_slice(&c.to_le_bytes());
+    }
+    fn load(p: &[u8], offset: usize) -> i32 {
+        i32::from_le_bytes(bytes(p, offset))
+    }
+    fn from_value(v: Value) -> i32 {
+        match v {
+            Value::Integer(x) => x,
+            _ => unreachable!("an Integer variable's value is an Integer"),
+        }
+    }
+    fn value(c: i32) -> Value {
+        Value::Integer(c)
+    }
+}
+
+impl Plain for Boolean {
+    const KIND: Kind = Kind::Boolean;
+    type C = fmi2Boolean;
+    fn number(c: fmi2Boolean) -> f64 {
+        f64::from(u8::from(c != fmi2False))
+    }
+    fn store(c: fmi2Boolean, p: &mut [u8], offset: usize) {
+        p[offset] = u8::from(c != fmi2False);
+    }
+    fn load(p: &[u8], offset: usize) -> fmi2Boolean {
+        if p[offset] != 0 {
+            fmi2True
+        } else {
+            fmi2False
+        }
+    }
+    fn from_value(v: Value) -> fmi2Boolean {
+        match v {
+            Value::Boolean(true) => fmi2True,
+            Value::Boolean(false) => fmi2False,
+            _ => unreachable!("a Boolean variable's value is a Boolean"),
+        }
+    }
+    fn value(c: fmi2Boolean) -> Value {
+        Value::Boolean(c != fmi2False)
+    }
 }
 
 impl Instance {
@@ -30,20 +125,33 @@ impl Instance {
         vr: fmi2ValueReference,
         kind: Kind,
     ) -> FmiResult<&'m Var> {
-        let n = model.variables.len();
-        let var = model.variables.get(vr as usize).ok_or_else(|| {
-            error(format!(
+        match model.variables.get(vr as usize) {
+            Some(var) if var.kind == kind => Ok(var),
+            _ => Err(Self::not_a(model, function, vr)),
+        }
+    }
+
+    /// The route of `vr`, a `kind` variable.
+    fn route(&self, function: &str, vr: fmi2ValueReference, kind: Kind) -> FmiResult<Route> {
+        match self.model.routes.get(vr as usize) {
+            Some(route) if route.kind == kind => Ok(*route),
+            _ => Err(Self::not_a(&self.model, function, vr)),
+        }
+    }
+
+    /// Why `vr` is not a variable of the kind asked for.
+    #[cold]
+    fn not_a(model: &Model, function: &str, vr: fmi2ValueReference) -> FmiError {
+        match model.variables.get(vr as usize) {
+            None => error(format!(
                 "{function}: unknown value reference {vr} (this FMU has 0..{})",
-                n - 1
-            ))
-        })?;
-        if var.kind != kind {
-            return Err(error(format!(
+                model.variables.len() - 1
+            )),
+            Some(var) => error(format!(
                 "{function}: value reference {vr} is `{}`, a {:?} variable",
                 var.name, var.kind
-            )));
+            )),
         }
-        Ok(var)
     }
 
     /// Whether `var` may be set now; fixed parameters only before initialization ends.
@@ -61,103 +169,102 @@ impl Instance {
         }
     }
 
-    /// `x` is inside the bounds of `var`, or the error naming both.
-    fn in_bounds(function: &str, var: &Var, x: f64) -> FmiResult {
-        let (lo, hi) = var.bounds;
-        if x < lo || x > hi {
-            return Err(error(format!(
+    /// The one rule for a number set: finite, and inside `lo..=hi`.
+    #[inline]
+    fn check_number(model: &Model, function: &str, vr: u32, x: f64, lo: f64, hi: f64) -> FmiResult {
+        if x.is_finite() && lo <= x && x <= hi {
+            Ok(())
+        } else {
+            Err(Self::refused(&model.variables[vr as usize], function, x))
+        }
+    }
+
+    #[cold]
+    fn refused(var: &Var, function: &str, x: f64) -> FmiError {
+        if x.is_finite() {
+            error(format!(
                 "{function}: `{}` = {x}: expected {}..{}",
                 var.name,
                 var.min.as_deref().unwrap_or(""),
                 var.max.as_deref().unwrap_or("")
-            )));
+            ))
+        } else {
+            error(format!(
+                "{function}: `{}` = {x} is not a finite number",
+                var.name
+            ))
         }
-        Ok(())
     }
 
-    /// Sets one variable: into the payload for an input (a plain store at its
-    /// offset), into the parameters otherwise; checked against its declaration.
-    fn set_one(&mut self, function: &str, r: u32, values: &SetValues<'_>, i: usize) -> FmiResult {
-        let kind = match values {
-            SetValues::Real(_) => Kind::Real,
-            SetValues::Integer(_) => Kind::Integer,
-            SetValues::Boolean(_) => Kind::Boolean,
-            SetValues::String(_) => Kind::String,
-        };
-        let var = Self::variable_of(&self.model, function, r, kind)?;
-        Self::check_settable(self.state, function, var)?;
-        let p = &mut self.inputs;
-        match (values, var.place) {
-            (SetValues::Real(v), place) => {
-                let x = v[i];
-                if !x.is_finite() {
-                    return Err(error(format!(
-                        "{function}: `{}` = {x} is not a finite number",
-                        var.name
-                    )));
-                }
-                match place {
-                    Place::Input { offset, .. } => {
-                        Self::in_bounds(function, var, x)?;
-                        p[offset..offset + 8].copy_from_slice(&x.to_le_bytes());
-                    }
-                    Place::Param(q) => self.params[q as usize] = Value::Real(x),
-                    Place::Output { .. } => unreachable!("check_settable refuses outputs"),
-                }
-            }
-            (SetValues::Integer(v), place) => {
-                let x = v[i];
-                match place {
-                    Place::Input { offset, .. } => {
-                        Self::in_bounds(function, var, f64::from(x))?;
-                        p[offset..offset + 4].copy_from_slice(&x.to_le_bytes());
-                    }
-                    Place::Param(q) => self.params[q as usize] = Value::Integer(x),
-                    Place::Output { .. } => unreachable!("check_settable refuses outputs"),
-                }
-            }
-            (SetValues::Boolean(v), place) => {
-                let b = v[i] != fmi2False;
-                match place {
-                    Place::Input { offset, .. } => p[offset] = u8::from(b),
-                    Place::Param(q) => self.params[q as usize] = Value::Boolean(b),
-                    Place::Output { .. } => unreachable!("check_settable refuses outputs"),
-                }
-            }
-            (SetValues::String(v), place) => {
-                let text = v[i].as_deref().ok_or_else(|| {
-                    error(format!(
-                        "{function}: the value for `{}` is NULL or not UTF-8",
-                        var.name
-                    ))
-                })?;
-                match place {
-                    Place::Input { offset, size } => {
-                        if text.len() > size {
-                            return Err(error(format!(
-                                "{function}: `{}`: {text:?} is {} bytes of UTF-8; at most {size} fit",
-                                var.name,
-                                text.len()
-                            )));
-                        }
-                        store(p, offset, size, &Value::String(text.to_owned()));
-                    }
-                    Place::Param(q) => self.params[q as usize] = Value::String(text.to_owned()),
-                    Place::Output { .. } => unreachable!("check_settable refuses outputs"),
-                }
-            }
-        }
-        Ok(())
-    }
-
-    pub fn set(
+    /// `fmi2SetReal`, `fmi2SetInteger`, `fmi2SetBoolean`: an input is a checked
+    /// store into the payload; anything else goes through its variable.
+    pub fn set_plain<T: Plain>(
         &mut self,
         function: &str,
         vrs: &[fmi2ValueReference],
-        values: SetValues<'_>,
+        values: &[T::C],
     ) -> FmiResult {
-        for (i, &r) in vrs.iter().enumerate() {
-            self.set_one(function, r, &values, i)?;
+        for (&r, &c) in vrs.iter().zip(values) {
+            let route = self.route(function, r, T::KIND)?;
+            if let At::Input { offset } = route.at {
+                // Inputs are settable in every state a set is legal in (the call table).
+                Self::check_number(&self.model, function, r, T::number(c), route.lo, route.hi)?;
+                T::store(c, &mut self.inputs, offset as usize);
+            } else {
+                self.set_variable(function, r, T::value(c))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `fmi2SetString`: `None` for a NULL or non-UTF-8 string.
+    pub fn set_strings(
+        &mut self,
+        function: &str,
+        vrs: &[fmi2ValueReference],
+        values: &[Option<&str>],
+    ) -> FmiResult {
+        for (&r, text) in vrs.iter().zip(values) {
+            self.variable(function, r, Kind::String)?;
+            let text = text.ok_or_else(|| {
+                error(format!(
+                    "{function}: the value for `{}` is NULL or not UTF-8",
+                    self.model.variables[r as usize].name
+                ))
+            })?;
+            self.set_variable(function, r, Value::String(text.to_owned()))?;
+        }
+        Ok(())
+    }
+
+    /// Sets `vr` (of `value`'s kind) through its variable: a parameter, a String
+    /// input, or the error an output gives.
+    fn set_variable(&mut self, function: &str, vr: u32, value: Value) -> FmiResult {
+        let var = &self.model.variables[vr as usize];
+        Self::check_settable(self.state, function, var)?;
+        let number = match value {
+            Value::Real(x) => Some(x),
+            Value::Integer(i) => Some(f64::from(i)),
+            Value::Boolean(_) | Value::String(_) => None,
+        };
+        if let Some(x) = number {
+            let (lo, hi) = var.bounds;
+            Self::check_number(&self.model, function, vr, x, lo, hi)?;
+        }
+        match (var.place, &value) {
+            (Place::Param(q), _) => self.params[q as usize] = value,
+            (Place::Input { offset, size }, Value::String(text)) => {
+                if text.len() > size {
+                    return Err(error(format!(
+                        "{function}: `{}`: {text:?} is {} bytes of UTF-8; at most {size} fit",
+                        var.name,
+                        text.len()
+                    )));
+                }
+                store(&mut self.inputs, offset, size, &value);
+            }
+            (Place::Input { .. }, _) => unreachable!("numeric inputs take the plain path"),
+            (Place::Output { .. }, _) => unreachable!("check_settable refuses outputs"),
         }
         Ok(())
     }
@@ -171,77 +278,45 @@ impl Instance {
         }
     }
 
-    /// The payload `var` is read from and its offset there, when that is a plain
-    /// load: an input, or a signal of a peer the link has taken a frame of.
-    fn signal_bytes(&self, var: &Var) -> Option<(&[u8], usize)> {
-        match var.place {
-            Place::Input { offset, .. } => Some((&self.inputs, offset)),
-            Place::Output {
-                peer,
-                value: PeerValue::Signal { offset, .. },
-            } => {
-                let p = &self.link.as_ref()?.peers()[peer];
-                p.latest()?;
-                Some((p.payload(), offset))
-            }
-            _ => None,
-        }
+    /// The payload of peer `peer`'s taken frame, if the link has taken one.
+    fn taken(&self, peer: u16) -> Option<&[u8]> {
+        let p = &self.link.as_ref()?.peers()[usize::from(peer)];
+        p.latest()?;
+        Some(p.payload())
     }
 
-    pub fn get_real(&self, vrs: &[fmi2ValueReference], out: &mut [f64]) -> FmiResult {
+    /// `fmi2GetReal`, `fmi2GetInteger`, `fmi2GetBoolean`: an input or a peer's
+    /// signal is a load from its payload; anything else is computed by its variable.
+    pub fn get_plain<T: Plain>(
+        &self,
+        function: &str,
+        vrs: &[fmi2ValueReference],
+        out: &mut [T::C],
+    ) -> FmiResult {
         for (&r, o) in vrs.iter().zip(out) {
-            let var = self.variable("fmi2GetReal", r, Kind::Real)?;
-            *o = match self.signal_bytes(var) {
-                Some((b, offset)) => real_at(b, offset),
-                None => {
-                    let Value::Real(x) = self.value(var) else {
-                        unreachable!("checked kind")
-                    };
-                    x
-                }
+            let route = self.route(function, r, T::KIND)?;
+            *o = match route.at {
+                At::Input { offset } => T::load(&self.inputs, offset as usize),
+                At::Signal { peer, offset } => match self.taken(peer) {
+                    Some(p) => T::load(p, offset as usize),
+                    None => T::from_value(self.value(&self.model.variables[r as usize])),
+                },
+                At::Other => T::from_value(self.value(&self.model.variables[r as usize])),
             };
-        }
-        Ok(())
-    }
-
-    pub fn get_integer(&self, vrs: &[fmi2ValueReference], out: &mut [fmi2Integer]) -> FmiResult {
-        for (&r, o) in vrs.iter().zip(out) {
-            let var = self.variable("fmi2GetInteger", r, Kind::Integer)?;
-            *o = match self.signal_bytes(var) {
-                Some((b, offset)) => integer_at(b, offset),
-                None => {
-                    let Value::Integer(x) = self.value(var) else {
-                        unreachable!("checked kind")
-                    };
-                    x
-                }
-            };
-        }
-        Ok(())
-    }
-
-    pub fn get_boolean(&self, vrs: &[fmi2ValueReference], out: &mut [fmi2Boolean]) -> FmiResult {
-        for (&r, o) in vrs.iter().zip(out) {
-            let var = self.variable("fmi2GetBoolean", r, Kind::Boolean)?;
-            let b = match self.signal_bytes(var) {
-                Some((b, offset)) => b[offset] != 0,
-                None => {
-                    let Value::Boolean(b) = self.value(var) else {
-                        unreachable!("checked kind")
-                    };
-                    b
-                }
-            };
-            *o = if b { fmi2True } else { fmi2False };
         }
         Ok(())
     }
 
     /// The strings of `vrs`; the pointers stay valid until the next call on this instance.
-    pub fn get_string(&mut self, vrs: &[fmi2ValueReference], out: &mut [fmi2String]) -> FmiResult {
+    pub fn get_string(
+        &mut self,
+        function: &str,
+        vrs: &[fmi2ValueReference],
+        out: &mut [fmi2String],
+    ) -> FmiResult {
         self.returned.clear();
         for &r in vrs {
-            let var = self.variable("fmi2GetString", r, Kind::String)?;
+            let var = self.variable(function, r, Kind::String)?;
             let Value::String(text) = self.value(var) else {
                 unreachable!("checked kind")
             };

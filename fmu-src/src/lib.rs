@@ -21,7 +21,7 @@ use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub use access::SetValues;
+use access::{Boolean, Integer, Real};
 use fmi2::*;
 use instance::{error, FmiResult, Instance};
 use logger::{Category, Logger, Scope};
@@ -520,7 +520,7 @@ pub unsafe extern "C" fn fmi2_reset(c: fmi2Component) -> fmi2Status {
 }
 
 macro_rules! getter {
-    ($export:literal, $call:ident, $fn:ident, $method:ident, $ty:ty) => {
+    ($export:literal, $call:ident, $fn:ident, $ty:ty, $method:path) => {
         /// # Safety
         /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
         /// pointer is NULL or valid for the count passed with it.
@@ -536,38 +536,44 @@ macro_rules! getter {
                 call(c, Call::$call, |inst| {
                     let vrs = slice($export, "vr", vr, n)?;
                     let out = slice_mut($export, "value", value, n)?;
-                    inst.$method(vrs, out)
+                    $method(inst, $export, vrs, out)
                 })
             }
         }
     };
 }
 
-getter!("fmi2GetReal", GetReal, fmi2_get_real, get_real, fmi2Real);
+getter!(
+    "fmi2GetReal",
+    GetReal,
+    fmi2_get_real,
+    fmi2Real,
+    Instance::get_plain::<Real>
+);
 getter!(
     "fmi2GetInteger",
     GetInteger,
     fmi2_get_integer,
-    get_integer,
-    fmi2Integer
+    fmi2Integer,
+    Instance::get_plain::<Integer>
 );
 getter!(
     "fmi2GetBoolean",
     GetBoolean,
     fmi2_get_boolean,
-    get_boolean,
-    fmi2Boolean
+    fmi2Boolean,
+    Instance::get_plain::<Boolean>
 );
 getter!(
     "fmi2GetString",
     GetString,
     fmi2_get_string,
-    get_string,
-    fmi2String
+    fmi2String,
+    Instance::get_string
 );
 
 macro_rules! setter {
-    ($export:literal, $call:ident, $fn:ident, $ty:ty, |$v:ident| $convert:expr) => {
+    ($export:literal, $call:ident, $fn:ident, $ty:ty, $method:path) => {
         /// # Safety
         /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every
         /// pointer is NULL or valid for the count passed with it.
@@ -578,47 +584,62 @@ macro_rules! setter {
             n: usize,
             value: *const $ty,
         ) -> fmi2Status {
-            // SAFETY: FMI contract on `c`, `vr` (n entries) and `value` (n entries).
+            // SAFETY: FMI contract on `c`, `vr` (n entries) and `value` (n entries;
+            // each string NULL or NUL-terminated).
             unsafe {
                 call(c, Call::$call, |inst| {
                     let vrs = slice($export, "vr", vr, n)?;
-                    let $v = slice($export, "value", value, n)?;
-                    inst.set($export, vrs, $convert)
+                    let values = slice($export, "value", value, n)?;
+                    $method(inst, $export, vrs, values)
                 })
             }
         }
     };
 }
 
-setter!("fmi2SetReal", SetReal, fmi2_set_real, fmi2Real, |v| {
-    SetValues::Real(v)
-});
+setter!(
+    "fmi2SetReal",
+    SetReal,
+    fmi2_set_real,
+    fmi2Real,
+    Instance::set_plain::<Real>
+);
 setter!(
     "fmi2SetInteger",
     SetInteger,
     fmi2_set_integer,
     fmi2Integer,
-    |v| SetValues::Integer(v)
+    Instance::set_plain::<Integer>
 );
 setter!(
     "fmi2SetBoolean",
     SetBoolean,
     fmi2_set_boolean,
     fmi2Boolean,
-    |v| SetValues::Boolean(v)
+    Instance::set_plain::<Boolean>
 );
 setter!(
     "fmi2SetString",
     SetString,
     fmi2_set_string,
     fmi2String,
-    |v| {
-        SetValues::String(
-            // SAFETY: each entry is NULL or a C string (FMI contract).
-            v.iter().map(|&s| text(s).map(str::to_owned)).collect(),
-        )
-    }
+    set_strings
 );
+
+/// `fmi2SetString`'s values as text (`None`: NULL or not UTF-8).
+///
+/// # Safety
+/// Each entry of `values` is NULL or a NUL-terminated string (FMI contract).
+unsafe fn set_strings(
+    inst: &mut Instance,
+    function: &str,
+    vrs: &[fmi2ValueReference],
+    values: &[fmi2String],
+) -> FmiResult {
+    // SAFETY: per this function's contract.
+    let texts: Vec<Option<&str>> = values.iter().map(|&s| unsafe { text(s) }).collect();
+    inst.set_strings(function, vrs, &texts)
+}
 
 /// # Safety
 /// The FMI 2.0 contract: `c` is NULL or came from `fmi2Instantiate`, and every

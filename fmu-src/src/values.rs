@@ -47,14 +47,6 @@ pub fn store(p: &mut [u8], offset: usize, size: usize, value: &Value) {
     }
 }
 
-pub fn real_at(p: &[u8], offset: usize) -> f64 {
-    f64::from_le_bytes(p[offset..offset + 8].try_into().expect("8 bytes"))
-}
-
-pub fn integer_at(p: &[u8], offset: usize) -> i32 {
-    i32::from_le_bytes(p[offset..offset + 4].try_into().expect("4 bytes"))
-}
-
 /// What an output shows now: the link's newest frame of its peer, or its start
 /// value before the link has taken one.
 pub fn output(link: Option<&Link>, outcome: Outcome, var: &Var) -> Value {

@@ -10,6 +10,7 @@
 //! together are refused.
 
 mod params;
+mod routes;
 mod variables;
 mod xml;
 
@@ -19,6 +20,7 @@ use std::sync::Arc;
 use rfm_core::interface::{self, Interface, InterfaceError};
 
 pub use params::{spec, Param, ParamSpec, PARAMS};
+pub use routes::{At, Route};
 pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
 
 /// The attitude FMU's GUID.
@@ -70,6 +72,8 @@ pub struct Model {
     pub peers: Vec<usize>,
     /// Indexed by value reference.
     pub variables: Vec<Var>,
+    /// [`Model::variables`] as the per-step calls need them, by value reference.
+    pub routes: Vec<Route>,
 }
 
 impl Model {
@@ -93,6 +97,7 @@ impl Model {
         let peers: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != node).collect();
         let variables = variables::variables(&interface, node, &peers, preset);
         Model {
+            routes: routes::routes(&variables),
             model_identifier: format!("{}_{}", interface.name, interface.nodes[node].name),
             guid: String::new(),
             interface,
