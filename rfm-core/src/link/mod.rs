@@ -29,6 +29,7 @@ use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, OpenOptions, WORD};
 
 pub mod claim;
+mod clock;
 mod compat;
 mod error;
 pub mod handshake;
@@ -237,6 +238,7 @@ static IN_PROCESS_CLAIMS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// heartbeat thread that proves it alive and the wait strategy of its config.
 pub struct Link {
     node: Node,
+    clock: clock::Clock,
     /// The memory is this process's own (`loopback:`): see [`IN_PROCESS_CLAIMS`].
     in_process: bool,
     heartbeat: Option<Heartbeat>,
@@ -325,19 +327,14 @@ impl Link {
             other => other.into(),
         })?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
-        let mut node = Node::new(
-            config,
-            interface,
-            &map,
-            &region,
-            new_epoch(),
-            Instant::now(),
-        )?;
+        let clock = clock::Clock::new();
+        let mut node = Node::new(config, interface, &map, &region, new_epoch(), clock.now())?;
         if in_process {
             node.claims_under_one_lock();
         }
         Ok(Link {
             node,
+            clock,
             in_process,
             heartbeat: None,
             events,
@@ -427,9 +424,9 @@ impl Link {
         loop {
             let polled = if self.in_process {
                 let _claims = IN_PROCESS_CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
-                self.node.poll_start(Instant::now(), sim_time)
+                self.node.poll_start(self.clock.now(), sim_time)
             } else {
-                self.node.poll_start(Instant::now(), sim_time)
+                self.node.poll_start(self.clock.now(), sim_time)
             };
             match polled {
                 Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
@@ -479,7 +476,7 @@ impl Link {
         self.node.publish(k + 1, sim_time)?;
         self.signal(k + 1)?;
         // One clock read per step (in spin, more only every 64 polls of a wait).
-        let mut now = Instant::now();
+        let mut now = self.clock.now();
         if self.node.config().mode == SyncMode::Free {
             return self.node.free_read(now);
         }
@@ -499,7 +496,7 @@ impl Link {
             }
             polls += 1;
             if wait != WaitStrategy::Spin || polls.is_multiple_of(64) {
-                now = Instant::now();
+                now = self.clock.now();
             }
         }
     }
