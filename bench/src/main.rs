@@ -5,7 +5,8 @@
 //! distribution (warm-up excluded):
 //! 1. raw limit: two processes exchanging a 64-byte frame per step through a
 //!    shared-memory seqlock with a two-entry ring, busy-spin, every frame read
-//!    (no project code);
+//!    (no project code); 1b the same with 128-byte frames, the attitude FMU's
+//!    frame size (two cache lines per frame);
 //! 2. the packaged FMU, two processes, `shm:`, lockstep lag 0, spin: per step
 //!    fmi2SetReal (3), fmi2DoStep, fmi2GetReal (3);
 //! 3. the same with lag 1, and with waitStrategy yield;
@@ -95,7 +96,7 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
     };
     let (node, steps): (usize, u64) = (node.parse()?, steps.parse()?);
     let samples = match case.as_str() {
-        "raw" => raw::node(&rest[0], node, steps)?,
+        "raw" => raw::node(&rest[0], node, steps, rest[1].parse()?)?,
         "udp" | "udp-poll" => {
             let ports: Vec<u16> = rest.iter().map(|p| p.parse()).collect::<Result<_, _>>()?;
             udp::node(ports[node], ports[1 - node], steps, case == "udp-poll")?
@@ -296,13 +297,18 @@ fn main() -> Result<()> {
         "coupling: {n} steps per case (UDP: {}), release build",
         n.min(100_000)
     );
-    let raw_name = shm("raw");
-    run(
-        "1 raw limit: shm seqlock, 2 processes, spin",
-        n,
-        pair(&args, "raw", n, std::slice::from_ref(&raw_name)),
-    )?;
-    let _ = rfm_core::backend::shm::unlink(&raw_name);
+    for (name, tag, bytes) in [
+        ("1 raw limit: shm seqlock, 2 processes, spin", "raw", "64"),
+        ("1b raw, 128-byte frames (the FMU's size)", "raw128", "128"),
+    ] {
+        let raw_name = shm(tag);
+        run(
+            name,
+            n,
+            pair(&args, "raw", n, &[raw_name.clone(), bytes.to_owned()]),
+        )?;
+        let _ = rfm_core::backend::shm::unlink(&raw_name);
+    }
     for (name, tag, lag, wait) in [
         ("2 FMU coupled: lag 0, spin", "lag0", "0", "spin"),
         ("3a FMU coupled: lag 1, spin", "lag1", "1", "spin"),
@@ -363,7 +369,7 @@ fn main() -> Result<()> {
             .expect("every case ran")
     };
     let (raw, coupled, udp, overhead) = (case("1 "), case("2 "), case("4a "), case("5 "));
-    let (reals, iceoryx2) = (case("7 "), case("8 "));
+    let (reals, iceoryx2, raw128) = (case("7 "), case("8 "), case("1b "));
     let fmu_over_raw = coupled.median as f64 / raw.median as f64;
     let udp_over_fmu = udp.median as f64 / coupled.median as f64;
     let p99_over_median = coupled.p99 as f64 / coupled.median as f64;
@@ -383,6 +389,11 @@ fn main() -> Result<()> {
             "median_ns_per_signal": (reals.median as f64 / REALS_N as f64 * 10.0).round() / 10.0,
             "over_attitude_coupled": (reals.median as f64 / coupled.median as f64 * 1000.0).round() / 1000.0,
         },
+        // Not a target: the raw exchange of as many bytes per frame as the FMU moves.
+        "same_bytes": {
+            "raw128_median_ns": raw128.median,
+            "fmu_coupled_over_raw128": (coupled.median as f64 / raw128.median as f64 * 1000.0).round() / 1000.0,
+        },
         "ratios": {
             "fmu_coupled_median_over_raw_median": target(fmu_over_raw, "<=", 1.6),
             "fmu_coupled_median_over_iceoryx2_median": target(coupled.median as f64 / iceoryx2.median as f64, "<", 1.0),
@@ -399,6 +410,10 @@ fn main() -> Result<()> {
     println!(
         "100 Reals each way: {} ns per step, {} ns per signal",
         reals.median, results["reals100"]["median_ns_per_signal"]
+    );
+    println!(
+        "FMU coupled over the raw exchange of 128-byte frames: {}",
+        results["same_bytes"]["fmu_coupled_over_raw128"]
     );
     println!(
         "ratios (targets): {}",

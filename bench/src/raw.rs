@@ -1,6 +1,8 @@
 //! Case 1, the physical limit on this machine: two processes exchanging a 64-byte
 //! frame per step through a shared-memory seqlock, busy-spinning. No rfm-core code:
-//! plain `shm_open` + `mmap` and atomics.
+//! plain `shm_open` + `mmap` and atomics. Case 1b is the same with 128-byte frames,
+//! the size of the attitude FMU's (a 64-byte header and a 64-byte payload): two
+//! cache lines cross per frame instead of one.
 //!
 //! An exact exchange, as the FMU's must be: each node writes frame k into entry
 //! k mod 2 of its two-entry ring and reads exactly the peer's frame k, every one.
@@ -17,22 +19,21 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-/// One 64-byte frame, on a cache line of its own: sequence + 7 payload words.
+/// One frame of `8 * (W + 1)` bytes, starting a cache line: sequence + W payload words.
 #[repr(C, align(64))]
-struct Entry {
+struct Entry<const W: usize> {
     seq: AtomicU64,
-    payload: [AtomicU64; 7],
+    payload: [AtomicU64; W],
 }
 
 /// One node's ring of two frames (each node's on its own lines).
 #[repr(C, align(128))]
-struct Slot {
-    entries: [Entry; 2],
+struct Slot<const W: usize> {
+    entries: [Entry<W>; 2],
 }
 
-const SIZE: usize = 2 * std::mem::size_of::<Slot>();
-
-fn map(name: &str) -> Result<&'static [Slot; 2]> {
+fn map<const W: usize>(name: &str) -> Result<&'static [Slot<W>; 2]> {
+    let size = 2 * std::mem::size_of::<Slot<W>>();
     let path = CString::new(format!("/{name}"))?;
     // SAFETY: valid C string; flags/mode are plain integers; result checked.
     let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR | libc::O_CREAT, 0o600) };
@@ -40,12 +41,12 @@ fn map(name: &str) -> Result<&'static [Slot; 2]> {
         bail!("shm_open {name}: {}", std::io::Error::last_os_error());
     }
     // SAFETY: fd is open; both creators size it identically (zero-filled).
-    let ok = unsafe { libc::ftruncate(fd, SIZE as libc::off_t) } == 0;
-    // SAFETY: mapping SIZE bytes of an object that is SIZE bytes long.
+    let ok = unsafe { libc::ftruncate(fd, size as libc::off_t) } == 0;
+    // SAFETY: mapping `size` bytes of an object that is `size` bytes long.
     let ptr = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
-            SIZE,
+            size,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_SHARED,
             fd,
@@ -60,17 +61,26 @@ fn map(name: &str) -> Result<&'static [Slot; 2]> {
             std::io::Error::last_os_error()
         );
     }
-    // SAFETY: page-aligned, SIZE bytes, zero-initialised (valid atomics), never
+    // SAFETY: page-aligned, `size` bytes, zero-initialised (valid atomics), never
     // unmapped (the process exits after the run), shared only through atomics.
-    Ok(unsafe { &*(ptr as *const [Slot; 2]) })
+    Ok(unsafe { &*(ptr as *const [Slot<W>; 2]) })
 }
 
-/// One node of the exchange; returns its per-step times in ns.
-pub fn node(name: &str, me: usize, steps: u64) -> Result<Vec<u64>> {
-    let slots = map(name)?;
+/// One node of the exchange of `bytes`-byte frames (64 or 128); returns its
+/// per-step times in ns.
+pub fn node(name: &str, me: usize, steps: u64, bytes: usize) -> Result<Vec<u64>> {
+    match bytes {
+        64 => exchange::<7>(name, me, steps),
+        128 => exchange::<15>(name, me, steps),
+        other => bail!("raw frames are 64 or 128 bytes, not {other}"),
+    }
+}
+
+fn exchange<const W: usize>(name: &str, me: usize, steps: u64) -> Result<Vec<u64>> {
+    let slots = map::<W>(name)?;
     let (own, peer) = (&slots[me], &slots[1 - me]);
     let mut times = Vec::with_capacity(steps as usize);
-    let mut got = [0u64; 7];
+    let mut got = [0u64; W];
     for k in 0..steps {
         let start = Instant::now();
         let (mine, theirs) = (
