@@ -88,53 +88,65 @@ impl Instance {
     }
 
     /// Checks that `call` may be made now, by the state machine's one table.
+    #[inline]
     pub fn require(&self, call: Call) -> FmiResult {
+        // `permits` is false in Fatal, for every call.
+        if call.permits(self.state) {
+            Ok(())
+        } else {
+            Err(self.refusal(call))
+        }
+    }
+
+    #[cold]
+    fn refusal(&self, call: Call) -> FmiError {
         let function = call.name();
         if self.state == State::Fatal {
-            return Err(FmiError {
+            return FmiError {
                 status: fmi2Fatal,
                 message: format!(
                     "{function}: the instance had a fatal error; only fmi2FreeInstance is allowed"
                 ),
-            });
+            };
         }
-        if !call.permits(self.state) {
-            return Err(error(format!(
-                "{function}: illegal call sequence (the instance is in state {:?}; allowed in {:?})",
-                self.state,
-                states(call.allowed())
-            )));
-        }
-        Ok(())
+        error(format!(
+            "{function}: illegal call sequence (the instance is in state {:?}; allowed in {:?})",
+            self.state,
+            states(call.allowed())
+        ))
     }
 
     /// Records the outcome of a call: logs an error and moves to Error or Fatal.
+    #[inline]
     pub fn conclude(&mut self, result: FmiResult) -> fmi2Status {
         match result {
             Ok(()) => fmi2OK,
-            Err(e) => {
-                let category = if e.status >= fmi2Fatal {
-                    Category::Fatal
-                } else if e.status == fmi2Error {
-                    Category::Error
-                } else if e.status == fmi2Discard {
-                    Category::Discard
-                } else {
-                    Category::Warning
-                };
-                self.logger.log(category, &e.message);
-                if e.status >= fmi2Fatal {
-                    self.state = State::Fatal;
-                } else if e.status == fmi2Error && self.state != State::Fatal {
-                    self.state = State::Error;
-                    // A failed link must not leave a peer waiting on a live slot.
-                    if let Some(link) = self.link.as_mut() {
-                        let _ = link.close();
-                    }
-                }
-                e.status
+            Err(e) => self.fail(e),
+        }
+    }
+
+    #[cold]
+    fn fail(&mut self, e: FmiError) -> fmi2Status {
+        let category = if e.status >= fmi2Fatal {
+            Category::Fatal
+        } else if e.status == fmi2Error {
+            Category::Error
+        } else if e.status == fmi2Discard {
+            Category::Discard
+        } else {
+            Category::Warning
+        };
+        self.logger.log(category, &e.message);
+        if e.status >= fmi2Fatal {
+            self.state = State::Fatal;
+        } else if e.status == fmi2Error && self.state != State::Fatal {
+            self.state = State::Error;
+            // A failed link must not leave a peer waiting on a live slot.
+            if let Some(link) = self.link.as_mut() {
+                let _ = link.close();
             }
         }
+        e.status
     }
 
     pub fn set_debug_logging(&mut self, on: bool, categories: &[String]) -> FmiResult {

@@ -85,10 +85,13 @@ impl Component {
         debug_assert_eq!(self.depth.get(), 0);
         self.magic.set(FREED);
         // SAFETY: depth 0: nothing borrows the instance or the logger.
-        unsafe {
-            drop((*self.instance.get()).take());
-            drop((*self.logger.get()).take());
-        }
+        let (instance, logger) =
+            unsafe { ((*self.instance.get()).take(), (*self.logger.get()).take()) };
+        // Dropping the link unmaps the memory: a failure is logged to the master.
+        let scope = logger.as_deref().map(Scope::enter);
+        drop(instance);
+        drop(scope);
+        drop(logger);
         keep_tombstone(c);
     }
 }
@@ -146,7 +149,7 @@ fn run(
     call: Call,
     body: impl FnOnce(&mut Instance) -> FmiResult,
 ) -> fmi2Status {
-    let _scope = Scope::enter(&inst.logger);
+    let _scope = call.logs().then(|| Scope::enter(&inst.logger));
     let ptr: *mut Instance = inst;
     match catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: `ptr` is the exclusive borrow passed in, used only in here.

@@ -50,8 +50,20 @@ pub const fn fixed_parameters_settable(state: State) -> bool {
     (I | N) & state.bit() != 0
 }
 
+/// The table's second column: whether the call runs link code, whose `log`
+/// records must reach this instance's logger (`log`), or not (`quiet`: no
+/// routing is set up, which the per-step getters and setters cannot afford).
+macro_rules! logs {
+    (log) => {
+        true
+    };
+    (quiet) => {
+        false
+    };
+}
+
 macro_rules! calls {
-    ($($call:ident $name:literal $mask:expr;)*) => {
+    ($($call:ident $name:literal $logs:ident $mask:expr;)*) => {
         /// Every exported function that takes a live component (`fmi2FreeInstance`
         /// is legal in every state and is not listed).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,41 +87,48 @@ macro_rules! calls {
                     $(Call::$call => $mask,)*
                 }
             }
+
+            /// Whether the `log` records made during the call go to this instance's logger.
+            pub const fn logs(self) -> bool {
+                match self {
+                    $(Call::$call => logs!($logs),)*
+                }
+            }
         }
     };
 }
 
 calls! {
-    SetDebugLogging "fmi2SetDebugLogging" I | N | S | T | E;
-    SetupExperiment "fmi2SetupExperiment" I;
-    EnterInitializationMode "fmi2EnterInitializationMode" I;
-    ExitInitializationMode "fmi2ExitInitializationMode" N;
-    Terminate "fmi2Terminate" S | E;
-    Reset "fmi2Reset" I | N | S | T | E;
-    GetReal "fmi2GetReal" N | S | T | E;
-    GetInteger "fmi2GetInteger" N | S | T | E;
-    GetBoolean "fmi2GetBoolean" N | S | T | E;
-    GetString "fmi2GetString" N | S | T | E;
-    SetReal "fmi2SetReal" I | N | S;
-    SetInteger "fmi2SetInteger" I | N | S;
-    SetBoolean "fmi2SetBoolean" I | N | S;
-    SetString "fmi2SetString" I | N | S;
-    GetFmuState "fmi2GetFMUstate" I | N | S | T | E;
-    SetFmuState "fmi2SetFMUstate" I | N | S | T | E;
-    FreeFmuState "fmi2FreeFMUstate" I | N | S | T | E;
-    SerializedFmuStateSize "fmi2SerializedFMUstateSize" I | N | S | T | E;
-    SerializeFmuState "fmi2SerializeFMUstate" I | N | S | T | E;
-    DeSerializeFmuState "fmi2DeSerializeFMUstate" I | N | S | T | E;
-    GetDirectionalDerivative "fmi2GetDirectionalDerivative" I | N | S | T | E;
-    SetRealInputDerivatives "fmi2SetRealInputDerivatives" I | N | S | T | E;
-    GetRealOutputDerivatives "fmi2GetRealOutputDerivatives" I | N | S | T | E;
-    DoStep "fmi2DoStep" S;
-    CancelStep "fmi2CancelStep" I | N | S | T | E;
-    GetStatus "fmi2GetStatus" S | T | E;
-    GetRealStatus "fmi2GetRealStatus" S | T | E;
-    GetIntegerStatus "fmi2GetIntegerStatus" S | T | E;
-    GetBooleanStatus "fmi2GetBooleanStatus" S | T | E;
-    GetStringStatus "fmi2GetStringStatus" S | T | E;
+    SetDebugLogging "fmi2SetDebugLogging" quiet I | N | S | T | E;
+    SetupExperiment "fmi2SetupExperiment" quiet I;
+    EnterInitializationMode "fmi2EnterInitializationMode" quiet I;
+    ExitInitializationMode "fmi2ExitInitializationMode" log N;
+    Terminate "fmi2Terminate" log S | E;
+    Reset "fmi2Reset" log I | N | S | T | E;
+    GetReal "fmi2GetReal" quiet N | S | T | E;
+    GetInteger "fmi2GetInteger" quiet N | S | T | E;
+    GetBoolean "fmi2GetBoolean" quiet N | S | T | E;
+    GetString "fmi2GetString" quiet N | S | T | E;
+    SetReal "fmi2SetReal" quiet I | N | S;
+    SetInteger "fmi2SetInteger" quiet I | N | S;
+    SetBoolean "fmi2SetBoolean" quiet I | N | S;
+    SetString "fmi2SetString" quiet I | N | S;
+    GetFmuState "fmi2GetFMUstate" quiet I | N | S | T | E;
+    SetFmuState "fmi2SetFMUstate" quiet I | N | S | T | E;
+    FreeFmuState "fmi2FreeFMUstate" quiet I | N | S | T | E;
+    SerializedFmuStateSize "fmi2SerializedFMUstateSize" quiet I | N | S | T | E;
+    SerializeFmuState "fmi2SerializeFMUstate" quiet I | N | S | T | E;
+    DeSerializeFmuState "fmi2DeSerializeFMUstate" quiet I | N | S | T | E;
+    GetDirectionalDerivative "fmi2GetDirectionalDerivative" quiet I | N | S | T | E;
+    SetRealInputDerivatives "fmi2SetRealInputDerivatives" quiet I | N | S | T | E;
+    GetRealOutputDerivatives "fmi2GetRealOutputDerivatives" quiet I | N | S | T | E;
+    DoStep "fmi2DoStep" log S;
+    CancelStep "fmi2CancelStep" quiet I | N | S | T | E;
+    GetStatus "fmi2GetStatus" quiet S | T | E;
+    GetRealStatus "fmi2GetRealStatus" quiet S | T | E;
+    GetIntegerStatus "fmi2GetIntegerStatus" quiet S | T | E;
+    GetBooleanStatus "fmi2GetBooleanStatus" quiet S | T | E;
+    GetStringStatus "fmi2GetStringStatus" quiet S | T | E;
 }
 
 impl Call {
