@@ -31,6 +31,9 @@
 //! one instruction per 8 bytes on x86-64 (SSE4.2) and aarch64, with a portable
 //! fallback.
 
+use std::sync::Arc;
+
+use super::crc::{lanes, Lanes};
 use super::FrameError;
 
 /// Bytes of the header before the payload.
@@ -90,11 +93,21 @@ pub struct Header {
 /// loads and the payload's Reals are aligned too. A writer fills the payload in
 /// place and seals the header over it; a reader copies a ring entry into one and
 /// checks it: no value is copied twice.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct FrameBuf {
     words: Vec<u64>,
     payload_len: usize,
+    /// The CRC of this length in three lanes, where the CPU has the instruction.
+    lanes: Option<Arc<Lanes>>,
 }
+
+impl PartialEq for FrameBuf {
+    fn eq(&self, other: &FrameBuf) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for FrameBuf {}
 
 impl std::fmt::Debug for FrameBuf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -116,9 +129,11 @@ impl FrameBuf {
     /// A zeroed frame for a payload of `payload_len` bytes (a multiple of 8).
     pub fn new(payload_len: usize) -> FrameBuf {
         debug_assert!(payload_len.is_multiple_of(8));
+        let words = (HEADER_SIZE + payload_len).div_ceil(8);
         FrameBuf {
-            words: vec![0; (HEADER_SIZE + payload_len).div_ceil(8)],
+            words: vec![0; words],
             payload_len,
+            lanes: lanes(words - CRC_START / 8),
         }
     }
 
@@ -170,19 +185,36 @@ impl FrameBuf {
         b[STEP_OFFSET..STEP_OFFSET + 8].copy_from_slice(&h.step.to_le_bytes());
         b[48..56].copy_from_slice(&h.sim_time.to_le_bytes());
         b[56..64].copy_from_slice(&h.wall_clock_ns.to_le_bytes());
-        let crc = crc32c::crc32c(&b[CRC_START..]);
-        b[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
+        let crc = self.crc();
+        self.bytes_mut()[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+
+    /// The CRC-32C of the frame from byte [`CRC_START`] on.
+    fn crc(&self) -> u32 {
+        match &self.lanes {
+            Some(lanes) => lanes.crc(&self.words[CRC_START / 8..]),
+            None => crc32c::crc32c(&self.bytes()[CRC_START..]),
+        }
     }
 
     /// Checks magic, CRC, version and payload length; the header if they hold.
     pub fn check(&self) -> Result<Header, FrameError> {
-        check(self.bytes(), self.payload_len)
+        check_with(self.bytes(), self.payload_len, |_| self.crc())
     }
 }
 
 /// Checks `b` (a whole frame) as [`FrameBuf::check`] does; `payload_len` is what
 /// the reader's interface says the writer publishes.
 pub fn check(b: &[u8], payload_len: usize) -> Result<Header, FrameError> {
+    check_with(b, payload_len, crc32c::crc32c)
+}
+
+/// [`check`] with `crc` computing the CRC of the bytes it covers.
+fn check_with(
+    b: &[u8],
+    payload_len: usize,
+    crc: impl FnOnce(&[u8]) -> u32,
+) -> Result<Header, FrameError> {
     if b.len() < HEADER_SIZE {
         return Err(FrameError::Empty);
     }
@@ -206,7 +238,7 @@ pub fn check(b: &[u8], payload_len: usize) -> Result<Header, FrameError> {
         });
     }
     let stored = u32_at(b, CRC_OFFSET);
-    let computed = crc32c::crc32c(&b[CRC_START..]);
+    let computed = crc(&b[CRC_START..]);
     if stored != computed {
         return Err(FrameError::BadCrc { stored, computed });
     }

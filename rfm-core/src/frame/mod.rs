@@ -15,6 +15,7 @@
 use crate::interface::layout::Area;
 use crate::region::{Region, RegionError};
 
+mod crc;
 pub mod framed;
 pub mod seed;
 
