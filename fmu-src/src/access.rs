@@ -131,11 +131,17 @@ impl Instance {
         }
     }
 
-    /// The route of `vr`, a `kind` variable.
-    fn route(&self, function: &str, vr: fmi2ValueReference, kind: Kind) -> FmiResult<Route> {
-        match self.model.routes.get(vr as usize) {
-            Some(route) if route.kind == kind => Ok(*route),
-            _ => Err(Self::not_a(&self.model, function, vr)),
+    /// The route of `vr`, a `kind` variable. By reference: a copy of it on the
+    /// stack, stored as vectors and loaded back as words, stalled every set.
+    fn route<'m>(
+        model: &'m Model,
+        function: &str,
+        vr: fmi2ValueReference,
+        kind: Kind,
+    ) -> FmiResult<&'m Route> {
+        match model.routes.get(vr as usize) {
+            Some(route) if route.kind == kind => Ok(route),
+            _ => Err(Self::not_a(model, function, vr)),
         }
     }
 
@@ -205,13 +211,15 @@ impl Instance {
         values: &[T::C],
     ) -> FmiResult {
         for (&r, &c) in vrs.iter().zip(values) {
-            let route = self.route(function, r, T::KIND)?;
-            if let At::Input { offset } = route.at {
-                // Inputs are settable in every state a set is legal in (the call table).
-                Self::check_number(&self.model, function, r, T::number(c), route.lo, route.hi)?;
-                T::store(c, &mut self.inputs, offset as usize);
-            } else {
-                self.set_variable(function, r, T::value(c))?;
+            let route = Self::route(&self.model, function, r, T::KIND)?;
+            match route.at {
+                At::Input { offset } => {
+                    // Inputs are settable in every state a set is legal in (the call table).
+                    let x = T::number(c);
+                    Self::check_number(&self.model, function, r, x, route.lo, route.hi)?;
+                    T::store(c, &mut self.inputs, offset as usize);
+                }
+                _ => self.set_variable(function, r, T::value(c))?,
             }
         }
         Ok(())
@@ -280,9 +288,7 @@ impl Instance {
 
     /// The payload of peer `peer`'s taken frame, if the link has taken one.
     fn taken(&self, peer: u16) -> Option<&[u8]> {
-        let p = &self.link.as_ref()?.peers()[usize::from(peer)];
-        p.latest()?;
-        Some(p.payload())
+        self.link.as_ref()?.peers()[usize::from(peer)].taken_payload()
     }
 
     /// `fmi2GetReal`, `fmi2GetInteger`, `fmi2GetBoolean`: an input or a peer's
@@ -294,7 +300,7 @@ impl Instance {
         out: &mut [T::C],
     ) -> FmiResult {
         for (&r, o) in vrs.iter().zip(out) {
-            let route = self.route(function, r, T::KIND)?;
+            let route = Self::route(&self.model, function, r, T::KIND)?;
             *o = match route.at {
                 At::Input { offset } => T::load(&self.inputs, offset as usize),
                 At::Signal { peer, offset } => match self.taken(peer) {

@@ -146,6 +146,7 @@ impl FrameBuf {
         false
     }
 
+    #[inline]
     pub fn bytes(&self) -> &[u8] {
         let len = self.len();
         // SAFETY: `words` holds at least `len` initialised bytes; u8 has no alignment.
@@ -158,6 +159,7 @@ impl FrameBuf {
         unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), len) }
     }
 
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.bytes()[HEADER_SIZE..]
     }

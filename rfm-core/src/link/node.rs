@@ -347,7 +347,7 @@ impl Node {
         let Reader::Framed(reader) = &peer.reader else {
             unreachable!("validate() refuses lockstep with the seed layout")
         };
-        match reader.poll_step(need, &mut peer.scratch) {
+        match reader.poll_step(need, &mut peer.frames[1 - peer.taken]) {
             Ok(StepPoll::Ready(h)) => match peer.handshake.admit(h.epoch, now) {
                 Admit::Take { bound_now } => {
                     if bound_now || h.fingerprint != self.fingerprint {
@@ -511,7 +511,7 @@ impl Node {
         let Reader::Framed(reader) = &peer.reader else {
             unreachable!("framed reader")
         };
-        match reader.read_latest(&mut peer.scratch) {
+        match reader.read_latest(&mut peer.frames[1 - peer.taken]) {
             Ok(h) => {
                 if peer.bound() != Some(h.epoch) && !self_loop {
                     // Another session than the bound one: judge it on fresh words.

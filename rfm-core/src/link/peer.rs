@@ -37,11 +37,16 @@ pub struct Peer {
     pub(crate) handshake: Handshake,
     pub(crate) seed: SeedWatch,
     pub(crate) health: PeerHealth,
-    /// The newest frame taken; `latest` is its header.
-    pub(crate) frame: FrameBuf,
-    /// Where frames are read before they are taken (then swapped with `frame`).
-    pub(crate) scratch: FrameBuf,
+    /// The newest frame taken (`frames[taken]`, header `latest`), and where
+    /// frames are read before they are taken (the other). Taking one flips
+    /// `taken`: the buffers never move, because a swap of them (stored as
+    /// vectors) stalled the next get that loaded a buffer's address.
+    pub(crate) frames: [FrameBuf; 2],
+    pub(crate) taken: usize,
     pub(crate) latest: Option<Header>,
+    /// `latest.is_some()`, in a byte of its own for the per-step getters: the
+    /// header is stored as vectors, and a byte loaded from it waited for them.
+    has_taken: bool,
     /// The peer is this node (the attitude preset's `nodeSlot == peerSlot`).
     pub(crate) self_loop: bool,
     /// Lockstep: this step's frame was taken.
@@ -92,9 +97,13 @@ impl Peer {
             reader,
             seed: SeedWatch::default(),
             health: PeerHealth::new(),
-            frame: FrameBuf::new(geometry.payload.len),
-            scratch: FrameBuf::new(geometry.payload.len),
+            frames: [
+                FrameBuf::new(geometry.payload.len),
+                FrameBuf::new(geometry.payload.len),
+            ],
+            taken: 0,
             latest: None,
+            has_taken: false,
             self_loop: own_epoch.is_some(),
             got: false,
             unproven: None,
@@ -141,8 +150,20 @@ impl Peer {
     }
 
     /// The peer's signals as of the newest frame taken (zeros before the first).
+    #[inline]
     pub fn payload(&self) -> &[u8] {
-        self.frame.payload()
+        self.frames[self.taken].payload()
+    }
+
+    /// The peer's signals, once a frame was taken.
+    #[inline]
+    pub fn taken_payload(&self) -> Option<&[u8]> {
+        self.has_taken.then(|| self.payload())
+    }
+
+    /// Where the next frame is read before it is taken.
+    pub(crate) fn scratch(&mut self) -> &mut FrameBuf {
+        &mut self.frames[1 - self.taken]
     }
 
     /// The peer session frames are taken from (framed layout), once there is one.
@@ -161,14 +182,15 @@ impl Peer {
         let id = FrameId {
             epoch,
             step: h.step,
-            digest: framed::crc_of(self.scratch.bytes()),
+            digest: framed::crc_of(self.frames[1 - self.taken].bytes()),
         };
         if matches!(
             self.health.observe(id, now),
             Observation::First | Observation::Fresh { .. } | Observation::Restarted { .. }
         ) {
-            std::mem::swap(&mut self.frame, &mut self.scratch);
+            self.taken = 1 - self.taken;
             self.latest = Some(h);
+            self.has_taken = true;
         }
     }
 
@@ -185,7 +207,7 @@ impl Peer {
         };
         if moved {
             self.seed.moved = Some((id, now));
-            seed::to_payload(&p, self.scratch.payload_mut());
+            seed::to_payload(&p, self.scratch().payload_mut());
             let h = Header {
                 writer_slot: self.slot,
                 step: id,
@@ -193,7 +215,7 @@ impl Peer {
                 ..Header::default()
             };
             // The digest of a packet: sealing computes a CRC over what it carries.
-            self.scratch.seal(&h);
+            self.scratch().seal(&h);
             self.accept(h, None, now);
         }
         Ok(())
