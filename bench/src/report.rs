@@ -54,20 +54,9 @@ pub fn histogram(cases: &[Summary], path: &Path) -> Result<()> {
         .y_desc("share of steps per bin")
         .label_style(("sans-serif", 16))
         .draw()?;
-    let colors = [
-        RED,
-        BLUE,
-        GREEN,
-        MAGENTA,
-        BLACK,
-        CYAN,
-        RGBColor(230, 140, 0),
-        RGBColor(120, 70, 20),
-        RGBColor(130, 130, 130),
-        RGBColor(0, 110, 60),
-        RGBColor(150, 0, 150),
-    ];
-    assert!(cases.len() <= colors.len(), "a color for every case");
+    // One hue per case, spread around the wheel: any number of cases gets
+    // distinct colors.
+    let colors = (0..cases.len()).map(|i| HSLColor(i as f64 / cases.len() as f64, 0.85, 0.4));
     for (c, color) in cases.iter().zip(colors) {
         let mut counts = vec![0usize; bins];
         for &s in &c.samples {
