@@ -36,55 +36,38 @@ pub struct Integer;
 /// `fmi2Boolean`: a `uint8_t` (0 or 1) in the payload.
 pub struct Boolean;
 
-fn bytes<const N: usize>(p: &[u8], offset: usize) -> [u8; N] {
-    p[offset..offset + N].try_into().expect("N bytes")
+/// Real and Integer: a little-endian number of their C type in the payload.
+macro_rules! number {
+    ($marker:ident, $c:ty, $kind:ident) => {
+        impl Plain for $marker {
+            const KIND: Kind = Kind::$kind;
+            type C = $c;
+            fn number(c: $c) -> f64 {
+                f64::from(c)
+            }
+            fn store(c: $c, p: &mut [u8], offset: usize) {
+                let n = std::mem::size_of::<$c>();
+                p[offset..offset + n].copy_from_slice(&c.to_le_bytes());
+            }
+            fn load(p: &[u8], offset: usize) -> $c {
+                let n = std::mem::size_of::<$c>();
+                <$c>::from_le_bytes(p[offset..offset + n].try_into().expect("n bytes"))
+            }
+            fn from_value(v: Value) -> $c {
+                match v {
+                    Value::$kind(x) => x,
+                    _ => unreachable!(concat!("a ", stringify!($kind), " variable's value is one")),
+                }
+            }
+            fn value(c: $c) -> Value {
+                Value::$kind(c)
+            }
+        }
+    };
 }
 
-impl Plain for Real {
-    const KIND: Kind = Kind::Real;
-    type C = fmi2Real;
-    fn number(c: f64) -> f64 {
-        c
-    }
-    fn store(c: f64, p: &mut [u8], offset: usize) {
-        p[offset..offset + 8].copy_from_slice(&c.to_le_bytes());
-    }
-    fn load(p: &[u8], offset: usize) -> f64 {
-        f64::from_le_bytes(bytes(p, offset))
-    }
-    fn from_value(v: Value) -> f64 {
-        match v {
-            Value::Real(x) => x,
-            _ => unreachable!("a Real variable's value is a Real"),
-        }
-    }
-    fn value(c: f64) -> Value {
-        Value::Real(c)
-    }
-}
-
-impl Plain for Integer {
-    const KIND: Kind = Kind::Integer;
-    type C = fmi2Integer;
-    fn number(c: i32) -> f64 {
-        f64::from(c)
-    }
-    fn store(c: i32, p: &mut [u8], offset: usize) {
-        p[offset..offset + 4].copy_from_slice(&c.to_le_bytes());
-    }
-    fn load(p: &[u8], offset: usize) -> i32 {
-        i32::from_le_bytes(bytes(p, offset))
-    }
-    fn from_value(v: Value) -> i32 {
-        match v {
-            Value::Integer(x) => x,
-            _ => unreachable!("an Integer variable's value is an Integer"),
-        }
-    }
-    fn value(c: i32) -> Value {
-        Value::Integer(c)
-    }
-}
+number!(Real, fmi2Real, Real);
+number!(Integer, fmi2Integer, Integer);
 
 impl Plain for Boolean {
     const KIND: Kind = Kind::Boolean;
@@ -116,18 +99,9 @@ impl Plain for Boolean {
 
 impl Instance {
     fn variable(&self, function: &str, vr: fmi2ValueReference, kind: Kind) -> FmiResult<&Var> {
-        Self::variable_of(&self.model, function, vr, kind)
-    }
-
-    fn variable_of<'m>(
-        model: &'m Model,
-        function: &str,
-        vr: fmi2ValueReference,
-        kind: Kind,
-    ) -> FmiResult<&'m Var> {
-        match model.variables.get(vr as usize) {
+        match self.model.variables.get(vr as usize) {
             Some(var) if var.kind == kind => Ok(var),
-            _ => Err(Self::not_a(model, function, vr)),
+            _ => Err(Self::not_a(&self.model, function, vr)),
         }
     }
 
