@@ -238,6 +238,7 @@ static IN_PROCESS_CLAIMS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// heartbeat thread that proves it alive and the wait strategy of its config.
 pub struct Link {
     node: Node,
+    /// The steps' clock (see `clock.rs`); slot claims read the OS's.
     clock: clock::Clock,
     /// The memory is this process's own (`loopback:`): see [`IN_PROCESS_CLAIMS`].
     in_process: bool,
@@ -327,14 +328,20 @@ impl Link {
             other => other.into(),
         })?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
-        let clock = clock::Clock::new();
-        let mut node = Node::new(config, interface, &map, &region, new_epoch(), clock.now())?;
+        let mut node = Node::new(
+            config,
+            interface,
+            &map,
+            &region,
+            new_epoch(),
+            Instant::now(),
+        )?;
         if in_process {
             node.claims_under_one_lock();
         }
         Ok(Link {
             node,
-            clock,
+            clock: clock::Clock::new(),
             in_process,
             heartbeat: None,
             events,
@@ -424,9 +431,9 @@ impl Link {
         loop {
             let polled = if self.in_process {
                 let _claims = IN_PROCESS_CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
-                self.node.poll_start(self.clock.now(), sim_time)
+                self.node.poll_start(Instant::now(), sim_time)
             } else {
-                self.node.poll_start(self.clock.now(), sim_time)
+                self.node.poll_start(Instant::now(), sim_time)
             };
             match polled {
                 Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
