@@ -186,14 +186,16 @@ impl Instance {
     ) -> FmiResult {
         for (&r, &c) in vrs.iter().zip(values) {
             let route = Self::route(&self.model, function, r, T::KIND)?;
-            match route.at {
-                At::Input { offset } => {
-                    // Inputs are settable in every state a set is legal in (the call table).
-                    let x = T::number(c);
-                    Self::check_number(&self.model, function, r, x, route.lo, route.hi)?;
-                    T::store(c, &mut self.inputs, offset as usize);
-                }
-                _ => self.set_variable(function, r, T::value(c))?,
+            if route.at == At::Input {
+                // Inputs are settable in every state a set is legal in (the call table).
+                let (lo, hi) = match route.bounded {
+                    true => self.model.variables[r as usize].bounds,
+                    false => (f64::NEG_INFINITY, f64::INFINITY),
+                };
+                Self::check_number(&self.model, function, r, T::number(c), lo, hi)?;
+                T::store(c, &mut self.inputs, route.offset as usize);
+            } else {
+                self.set_variable(function, r, T::value(c))?;
             }
         }
         Ok(())
@@ -261,7 +263,7 @@ impl Instance {
     }
 
     /// The payload of peer `peer`'s taken frame, if the link has taken one.
-    fn taken(&self, peer: u16) -> Option<&[u8]> {
+    fn taken(&self, peer: u8) -> Option<&[u8]> {
         self.link.as_ref()?.peers()[usize::from(peer)].taken_payload()
     }
 
@@ -273,14 +275,28 @@ impl Instance {
         vrs: &[fmi2ValueReference],
         out: &mut [T::C],
     ) -> FmiResult {
+        // The payload of the peer last looked up: finding one is a chain of
+        // dependent loads, and a master gets a peer's signals together.
+        let mut last: Option<(u8, Option<&[u8]>)> = None;
         for (&r, o) in vrs.iter().zip(out) {
             let route = Self::route(&self.model, function, r, T::KIND)?;
+            let offset = route.offset as usize;
             *o = match route.at {
-                At::Input { offset } => T::load(&self.inputs, offset as usize),
-                At::Signal { peer, offset } => match self.taken(peer) {
-                    Some(p) => T::load(p, offset as usize),
-                    None => T::from_value(self.value(&self.model.variables[r as usize])),
-                },
+                At::Input => T::load(&self.inputs, offset),
+                At::Signal => {
+                    let payload = match last {
+                        Some((peer, payload)) if peer == route.peer => payload,
+                        _ => {
+                            let payload = self.taken(route.peer);
+                            last = Some((route.peer, payload));
+                            payload
+                        }
+                    };
+                    match payload {
+                        Some(p) => T::load(p, offset),
+                        None => T::from_value(self.value(&self.model.variables[r as usize])),
+                    }
+                }
                 At::Other => T::from_value(self.value(&self.model.variables[r as usize])),
             };
         }
