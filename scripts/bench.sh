@@ -7,10 +7,12 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 setup bench
 cargo run --release -p build-fmu -- --platform linux64
-# The 100-Real case's FMUs, from the same binary.
+# The 100- and 1,000-Real cases' FMUs, from the same binary.
 mkdir -p target/interfaces
-python3 scripts/reals_interface.py 100 > target/interfaces/reals100.toml
-cargo run --release -p build-fmu -- --interface target/interfaces/reals100.toml --node all \
-    --from target/fmu/rfm_attitude.fmu --out target/fmu/reals100
+for n in 100 1000; do
+    python3 scripts/reals_interface.py $n > target/interfaces/reals$n.toml
+    cargo run --release -p build-fmu -- --interface target/interfaces/reals$n.toml --node all \
+        --from target/fmu/rfm_attitude.fmu --out target/fmu/reals$n
+done
 cargo build --release -p rfm2g-sim
 cargo run --release -p rfm-bench --bin coupling -- "$@"

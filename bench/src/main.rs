@@ -6,7 +6,8 @@
 //! 1. raw limit: two processes exchanging a 64-byte frame per step through a
 //!    shared-memory seqlock with a two-entry ring, busy-spin, every frame read
 //!    (no project code); 1b the same with 128-byte frames, the attitude FMU's
-//!    frame size (two cache lines per frame);
+//!    frame size (two cache lines per frame); 1c with 8,008-byte frames (a
+//!    sequence word and 1,000 Reals: case 7b's payload);
 //! 2. the packaged FMU, two processes, `shm:`, lockstep lag 0, spin: per step
 //!    fmi2SetReal (3), fmi2DoStep, fmi2GetReal (3);
 //! 3. the same with lag 1, and with waitStrategy yield;
@@ -21,7 +22,8 @@
 //! 7. the FMUs of an interface of 100 Reals per node (`target/fmu/reals100`, see
 //!    scripts/bench.sh), two processes, `shm:`, lag 0, spin: per step
 //!    fmi2SetReal (100), fmi2DoStep, fmi2GetReal (100); reported per step and per
-//!    signal;
+//!    signal; 7b the same with 1,000 Reals (`target/fmu/reals1000`), against
+//!    case 1c;
 //! 8. iceoryx2 publish-subscribe, two processes, the same 64-byte lockstep
 //!    exchange, spinning on receive: the general-purpose peer.
 //!
@@ -40,7 +42,8 @@ use stats::Summary;
 struct Args {
     steps: u64,
     fmu: PathBuf,
-    /// The FMUs of case 7: `reals100_a.fmu` and `reals100_b.fmu`.
+    /// The folder holding the FMUs of cases 7 and 7b: `reals100/reals100_a.fmu`,
+    /// `reals1000/reals1000_a.fmu` and their `_b` peers.
     reals: PathBuf,
     /// The RFM2g emulator, `librfm2g.so`.
     rfm2g_sim: PathBuf,
@@ -56,7 +59,7 @@ fn parse() -> Result<Args> {
     let mut a = Args {
         steps: 1_000_000,
         fmu: root.join("target/fmu/rfm_attitude.fmu"),
-        reals: root.join("target/fmu/reals100"),
+        reals: root.join("target/fmu"),
         rfm2g_sim: root.join("target/release/librfm2g.so"),
         out: root.join("target/bench"),
         child: None,
@@ -130,8 +133,9 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
         }
         "reals" => {
             let (me, peer) = (["a", "b"][node], ["a", "b"][1 - node]);
+            let name = format!("reals{}", rest[1]);
             let fmu = fmu::Fmu::load(
-                &args.reals.join(format!("{REALS}_{me}.fmu")),
+                &args.reals.join(&name).join(format!("{name}_{me}.fmu")),
                 &args.out.join("tmp"),
             )?;
             let inputs = fmu.names(|n| n.starts_with('x'));
@@ -159,10 +163,8 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// The interface of case 7 (`scripts/reals_interface.py 100`).
-const REALS: &str = "reals100";
-/// Its Reals per node.
-const REALS_N: u64 = 100;
+/// The Reals per node of cases 7 and 7b (`scripts/reals_interface.py N`).
+const REALS: [u64; 2] = [100, 1000];
 
 /// Runs `case` in two processes and returns node 0's samples.
 fn pair(args: &Args, case: &str, steps: u64, extra: &[String]) -> Result<Vec<u64>> {
@@ -266,11 +268,14 @@ fn main() -> Result<()> {
             args.fmu.display()
         );
     }
-    if !args.reals.join(format!("{REALS}_a.fmu")).is_file() {
-        bail!(
-            "{} holds no {REALS}_a.fmu: run scripts/bench.sh (it packs the 100-Real FMUs)",
-            args.reals.display()
-        );
+    for n in REALS {
+        let fmu = args.reals.join(format!("reals{n}/reals{n}_a.fmu"));
+        if !fmu.is_file() {
+            bail!(
+                "{} is missing: run scripts/bench.sh (it packs the {n}-Real FMUs)",
+                fmu.display()
+            );
+        }
     }
     if !args.rfm2g_sim.is_file() {
         bail!(
@@ -300,6 +305,7 @@ fn main() -> Result<()> {
     for (name, tag, bytes) in [
         ("1 raw limit: shm seqlock, 2 processes, spin", "raw", "64"),
         ("1b raw, 128-byte frames (the FMU's size)", "raw128", "128"),
+        ("1c raw, 8,008-byte frames (1,000 Reals)", "raw8008", "8008"),
     ] {
         let raw_name = shm(tag);
         run(
@@ -349,13 +355,18 @@ fn main() -> Result<()> {
         run(name, steps, pair(&args, "rfm2g", steps, &extra))?;
         let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}"));
     }
-    let reals_shm = shm("reals");
-    run(
-        "7 FMU coupled, 100 Reals each way: lag 0, spin",
-        n,
-        pair(&args, "reals", n, &[format!("shm:{reals_shm}")]),
-    )?;
-    let _ = rfm_core::backend::shm::unlink(&reals_shm);
+    for (name, count) in [
+        ("7 FMU coupled, 100 Reals each way: lag 0, spin", REALS[0]),
+        (
+            "7b FMU coupled, 1,000 Reals each way: lag 0, spin",
+            REALS[1],
+        ),
+    ] {
+        let reals_shm = shm(&format!("reals{count}"));
+        let extra = [format!("shm:{reals_shm}"), count.to_string()];
+        run(name, n, pair(&args, "reals", n, &extra))?;
+        let _ = rfm_core::backend::shm::unlink(&reals_shm);
+    }
     run(
         "8 iceoryx2 pub/sub, 2 processes, spin",
         n,
@@ -370,6 +381,8 @@ fn main() -> Result<()> {
     };
     let (raw, coupled, udp, overhead) = (case("1 "), case("2 "), case("4a "), case("5 "));
     let (reals, iceoryx2, raw128) = (case("7 "), case("8 "), case("1b "));
+    let (reals1000, raw8008) = (case("7b "), case("1c "));
+    let reals1000_over_raw = reals1000.median as f64 / raw8008.median as f64;
     let fmu_over_raw = coupled.median as f64 / raw.median as f64;
     let udp_over_fmu = udp.median as f64 / coupled.median as f64;
     let p99_over_median = coupled.p99 as f64 / coupled.median as f64;
@@ -386,8 +399,13 @@ fn main() -> Result<()> {
         "cases": cases.iter().map(Summary::to_json).collect::<Vec<_>>(),
         "reals100": {
             "median_ns_per_step": reals.median,
-            "median_ns_per_signal": (reals.median as f64 / REALS_N as f64 * 10.0).round() / 10.0,
+            "median_ns_per_signal": (reals.median as f64 / REALS[0] as f64 * 10.0).round() / 10.0,
             "over_attitude_coupled": (reals.median as f64 / coupled.median as f64 * 1000.0).round() / 1000.0,
+        },
+        "reals1000": {
+            "median_ns_per_step": reals1000.median,
+            "median_ns_per_signal": (reals1000.median as f64 / REALS[1] as f64 * 10.0).round() / 10.0,
+            "raw_same_payload_median_ns": raw8008.median,
         },
         // Not a target: the raw exchange of as many bytes per frame as the FMU moves.
         "same_bytes": {
@@ -400,6 +418,7 @@ fn main() -> Result<()> {
             "udp_blocking_median_over_fmu_coupled_median": target(udp_over_fmu, ">=", 100.0),
             "fmu_alone_median_ns": target(overhead.median as f64, "<=", 60.0),
             "fmu_coupled_p99_over_median": target(p99_over_median, "<=", 2.5),
+            "reals1000_median_over_raw_same_payload": target(reals1000_over_raw, "<=", 1.5),
         },
     });
     let json_path = args.out.join("coupling.json");
@@ -410,6 +429,10 @@ fn main() -> Result<()> {
     println!(
         "100 Reals each way: {} ns per step, {} ns per signal",
         reals.median, results["reals100"]["median_ns_per_signal"]
+    );
+    println!(
+        "1,000 Reals each way: {} ns per step, {} ns per signal, {:.2} x the raw exchange of the same payload",
+        reals1000.median, results["reals1000"]["median_ns_per_signal"], reals1000_over_raw
     );
     println!(
         "FMU coupled over the raw exchange of 128-byte frames: {}",

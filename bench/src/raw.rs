@@ -2,7 +2,8 @@
 //! frame per step through a shared-memory seqlock, busy-spinning. No rfm-core code:
 //! plain `shm_open` + `mmap` and atomics. Case 1b is the same with 128-byte frames,
 //! the size of the attitude FMU's (a 64-byte header and a 64-byte payload): two
-//! cache lines cross per frame instead of one.
+//! cache lines cross per frame instead of one. Case 1c carries 1,000 Reals, the
+//! payload of case 7b.
 //!
 //! An exact exchange, as the FMU's must be: each node writes frame k into entry
 //! k mod 2 of its two-entry ring and reads exactly the peer's frame k, every one.
@@ -66,13 +67,14 @@ fn map<const W: usize>(name: &str) -> Result<&'static [Slot<W>; 2]> {
     Ok(unsafe { &*(ptr as *const [Slot<W>; 2]) })
 }
 
-/// One node of the exchange of `bytes`-byte frames (64 or 128); returns its
-/// per-step times in ns.
+/// One node of the exchange of `bytes`-byte frames (64, 128 or 8008: a sequence
+/// word and 1,000 Reals); returns its per-step times in ns.
 pub fn node(name: &str, me: usize, steps: u64, bytes: usize) -> Result<Vec<u64>> {
     match bytes {
         64 => exchange::<7>(name, me, steps),
         128 => exchange::<15>(name, me, steps),
-        other => bail!("raw frames are 64 or 128 bytes, not {other}"),
+        8008 => exchange::<1000>(name, me, steps),
+        other => bail!("raw frames are 64, 128 or 8008 bytes, not {other}"),
     }
 }
 
