@@ -421,11 +421,15 @@ impl Node {
             None => {}
         }
         if peer.bound().is_none() {
+            // Into the scratch frame, which the next read overwrites anyway: every
+            // poll before a peer is bound comes here, and a buffer of its own cost
+            // an allocation and the CRC table lookup (a lock) each time.
+            let peer = &mut self.peers[i];
             let Reader::Framed(reader) = &peer.reader else {
                 unreachable!("framed")
             };
-            let mut buf = reader.buffer();
-            if let Err(ReadError::Empty) = reader.read_latest(&mut buf) {
+            let scratch = &mut peer.frames[1 - peer.taken];
+            if let Err(ReadError::Empty) = reader.read_latest(scratch) {
                 compat::check_layout(self, i, Layout::Framed)?;
             }
         }
