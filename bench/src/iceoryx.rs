@@ -8,6 +8,8 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Result};
 use iceoryx2::prelude::*;
 
+use crate::patience::Patience;
+
 /// Payload: the step number, then seven words.
 type Frame = [u64; 8];
 
@@ -92,11 +94,15 @@ pub fn node(prefix: &str, me: usize, steps: u64) -> Result<Vec<u64>> {
         let start = Instant::now();
         send(k)?;
         if first != Some(k) {
+            let mut patience = Patience::default();
             loop {
                 match receive()? {
                     Some(j) if j == k => break,
                     Some(_) => {}
-                    None => std::hint::spin_loop(),
+                    None => {
+                        patience.poll(|| format!("iceoryx2 sample of step {k}"))?;
+                        std::hint::spin_loop()
+                    }
                 }
             }
         }

@@ -2,6 +2,7 @@
 
 pub mod fmu;
 pub mod iceoryx;
+pub mod patience;
 pub mod raw;
 pub mod report;
 pub mod stats;

@@ -20,6 +20,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
+use crate::patience::Patience;
+
 /// One frame of `8 * (W + 1)` bytes, starting a cache line: sequence + W payload words.
 #[repr(C, align(64))]
 struct Entry<const W: usize> {
@@ -96,6 +98,7 @@ fn exchange<const W: usize>(name: &str, me: usize, steps: u64) -> Result<Vec<u64
         }
         mine.seq.store(2 * k + 2, Ordering::Release);
         // Wait for the peer's frame k in its entry: sequence 2k+2, copied whole.
+        let mut patience = Patience::default();
         loop {
             let seq = theirs.seq.load(Ordering::Acquire);
             if seq == 2 * k + 2 {
@@ -109,6 +112,7 @@ fn exchange<const W: usize>(name: &str, me: usize, steps: u64) -> Result<Vec<u64
             } else if seq > 2 * k + 2 {
                 bail!("node {me}: the peer overwrote frame {k} before it was read");
             }
+            patience.poll(|| format!("frame {k} from node {}", 1 - me))?;
             spin_loop();
         }
         if got[0] != k {
