@@ -74,6 +74,9 @@ pub struct Model {
     pub variables: Vec<Var>,
     /// [`Model::variables`] as the per-step calls need them, by value reference.
     pub routes: Vec<Route>,
+    /// By value reference: how many references from it on are one run
+    /// (see [`routes::runs`]).
+    pub runs: Vec<u32>,
 }
 
 impl Model {
@@ -96,8 +99,10 @@ impl Model {
     fn build(interface: Arc<Interface>, node: usize, preset: bool) -> Model {
         let peers: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != node).collect();
         let variables = variables::variables(&interface, node, &peers, preset);
+        let routes = routes::routes(&variables);
         Model {
-            routes: routes::routes(&variables),
+            runs: routes::runs(&routes),
+            routes,
             model_identifier: format!("{}_{}", interface.name, interface.nodes[node].name),
             guid: String::new(),
             interface,
