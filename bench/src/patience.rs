@@ -14,7 +14,7 @@ pub const PEER_TIMEOUT: Duration = Duration::from_secs(5);
 const POLLS_PER_READ: u32 = 1024;
 
 /// One wait's patience. Made fresh for each wait; reads no clock until the wait
-/// has lasted [`POLLS_PER_READ`] polls.
+/// has lasted `POLLS_PER_READ` polls.
 #[derive(Debug, Default)]
 pub struct Patience {
     polls: u32,

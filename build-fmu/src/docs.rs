@@ -103,8 +103,9 @@ once its heartbeat has been silent for 0.5 s.</li>
 <tr><td><code>/dev/rfm2g0</code>, <code>\\.\rfm2g1</code></td><td>an RFM2g board (GE/Abaco PCIE-5565 and kin) through the
 vendor library, loaded at run time: <code>librfm2g.so</code> (Linux) or <code>rfm2gdll_stdc_64.dll</code>
 (Windows) from the search path, or the path in <code>rfm2gLibrary</code></td></tr>
-<tr><td><code>shm:NAME</code></td><td>POSIX shared memory on this host, for two simulators on one PC (1 MiB,
-mode 0600)</td></tr>
+<tr><td><code>shm:NAME</code></td><td>shared memory on this host, for two simulators on one PC (1 MiB, closed to
+other users): the POSIX object <code>/NAME</code> on Linux, the named file mapping
+<code>Local\rfm-NAME</code> of this logon session on Windows</td></tr>
 <tr><td><code>loopback:NAME</code></td><td>memory shared by two instances in one master process</td></tr>
 </table>
 

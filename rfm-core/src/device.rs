@@ -1,7 +1,7 @@
 //! The device string (a contract the FMU exposes) and the memory it opens.
 //!
 //! - a path such as `/dev/rfm2g0` or `\\.\rfm2g1`: an RFM2g board (vendor library);
-//! - `shm:NAME`: POSIX shared memory on this host;
+//! - `shm:NAME`: shared memory on this host (POSIX, or a named file mapping on Windows);
 //! - `loopback:NAME`: memory shared inside this process.
 
 use std::io;
@@ -10,7 +10,6 @@ use std::sync::Arc;
 
 use crate::backend::loopback::{self, LoopbackMemory};
 use crate::backend::rfm2g::{self, Board, Interrupt, Rfm2gError, BUILD_HINT, LINK_EVENT};
-#[cfg(unix)]
 use crate::backend::shm::{self, ShmMapping};
 use crate::region::{Region, WORD};
 
@@ -74,16 +73,27 @@ pub enum DeviceError {
         #[source]
         source: std::io::Error,
     },
+    /// `owner` and `me`: `uid N` on Unix, a SID on Windows.
     #[error(
-        "device `{device}` is owned by uid {owner}, not by this user (uid {me}); refusing \
-         memory another user controls"
+        "device `{device}` is owned by {owner}, not by this user ({me}); refusing memory \
+         another user controls"
     )]
-    NotOwner { device: String, owner: u32, me: u32 },
+    NotOwner {
+        device: String,
+        owner: String,
+        me: String,
+    },
     #[error(
         "device `{device}` has mode {mode:o}: others may write it; refusing (it must be 600, \
          as this library creates it)"
     )]
     OpenToOthers { device: String, mode: u32 },
+    /// Windows: the mapping's access rules grant `who`, not only this user.
+    #[error(
+        "device `{device}` grants access to {who}, not only to this user; refusing (this \
+         library creates it with one rule, for its owner)"
+    )]
+    GrantedToOthers { device: String, who: String },
     #[error("device `{device}`: {what} is not supported on this platform")]
     Unsupported { device: String, what: &'static str },
     #[error(
@@ -128,7 +138,6 @@ impl DeviceSpec {
             reason,
         };
         if let Some(name) = device.strip_prefix("shm:") {
-            #[cfg(unix)]
             shm::validate_name(name).map_err(bad)?;
             return Ok(DeviceSpec::Shm {
                 name: name.to_owned(),
@@ -187,7 +196,6 @@ impl Default for OpenOptions {
 #[derive(Debug)]
 enum Memory {
     Rfm2g(Arc<Board>),
-    #[cfg(unix)]
     Shm(Arc<ShmMapping>),
     Loopback(Arc<LoopbackMemory>),
 }
@@ -231,7 +239,6 @@ impl Device {
             DeviceSpec::Rfm2g { path } => {
                 Memory::Rfm2g(rfm2g::open(path, options.rfm2g_library.as_deref())?)
             }
-            #[cfg(unix)]
             DeviceSpec::Shm { name } => {
                 let size = if options.existing_only {
                     None
@@ -239,13 +246,6 @@ impl Device {
                     Some(sized(options.memory_size)?)
                 };
                 Memory::Shm(shm::open(device, name, size)?)
-            }
-            #[cfg(not(unix))]
-            DeviceSpec::Shm { .. } => {
-                return Err(DeviceError::Unsupported {
-                    device: device.to_owned(),
-                    what: "POSIX shared memory (`shm:`)",
-                })
             }
             DeviceSpec::Loopback { name } => {
                 Memory::Loopback(loopback::open(device, name, sized(options.memory_size)?)?)
@@ -271,7 +271,6 @@ impl Device {
     pub fn size(&self) -> u64 {
         match &self.memory {
             Memory::Rfm2g(board) => board.size(),
-            #[cfg(unix)]
             Memory::Shm(shm) => shm.len() as u64,
             Memory::Loopback(lb) => lb.size() as u64,
         }
@@ -362,7 +361,6 @@ impl Device {
         }
         let whole = match &self.memory {
             Memory::Rfm2g(board) => return board.map(offset, len),
-            #[cfg(unix)]
             Memory::Shm(shm) => shm.region(),
             Memory::Loopback(lb) => lb.region(),
         };

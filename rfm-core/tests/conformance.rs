@@ -58,7 +58,7 @@ fn shm() -> Fixture {
 
 /// Node 0 of a ring of its own; every open is the same board, as when two
 /// programs on one PC open `/dev/rfm2g0`.
-#[cfg(not(miri))]
+#[cfg(all(not(miri), target_os = "linux"))]
 fn rfm2g_sim() -> Fixture {
     let ring = common::unique("conf");
     Fixture {
@@ -293,4 +293,5 @@ macro_rules! conformance {
 
 conformance!(loopback);
 conformance!(shm, #[cfg(not(miri))]);
-conformance!(rfm2g_sim, #[cfg(not(miri))]);
+// The emulator is a Linux library so far (issue 14 ports it to Windows).
+conformance!(rfm2g_sim, #[cfg(all(not(miri), target_os = "linux"))]);

@@ -75,7 +75,7 @@ pub struct Model {
     /// [`Model::variables`] as the per-step calls need them, by value reference.
     pub routes: Vec<Route>,
     /// By value reference: how many references from it on are one run
-    /// (see [`routes::runs`]).
+    /// (see `routes::runs`).
     pub runs: Vec<u32>,
 }
 

@@ -3,5 +3,4 @@
 
 pub mod loopback;
 pub mod rfm2g;
-#[cfg(unix)]
 pub mod shm;

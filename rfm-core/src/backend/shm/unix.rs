@@ -1,9 +1,5 @@
-//! `shm:NAME`: POSIX shared memory, for simulators on one host.
-//!
-//! The object `/NAME` is created on first open with owner-only permissions and the
-//! size asked for; later opens must ask for the same size (a different one is an
-//! error, never a silent remap). An object owned by another user, or open to
-//! others, is refused: a stranger could otherwise feed us frames.
+//! `shm:NAME` on Linux and other Unix: the POSIX shared-memory object `/NAME`,
+//! created with mode 600.
 
 use std::ffi::CString;
 use std::io;
@@ -11,39 +7,13 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::validate_name;
+
 use crate::region::Region;
 use crate::DeviceError;
 
-/// Longest NAME accepted (Linux allows 255 bytes for the whole `/NAME`).
-pub const MAX_NAME_LEN: usize = 200;
-
 /// How long an opener waits for a creator that has not sized the object yet.
 const SIZING_GRACE: Duration = Duration::from_secs(1);
-
-/// Checks NAME: 1..=200 bytes of `[A-Za-z0-9._-]`, not `.` or `..`.
-pub fn validate_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("the name after `shm:` is empty".into());
-    }
-    if name.len() > MAX_NAME_LEN {
-        return Err(format!(
-            "the name is {} bytes; at most {MAX_NAME_LEN} are allowed",
-            name.len()
-        ));
-    }
-    if name == "." || name == ".." {
-        return Err(format!("`{name}` is not a usable name"));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-    {
-        return Err(format!(
-            "character {c:?} is not allowed; use letters, digits, `.`, `_` and `-` (no `/`)"
-        ));
-    }
-    Ok(())
-}
 
 /// A shared mapping of part of an object; unmapped on drop.
 ///
@@ -197,8 +167,8 @@ impl ShmObject {
         if st.st_uid != me {
             return Err(DeviceError::NotOwner {
                 device: device.to_owned(),
-                owner: st.st_uid,
-                me,
+                owner: format!("uid {}", st.st_uid),
+                me: format!("uid {me}"),
             });
         }
         if st.st_mode & 0o077 != 0 {

@@ -1,0 +1,537 @@
+//! `shm:NAME` on Windows: the named file mapping `Local\rfm-NAME`, backed by the
+//! paging file, in this logon session's namespace.
+//!
+//! Its security descriptor names this user as owner and holds one access rule,
+//! granting this user; an existing mapping is refused unless it is owned by this
+//! user and grants no one else. All its pages are committed when it is created
+//! (`SEC_COMMIT`), so a full paging file is an error at open, never a fault in a
+//! step. A mapping lives while a handle to it is open (each [`ShmMapping`]
+//! keeps one): there is nothing to remove afterwards ([`unlink`]).
+
+use std::ffi::c_void;
+use std::io;
+use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use windows_sys::Win32::Foundation::{
+    GetLastError, LocalFree, ERROR_ALREADY_EXISTS, ERROR_COMMITMENT_LIMIT, ERROR_FILE_NOT_FOUND,
+    ERROR_NOT_ENOUGH_MEMORY, HANDLE, INVALID_HANDLE_VALUE,
+};
+use windows_sys::Win32::Security::Authorization::{
+    ConvertSidToStringSidW, ConvertStringSecurityDescriptorToSecurityDescriptorW, GetSecurityInfo,
+    SDDL_REVISION_1, SE_KERNEL_OBJECT,
+};
+use windows_sys::Win32::Security::{
+    EqualSid, GetAce, GetTokenInformation, TokenUser, ACCESS_ALLOWED_ACE, ACE_HEADER, ACL,
+    DACL_SECURITY_INFORMATION, OWNER_SECURITY_INFORMATION, PSECURITY_DESCRIPTOR, PSID,
+    SECURITY_ATTRIBUTES, TOKEN_QUERY, TOKEN_USER,
+};
+use windows_sys::Win32::System::Memory::{
+    CreateFileMappingW, MapViewOfFile, OpenFileMappingW, UnmapViewOfFile, FILE_MAP_ALL_ACCESS,
+    FILE_MAP_READ, FILE_MAP_WRITE, MEMORY_MAPPED_VIEW_ADDRESS, PAGE_READWRITE, SEC_COMMIT,
+};
+use windows_sys::Win32::System::SystemInformation::{GetSystemInfo, SYSTEM_INFO};
+use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
+
+use super::validate_name;
+use crate::region::Region;
+use crate::DeviceError;
+
+/// The ACE types read: a mapping of ours holds one ACCESS_ALLOWED rule.
+const ACCESS_ALLOWED: u8 = 0;
+const ACCESS_DENIED: u8 = 1;
+
+/// `NtQuerySection`'s answer for `SectionBasicInformation` (class 0): the exact
+/// size the mapping was created with. `VirtualQuery` only knows whole pages.
+#[repr(C)]
+struct SectionBasicInformation {
+    base_address: *mut c_void,
+    allocation_attributes: u32,
+    maximum_size: i64,
+}
+
+// Not in windows-sys (a native API, in ntdll since NT 3.1, and in Wine).
+#[link(name = "ntdll")]
+extern "system" {
+    fn NtQuerySection(
+        section: HANDLE,
+        class: i32,
+        information: *mut c_void,
+        length: usize,
+        returned: *mut usize,
+    ) -> i32;
+}
+
+/// A shared mapping of part of an object; unmapped on drop.
+///
+/// Public so that the RFM2g emulator (`rfm2g-sim`) can hand out windows of its
+/// rings with the same ownership and size checks as `shm:` devices.
+#[derive(Debug)]
+pub struct ShmMapping {
+    /// What `MapViewOfFile` returned: a view starts on the allocation
+    /// granularity (64 KiB), so `base` may lie inside it.
+    view: NonNull<u8>,
+    base: NonNull<u8>,
+    len: usize,
+    /// The mapping's handle. Its name, which other processes open it by, goes
+    /// when the last handle closes, even while views remain.
+    _object: Arc<OwnedHandle>,
+}
+
+// SAFETY: the mapping is plain shared memory, valid until drop; all access goes
+// through `Region`'s atomics or the emulator's own atomic accessors.
+unsafe impl Send for ShmMapping {}
+// SAFETY: as above.
+unsafe impl Sync for ShmMapping {}
+
+impl Drop for ShmMapping {
+    fn drop(&mut self) {
+        let view = MEMORY_MAPPED_VIEW_ADDRESS {
+            Value: self.view.as_ptr().cast(),
+        };
+        // SAFETY: `view` is what MapViewOfFile returned; no region outlives this
+        // owner (each holds an Arc to it).
+        if unsafe { UnmapViewOfFile(view) } == 0 {
+            log::warn!("unmapping shared memory: {}", io::Error::last_os_error());
+        }
+    }
+}
+
+impl ShmMapping {
+    /// The first byte; page-aligned, valid for `len()` bytes while `self` lives.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.base.as_ptr()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn region(self: &Arc<Self>) -> Region {
+        // SAFETY: the view is page-aligned, `len` bytes, kept alive by the owner
+        // Arc, and shared with other processes that access it only as aligned words.
+        unsafe { Region::from_raw_parts(self.base, self.len, Arc::clone(self) as _) }
+    }
+}
+
+fn os_error(device: &str, op: &'static str) -> DeviceError {
+    DeviceError::Os {
+        device: device.to_owned(),
+        op,
+        source: io::Error::last_os_error(),
+    }
+}
+
+/// `s` as a NUL-terminated UTF-16 string.
+fn wide(s: &str) -> Vec<u16> {
+    s.encode_utf16().chain(std::iter::once(0)).collect()
+}
+
+/// The kernel object's name: `Local\` is this logon session's namespace, which
+/// needs no privilege (`Global\` would need SeCreateGlobalPrivilege).
+fn object_name(name: &str) -> Vec<u16> {
+    wide(&format!("Local\\rfm-{name}"))
+}
+
+/// Memory the system allocated for us (`LocalAlloc`), freed on drop.
+struct Local(*mut c_void);
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from an API documented to allocate with
+        // LocalAlloc, and is freed once.
+        unsafe { LocalFree(self.0) };
+    }
+}
+
+/// This process's user: its SID (in `buf`) and the SID's string form.
+struct User {
+    buf: Vec<u64>,
+    text: String,
+}
+
+impl User {
+    fn current() -> io::Result<User> {
+        let mut token: HANDLE = std::ptr::null_mut();
+        // SAFETY: the pseudo-handle of this process; `token` is a valid out pointer.
+        if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: OpenProcessToken succeeded: `token` is a handle we now own.
+        let token = unsafe { OwnedHandle::from_raw_handle(token) };
+        let mut len = 0u32;
+        // SAFETY: asks for the size only (NULL buffer, length 0).
+        unsafe {
+            GetTokenInformation(
+                token.as_raw_handle(),
+                TokenUser,
+                std::ptr::null_mut(),
+                0,
+                &mut len,
+            )
+        };
+        // u64s: TOKEN_USER holds pointers and must be aligned for them.
+        let mut buf = vec![0u64; (len as usize).div_ceil(8).max(1)];
+        // SAFETY: `buf` holds `len` bytes, aligned for TOKEN_USER.
+        let ok = unsafe {
+            GetTokenInformation(
+                token.as_raw_handle(),
+                TokenUser,
+                buf.as_mut_ptr().cast(),
+                len,
+                &mut len,
+            )
+        };
+        if ok == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut user = User {
+            buf,
+            text: String::new(),
+        };
+        user.text = sid_text(user.sid())?;
+        Ok(user)
+    }
+
+    /// The SID, inside `buf` (TOKEN_USER's pointer points there).
+    fn sid(&self) -> PSID {
+        // SAFETY: GetTokenInformation filled `buf` with a TOKEN_USER.
+        unsafe { (*self.buf.as_ptr().cast::<TOKEN_USER>()).User.Sid }
+    }
+}
+
+/// A SID as text (`S-1-5-21-…`), for messages and descriptors.
+fn sid_text(sid: PSID) -> io::Result<String> {
+    let mut text: *mut u16 = std::ptr::null_mut();
+    // SAFETY: `sid` is a valid SID; `text` receives a LocalAlloc'd string.
+    if unsafe { ConvertSidToStringSidW(sid, &mut text) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let _free = Local(text.cast());
+    // SAFETY: a NUL-terminated UTF-16 string, valid until `_free` drops.
+    let len = (0..).take_while(|&i| unsafe { *text.add(i) } != 0).count();
+    // SAFETY: as above; `len` units before the NUL.
+    let units = unsafe { std::slice::from_raw_parts(text, len) };
+    Ok(String::from_utf16_lossy(units))
+}
+
+/// A security descriptor with `user` as owner and one rule: `user` may do
+/// anything with the object (protected: nothing is inherited).
+fn private_descriptor(user: &User) -> io::Result<Local> {
+    let sddl = wide(&format!("O:{0}D:P(A;;GA;;;{0})", user.text));
+    let mut sd: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated string; `sd` receives a LocalAlloc'd descriptor.
+    let ok = unsafe {
+        ConvertStringSecurityDescriptorToSecurityDescriptorW(
+            sddl.as_ptr(),
+            SDDL_REVISION_1,
+            &mut sd,
+            std::ptr::null_mut(),
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Local(sd))
+}
+
+/// Refuses a mapping owned by another user, or whose access rules grant anyone
+/// but `user` (a NULL DACL grants everyone).
+fn check_private(device: &str, handle: HANDLE, user: &User) -> Result<(), DeviceError> {
+    let mut owner: PSID = std::ptr::null_mut();
+    let mut dacl: *mut ACL = std::ptr::null_mut();
+    let mut sd: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
+    // SAFETY: an open handle with READ_CONTROL; out pointers are valid; `sd`
+    // receives a LocalAlloc'd descriptor that `owner` and `dacl` point into.
+    let err = unsafe {
+        GetSecurityInfo(
+            handle,
+            SE_KERNEL_OBJECT,
+            OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION,
+            &mut owner,
+            std::ptr::null_mut(),
+            &mut dacl,
+            std::ptr::null_mut(),
+            &mut sd,
+        )
+    };
+    if err != 0 {
+        return Err(DeviceError::Os {
+            device: device.to_owned(),
+            op: "GetSecurityInfo",
+            source: io::Error::from_raw_os_error(err as i32),
+        });
+    }
+    let _free = Local(sd);
+    let text = |sid: PSID| sid_text(sid).unwrap_or_else(|e| format!("(unreadable SID: {e})"));
+    // SAFETY: both are valid SIDs (the owner is never NULL for a kernel object).
+    if owner.is_null() || unsafe { EqualSid(owner, user.sid()) } == 0 {
+        return Err(DeviceError::NotOwner {
+            device: device.to_owned(),
+            owner: if owner.is_null() {
+                "no one".into()
+            } else {
+                text(owner)
+            },
+            me: user.text.clone(),
+        });
+    }
+    let others = |who: String| DeviceError::GrantedToOthers {
+        device: device.to_owned(),
+        who,
+    };
+    if dacl.is_null() {
+        return Err(others("everyone (it has no access rules)".into()));
+    }
+    // SAFETY: `dacl` points into the descriptor, alive until `_free` drops.
+    let count = unsafe { (*dacl).AceCount };
+    for i in 0..u32::from(count) {
+        let mut ace: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `i` is below the ACL's count; `ace` points into the descriptor.
+        if unsafe { GetAce(dacl, i, &mut ace) } == 0 {
+            return Err(os_error(device, "GetAce"));
+        }
+        // SAFETY: every ACE starts with its header.
+        let kind = unsafe { (*ace.cast::<ACE_HEADER>()).AceType };
+        match kind {
+            ACCESS_ALLOWED => {}
+            // A deny rule grants no one anything.
+            ACCESS_DENIED => continue,
+            // Callback and object rules we do not read, so we do not trust.
+            _ => return Err(others(format!("an access rule of type {kind}"))),
+        }
+        // SAFETY: an ACCESS_ALLOWED_ACE, whose SID starts at SidStart.
+        let sid: PSID =
+            unsafe { std::ptr::addr_of_mut!((*ace.cast::<ACCESS_ALLOWED_ACE>()).SidStart) }.cast();
+        // SAFETY: both are valid SIDs.
+        if unsafe { EqualSid(sid, user.sid()) } == 0 {
+            return Err(others(text(sid)));
+        }
+    }
+    Ok(())
+}
+
+/// The size the mapping was created with.
+fn section_size(device: &str, handle: HANDLE) -> Result<u64, DeviceError> {
+    let mut info = SectionBasicInformation {
+        base_address: std::ptr::null_mut(),
+        allocation_attributes: 0,
+        maximum_size: 0,
+    };
+    // SAFETY: an open section handle with SECTION_QUERY; `info` is the buffer
+    // of class 0 (SectionBasicInformation) with its exact size.
+    let status = unsafe {
+        NtQuerySection(
+            handle,
+            0,
+            std::ptr::addr_of_mut!(info).cast(),
+            std::mem::size_of::<SectionBasicInformation>(),
+            std::ptr::null_mut(),
+        )
+    };
+    if status < 0 {
+        return Err(DeviceError::Os {
+            device: device.to_owned(),
+            op: "NtQuerySection",
+            source: io::Error::other(format!("NTSTATUS {:#010x}", status as u32)),
+        });
+    }
+    Ok(info.maximum_size as u64)
+}
+
+/// An open shared-memory object of a checked size, owned by this user and closed
+/// to others.
+#[derive(Debug)]
+pub struct ShmObject {
+    handle: Arc<OwnedHandle>,
+    device: String,
+    size: usize,
+    created: bool,
+}
+
+impl ShmObject {
+    /// Opens or creates `Local\rfm-NAME` with `size` bytes. `device` names it in errors.
+    pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, DeviceError> {
+        Self::open_with(device, name, Some(size))
+    }
+
+    /// Opens the mapping only if it exists, with the size it has: for tools that
+    /// inspect memory and must never create it.
+    pub fn open_existing(device: &str, name: &str) -> Result<ShmObject, DeviceError> {
+        Self::open_with(device, name, None)
+    }
+
+    fn open_with(device: &str, name: &str, size: Option<usize>) -> Result<ShmObject, DeviceError> {
+        validate_name(name).map_err(|reason| DeviceError::BadDevice {
+            device: device.to_owned(),
+            reason,
+        })?;
+        let user = User::current().map_err(|source| DeviceError::Os {
+            device: device.to_owned(),
+            op: "reading this process's user",
+            source,
+        })?;
+        let object = object_name(name);
+        let (raw, created) = match size {
+            Some(size) => {
+                let sd = private_descriptor(&user).map_err(|source| DeviceError::Os {
+                    device: device.to_owned(),
+                    op: "building the security descriptor",
+                    source,
+                })?;
+                let attributes = SECURITY_ATTRIBUTES {
+                    nLength: std::mem::size_of::<SECURITY_ATTRIBUTES>() as u32,
+                    lpSecurityDescriptor: sd.0,
+                    bInheritHandle: 0,
+                };
+                let bytes = size as u64;
+                // SAFETY: a paging-file mapping (INVALID_HANDLE_VALUE) of `size`
+                // bytes; the attributes and name outlive the call.
+                let raw = unsafe {
+                    CreateFileMappingW(
+                        INVALID_HANDLE_VALUE,
+                        &attributes,
+                        PAGE_READWRITE | SEC_COMMIT,
+                        (bytes >> 32) as u32,
+                        bytes as u32,
+                        object.as_ptr(),
+                    )
+                };
+                // SAFETY: no call in between has reset the thread's last error.
+                let last = unsafe { GetLastError() };
+                if raw.is_null() {
+                    if matches!(last, ERROR_COMMITMENT_LIMIT | ERROR_NOT_ENOUGH_MEMORY) {
+                        return Err(DeviceError::NoSpace {
+                            device: device.to_owned(),
+                            size: bytes,
+                            source: io::Error::from_raw_os_error(last as i32),
+                        });
+                    }
+                    return Err(DeviceError::Os {
+                        device: device.to_owned(),
+                        op: "CreateFileMappingW",
+                        source: io::Error::from_raw_os_error(last as i32),
+                    });
+                }
+                (raw, last != ERROR_ALREADY_EXISTS)
+            }
+            None => {
+                // SAFETY: a NUL-terminated name; full access, not inherited.
+                let raw = unsafe { OpenFileMappingW(FILE_MAP_ALL_ACCESS, 0, object.as_ptr()) };
+                if raw.is_null() {
+                    let error = io::Error::last_os_error();
+                    if error.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) {
+                        return Err(DeviceError::NoSuchMemory {
+                            device: device.to_owned(),
+                            name: name.to_owned(),
+                        });
+                    }
+                    return Err(DeviceError::Os {
+                        device: device.to_owned(),
+                        op: "OpenFileMappingW",
+                        source: error,
+                    });
+                }
+                (raw, false)
+            }
+        };
+        // SAFETY: a handle the call above opened, owned from here on.
+        let handle = Arc::new(unsafe { OwnedHandle::from_raw_handle(raw) });
+        check_private(device, handle.as_raw_handle(), &user)?;
+        let found = section_size(device, handle.as_raw_handle())?;
+        let size = size.unwrap_or(found as usize);
+        if found != size as u64 {
+            return Err(DeviceError::SizeMismatch {
+                device: device.to_owned(),
+                expected: size as u64,
+                found,
+            });
+        }
+        Ok(ShmObject {
+            handle,
+            device: device.to_owned(),
+            size,
+            created,
+        })
+    }
+
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Whether this open created the object (it is then all zeroes).
+    pub fn created(&self) -> bool {
+        self.created
+    }
+
+    /// Maps `[offset, offset + len)` shared and read-write. `offset` must be a
+    /// multiple of the page size and the window inside the object.
+    pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, DeviceError> {
+        let out_of_range = || DeviceError::WindowOutOfRange {
+            device: self.device.clone(),
+            offset: offset as u64,
+            len: len as u64,
+            size: self.size as u64,
+        };
+        if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(out_of_range());
+        }
+        // A view must start on the allocation granularity: map from there.
+        let granularity = allocation_granularity();
+        let start = offset - offset % granularity;
+        let skip = offset - start;
+        let bytes = start as u64;
+        // SAFETY: `skip + len` bytes from `start`, inside the mapping's size.
+        let view = unsafe {
+            MapViewOfFile(
+                self.handle.as_raw_handle(),
+                FILE_MAP_READ | FILE_MAP_WRITE,
+                (bytes >> 32) as u32,
+                bytes as u32,
+                skip + len,
+            )
+        };
+        let view = NonNull::new(view.Value.cast::<u8>())
+            .ok_or_else(|| os_error(&self.device, "MapViewOfFile"))?;
+        // SAFETY: `skip` bytes into a view of `skip + len` bytes.
+        let base = unsafe { view.add(skip) };
+        Ok(ShmMapping {
+            view,
+            base,
+            len,
+            _object: Arc::clone(&self.handle),
+        })
+    }
+}
+
+/// Where views may start: 64 KiB on every Windows so far.
+fn allocation_granularity() -> usize {
+    // SAFETY: SYSTEM_INFO is plain data; GetSystemInfo fills it.
+    let mut info: SYSTEM_INFO = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid out pointer.
+    unsafe { GetSystemInfo(&mut info) };
+    info.dwAllocationGranularity as usize
+}
+
+/// Opens or creates the mapping with `size` bytes (`None`: only an existing one,
+/// with its own size) and maps all of it.
+pub(crate) fn open(
+    device: &str,
+    name: &str,
+    size: Option<usize>,
+) -> Result<Arc<ShmMapping>, DeviceError> {
+    let object = ShmObject::open_with(device, name, size)?;
+    let size = object.size();
+    Ok(Arc::new(object.map(0, size)?))
+}
+
+/// Nothing to remove on Windows: a mapping goes when its last handle closes.
+/// Checks the name, as on Linux.
+pub fn unlink(name: &str) -> io::Result<()> {
+    validate_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+}
