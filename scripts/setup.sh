@@ -4,8 +4,8 @@
 # run again: everything already there is skipped.
 #   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
 #   bench: fonts-dejavu-core (text in the latency histogram)
-#   test: the above, gcc, MinGW-w64 and the x86_64-pc-windows-gnu target (win64
-#         FMU), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
+#   test: the above, gcc, MinGW-w64 (C and C++) and the x86_64-pc-windows-gnu
+#         target (win64 FMU), wine64 (runs the Windows tests), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
 #         more than nightly), and a Python venv (.venv) with FMPy 0.3.32 and
 #         pytest pinned in tests/python/requirements.txt
 
@@ -33,7 +33,7 @@ setup() {
         apt_install fonts-dejavu-core
         return
     fi
-    apt_install libclang-dev gcc gcc-mingw-w64-x86-64 fonts-dejavu-core
+    apt_install libclang-dev gcc gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 fonts-dejavu-core
     if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
         echo "==> adding the Rust target x86_64-pc-windows-gnu"
         rustup target add x86_64-pc-windows-gnu

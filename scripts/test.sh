@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+source scripts/wine.sh
 setup test
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -13,7 +14,8 @@ cargo fmt --all -- --check
 
 step "cargo clippy -D warnings (workspace, and rfm-core + the FMU for Windows)"
 cargo clippy --workspace --all-targets -- -D warnings
-cargo clippy -p rfm-core -p fmu-src --target x86_64-pc-windows-gnu -- -D warnings
+cargo clippy -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
+cargo clippy -p fmu-src --target x86_64-pc-windows-gnu --lib -- -D warnings
 
 step "rustdoc (broken intra-doc links are errors)"
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
@@ -26,6 +28,10 @@ fi
 
 step "build-fmu: package target/fmu/rfm_attitude.fmu (linux64 + win64) and verify it"
 cargo run --release -p build-fmu -- --platform linux64,win64
+
+step "Windows under Wine: shm: (named file mappings) through rfm-core's conformance suite, and its security and size refusals"
+wine_setup
+cargo test -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
 
 step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace
