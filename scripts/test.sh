@@ -33,6 +33,9 @@ step "Windows under Wine: shm: (named file mappings) through rfm-core's conforma
 wine_setup
 cargo test -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
 
+step "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:"
+tests/windows/run.sh target/fmu/rfm_attitude.fmu 100000
+
 step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace
 
