@@ -15,7 +15,7 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings (workspace, and rfm-core + the FMU for Windows)"
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
-cargo clippy -p fmu-src --target x86_64-pc-windows-gnu --lib -- -D warnings
+cargo clippy -p fmu-src -p rfm2g-sim --target x86_64-pc-windows-gnu --lib -- -D warnings
 
 step "rustdoc (broken intra-doc links are errors)"
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
@@ -33,8 +33,10 @@ step "Windows under Wine: shm: (named file mappings) through rfm-core's conforma
 wine_setup
 cargo test -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
 
-step "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:"
-tests/windows/run.sh target/fmu/rfm_attitude.fmu 100000
+step "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:, and over two emulated RFM2g boards through rfm2gdll_stdc_64.dll (spin, event)"
+cargo build --release -p rfm2g-sim --target x86_64-pc-windows-gnu
+tests/windows/run.sh target/fmu/rfm_attitude.fmu \
+    target/x86_64-pc-windows-gnu/release/rfm2g.dll 100000
 
 step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace

@@ -13,14 +13,14 @@
 //! the other nodes at once, not ~500 ns later. The `delay=` setting delays
 //! network interrupts only: a store through a mapped pointer cannot be held back
 //! without trapping every store.
-#![cfg(target_os = "linux")]
+#![cfg(any(target_os = "linux", windows))]
 
 pub mod abi;
 pub mod api;
 pub mod config;
-mod futex;
 mod handle;
 mod messages;
 pub mod ring;
+mod wake;
 
 pub use api::*;

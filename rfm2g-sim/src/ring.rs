@@ -13,7 +13,7 @@ use rfm_core::DeviceError;
 
 use crate::abi::{Code, PAGE};
 use crate::config::BoardConfig;
-use crate::futex;
+use crate::wake;
 
 const MAGIC: u32 = u32::from_le_bytes(*b"RFMS");
 const VERSION: u32 = 1;
@@ -42,12 +42,14 @@ struct Header {
 #[repr(C)]
 pub struct NodeState {
     enabled: AtomicU32,
-    /// Bumped after every change a waiter may be waiting for; the futex word.
+    /// Bumped after every change a waiter may be waiting for; the word waited on.
     seq: AtomicU32,
     pub led: AtomicU32,
     pub dma_swap: AtomicU32,
     pub pio_swap: AtomicU32,
-    _reserved: [AtomicU32; 3],
+    /// Processes and threads sleeping on `seq` (Windows: how many to release).
+    waiters: AtomicU32,
+    _reserved: [AtomicU32; 2],
     slots: [AtomicU64; EVENT_TYPES],
     /// CLOCK_MONOTONIC ns before which the event in the slot has not arrived.
     due: [AtomicU64; EVENT_TYPES],
@@ -58,8 +60,10 @@ pub struct NodeState {
 /// memory, and every window of it, maps page-aligned.
 pub const HEADER_LEN: usize = std::mem::size_of::<Header>().next_multiple_of(PAGE as usize);
 
-/// CLOCK_MONOTONIC in ns: one clock for every process on the host, so a due time
-/// written by the sender means the same to the receiver.
+/// A monotonic clock in ns, one for every process on the host (Linux:
+/// CLOCK_MONOTONIC; Windows: the performance counter), so a due time written by
+/// the sender means the same to the receiver.
+#[cfg(target_os = "linux")]
 pub fn now_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -68,6 +72,20 @@ pub fn now_ns() -> u64 {
     // SAFETY: `ts` is a valid out pointer; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[cfg(windows)]
+pub fn now_ns() -> u64 {
+    use windows_sys::Win32::System::Performance::{
+        QueryPerformanceCounter, QueryPerformanceFrequency,
+    };
+    let (mut count, mut frequency) = (0i64, 0i64);
+    // SAFETY: valid out pointers; both calls always succeed on Windows XP and later.
+    unsafe {
+        QueryPerformanceCounter(&mut count);
+        QueryPerformanceFrequency(&mut frequency);
+    }
+    (i128::from(count) * 1_000_000_000 / i128::from(frequency.max(1))) as u64
 }
 
 /// An open ring: the object (kept open to map windows from) and a mapping of all
@@ -84,6 +102,21 @@ pub fn object_name(ring: &str) -> String {
     format!("rfm2g-sim.{ring}")
 }
 
+impl Drop for Ring {
+    fn drop(&mut self) {
+        wake::unregister(self.whole.as_ptr());
+    }
+}
+
+/// How to get rid of a stale ring `name` (a shm object name).
+fn remove_hint(name: &str) -> String {
+    if cfg!(windows) {
+        format!("close every program that has ring object Local\\rfm-{name} open")
+    } else {
+        format!("rm /dev/shm/{name}")
+    }
+}
+
 impl Ring {
     /// Opens (creating on first use) the ring a board belongs to. The error is a
     /// sentence for the user: the RFM2G_STATUS alone cannot say what was wrong.
@@ -95,16 +128,18 @@ impl Ring {
                 DeviceError::SizeMismatch { found, .. } => format!(
                     "{device}: ring `{}` already has {} bytes of memory but this board is \
                  configured with {}; every board of a ring needs the same size (or remove \
-                 the stale ring: rm /dev/shm/{name})",
+                 the stale ring: {})",
                     board.ring,
                     found.saturating_sub(HEADER_LEN as u64),
-                    board.size
+                    board.size,
+                    remove_hint(&name)
                 ),
                 other => format!("{device}: ring `{}`: {other}", board.ring),
             })?;
         let whole = object
             .map(0, total)
             .map_err(|e| format!("{device}: ring `{}`: {e}", board.ring))?;
+        wake::register(whole.as_ptr(), total, &board.ring);
         let ring = Ring {
             object,
             whole,
@@ -126,8 +161,9 @@ impl Ring {
             );
             if magic != MAGIC || version != VERSION {
                 return Err(format!(
-                    "{device}: /dev/shm/{name} is not an rfm2g-sim ring of version {VERSION} \
-                     (magic {magic:#x}, version {version}); remove it: rm /dev/shm/{name}"
+                    "{device}: shared memory {name} is not an rfm2g-sim ring of version \
+                     {VERSION} (magic {magic:#x}, version {version}); remove it: {}",
+                    remove_hint(&name)
                 ));
             }
         }
@@ -251,7 +287,7 @@ impl NodeState {
     /// Wakes everything waiting on this node (in every process).
     pub fn notify(&self) {
         self.seq.fetch_add(1, Ordering::Release);
-        futex::wake_all(&self.seq);
+        wake::wake_all(&self.seq, &self.waiters);
     }
 
     /// Takes the event of type `ty` once it has arrived: (sender node, data).
@@ -289,7 +325,7 @@ impl NodeState {
                     sleep_until = deadline_ns;
                 } else {
                     // In flight: arrives within the configured delay; short waits
-                    // spin, as a futex sleep would overshoot a ~500 ns latency.
+                    // spin, as a sleep would overshoot a ~500 ns latency.
                     if due - now < 50_000 {
                         std::hint::spin_loop();
                         continue;
@@ -299,8 +335,13 @@ impl NodeState {
             }
             match sleep_until {
                 Some(until) if until <= now => return Err(Code::TIMED_OUT),
-                Some(until) => futex::wait(&self.seq, seq, Duration::from_nanos(until - now)),
-                None => futex::wait(&self.seq, seq, Duration::from_secs(3600)),
+                Some(until) => wake::wait(
+                    &self.seq,
+                    &self.waiters,
+                    seq,
+                    Duration::from_nanos(until - now),
+                ),
+                None => wake::wait(&self.seq, &self.waiters, seq, Duration::from_secs(3600)),
             }
         }
     }

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The packaged win64 FMU in a Windows master (tests/windows/master.c, built
-# with MinGW, loading the DLL with LoadLibrary) under Wine: a self-loop, two
-# instances at lag 1 in one process, and two processes in lockstep lag 0 over
-# shm:, every value checked bit for bit. Usage: tests/windows/run.sh FMU [STEPS]
+# with MinGW, loading the DLL with LoadLibrary) under Wine, every value checked
+# bit for bit: a self-loop, two instances at lag 1 in one process, two processes
+# in lockstep lag 0 over shm:, and the same two processes on two boards of an
+# emulated RFM2g ring through the vendor's DLL name, rfm2gdll_stdc_64.dll
+# (rfm2g-sim), with waitStrategy spin and event.
+# Usage: tests/windows/run.sh FMU RFM2G_DLL [STEPS]
 # (from the repository root, after scripts/wine.sh's wine_setup).
 set -euo pipefail
 fmu=$1
-steps=${2:-100000}
+emulator=$2
+steps=${3:-100000}
 out=target/wine
 dir=$out/fmu/$(basename "$fmu" .fmu)
 rm -rf "$dir"
@@ -17,15 +21,28 @@ windows_dir="Z:${PWD//\//\\}\\${dir//\//\\}"
 wine "$out/master.exe" "$windows_dir" self "$steps"
 wine "$out/master.exe" "$windows_dir" pair "$steps"
 
+# Node ME of two processes: with RING set, its \\.\rfm2g0 is board ME + 1 of that
+# emulated ring, as each of two PCs has its own card on one fibre.
+node() {
+    local me=$1 device=$2
+    shift 2
+    RFM2G_SIM_DEVICES="\\\\.\\rfm2g0 ring=${RING:-none} node=$((me + 1)) size=1M" \
+        wine "$out/master.exe" "$windows_dir" node "$me" "$steps" "$device" "$@"
+}
+
 # Two processes: node 0 in the background, node 1 here; both must succeed.
 pair() {
-    local device=$1
-    shift
-    wine "$out/master.exe" "$windows_dir" node 0 "$steps" "$device" "$@" &
-    local first=$!
-    local status=0
-    wine "$out/master.exe" "$windows_dir" node 1 "$steps" "$device" "$@" || status=$?
+    node 0 "$@" &
+    local first=$! status=0
+    node 1 "$@" || status=$?
     wait "$first" || status=$?
     return "$status"
 }
 pair "shm:wine-master-$$"
+
+# The DLL is found by its vendor name next to the master, as Windows searches
+# the program's folder first.
+cp "$emulator" "$out/rfm2gdll_stdc_64.dll"
+for wait in spin event; do
+    RING="wine-$$-$wait" pair '\\.\rfm2g0' "$wait"
+done
