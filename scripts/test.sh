@@ -38,6 +38,9 @@ cargo build --release -p rfm2g-sim --target x86_64-pc-windows-gnu
 tests/windows/run.sh target/fmu/rfm_attitude.fmu \
     target/x86_64-pc-windows-gnu/release/rfm2g.dll 100000
 
+step "Windows under Wine: the article's sender and receiver, built with MinGW as C and as C++ against rfm2gdll_stdc_64.dll, on two emulated boards (poll, event); the outputs match line for line"
+tests/windows/article.sh target/x86_64-pc-windows-gnu/release/rfm2g.dll 500
+
 step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace
 

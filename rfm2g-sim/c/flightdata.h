@@ -20,7 +20,18 @@ typedef struct FlightData {
 } FlightData;
 #pragma pack(pop)
 
+#ifdef __cplusplus
+static_assert(sizeof(FlightData) == 65, "FlightData is the article's 65-byte packet");
+#else
 _Static_assert(sizeof(FlightData) == 65, "FlightData is the article's 65-byte packet");
+#endif
+
+/* The board a program opens when given none: the article's on Windows. */
+#ifdef _WIN32
+#define RFM2G_DEFAULT_DEVICE "\\\\.\\rfm2g0"
+#else
+#define RFM2G_DEFAULT_DEVICE "/dev/rfm2g0"
+#endif
 
 /* The article's flag handshake (section 7.1): the receiver writes here the low
  * 32 bits of the last packetId it processed, and the sender waits for it before

@@ -1,31 +1,27 @@
 /*
- * receiver.c: the article's receiver (section 6) on Linux, against rfm2g_api.h.
+ * receiver.c: the article's receiver (section 6) on Linux and Windows, against
+ * rfm2g_api.h; builds as C and as C++.
  *
  *   receiver [DEVICE [COUNT [poll|event]]]    defaults: /dev/rfm2g0, 1000, poll
  *
  * Polls the FlightData packet for a new packetId (poll: busy-waiting with a
- * sched_yield, the article's "Sleep(0)"; event: waiting for the sender's INTR1
+ * yield, the article's "Sleep(0)"; event: waiting for the sender's INTR1
  * network interrupt), prints each new packet, and acknowledges it (the flag
  * handshake, see flightdata.h). Exits 0 after COUNT packets with none missing.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <sched.h>
+#define __USE_MINGW_ANSI_STDIO 1 /* C99 printf on Windows: the same lines as Linux */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "flightdata.h"
+#include "portable.h"
 #include "rfm2g_api.h"
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv) {
-    char *device = argc > 1 ? argv[1] : "/dev/rfm2g0";
+    char default_device[] = RFM2G_DEFAULT_DEVICE;
+    char *device = argc > 1 ? argv[1] : default_device;
     unsigned long long count = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000;
     int use_events = argc > 3 && strcmp(argv[3], "event") == 0;
     RFM2GHANDLE handle = NULL;
@@ -57,10 +53,13 @@ int main(int argc, char **argv) {
         if (id == 0 || id == last) {
             if (use_events) {
                 /* Memory first, then sleep until the next interrupt (or 100 ms). */
-                RFM2GEVENTINFO info = {0, RFM2GEVENT_INTR1, 100, 0, NULL};
+                RFM2GEVENTINFO info;
+                memset(&info, 0, sizeof info);
+                info.Event = RFM2GEVENT_INTR1;
+                info.Timeout = 100;
                 if (RFM2gWaitForEvent(handle, &info) == RFM2G_SUCCESS) wakeups++;
             } else {
-                sched_yield();
+                yield_cpu();
             }
             continue;
         }

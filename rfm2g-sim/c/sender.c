@@ -1,5 +1,6 @@
 /*
- * sender.c: the article's sender (section 5) on Linux, against rfm2g_api.h.
+ * sender.c: the article's sender (section 5) on Linux and Windows, against
+ * rfm2g_api.h; builds as C and as C++.
  *
  *   sender [DEVICE [COUNT]]      defaults: /dev/rfm2g0, 1000 packets
  *
@@ -12,22 +13,20 @@
  * the packet id to all nodes, for receivers that wait instead of polling.
  */
 #define _POSIX_C_SOURCE 200809L
+#define __USE_MINGW_ANSI_STDIO 1 /* C99 printf on Windows: the same lines as Linux */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "flightdata.h"
+#include "portable.h"
 #include "rfm2g_api.h"
 
-static double seconds_since(const struct timespec *t0) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) * 1e-9;
-}
+static double seconds_since(double t0) { return now_s() - t0; }
 
 int main(int argc, char **argv) {
-    char *device = argc > 1 ? argv[1] : "/dev/rfm2g0";
+    char default_device[] = RFM2G_DEFAULT_DEVICE;
+    char *device = argc > 1 ? argv[1] : default_device;
     unsigned long long count = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000;
     RFM2GHANDLE handle = NULL;
     volatile void *mem = NULL;
@@ -54,16 +53,14 @@ int main(int argc, char **argv) {
     data->packetId = 0;
     *ack = 0;
 
-    struct timespec t0, next;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    next = t0;
+    double t0 = now_s(), next = t0;
     int status = 0;
     /* 3. The update loop. */
     for (unsigned long long id = 1; id <= count; id++) {
         /* Wait (up to 5 s) until the receiver has processed the previous packet. */
-        double waited_from = seconds_since(&t0);
+        double waited_from = seconds_since(t0);
         while (*ack != (uint32_t)(id - 1)) {
-            if (seconds_since(&t0) - waited_from > 5.0) {
+            if (seconds_since(t0) - waited_from > 5.0) {
                 fprintf(stderr, "sender: no acknowledgement of packet %llu within 5 s\n", id - 1);
                 status = 2;
                 goto done;
@@ -73,7 +70,7 @@ int main(int argc, char **argv) {
         memset(&p, 0, sizeof p);
         p.header = FLIGHTDATA_MAGIC;
         p.packetId = id;
-        p.timestamp = seconds_since(&t0);
+        p.timestamp = seconds_since(t0);
         p.attitude[0] = (float)id * 0.001f;
         p.attitude[1] = -(float)id * 0.002f;
         p.attitude[2] = (float)(id % 360);
@@ -95,19 +92,16 @@ int main(int argc, char **argv) {
         RFM2gSendEvent(handle, RFM2G_NODE_ALL, RFM2GEVENT_INTR1, (RFM2G_UINT32)id);
 
         /* 1 kHz, on absolute ticks so that the rate does not drift. */
-        next.tv_nsec += 1000000;
-        if (next.tv_nsec >= 1000000000) {
-            next.tv_nsec -= 1000000000;
-            next.tv_sec += 1;
-        }
-        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+        next += 0.001;
+        sleep_until(next);
     }
-    /* The last packet must be processed too. */
-    double waited_from = seconds_since(&t0);
-    while (*ack != (uint32_t)count && status == 0) {
-        if (seconds_since(&t0) - waited_from > 5.0) {
-            fprintf(stderr, "sender: no acknowledgement of packet %llu within 5 s\n", count);
-            status = 2;
+    { /* The last packet must be processed too. */
+        double waited_from = seconds_since(t0);
+        while (*ack != (uint32_t)count && status == 0) {
+            if (seconds_since(t0) - waited_from > 5.0) {
+                fprintf(stderr, "sender: no acknowledgement of packet %llu within 5 s\n", count);
+                status = 2;
+            }
         }
     }
 done:
