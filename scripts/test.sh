@@ -12,10 +12,10 @@ step() { printf '\n==> %s\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy -D warnings (workspace, and rfm-core + the FMU for Windows)"
+step "cargo clippy -D warnings (workspace, and for Windows: rfm-core, the FMU, the emulator, rfmctl)"
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
-cargo clippy -p fmu-src -p rfm2g-sim --target x86_64-pc-windows-gnu --lib -- -D warnings
+cargo clippy -p fmu-src -p rfm2g-sim -p rfmctl --target x86_64-pc-windows-gnu -- -D warnings
 
 step "rustdoc (broken intra-doc links are errors)"
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
@@ -40,6 +40,11 @@ tests/windows/run.sh target/fmu/rfm_attitude.fmu \
 
 step "Windows under Wine: the article's sender and receiver, built with MinGW as C and as C++ against rfm2gdll_stdc_64.dll, on two emulated boards (poll, event); the outputs match line for line"
 tests/windows/article.sh target/x86_64-pc-windows-gnu/release/rfm2g.dll 500
+
+step "Windows under Wine: rfmctl.exe, each subcommand on emulated \\\\.\\rfm2gN boards and on shm:"
+cargo build --release -p rfmctl --target x86_64-pc-windows-gnu
+tests/windows/rfmctl.sh target/x86_64-pc-windows-gnu/release/rfmctl.exe \
+    target/x86_64-pc-windows-gnu/release/rfm2g.dll
 
 step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
 cargo test --workspace

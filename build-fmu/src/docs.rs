@@ -112,21 +112,29 @@ other users): the POSIX object <code>/NAME</code> on Linux, the named file mappi
 <h2>Wiring the PCs</h2>
 <ol>
 <li>Connect the two RFM2g boards in a ring (TX of one to RX of the other, both ways) and install the driver
-on both PCs (<code>ls -l /dev/rfm2g*</code> shows the device).</li>
+on both PCs. Linux: <code>ls -l /dev/rfm2g*</code> shows the device; <code>device</code> is
+<code>/dev/rfm2g0</code>. Windows: the board is listed in Device Manager once the vendor's driver is
+installed; <code>device</code> is <code>\\.\rfm2g1</code> for the first board (the vendor numbers them from 1).</li>
 <li>Give both the same <code>device</code> (their local board), the same <code>regionOffset</code>,
 <code>lag</code>, <code>syncMode</code> and <code>layout</code>.</li>
 {wiring}
 <li>Start both masters; the first step waits up to <code>startupTimeout</code> for the other.</li>
 </ol>
 
-<h2>Building <code>librfm2g.so</code> from the vendor SDK</h2>
-<p>The vendor ships only a static <code>librfm2g.a</code> on Linux. Build a shared library from the SDK sources
+<h2>The vendor library</h2>
+<p><b>Windows</b>: the vendor's SDK installs <code>rfm2gdll_stdc_64.dll</code>. The FMU loads it at the first
+use of an RFM2g device from the DLL search path: the master program's folder, the system folders, then
+<code>PATH</code>. Put it there, or give its full path in <code>rfm2gLibrary</code>
+(e.g. <code>C:\Program Files\RFM2g\rfm2gdll_stdc_64.dll</code>).</p>
+<p><b>Linux</b>: the vendor ships only a static <code>librfm2g.a</code>. Build a shared library from the SDK sources
 and put it on <code>LD_LIBRARY_PATH</code> (or give its path in <code>rfm2gLibrary</code>):</p>
 <pre>cd /path/to/RFM2g-SDK
 gcc -shared -fPIC -O2 api/*.c -lpthread -o librfm2g.so</pre>
 <p>Without a card, the project's emulator <code>rfm2g-sim</code> is a drop-in <code>librfm2g.so</code>
-(<code>cargo build --release -p rfm2g-sim</code>): boards are nodes of a ring in shared memory, chosen per
-process, e.g. <code>RFM2G_SIM_DEVICES="/dev/rfm2g0 ring=lab node=2"</code>. See the project's README.</p>
+(<code>cargo build --release -p rfm2g-sim</code>), and on Windows a drop-in <code>rfm2gdll_stdc_64.dll</code>
+(its <code>rfm2g.dll</code>, built for <code>x86_64-pc-windows-gnu</code>, renamed): boards are nodes of a ring in
+shared memory, chosen per process, e.g. <code>RFM2G_SIM_DEVICES="/dev/rfm2g0 ring=lab node=2"</code> (or
+<code>\\.\rfm2g1 ring=lab node=2</code>). See the project's README.</p>
 
 <h2>Variables</h2>
 <table><tr><th>name</th><th>causality</th><th>type</th><th>start</th><th>description</th></tr>

@@ -51,7 +51,8 @@ pub enum DeviceError {
     },
     #[error(
         "device `{device}` holds {found} bytes but {expected} were asked for; every program \
-         sharing it must use the same size (or remove the stale object, e.g. `rm /dev/shm/NAME`)"
+         sharing it must use the same size ({})",
+        shm::STALE_HINT
     )]
     SizeMismatch {
         device: String,
@@ -60,12 +61,15 @@ pub enum DeviceError {
     },
     #[error("device `{device}`: a size of {size} bytes cannot be used")]
     BadSize { device: String, size: u64 },
-    #[error("device `{device}` does not exist: no program has created /dev/shm/{name}")]
+    #[error(
+        "device `{device}` does not exist: no program has created {}",
+        shm::object_path(name)
+    )]
     NoSuchMemory { device: String, name: String },
     #[error(
-        "device `{device}`: the shared-memory file system (/dev/shm) has no room for its {size} \
-         bytes ({source}): free space there (`df -h /dev/shm`, remove stale objects with \
-         `rm /dev/shm/NAME`) or use a smaller memory"
+        "device `{device}`: {} its {size} bytes ({source}): {} or use a smaller memory",
+        shm::NO_ROOM,
+        shm::NO_ROOM_HINT
     )]
     NoSpace {
         device: String,

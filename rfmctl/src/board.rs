@@ -24,20 +24,7 @@ pub fn info(device: &str, library: Option<&Path>) -> Result<(), Failure> {
     let info = dev.info();
     println!("device      {device}");
     match dev.spec() {
-        DeviceSpec::Shm { name } => {
-            let stat = rfm_core::backend::shm::stat(name)
-                .map_err(|e| Failure::device(anyhow!("`{device}`: {e}")))?;
-            // SAFETY: geteuid has no preconditions.
-            let me = unsafe { libc::geteuid() };
-            println!("kind        POSIX shared memory /dev/shm/{name}");
-            println!("memory      {} bytes ({})", info.size, human(info.size));
-            println!(
-                "owner       uid {}{}, mode {:o}",
-                stat.uid,
-                if stat.uid == me { " (you)" } else { "" },
-                stat.mode
-            );
-        }
+        DeviceSpec::Shm { name } => shm_info(device, name, info.size)?,
         _ => {
             println!("kind        RFM2g board");
             println!("library     {}", info.library.unwrap_or_default());
@@ -53,12 +40,40 @@ pub fn info(device: &str, library: Option<&Path>) -> Result<(), Failure> {
             println!("memory      {} bytes ({})", info.size, human(info.size));
             println!(
                 "driver      {}",
-                dev.driver_version()?.unwrap_or_else(|| {
+                dev.driver_version()?.unwrap_or_else(|| if cfg!(windows) {
+                    "unknown (see the RFM2g driver in Device Manager)".into()
+                } else {
                     "unknown (no /sys/module/rfm2g/version; see `modinfo rfm2g`)".into()
                 })
             );
         }
     }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn shm_info(device: &str, name: &str, size: u64) -> Result<(), Failure> {
+    let stat = rfm_core::backend::shm::stat(name)
+        .map_err(|e| Failure::device(anyhow!("`{device}`: {e}")))?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    println!("kind        POSIX shared memory /dev/shm/{name}");
+    println!("memory      {size} bytes ({})", human(size));
+    println!(
+        "owner       uid {}{}, mode {:o}",
+        stat.uid,
+        if stat.uid == me { " (you)" } else { "" },
+        stat.mode
+    );
+    Ok(())
+}
+
+/// The open has checked the mapping: owned by this user, granting no one else.
+#[cfg(windows)]
+fn shm_info(_device: &str, name: &str, size: u64) -> Result<(), Failure> {
+    println!("kind        named file mapping Local\\rfm-{name} (this logon session)");
+    println!("memory      {size} bytes ({})", human(size));
+    println!("owner       you, and no access for anyone else");
     Ok(())
 }
 

@@ -17,11 +17,28 @@ use clap::{Parser, Subcommand};
 
 use failure::Failure;
 
-const EXIT_CODES: &str = "\
+#[cfg(not(windows))]
+const DEVICES: &str = "\
 Devices: /dev/rfm2gN (an RFM2g board through the vendor library, or the rfm2g-sim
 emulator with --library), or shm:NAME (shared memory a simulator created).
-loopback: memory exists only inside the process that made it.
+loopback: memory exists only inside the process that made it.";
 
+#[cfg(windows)]
+const DEVICES: &str = "\
+Devices: \\\\.\\rfm2gN (an RFM2g board through the vendor's rfm2gdll_stdc_64.dll, found
+in this program's folder or on PATH, or the rfm2g-sim emulator under that name or
+with --library), or shm:NAME (shared memory a simulator created).
+loopback: memory exists only inside the process that made it.";
+
+#[cfg(not(windows))]
+const LIBRARY_HELP: &str = "RFM2g library for /dev/rfm2gN devices (default: librfm2g.so on \
+the library path); e.g. target/release/librfm2g.so, the rfm2g-sim emulator";
+
+#[cfg(windows)]
+const LIBRARY_HELP: &str = "RFM2g library for \\\\.\\rfm2gN devices (default: \
+rfm2gdll_stdc_64.dll from this program's folder or PATH); e.g. the rfm2g-sim emulator's DLL";
+
+const EXIT_CODES: &str = "\
 Exit codes:
   0  done; the check passed
   1  the check failed: ring continuity broken, no interrupt before the timeout,
@@ -31,17 +48,20 @@ Exit codes:
   3  the device could not be opened, or refused the access (outside the memory,
      unaligned)";
 
+/// The devices of this platform, then the exit codes.
+fn after_help() -> String {
+    format!("{DEVICES}\n\n{EXIT_CODES}")
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "rfmctl",
     version,
     about = "Diagnostics for reflective memory: RFM2g boards and shared memory",
-    after_help = EXIT_CODES
+    after_help = after_help()
 )]
 struct Cli {
-    /// RFM2g library for /dev/rfm2gN devices (default: librfm2g.so on the library
-    /// path); e.g. target/release/librfm2g.so, the rfm2g-sim emulator
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help = LIBRARY_HELP)]
     library: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,

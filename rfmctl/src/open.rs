@@ -30,8 +30,9 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
     Device::open(device, &options).map_err(|e| {
         Failure::device(match e {
             DeviceError::NoSuchMemory { device, name } => anyhow::anyhow!(
-                "`{device}` does not exist: no program has created /dev/shm/{name} \
-                 (rfmctl only inspects memory, it does not create it)"
+                "`{device}` does not exist: no program has created {} (rfmctl only inspects \
+                 memory, it does not create it)",
+                rfm_core::backend::shm::object_path(&name)
             ),
             other => anyhow::Error::new(other).context(format!("cannot open `{device}`")),
         })

@@ -2,9 +2,9 @@
 # The packaged win64 FMU in a Windows master (tests/windows/master.c, built
 # with MinGW, loading the DLL with LoadLibrary) under Wine, every value checked
 # bit for bit: a self-loop, two instances at lag 1 in one process, two processes
-# in lockstep lag 0 over shm:, and the same two processes on two boards of an
-# emulated RFM2g ring through the vendor's DLL name, rfm2gdll_stdc_64.dll
-# (rfm2g-sim), with waitStrategy spin and event.
+# in lockstep lag 0 over shm: (waitStrategy spin, yield and sleep), and the same
+# two processes on two boards of an emulated RFM2g ring through the vendor's DLL
+# name, rfm2gdll_stdc_64.dll (rfm2g-sim), with spin and event.
 # Usage: tests/windows/run.sh FMU RFM2G_DLL [STEPS]
 # (from the repository root, after scripts/wine.sh's wine_setup).
 set -euo pipefail
@@ -27,7 +27,7 @@ node() {
     local me=$1 device=$2
     shift 2
     RFM2G_SIM_DEVICES="\\\\.\\rfm2g0 ring=${RING:-none} node=$((me + 1)) size=1M" \
-        wine "$out/master.exe" "$windows_dir" node "$me" "$steps" "$device" "$@"
+        wine "$out/master.exe" "$windows_dir" node "$me" "${STEPS:-$steps}" "$device" "$@"
 }
 
 # Two processes: node 0 in the background, node 1 here; both must succeed.
@@ -39,6 +39,10 @@ pair() {
     return "$status"
 }
 pair "shm:wine-master-$$"
+# The other wait strategies: yield (SwitchToThread) and sleep (a high-resolution
+# waitable timer, through std::thread::sleep), fewer steps for sleep's ~0.5 ms.
+STEPS=20000 pair "shm:wine-master-$$-yield" yield
+STEPS=2000 pair "shm:wine-master-$$-sleep" sleep
 
 # The DLL is found by its vendor name next to the master, as Windows searches
 # the program's folder first.

@@ -28,11 +28,16 @@ pub const DEFAULT_LIBRARY: &str = if cfg!(windows) {
 /// `RFM2gUserMemory` maps whole pages from a page-aligned offset.
 pub const PAGE_SIZE: u64 = 4096;
 
-/// How a user gets the library, quoted in every load error.
-pub const BUILD_HINT: &str = "the vendor ships only a static librfm2g.a on Linux; build a shared \
-    one from the RFM2g SDK with `gcc -shared -fPIC -O2 api/*.c -lpthread -o librfm2g.so` and put \
-    it on LD_LIBRARY_PATH, or give its full path (parameter rfm2gLibrary); on Windows install the \
-    SDK so that rfm2gdll_stdc_64.dll is on PATH";
+/// How a user gets the library, quoted in every load error: this platform's way.
+pub const BUILD_HINT: &str = if cfg!(windows) {
+    "install the RFM2g driver and SDK for Windows, which bring rfm2gdll_stdc_64.dll; put it in the \
+    master program's folder or a folder on PATH, or give its full path (parameter rfm2gLibrary). \
+    Without a card, the rfm2g-sim emulator's rfm2g.dll, renamed rfm2gdll_stdc_64.dll, stands in"
+} else {
+    "the vendor ships only a static librfm2g.a on Linux; build a shared one from the RFM2g SDK \
+    with `gcc -shared -fPIC -O2 api/*.c -lpthread -o librfm2g.so` and put it on \
+    LD_LIBRARY_PATH, or give its full path (parameter rfm2gLibrary)"
+};
 
 type OpenFn = unsafe extern "C" fn(*mut c_char, *mut RFM2GHANDLE) -> RFM2G_STATUS;
 type CloseFn = unsafe extern "C" fn(*mut RFM2GHANDLE) -> RFM2G_STATUS;

@@ -47,3 +47,31 @@ pub fn validate_name(name: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Where the object of `shm:NAME` lives, for messages.
+pub fn object_path(name: &str) -> String {
+    if cfg!(windows) {
+        format!("the file mapping Local\\rfm-{name} (it lives while a program has it open)")
+    } else {
+        format!("/dev/shm/{name}")
+    }
+}
+
+/// What to do about an object of another size.
+pub const STALE_HINT: &str = if cfg!(windows) {
+    "or close the programs that still have the old one open: a mapping goes with its last handle"
+} else {
+    "or remove the stale object, e.g. `rm /dev/shm/NAME`"
+};
+
+/// What could not back the memory, and what to do about it.
+pub const NO_ROOM: &str = if cfg!(windows) {
+    "the paging file cannot commit"
+} else {
+    "the shared-memory file system (/dev/shm) has no room for"
+};
+pub const NO_ROOM_HINT: &str = if cfg!(windows) {
+    "enlarge the paging file, close programs that use much memory,"
+} else {
+    "free space there (`df -h /dev/shm`, remove stale objects with `rm /dev/shm/NAME`)"
+};
