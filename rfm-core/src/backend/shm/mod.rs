@@ -10,14 +10,149 @@
 //!   session's namespace, backed by the paging file, whose only access rule
 //!   grants this user.
 
+use std::io;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use crate::region::Region;
+use crate::DeviceError;
+
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
-pub use unix::*;
+use unix as sys;
+#[cfg(unix)]
+pub use unix::{stat, unlink, ObjectStat};
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::*;
+use windows as sys;
+#[cfg(windows)]
+pub use windows::unlink;
+
+/// A shared mapping of part of an object; unmapped on drop.
+///
+/// Public so that the RFM2g emulator (`rfm2g-sim`) can hand out windows of its
+/// rings with the same ownership and size checks as `shm:` devices.
+#[derive(Debug)]
+pub struct ShmMapping {
+    base: NonNull<u8>,
+    len: usize,
+    _view: sys::View,
+}
+
+// SAFETY: the mapping is plain shared memory, valid until drop; all access goes
+// through `Region`'s atomics or the emulator's own atomic accessors.
+unsafe impl Send for ShmMapping {}
+// SAFETY: as above.
+unsafe impl Sync for ShmMapping {}
+
+impl ShmMapping {
+    /// The first byte; page-aligned, valid for `len()` bytes while `self` lives.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.base.as_ptr()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn region(self: &Arc<Self>) -> Region {
+        // SAFETY: the mapping is page-aligned, `len` bytes, kept alive by the owner
+        // Arc, and shared with other processes that access it only as aligned words.
+        unsafe { Region::from_raw_parts(self.base, self.len, Arc::clone(self) as _) }
+    }
+}
+
+fn os_error(device: &str, op: &'static str) -> DeviceError {
+    DeviceError::Os {
+        device: device.to_owned(),
+        op,
+        source: io::Error::last_os_error(),
+    }
+}
+
+/// An open shared-memory object of a checked size, owned by this user and closed
+/// to others.
+#[derive(Debug)]
+pub struct ShmObject {
+    object: sys::Object,
+    device: String,
+    size: usize,
+    created: bool,
+}
+
+impl ShmObject {
+    /// Opens or creates the object of NAME with `size` bytes. `device` names it
+    /// in errors.
+    pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, DeviceError> {
+        Self::open_with(device, name, Some(size))
+    }
+
+    /// Opens the object only if it exists, with the size it has: for tools that
+    /// inspect memory and must never create it (no check-then-open race either).
+    pub fn open_existing(device: &str, name: &str) -> Result<ShmObject, DeviceError> {
+        Self::open_with(device, name, None)
+    }
+
+    fn open_with(device: &str, name: &str, size: Option<usize>) -> Result<ShmObject, DeviceError> {
+        validate_name(name).map_err(|reason| DeviceError::BadDevice {
+            device: device.to_owned(),
+            reason,
+        })?;
+        let (object, size, created) = sys::open(device, name, size)?;
+        Ok(ShmObject {
+            object,
+            device: device.to_owned(),
+            size,
+            created,
+        })
+    }
+
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Whether this open created the object (it is then all zeroes).
+    pub fn created(&self) -> bool {
+        self.created
+    }
+
+    /// Maps `[offset, offset + len)` shared and read-write. `offset` must be a
+    /// multiple of the page size and the window inside the object.
+    pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, DeviceError> {
+        if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(DeviceError::WindowOutOfRange {
+                device: self.device.clone(),
+                offset: offset as u64,
+                len: len as u64,
+                size: self.size as u64,
+            });
+        }
+        let (base, view) = sys::map(&self.object, &self.device, offset, len)?;
+        Ok(ShmMapping {
+            base,
+            len,
+            _view: view,
+        })
+    }
+}
+
+/// Opens or creates the object of NAME with `size` bytes (`None`: only an
+/// existing object, with its own size) and maps all of it.
+pub(crate) fn open(
+    device: &str,
+    name: &str,
+    size: Option<usize>,
+) -> Result<Arc<ShmMapping>, DeviceError> {
+    let object = ShmObject::open_with(device, name, size)?;
+    let size = object.size();
+    Ok(Arc::new(object.map(0, size)?))
+}
 
 /// Longest NAME accepted (Linux allows 255 bytes for the whole `/NAME`; Windows
 /// 260 characters for `Local\\rfm-NAME`).

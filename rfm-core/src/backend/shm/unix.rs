@@ -4,67 +4,28 @@
 use std::ffi::CString;
 use std::io;
 use std::ptr::NonNull;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::validate_name;
+use super::{os_error, validate_name};
 
-use crate::region::Region;
 use crate::DeviceError;
 
 /// How long an opener waits for a creator that has not sized the object yet.
 const SIZING_GRACE: Duration = Duration::from_secs(1);
 
-/// A shared mapping of part of an object; unmapped on drop.
-///
-/// Public so that the RFM2g emulator (`rfm2g-sim`) can hand out windows of its
-/// rings with the same ownership and size checks as `shm:` devices.
+/// The OS side of a [`super::ShmMapping`]: `len` bytes mapped at `base`,
+/// unmapped on drop.
 #[derive(Debug)]
-pub struct ShmMapping {
+pub(super) struct View {
     base: NonNull<u8>,
     len: usize,
 }
 
-// SAFETY: the mapping is plain shared memory, valid until drop; all access goes
-// through `Region`'s atomics or the emulator's own atomic accessors.
-unsafe impl Send for ShmMapping {}
-// SAFETY: as above.
-unsafe impl Sync for ShmMapping {}
-
-impl Drop for ShmMapping {
+impl Drop for View {
     fn drop(&mut self) {
         // SAFETY: `base`/`len` are exactly what mmap returned; no region outlives
-        // this owner (each holds an Arc to it).
+        // the mapping that owns this view (each holds an Arc to it).
         unsafe { libc::munmap(self.base.as_ptr().cast(), self.len) };
-    }
-}
-
-impl ShmMapping {
-    /// The first byte; page-aligned, valid for `len()` bytes while `self` lives.
-    pub fn as_ptr(&self) -> *mut u8 {
-        self.base.as_ptr()
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub(crate) fn region(self: &Arc<Self>) -> Region {
-        // SAFETY: the mapping is page-aligned, `len` bytes, kept alive by the owner
-        // Arc, and shared with other processes that access it only as aligned words.
-        unsafe { Region::from_raw_parts(self.base, self.len, Arc::clone(self) as _) }
-    }
-}
-
-fn os_error(device: &str, op: &'static str) -> DeviceError {
-    DeviceError::Os {
-        device: device.to_owned(),
-        op,
-        source: io::Error::last_os_error(),
     }
 }
 
@@ -107,174 +68,131 @@ fn back_every_page(fd: &Fd, size: usize) -> io::Result<()> {
     }
 }
 
-/// An open shared-memory object of a checked size, owned by this user and closed
-/// to others.
+/// The OS side of a [`super::ShmObject`]: the open object `/NAME`.
 #[derive(Debug)]
-pub struct ShmObject {
+pub(super) struct Object {
     fd: Fd,
-    device: String,
-    size: usize,
-    created: bool,
 }
 
-impl ShmObject {
-    /// Opens or creates `/NAME` with `size` bytes. `device` names it in errors.
-    pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, DeviceError> {
-        Self::open_with(device, name, Some(size))
-    }
-
-    /// Opens `/NAME` only if it exists, with the size it has: for tools that inspect
-    /// memory and must never create it (no check-then-open race either).
-    pub fn open_existing(device: &str, name: &str) -> Result<ShmObject, DeviceError> {
-        Self::open_with(device, name, None)
-    }
-
-    fn open_with(device: &str, name: &str, size: Option<usize>) -> Result<ShmObject, DeviceError> {
-        validate_name(name).map_err(|reason| DeviceError::BadDevice {
-            device: device.to_owned(),
-            reason,
-        })?;
-        let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
-        let create = if size.is_some() {
-            libc::O_CREAT | libc::O_EXCL
-        } else {
-            0
-        };
-        // SAFETY: `path` is a valid C string; flags and mode are plain integers.
-        let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR | create, 0o600) };
-        let (fd, created) = if fd >= 0 {
-            (Fd(fd), size.is_some())
-        } else if size.is_none() && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT)
-        {
-            return Err(DeviceError::NoSuchMemory {
-                device: device.to_owned(),
-                name: name.to_owned(),
-            });
-        } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
-            // SAFETY: as above.
-            let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR, 0) };
-            if fd < 0 {
-                return Err(os_error(device, "shm_open"));
-            }
-            (Fd(fd), false)
-        } else {
-            return Err(os_error(device, "shm_open"));
-        };
-
-        let mut st = fstat(device, &fd)?;
-        // SAFETY: geteuid has no preconditions.
-        let me = unsafe { libc::geteuid() };
-        if st.st_uid != me {
-            return Err(DeviceError::NotOwner {
-                device: device.to_owned(),
-                owner: format!("uid {}", st.st_uid),
-                me: format!("uid {me}"),
-            });
-        }
-        if st.st_mode & 0o077 != 0 {
-            return Err(DeviceError::OpenToOthers {
-                device: device.to_owned(),
-                mode: st.st_mode & 0o777,
-            });
-        }
-        if let (true, Some(size)) = (created, size) {
-            let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize {
-                device: device.to_owned(),
-                size: size as u64,
-            })?;
-            // SAFETY: fd is open for writing.
-            if unsafe { libc::ftruncate(fd.0, len) } != 0 {
-                return Err(os_error(device, "ftruncate"));
-            }
-            st.st_size = len;
-        } else {
-            // Another opener created it a moment ago and may not have sized it yet.
-            let deadline = Instant::now() + SIZING_GRACE;
-            while st.st_size == 0 && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(1));
-                st = fstat(device, &fd)?;
-            }
-        }
-        let size = size.unwrap_or(st.st_size as usize);
-        if st.st_size as u64 != size as u64 {
-            return Err(DeviceError::SizeMismatch {
-                device: device.to_owned(),
-                expected: size as u64,
-                found: st.st_size as u64,
-            });
-        }
-        if let Err(source) = back_every_page(&fd, size) {
-            if created {
-                // Leave no object that would kill the next opener instead.
-                // SAFETY: `path` is a valid C string.
-                unsafe { libc::shm_unlink(path.as_ptr()) };
-            }
-            return Err(DeviceError::NoSpace {
-                device: device.to_owned(),
-                size: size as u64,
-                source,
-            });
-        }
-        Ok(ShmObject {
-            fd,
-            device: device.to_owned(),
-            size,
-            created,
-        })
-    }
-
-    pub fn size(&self) -> usize {
-        self.size
-    }
-
-    /// Whether this open created the object (it is then all zeroes).
-    pub fn created(&self) -> bool {
-        self.created
-    }
-
-    /// Maps `[offset, offset + len)` shared and read-write. `offset` must be a
-    /// multiple of the page size and the window inside the object.
-    pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, DeviceError> {
-        let out_of_range = || DeviceError::WindowOutOfRange {
-            device: self.device.clone(),
-            offset: offset as u64,
-            len: len as u64,
-            size: self.size as u64,
-        };
-        if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.size) {
-            return Err(out_of_range());
-        }
-        let file_offset = libc::off_t::try_from(offset).map_err(|_| out_of_range())?;
-        // SAFETY: mapping `len` bytes inside an object of `size` bytes, shared,
-        // read-write; the result is checked against MAP_FAILED below.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                self.fd.0,
-                file_offset,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(os_error(&self.device, "mmap"));
-        }
-        let base = NonNull::new(ptr.cast::<u8>()).expect("mmap never returns NULL on success");
-        Ok(ShmMapping { base, len })
-    }
-}
-
-/// Opens or creates `/NAME` with `size` bytes (`None`: only an existing object,
-/// with its own size) and maps all of it.
-pub(crate) fn open(
+/// Opens or creates `/NAME` (a valid name) with `size` bytes (`None`: only an
+/// existing object, with its own size), owned by this user and closed to others;
+/// returns it with its size and whether this call created it.
+pub(super) fn open(
     device: &str,
     name: &str,
     size: Option<usize>,
-) -> Result<Arc<ShmMapping>, DeviceError> {
-    let object = ShmObject::open_with(device, name, size)?;
-    let size = object.size();
-    Ok(Arc::new(object.map(0, size)?))
+) -> Result<(Object, usize, bool), DeviceError> {
+    let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
+    let create = if size.is_some() {
+        libc::O_CREAT | libc::O_EXCL
+    } else {
+        0
+    };
+    // SAFETY: `path` is a valid C string; flags and mode are plain integers.
+    let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR | create, 0o600) };
+    let (fd, created) = if fd >= 0 {
+        (Fd(fd), size.is_some())
+    } else if size.is_none() && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
+        return Err(DeviceError::NoSuchMemory {
+            device: device.to_owned(),
+            name: name.to_owned(),
+        });
+    } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
+        // SAFETY: as above.
+        let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR, 0) };
+        if fd < 0 {
+            return Err(os_error(device, "shm_open"));
+        }
+        (Fd(fd), false)
+    } else {
+        return Err(os_error(device, "shm_open"));
+    };
+
+    let mut st = fstat(device, &fd)?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if st.st_uid != me {
+        return Err(DeviceError::NotOwner {
+            device: device.to_owned(),
+            owner: format!("uid {}", st.st_uid),
+            me: format!("uid {me}"),
+        });
+    }
+    if st.st_mode & 0o077 != 0 {
+        return Err(DeviceError::OpenToOthers {
+            device: device.to_owned(),
+            mode: st.st_mode & 0o777,
+        });
+    }
+    if let (true, Some(size)) = (created, size) {
+        let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize {
+            device: device.to_owned(),
+            size: size as u64,
+        })?;
+        // SAFETY: fd is open for writing.
+        if unsafe { libc::ftruncate(fd.0, len) } != 0 {
+            return Err(os_error(device, "ftruncate"));
+        }
+        st.st_size = len;
+    } else {
+        // Another opener created it a moment ago and may not have sized it yet.
+        let deadline = Instant::now() + SIZING_GRACE;
+        while st.st_size == 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+            st = fstat(device, &fd)?;
+        }
+    }
+    let size = size.unwrap_or(st.st_size as usize);
+    if st.st_size as u64 != size as u64 {
+        return Err(DeviceError::SizeMismatch {
+            device: device.to_owned(),
+            expected: size as u64,
+            found: st.st_size as u64,
+        });
+    }
+    if let Err(source) = back_every_page(&fd, size) {
+        if created {
+            // Leave no object that would kill the next opener instead.
+            // SAFETY: `path` is a valid C string.
+            unsafe { libc::shm_unlink(path.as_ptr()) };
+        }
+        return Err(DeviceError::NoSpace {
+            device: device.to_owned(),
+            size: size as u64,
+            source,
+        });
+    }
+    Ok((Object { fd }, size, created))
+}
+
+/// Maps `len` bytes of `object` from `offset` (page-aligned, inside the object).
+pub(super) fn map(
+    object: &Object,
+    device: &str,
+    offset: usize,
+    len: usize,
+) -> Result<(NonNull<u8>, View), DeviceError> {
+    let file_offset = libc::off_t::try_from(offset).map_err(|_| DeviceError::BadSize {
+        device: device.to_owned(),
+        size: offset as u64,
+    })?;
+    // SAFETY: mapping `len` bytes inside the object, shared, read-write; the
+    // result is checked against MAP_FAILED below.
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            object.fd.0,
+            file_offset,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        return Err(os_error(device, "mmap"));
+    }
+    let base = NonNull::new(ptr.cast::<u8>()).expect("mmap never returns NULL on success");
+    Ok((base, View { base, len }))
 }
 
 /// An existing object's size and ownership, as `fstat` reports them.

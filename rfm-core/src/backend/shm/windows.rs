@@ -5,8 +5,8 @@
 //! granting this user; an existing mapping is refused unless it is owned by this
 //! user and grants no one else. All its pages are committed when it is created
 //! (`SEC_COMMIT`), so a full paging file is an error at open, never a fault in a
-//! step. A mapping lives while a handle to it is open (each [`ShmMapping`]
-//! keeps one): there is nothing to remove afterwards ([`unlink`]).
+//! step. A mapping lives while a handle to it is open (each view keeps one):
+//! there is nothing to remove afterwards ([`unlink`]).
 
 use std::ffi::c_void;
 use std::io;
@@ -34,8 +34,7 @@ use windows_sys::Win32::System::Memory::{
 use windows_sys::Win32::System::SystemInformation::{GetSystemInfo, SYSTEM_INFO};
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
-use super::validate_name;
-use crate::region::Region;
+use super::{os_error, validate_name};
 use crate::DeviceError;
 
 /// The ACE types read: a mapping of ours holds one ACCESS_ALLOWED rule.
@@ -63,67 +62,27 @@ extern "system" {
     ) -> i32;
 }
 
-/// A shared mapping of part of an object; unmapped on drop.
-///
-/// Public so that the RFM2g emulator (`rfm2g-sim`) can hand out windows of its
-/// rings with the same ownership and size checks as `shm:` devices.
+/// The OS side of a [`super::ShmMapping`]: a view, unmapped on drop.
 #[derive(Debug)]
-pub struct ShmMapping {
+pub(super) struct View {
     /// What `MapViewOfFile` returned: a view starts on the allocation
-    /// granularity (64 KiB), so `base` may lie inside it.
+    /// granularity (64 KiB), so the mapping's first byte may lie inside it.
     view: NonNull<u8>,
-    base: NonNull<u8>,
-    len: usize,
     /// The mapping's handle. Its name, which other processes open it by, goes
     /// when the last handle closes, even while views remain.
     _object: Arc<OwnedHandle>,
 }
 
-// SAFETY: the mapping is plain shared memory, valid until drop; all access goes
-// through `Region`'s atomics or the emulator's own atomic accessors.
-unsafe impl Send for ShmMapping {}
-// SAFETY: as above.
-unsafe impl Sync for ShmMapping {}
-
-impl Drop for ShmMapping {
+impl Drop for View {
     fn drop(&mut self) {
         let view = MEMORY_MAPPED_VIEW_ADDRESS {
             Value: self.view.as_ptr().cast(),
         };
-        // SAFETY: `view` is what MapViewOfFile returned; no region outlives this
-        // owner (each holds an Arc to it).
+        // SAFETY: `view` is what MapViewOfFile returned; no region outlives the
+        // mapping that owns this view (each holds an Arc to it).
         if unsafe { UnmapViewOfFile(view) } == 0 {
             log::warn!("unmapping shared memory: {}", io::Error::last_os_error());
         }
-    }
-}
-
-impl ShmMapping {
-    /// The first byte; page-aligned, valid for `len()` bytes while `self` lives.
-    pub fn as_ptr(&self) -> *mut u8 {
-        self.base.as_ptr()
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub(crate) fn region(self: &Arc<Self>) -> Region {
-        // SAFETY: the view is page-aligned, `len` bytes, kept alive by the owner
-        // Arc, and shared with other processes that access it only as aligned words.
-        unsafe { Region::from_raw_parts(self.base, self.len, Arc::clone(self) as _) }
-    }
-}
-
-fn os_error(device: &str, op: &'static str) -> DeviceError {
-    DeviceError::Os {
-        device: device.to_owned(),
-        op,
-        source: io::Error::last_os_error(),
     }
 }
 
@@ -344,169 +303,138 @@ fn section_size(device: &str, handle: HANDLE) -> Result<u64, DeviceError> {
     Ok(info.maximum_size as u64)
 }
 
-/// An open shared-memory object of a checked size, owned by this user and closed
-/// to others.
+/// The OS side of a [`super::ShmObject`]: the open mapping.
 #[derive(Debug)]
-pub struct ShmObject {
+pub(super) struct Object {
     handle: Arc<OwnedHandle>,
-    device: String,
-    size: usize,
-    created: bool,
 }
 
-impl ShmObject {
-    /// Opens or creates `Local\rfm-NAME` with `size` bytes. `device` names it in errors.
-    pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, DeviceError> {
-        Self::open_with(device, name, Some(size))
-    }
-
-    /// Opens the mapping only if it exists, with the size it has: for tools that
-    /// inspect memory and must never create it.
-    pub fn open_existing(device: &str, name: &str) -> Result<ShmObject, DeviceError> {
-        Self::open_with(device, name, None)
-    }
-
-    fn open_with(device: &str, name: &str, size: Option<usize>) -> Result<ShmObject, DeviceError> {
-        validate_name(name).map_err(|reason| DeviceError::BadDevice {
-            device: device.to_owned(),
-            reason,
-        })?;
-        let user = User::current().map_err(|source| DeviceError::Os {
-            device: device.to_owned(),
-            op: "reading this process's user",
-            source,
-        })?;
-        let object = object_name(name);
-        let (raw, created) = match size {
-            Some(size) => {
-                let sd = private_descriptor(&user).map_err(|source| DeviceError::Os {
-                    device: device.to_owned(),
-                    op: "building the security descriptor",
-                    source,
-                })?;
-                let attributes = SECURITY_ATTRIBUTES {
-                    nLength: std::mem::size_of::<SECURITY_ATTRIBUTES>() as u32,
-                    lpSecurityDescriptor: sd.0,
-                    bInheritHandle: 0,
-                };
-                let bytes = size as u64;
-                // SAFETY: a paging-file mapping (INVALID_HANDLE_VALUE) of `size`
-                // bytes; the attributes and name outlive the call.
-                let raw = unsafe {
-                    CreateFileMappingW(
-                        INVALID_HANDLE_VALUE,
-                        &attributes,
-                        PAGE_READWRITE | SEC_COMMIT,
-                        (bytes >> 32) as u32,
-                        bytes as u32,
-                        object.as_ptr(),
-                    )
-                };
-                // SAFETY: no call in between has reset the thread's last error.
-                let last = unsafe { GetLastError() };
-                if raw.is_null() {
-                    if matches!(last, ERROR_COMMITMENT_LIMIT | ERROR_NOT_ENOUGH_MEMORY) {
-                        return Err(DeviceError::NoSpace {
-                            device: device.to_owned(),
-                            size: bytes,
-                            source: io::Error::from_raw_os_error(last as i32),
-                        });
-                    }
-                    return Err(DeviceError::Os {
+/// Opens or creates `Local\rfm-NAME` (a valid name) with `size` bytes (`None`:
+/// only an existing mapping, with its own size), owned by this user and closed
+/// to others; returns it with its size and whether this call created it.
+pub(super) fn open(
+    device: &str,
+    name: &str,
+    size: Option<usize>,
+) -> Result<(Object, usize, bool), DeviceError> {
+    let user = User::current().map_err(|source| DeviceError::Os {
+        device: device.to_owned(),
+        op: "reading this process's user",
+        source,
+    })?;
+    let object = object_name(name);
+    let (raw, created) = match size {
+        Some(size) => {
+            let sd = private_descriptor(&user).map_err(|source| DeviceError::Os {
+                device: device.to_owned(),
+                op: "building the security descriptor",
+                source,
+            })?;
+            let attributes = SECURITY_ATTRIBUTES {
+                nLength: std::mem::size_of::<SECURITY_ATTRIBUTES>() as u32,
+                lpSecurityDescriptor: sd.0,
+                bInheritHandle: 0,
+            };
+            let bytes = size as u64;
+            // SAFETY: a paging-file mapping (INVALID_HANDLE_VALUE) of `size`
+            // bytes; the attributes and name outlive the call.
+            let raw = unsafe {
+                CreateFileMappingW(
+                    INVALID_HANDLE_VALUE,
+                    &attributes,
+                    PAGE_READWRITE | SEC_COMMIT,
+                    (bytes >> 32) as u32,
+                    bytes as u32,
+                    object.as_ptr(),
+                )
+            };
+            // SAFETY: no call in between has reset the thread's last error.
+            let last = unsafe { GetLastError() };
+            if raw.is_null() {
+                if matches!(last, ERROR_COMMITMENT_LIMIT | ERROR_NOT_ENOUGH_MEMORY) {
+                    return Err(DeviceError::NoSpace {
                         device: device.to_owned(),
-                        op: "CreateFileMappingW",
+                        size: bytes,
                         source: io::Error::from_raw_os_error(last as i32),
                     });
                 }
-                (raw, last != ERROR_ALREADY_EXISTS)
+                return Err(DeviceError::Os {
+                    device: device.to_owned(),
+                    op: "CreateFileMappingW",
+                    source: io::Error::from_raw_os_error(last as i32),
+                });
             }
-            None => {
-                // SAFETY: a NUL-terminated name; full access, not inherited.
-                let raw = unsafe { OpenFileMappingW(FILE_MAP_ALL_ACCESS, 0, object.as_ptr()) };
-                if raw.is_null() {
-                    let error = io::Error::last_os_error();
-                    if error.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) {
-                        return Err(DeviceError::NoSuchMemory {
-                            device: device.to_owned(),
-                            name: name.to_owned(),
-                        });
-                    }
-                    return Err(DeviceError::Os {
+            (raw, last != ERROR_ALREADY_EXISTS)
+        }
+        None => {
+            // SAFETY: a NUL-terminated name; full access, not inherited.
+            let raw = unsafe { OpenFileMappingW(FILE_MAP_ALL_ACCESS, 0, object.as_ptr()) };
+            if raw.is_null() {
+                let error = io::Error::last_os_error();
+                if error.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) {
+                    return Err(DeviceError::NoSuchMemory {
                         device: device.to_owned(),
-                        op: "OpenFileMappingW",
-                        source: error,
+                        name: name.to_owned(),
                     });
                 }
-                (raw, false)
+                return Err(DeviceError::Os {
+                    device: device.to_owned(),
+                    op: "OpenFileMappingW",
+                    source: error,
+                });
             }
-        };
-        // SAFETY: a handle the call above opened, owned from here on.
-        let handle = Arc::new(unsafe { OwnedHandle::from_raw_handle(raw) });
-        check_private(device, handle.as_raw_handle(), &user)?;
-        let found = section_size(device, handle.as_raw_handle())?;
-        let size = size.unwrap_or(found as usize);
-        if found != size as u64 {
-            return Err(DeviceError::SizeMismatch {
-                device: device.to_owned(),
-                expected: size as u64,
-                found,
-            });
+            (raw, false)
         }
-        Ok(ShmObject {
-            handle,
+    };
+    // SAFETY: a handle the call above opened, owned from here on.
+    let handle = Arc::new(unsafe { OwnedHandle::from_raw_handle(raw) });
+    check_private(device, handle.as_raw_handle(), &user)?;
+    let found = section_size(device, handle.as_raw_handle())?;
+    let size = size.unwrap_or(found as usize);
+    if found != size as u64 {
+        return Err(DeviceError::SizeMismatch {
             device: device.to_owned(),
-            size,
-            created,
-        })
+            expected: size as u64,
+            found,
+        });
     }
+    Ok((Object { handle }, size, created))
+}
 
-    pub fn size(&self) -> usize {
-        self.size
-    }
-
-    /// Whether this open created the object (it is then all zeroes).
-    pub fn created(&self) -> bool {
-        self.created
-    }
-
-    /// Maps `[offset, offset + len)` shared and read-write. `offset` must be a
-    /// multiple of the page size and the window inside the object.
-    pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, DeviceError> {
-        let out_of_range = || DeviceError::WindowOutOfRange {
-            device: self.device.clone(),
-            offset: offset as u64,
-            len: len as u64,
-            size: self.size as u64,
-        };
-        if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.size) {
-            return Err(out_of_range());
-        }
-        // A view must start on the allocation granularity: map from there.
-        let granularity = allocation_granularity();
-        let start = offset - offset % granularity;
-        let skip = offset - start;
-        let bytes = start as u64;
-        // SAFETY: `skip + len` bytes from `start`, inside the mapping's size.
-        let view = unsafe {
-            MapViewOfFile(
-                self.handle.as_raw_handle(),
-                FILE_MAP_READ | FILE_MAP_WRITE,
-                (bytes >> 32) as u32,
-                bytes as u32,
-                skip + len,
-            )
-        };
-        let view = NonNull::new(view.Value.cast::<u8>())
-            .ok_or_else(|| os_error(&self.device, "MapViewOfFile"))?;
-        // SAFETY: `skip` bytes into a view of `skip + len` bytes.
-        let base = unsafe { view.add(skip) };
-        Ok(ShmMapping {
+/// Maps `len` bytes of `object` from `offset` (page-aligned, inside the object).
+pub(super) fn map(
+    object: &Object,
+    device: &str,
+    offset: usize,
+    len: usize,
+) -> Result<(NonNull<u8>, View), DeviceError> {
+    // A view must start on the allocation granularity: map from there.
+    let granularity = allocation_granularity();
+    let start = offset - offset % granularity;
+    let skip = offset - start;
+    let bytes = start as u64;
+    // SAFETY: `skip + len` bytes from `start`, inside the mapping's size.
+    let view = unsafe {
+        MapViewOfFile(
+            object.handle.as_raw_handle(),
+            FILE_MAP_READ | FILE_MAP_WRITE,
+            (bytes >> 32) as u32,
+            bytes as u32,
+            skip + len,
+        )
+    };
+    let view =
+        NonNull::new(view.Value.cast::<u8>()).ok_or_else(|| os_error(device, "MapViewOfFile"))?;
+    // SAFETY: `skip` bytes into a view of `skip + len` bytes.
+    let base = unsafe { view.add(skip) };
+    let object = Arc::clone(&object.handle);
+    Ok((
+        base,
+        View {
             view,
-            base,
-            len,
-            _object: Arc::clone(&self.handle),
-        })
-    }
+            _object: object,
+        },
+    ))
 }
 
 /// Where views may start: 64 KiB on every Windows so far.
@@ -516,18 +444,6 @@ fn allocation_granularity() -> usize {
     // SAFETY: a valid out pointer.
     unsafe { GetSystemInfo(&mut info) };
     info.dwAllocationGranularity as usize
-}
-
-/// Opens or creates the mapping with `size` bytes (`None`: only an existing one,
-/// with its own size) and maps all of it.
-pub(crate) fn open(
-    device: &str,
-    name: &str,
-    size: Option<usize>,
-) -> Result<Arc<ShmMapping>, DeviceError> {
-    let object = ShmObject::open_with(device, name, size)?;
-    let size = object.size();
-    Ok(Arc::new(object.map(0, size)?))
 }
 
 /// Nothing to remove on Windows: a mapping goes when its last handle closes.
