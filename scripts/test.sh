@@ -82,7 +82,7 @@ RFM2G_SIM_LIBRARY="$PWD/target/debug/librfm2g.so" RUSTFLAGS="-Zsanitizer=address
     --target x86_64-unknown-linux-gnu --target-dir target/asan
 
 step "fuzzing: 30 s per target from the committed corpus (fuzz/corpus)"
-for target in framed_decode seed_decode fmi_calls interface_parse resources; do
+for target in framed_decode seed_decode fmi_calls interface_parse resources recording_read; do
     (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30 -timeout=10)
 done
 

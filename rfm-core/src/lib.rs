@@ -17,6 +17,7 @@ pub mod frame;
 pub mod health;
 pub mod interface;
 pub mod link;
+pub mod record;
 mod region;
 mod seqlock;
 pub mod slot;

@@ -6,6 +6,7 @@ use rfm_core::DeviceError;
 pub const CHECK_FAILED: u8 = 1;
 pub const USAGE: u8 = 2;
 pub const DEVICE: u8 = 3;
+pub const RECORDING: u8 = 4;
 
 #[derive(Debug)]
 pub struct Failure {
@@ -31,6 +32,13 @@ impl Failure {
     pub fn device(error: impl Into<anyhow::Error>) -> Failure {
         Failure {
             code: DEVICE,
+            error: error.into(),
+        }
+    }
+
+    pub fn recording(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: RECORDING,
             error: error.into(),
         }
     }

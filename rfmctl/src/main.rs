@@ -8,6 +8,7 @@ mod memory;
 mod numbers;
 mod open;
 mod ping;
+mod recording;
 mod watch;
 
 use std::path::PathBuf;
@@ -46,7 +47,9 @@ Exit codes:
   2  wrong usage: bad arguments, or a command the device does not support
      (ring-check on shm:, any command on loopback:)
   3  the device could not be opened, or refused the access (outside the memory,
-     unaligned)";
+     unaligned)
+  4  the recording cannot be read: not a recording, a newer format, or corrupt
+     (a recording cut short is read up to its last record)";
 
 /// The devices of this platform, then the exit codes.
 fn after_help() -> String {
@@ -107,6 +110,9 @@ enum Command {
     /// Network interrupts with 32-bit data (RFM2g)
     #[command(subcommand)]
     Events(board::EventsCommand),
+    /// What a recording holds: interface, nodes, steps, duration, gaps, restarts, bad frames
+    #[command(after_help = "Example: rfmctl show cockpit.rec")]
+    Show { file: PathBuf },
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -121,6 +127,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Ping(args) => ping::run(&args, library),
         Command::RingCheck { device } => board::ring_check(&device, library),
         Command::Events(command) => board::events(&command, library),
+        Command::Show { file } => recording::show(&file),
     }
 }
 

@@ -93,6 +93,7 @@ fn help_explains_every_subcommand_with_an_example() {
         "ping",
         "ring-check",
         "events",
+        "show",
     ] {
         assert!(text.contains(&format!("  {sub} ")), "--help lacks {sub}");
         let args: Vec<&str> = if sub == "events" {

@@ -1,0 +1,174 @@
+//! Recordings: every frame a node published and every peer frame it took, in one
+//! file, so that a run can be inspected, compared and replayed without the other
+//! PC.
+//!
+//! The format (version 1), little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 8 | magic `"RFMrec\r\n"` (a text-mode copy breaks it visibly) |
+//! | 4 | format version |
+//! | 4 | header length H |
+//! | H | header: see below |
+//! | 4 | CRC-32C of the 8 + H bytes from the version on |
+//!
+//! then records until the end of the file:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 4 | body length B (16 to [`MAX_RECORD`]) |
+//! | 1 | kind: 0 a frame this node published, 1 a peer frame it took, 2 frames a recorder missed |
+//! | 1 | slot of the frame's writer |
+//! | 2 | reserved, 0 |
+//! | 8 | wall clock (ns since 1970) when the recorder got it |
+//! | B - 12 | the frame as it was in memory (64-byte header with its own CRC, then the payload), or for kind 2 the count missed (8 bytes) |
+//! | 4 | CRC-32C of the B bytes from the kind on |
+//!
+//! The header: the interface's fingerprint (8), the recording node's slot (1;
+//! 255 for a recorder that is no node), the number of nodes described (1), 2
+//! reserved, the wall clock at the start (8), then the interface name and the
+//! parameters (`key=value` lines) as a u32 length and UTF-8, then each node's
+//! descriptor ([`crate::interface::descriptor`]) as a u32 length and its bytes.
+//!
+//! Each record is written whole by one `write` of a buffered writer; a file cut
+//! anywhere (a master killed) reads up to its last complete record, and the
+//! reader says how many bytes it left.
+
+mod reader;
+mod writer;
+
+pub use reader::{Reader, RecordError};
+pub use writer::{Recorder, RecorderError};
+
+use crate::interface::descriptor::{self, Descriptor};
+
+/// The file's first bytes.
+pub const MAGIC: [u8; 8] = *b"RFMrec\r\n";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// The largest record body: a frame of the largest memory an interface may use.
+pub const MAX_RECORD: u32 = 16 << 20;
+/// The slot of a recorder that is no node (`rfmctl record`).
+pub const NO_NODE: u8 = 255;
+/// Bytes of a record body before the frame.
+pub const RECORD_HEAD: usize = 12;
+
+/// What a record holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A frame the recording node published.
+    Published,
+    /// A peer's frame the recording node took.
+    Taken,
+    /// Frames a recorder missed between two reads (the body is the count).
+    Missed,
+}
+
+impl Kind {
+    fn code(self) -> u8 {
+        match self {
+            Kind::Published => 0,
+            Kind::Taken => 1,
+            Kind::Missed => 2,
+        }
+    }
+
+    fn of(code: u8) -> Option<Kind> {
+        match code {
+            0 => Some(Kind::Published),
+            1 => Some(Kind::Taken),
+            2 => Some(Kind::Missed),
+            _ => None,
+        }
+    }
+}
+
+/// What a recording says about itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    pub fingerprint: u64,
+    /// The recording node's slot, or [`NO_NODE`].
+    pub node: u8,
+    /// Wall clock at the start, ns since 1970.
+    pub started_ns: u64,
+    pub interface: String,
+    /// `key=value` lines: the recording node's parameters.
+    pub parameters: String,
+    /// Each node's descriptor, as it wrote it into memory.
+    pub descriptors: Vec<Vec<u8>>,
+}
+
+impl Header {
+    /// The descriptors, decoded (they were checked when the file was read).
+    pub fn nodes(&self) -> Vec<Descriptor> {
+        self.descriptors
+            .iter()
+            .map(|d| descriptor::decode(d).expect("checked by the reader"))
+            .collect()
+    }
+
+    /// The header's bytes, between the length and the CRC.
+    fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&self.fingerprint.to_le_bytes());
+        b.push(self.node);
+        b.push(u8::try_from(self.descriptors.len()).expect("at most 255 nodes described"));
+        b.extend_from_slice(&[0, 0]);
+        b.extend_from_slice(&self.started_ns.to_le_bytes());
+        for text in [&self.interface, &self.parameters] {
+            b.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            b.extend_from_slice(text.as_bytes());
+        }
+        for d in &self.descriptors {
+            b.extend_from_slice(&(d.len() as u32).to_le_bytes());
+            b.extend_from_slice(d);
+        }
+        b
+    }
+}
+
+/// One record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub kind: Kind,
+    /// The slot of the frame's writer.
+    pub slot: u8,
+    /// When the recorder got it, ns since 1970.
+    pub recorded_ns: u64,
+    /// The frame's bytes (header and payload), or the count missed.
+    pub body: Vec<u8>,
+}
+
+impl Record {
+    /// For [`Kind::Missed`]: how many frames were missed.
+    pub fn missed(&self) -> Option<u64> {
+        match self.kind {
+            Kind::Missed => Some(u64::from_le_bytes(self.body[..8].try_into().ok()?)),
+            _ => None,
+        }
+    }
+}
+
+/// The bytes of one record: length, body, CRC.
+fn encode_record(kind: Kind, slot: u8, recorded_ns: u64, frame: &[u8], out: &mut Vec<u8>) {
+    let len = (RECORD_HEAD + frame.len()) as u32;
+    out.extend_from_slice(&len.to_le_bytes());
+    let body = out.len();
+    out.push(kind.code());
+    out.push(slot);
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&recorded_ns.to_le_bytes());
+    out.extend_from_slice(frame);
+    let crc = crc32c::crc32c(&out[body..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+}
+
+/// Wall clock now, ns since 1970.
+pub fn wall_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,261 @@
+use std::io::Write;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use std::path::Path;
+
+use super::*;
+use crate::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
+use crate::interface;
+
+/// The attitude interface's header, as node 0 would record it.
+fn header() -> Header {
+    let iface = interface::attitude(0, 1);
+    let map = iface.map().unwrap();
+    let fingerprint = iface.fingerprint();
+    Header {
+        fingerprint,
+        node: 0,
+        started_ns: 1_700_000_000_000_000_000,
+        interface: iface.name.clone(),
+        parameters: "device=shm:x\nlag=0\n".into(),
+        descriptors: (0..2)
+            .map(|i| {
+                descriptor::encode(
+                    &iface.name,
+                    fingerprint,
+                    &iface.nodes[i],
+                    &map.area(i).payload,
+                )
+            })
+            .collect(),
+    }
+}
+
+/// A sealed frame of step `step` from `slot`.
+fn frame(slot: u8, step: u64) -> Vec<u8> {
+    let payload = interface::attitude(0, 1).map().unwrap().area(0).payload.len;
+    let mut f = FrameBuf::new(payload);
+    for (i, b) in f.payload_mut().iter_mut().enumerate() {
+        *b = (i as u64 ^ step) as u8;
+    }
+    f.seal(&FrameHeader {
+        writer_slot: slot,
+        lag: 0,
+        mode: SyncMode::Lockstep,
+        epoch: 7,
+        fingerprint: 9,
+        step,
+        sim_time: step as f64 * 1e-3,
+        wall_clock_ns: 5,
+    });
+    f.bytes().to_vec()
+}
+
+/// A sink that keeps what is written; tests read it back.
+#[derive(Clone, Default)]
+struct Memory(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Memory {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What was recorded: kind, slot and frame of each record.
+type Wrote = Vec<(Kind, u8, Vec<u8>)>;
+
+/// A recording of `n` steps: node 0's frame, then node 1's, each step.
+fn recording(n: u64) -> (Vec<u8>, Wrote) {
+    let sink = Memory::default();
+    let recorder =
+        Recorder::with_sink(Path::new("test.rec"), sink.clone(), &header(), 4096).unwrap();
+    let mut wrote = Vec::new();
+    for k in 0..n {
+        for (kind, slot) in [(Kind::Published, 0), (Kind::Taken, 1)] {
+            let f = frame(slot, k);
+            assert!(recorder.record(kind, slot, &f));
+            wrote.push((kind, slot, f));
+        }
+    }
+    recorder.finish().unwrap();
+    let bytes = sink.0.lock().unwrap().clone();
+    (bytes, wrote)
+}
+
+/// Every record `bytes` yields, and how reading ended.
+fn read_all(
+    bytes: &[u8],
+) -> (
+    Result<Header, RecordError>,
+    Vec<Record>,
+    Option<RecordError>,
+    u64,
+) {
+    let mut reader = match Reader::new("test.rec", bytes) {
+        Ok(r) => r,
+        Err(e) => return (Err(e), vec![], None, 0),
+    };
+    let mut records = Vec::new();
+    loop {
+        match reader.next_record() {
+            Ok(Some(r)) => records.push(r),
+            Ok(None) => return (Ok(reader.header().clone()), records, None, reader.cut()),
+            Err(e) => return (Ok(reader.header().clone()), records, Some(e), reader.cut()),
+        }
+    }
+}
+
+#[test]
+fn a_recording_reads_back_exactly() {
+    let (bytes, wrote) = recording(500);
+    let (header_read, records, error, cut) = read_all(&bytes);
+    assert_eq!(header_read.unwrap(), header());
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(cut, 0);
+    assert_eq!(records.len(), wrote.len());
+    for (r, (kind, slot, f)) in records.iter().zip(&wrote) {
+        assert_eq!((r.kind, r.slot, &r.body), (*kind, *slot, f));
+        let h = crate::frame::framed::check(&r.body, f.len() - crate::frame::framed::HEADER_SIZE)
+            .unwrap();
+        assert_eq!(h.writer_slot, *slot);
+    }
+}
+
+/// A master killed mid-write leaves a file cut anywhere: every cut reads up to
+/// the last record that is whole, and says how many bytes follow it.
+#[test]
+fn a_recording_cut_anywhere_reads_up_to_its_last_complete_record() {
+    let (bytes, wrote) = recording(3);
+    let record_len = 4 + RECORD_HEAD + wrote[0].2.len() + 4;
+    let first = bytes.len() - wrote.len() * record_len;
+    for cut_at in 0..=bytes.len() {
+        let (header_read, records, error, cut) = read_all(&bytes[..cut_at]);
+        if cut_at < first {
+            let e = header_read.unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    RecordError::NotARecording { .. } | RecordError::TruncatedHeader { .. }
+                ),
+                "cut at {cut_at}: {e}"
+            );
+            continue;
+        }
+        assert!(error.is_none(), "cut at {cut_at}: {error:?}");
+        let whole = (cut_at - first) / record_len;
+        assert_eq!(records.len(), whole, "cut at {cut_at}");
+        assert_eq!(
+            cut as usize,
+            (cut_at - first) % record_len,
+            "cut at {cut_at}"
+        );
+        for (r, (_, _, f)) in records.iter().zip(&wrote) {
+            assert_eq!(&r.body, f);
+        }
+    }
+}
+
+/// Any byte changed: the reader stops with an error (or, for a record length
+/// made to reach past the end, as a cut file), and never returns a record that
+/// was not written.
+#[test]
+fn a_changed_byte_is_never_read_as_a_record() {
+    let (bytes, wrote) = recording(2);
+    for at in 0..bytes.len() {
+        for flip in [0x01u8, 0x80] {
+            let mut bad = bytes.clone();
+            bad[at] ^= flip;
+            let (header_read, records, error, cut) = read_all(&bad);
+            if header_read.is_err() {
+                continue;
+            }
+            for (r, (kind, slot, f)) in records.iter().zip(&wrote) {
+                assert_eq!(
+                    (r.kind, r.slot, &r.body),
+                    (*kind, *slot, f),
+                    "byte {at} ^ {flip:#x}"
+                );
+            }
+            assert!(
+                error.is_some() || cut > 0 || records.len() < wrote.len(),
+                "byte {at} ^ {flip:#x} went unnoticed"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_recording_of_a_newer_format_is_refused_naming_both_versions() {
+    let (mut bytes, _) = recording(1);
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let err = Reader::new("new.rec", &bytes[..]).unwrap_err();
+    assert!(
+        matches!(err, RecordError::NewerVersion { found: 2, .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("version 2") && text.contains("reads version 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_file_that_is_no_recording_says_so() {
+    let err = Reader::new("notes.txt", &b"hello, this is text"[..]).unwrap_err();
+    assert!(matches!(err, RecordError::NotARecording { .. }), "{err:?}");
+}
+
+/// A sink whose second write waits until the test lets it go: the writer thread
+/// is then stuck as on a slow disk.
+struct Stuck {
+    writes: usize,
+    started: mpsc::Sender<()>,
+    release: Arc<Mutex<()>>,
+}
+
+impl Write for Stuck {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writes += 1;
+        if self.writes == 2 {
+            self.started.send(()).unwrap();
+            drop(self.release.lock().unwrap());
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// With the writer stuck, records fill the queue and the rest are dropped and
+/// counted at once: recording never holds up a step.
+#[test]
+fn a_full_queue_drops_and_counts_records_instead_of_waiting() {
+    let release = Arc::new(Mutex::new(()));
+    let held = release.lock().unwrap();
+    let (started, writing) = mpsc::channel();
+    let sink = Stuck {
+        writes: 0,
+        started,
+        release: Arc::clone(&release),
+    };
+    let capacity = 4;
+    let recorder = Recorder::with_sink(Path::new("stuck.rec"), sink, &header(), capacity).unwrap();
+    let f = frame(0, 0);
+    // The writer takes the first record and is stuck writing it.
+    assert!(recorder.record(Kind::Published, 0, &f));
+    writing.recv().unwrap();
+    let accepted = (0..capacity + 5)
+        .filter(|_| recorder.record(Kind::Published, 0, &f))
+        .count();
+    assert_eq!(accepted, capacity);
+    assert_eq!(recorder.dropped(), 5);
+    drop(held);
+    recorder.finish().unwrap();
+}

@@ -1,0 +1,137 @@
+//! `show`: what a recording holds (see `rfm_core::record` for the format).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rfm_core::frame::framed::{self, HEADER_SIZE};
+use rfm_core::record::{Kind, Reader, RecordError, NO_NODE};
+
+use crate::failure::Failure;
+
+impl From<RecordError> for Failure {
+    fn from(e: RecordError) -> Failure {
+        Failure::recording(e)
+    }
+}
+
+/// What the frames of one writer slot showed.
+#[derive(Debug, Default)]
+struct Slot {
+    frames: u64,
+    /// (step, simulation time) of the first and last good frame.
+    first: Option<(u64, f64)>,
+    last: Option<(u64, f64)>,
+    /// The writer's session: a change is a restart.
+    epoch: Option<u64>,
+    /// Steps skipped between two frames of one session.
+    gaps: u64,
+    restarts: u64,
+    bad: u64,
+    missed: u64,
+}
+
+pub fn show(file: &Path) -> Result<(), Failure> {
+    let mut reader = Reader::open(file)?;
+    let header = reader.header().clone();
+    let nodes = header.nodes();
+    println!("recording   {}", file.display());
+    println!(
+        "interface   {} (fingerprint {:#018x})",
+        header.interface, header.fingerprint
+    );
+    println!(
+        "recorded by {}",
+        if header.node == NO_NODE {
+            "a recorder (no node)".to_owned()
+        } else {
+            let name = nodes
+                .iter()
+                .find(|n| n.slot == header.node)
+                .map_or("?", |n| n.node.as_str());
+            format!("node `{name}` (slot {})", header.node)
+        }
+    );
+    for line in header.parameters.lines() {
+        println!("parameter   {line}");
+    }
+    for n in &nodes {
+        let signals: Vec<&str> = n.signals.iter().map(|s| s.name.as_str()).collect();
+        println!(
+            "node        slot {:3} `{}`: {} signals ({})",
+            n.slot,
+            n.node,
+            signals.len(),
+            signals.join(", ")
+        );
+    }
+    let mut slots: BTreeMap<u8, Slot> = BTreeMap::new();
+    let (mut first_ns, mut last_ns) = (None, 0u64);
+    let ended = loop {
+        let record = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        };
+        first_ns.get_or_insert(record.recorded_ns);
+        last_ns = record.recorded_ns;
+        let slot = slots.entry(record.slot).or_default();
+        if let Some(missed) = record.missed() {
+            slot.missed += missed;
+            continue;
+        }
+        debug_assert!(matches!(record.kind, Kind::Published | Kind::Taken));
+        let Some(payload) = record.body.len().checked_sub(HEADER_SIZE) else {
+            slot.bad += 1;
+            continue;
+        };
+        let Ok(h) = framed::check(&record.body, payload) else {
+            slot.bad += 1;
+            continue;
+        };
+        slot.frames += 1;
+        match (slot.epoch, slot.last) {
+            (Some(epoch), _) if epoch != h.epoch => slot.restarts += 1,
+            (Some(_), Some((step, _))) if h.step > step + 1 => slot.gaps += h.step - step - 1,
+            (Some(_), Some((step, _))) if h.step <= step => slot.restarts += 1,
+            _ => {}
+        }
+        slot.epoch = Some(h.epoch);
+        slot.first.get_or_insert((h.step, h.sim_time));
+        slot.last = Some((h.step, h.sim_time));
+    };
+    println!(
+        "records     {}, over {:.3} s of wall clock",
+        reader.records_read(),
+        first_ns.map_or(0.0, |f| (last_ns - f) as f64 * 1e-9)
+    );
+    println!("slot  frames  steps               sim time s            gaps  restarts  bad  missed");
+    for (slot, s) in &slots {
+        let span = |f: Option<(u64, f64)>, l: Option<(u64, f64)>| match (f, l) {
+            (Some(f), Some(l)) => (
+                format!("{}..{}", f.0, l.0),
+                format!("{:.3}..{:.3}", f.1, l.1),
+            ),
+            _ => ("-".into(), "-".into()),
+        };
+        let (steps, times) = span(s.first, s.last);
+        println!(
+            "{slot:4}  {:6}  {steps:18}  {times:20}  {:4}  {:8}  {:3}  {:6}",
+            s.frames, s.gaps, s.restarts, s.bad, s.missed
+        );
+    }
+    match ended {
+        None if reader.cut() > 0 => {
+            println!(
+                "end         cut short: {} bytes of an unfinished record after the last one (its \
+                 writer stopped mid-record, e.g. killed)",
+                reader.cut()
+            );
+            Ok(())
+        }
+        None => {
+            println!("end         complete");
+            Ok(())
+        }
+        Some(e) => Err(e.into()),
+    }
+}

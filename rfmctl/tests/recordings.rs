@@ -1,0 +1,146 @@
+//! `rfmctl show` on recordings: a whole one, one cut short as a killed master
+//! leaves it, and corrupt, foreign and newer ones, each with its exit status.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rfm_core::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
+use rfm_core::interface::{self, descriptor};
+use rfm_core::record::{Header, Kind, Recorder};
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args(args)
+        .output()
+        .expect("run rfmctl");
+    (
+        out.status.code().expect("exited"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Node 0's recording of the attitude pair: its frame and node 1's each step,
+/// steps 0..10, then a restart of node 1 (a new session) and a skipped step.
+fn write_recording(path: &Path) {
+    let iface = interface::attitude(0, 1);
+    let map = iface.map().unwrap();
+    let fingerprint = iface.fingerprint();
+    let header = Header {
+        fingerprint,
+        node: 0,
+        started_ns: 0,
+        interface: iface.name.clone(),
+        parameters: "device=shm:lab\nlag=0\n".into(),
+        descriptors: (0..2)
+            .map(|i| {
+                descriptor::encode(
+                    &iface.name,
+                    fingerprint,
+                    &iface.nodes[i],
+                    &map.area(i).payload,
+                )
+            })
+            .collect(),
+    };
+    let recorder = Recorder::create(path, &header, 1024).unwrap();
+    let frame = |slot: u8, epoch: u64, step: u64| {
+        let mut f = FrameBuf::new(map.area(usize::from(slot)).payload.len);
+        f.seal(&FrameHeader {
+            writer_slot: slot,
+            lag: 0,
+            mode: SyncMode::Lockstep,
+            epoch,
+            fingerprint,
+            step,
+            sim_time: step as f64 * 0.01,
+            wall_clock_ns: 0,
+        });
+        f.bytes().to_vec()
+    };
+    for k in 0..10 {
+        assert!(recorder.record(Kind::Published, 0, &frame(0, 1, k)));
+        assert!(recorder.record(Kind::Taken, 1, &frame(1, 2, k)));
+    }
+    assert!(recorder.record(Kind::Taken, 1, &frame(1, 3, 0)));
+    assert!(recorder.record(Kind::Taken, 1, &frame(1, 3, 2)));
+    recorder.finish().unwrap();
+}
+
+#[test]
+fn show_names_the_interface_nodes_steps_gaps_and_restarts() {
+    let path = temp("whole.rec");
+    write_recording(&path);
+    let (code, out, err) = run(&["show", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "interface   rfm_attitude",
+        "recorded by node `slot0` (slot 0)",
+        "parameter   device=shm:lab",
+        "node        slot   1 `slot1`: 5 signals (roll, pitch, yaw, status, message)",
+        "records     22",
+        "end         complete",
+    ] {
+        assert!(out.contains(line), "no `{line}` in:\n{out}");
+    }
+    // Slot 0: steps 0..9; slot 1: 12 frames, one restart, one step skipped.
+    assert!(out.contains("   0      10  0..9 "), "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with("   1      12  0..2 ")
+            && l.split_whitespace().skip(4).take(2).eq(["1", "1"])),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_recording_cut_short_shows_up_to_its_last_record() {
+    let path = temp("cut.rec");
+    write_recording(&path);
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = temp("cut-short.rec");
+    std::fs::write(&cut, &bytes[..bytes.len() - 50]).unwrap();
+    let (code, out, err) = run(&["show", cut.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("records     21"), "{out}");
+    assert!(out.contains("cut short:"), "{out}");
+}
+
+#[test]
+fn bad_recordings_are_refused_with_status_4_naming_the_problem() {
+    let path = temp("bad.rec");
+    write_recording(&path);
+    let bytes = std::fs::read(&path).unwrap();
+    let mut corrupt = bytes.clone();
+    let at = bytes.len() - 300;
+    corrupt[at] ^= 0x10;
+    let mut newer = bytes.clone();
+    newer[8] = 9;
+    for (name, content, expected) in [
+        ("corrupt.rec", corrupt, "is corrupt: its CRC does not match"),
+        (
+            "newer.rec",
+            newer,
+            "format version 9; this build reads version 1",
+        ),
+        (
+            "text.rec",
+            b"roll,pitch\n0,0\n".to_vec(),
+            "is not a recording",
+        ),
+    ] {
+        let file = temp(name);
+        std::fs::write(&file, content).unwrap();
+        let (code, _, err) = run(&["show", file.to_str().unwrap()]);
+        assert_eq!(code, 4, "{name}: {err}");
+        assert!(err.contains(expected), "{name}: {err}");
+    }
+    let (code, _, err) = run(&["show", temp("missing.rec").to_str().unwrap()]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("cannot open the recording"), "{err}");
+}
