@@ -14,7 +14,8 @@ use rfm_core::link::Link;
 use crate::config::link_config;
 use crate::fmi2::*;
 use crate::logger::{Category, Logger};
-use crate::model::{Model, Place, PARAMS};
+use crate::model::{Model, Param, Place, PARAMS};
+use crate::recording::Recording;
 use crate::state_machine::{states, Call};
 use crate::values::{parse, store, Outcome, Value};
 
@@ -51,6 +52,8 @@ pub struct Instance {
     step: u64,
     /// Kept after an error (closed), so that the outputs still say what the link saw.
     pub(crate) link: Option<Link>,
+    /// The recording of `recordFile`, if one is made.
+    pub(crate) recording: Option<Recording>,
     pub(crate) outcome: Outcome,
     /// Strings handed out by the last fmi2GetString (valid until the next call).
     pub(crate) returned: Vec<CString>,
@@ -78,6 +81,7 @@ impl Instance {
             stop_time: None,
             step: 0,
             link: None,
+            recording: None,
             outcome: Outcome::None,
             returned: Vec::new(),
         }
@@ -187,6 +191,17 @@ impl Instance {
         link.payload_mut().copy_from_slice(&self.inputs);
         link.start_frame(self.time)
             .map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
+        let file = match &self.params[Param::RecordFile as usize] {
+            Value::String(file) => file.clone(),
+            other => unreachable!("the parameter table: recordFile is {other:?}"),
+        };
+        self.recording = match file.is_empty() {
+            true => None,
+            false => Some(
+                Recording::start(&file, &self.model, &self.params, &link)
+                    .map_err(|e| error(format!("fmi2ExitInitializationMode: {}", e.message)))?,
+            ),
+        };
         log::info!(
             "node `{}` (slot {}) on {} published its initial frame (session {:#018x})",
             link.interface().nodes[link.me()].name,
@@ -205,6 +220,11 @@ impl Instance {
         if let Some(link) = self.link.as_mut() {
             link.close()
                 .map_err(|e| error(format!("fmi2Terminate: {e}")))?;
+        }
+        if let Some(recording) = self.recording.take() {
+            recording
+                .finish()
+                .map_err(|e| error(format!("fmi2Terminate: {}", e.message)))?;
         }
         if self.state != State::Error {
             self.state = State::Terminated;
@@ -249,6 +269,9 @@ impl Instance {
             // last good values.
             self.outcome = Outcome::Failed;
             return Err(error(format!("fmi2DoStep (step {k}, t = {t}): {e}")));
+        }
+        if let Some(recording) = &mut self.recording {
+            recording.step(link);
         }
         self.outcome = Outcome::Ok;
         self.step += 1;

@@ -13,6 +13,7 @@ pub mod fmi2;
 pub mod instance;
 pub mod logger;
 pub mod model;
+mod recording;
 pub mod state_machine;
 mod values;
 

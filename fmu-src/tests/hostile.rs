@@ -302,6 +302,7 @@ fn null_arrays_and_unknown_references_are_refused() {
             "nothing asked, nothing read"
         );
         assert_eq!(fmi2_set_real(fmu.c, null(), 0, null()), fmi2OK);
+        let past_end = fmu.model.variables.len() as u32;
         for (what, status) in [
             ("vr NULL", fmi2_get_real(fmu.c, null(), 3, &mut 0.0)),
             ("value NULL", fmi2_get_real(fmu.c, &roll, 1, null_mut())),
@@ -313,7 +314,10 @@ fn null_arrays_and_unknown_references_are_refused() {
                 "string element NULL",
                 fmi2_set_string(fmu.c, &vr("message").0, 1, &null()),
             ),
-            ("vr 29", fmi2_get_real(fmu.c, &29, 1, &mut 0.0)),
+            (
+                "vr past the last",
+                fmi2_get_real(fmu.c, &past_end, 1, &mut 0.0),
+            ),
             ("vr u32::MAX", fmi2_set_integer(fmu.c, &u32::MAX, 1, &1)),
             (
                 "huge count, NULL",

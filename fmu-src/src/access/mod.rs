@@ -235,7 +235,9 @@ impl Instance {
                 store(&mut self.inputs, offset, size, &value);
             }
             (Place::Input { .. }, _) => unreachable!("numeric inputs take the plain path"),
-            (Place::Output { .. }, _) => unreachable!("check_settable refuses outputs"),
+            (Place::Output { .. } | Place::RecordDropped, _) => {
+                unreachable!("check_settable refuses outputs")
+            }
         }
         Ok(())
     }
@@ -246,6 +248,10 @@ impl Instance {
             Place::Param(p) => self.params[p as usize].clone(),
             Place::Input { offset, size } => load(&self.inputs, offset, var.kind, size),
             Place::Output { .. } => output(self.link.as_ref(), self.outcome, var),
+            Place::RecordDropped => Value::Integer(
+                (self.recording.as_ref())
+                    .map_or(0, |r| i32::try_from(r.dropped()).unwrap_or(i32::MAX)),
+            ),
         }
     }
 

@@ -24,7 +24,7 @@ pub use routes::{At, Route};
 pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{6b1f3e2a-9c4d-4f7a-8e21-5d0c3a7b9e14}";
+pub const PRESET_GUID: &str = "{97a48774-a17f-4e85-ac3e-a889c91a1806}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -259,7 +259,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{21b1a036-f0d5-ddb9-6459-bdb12c209648}",
+            "{d3a7add8-bd77-6c24-2f9d-231988c256db}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );
@@ -269,13 +269,15 @@ mod tests {
     fn the_attitude_model_keeps_its_value_references() {
         let m = Model::attitude();
         let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names.len(), 29);
+        assert_eq!(names.len(), 31);
         assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
-        assert_eq!(names[11], "roll");
-        assert_eq!(names[16], "peer.roll");
-        assert_eq!(names[22], "peer.step");
-        assert_eq!(names[23], "link.ok");
-        assert_eq!(names[28], "link.wait");
+        assert_eq!(names[11], "recordFile");
+        assert_eq!(names[12], "roll");
+        assert_eq!(names[17], "peer.roll");
+        assert_eq!(names[23], "peer.step");
+        assert_eq!(names[24], "link.ok");
+        assert_eq!(names[29], "link.wait");
+        assert_eq!(names[30], "record.dropped");
         assert_eq!(m.model_identifier, "rfm_attitude");
     }
 

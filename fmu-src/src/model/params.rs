@@ -17,6 +17,7 @@ pub enum Param {
     Layout,
     Timeout,
     StartupTimeout,
+    RecordFile,
 }
 
 /// One row of [`PARAMS`].
@@ -156,6 +157,13 @@ pub const PARAMS: &[ParamSpec] = &[
             "Longest wait for each peer's first frame (first doStep)",
         )
     },
+    row(
+        Param::RecordFile,
+        "recordFile",
+        Kind::String,
+        "",
+        "File to record every frame this node publishes and takes into (rfmctl show reads it); empty: no recording",
+    ),
 ];
 
 /// The row of `param`.

@@ -108,6 +108,8 @@ pub enum Place {
         peer: usize,
         value: PeerValue,
     },
+    /// `record.dropped`: records the recording lost.
+    RecordDropped,
 }
 
 /// One `ScalarVariable`.
@@ -217,6 +219,20 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
             &map.area(i).payload.fields,
         ));
     }
+    vars.push(Var {
+        name: "record.dropped".into(),
+        kind: Kind::Integer,
+        causality: Causality::Output,
+        start: "0".into(),
+        unit: None,
+        min: None,
+        max: None,
+        bounds: ANY,
+        description: "Records the recording (parameter recordFile) lost because its writer fell \
+                      behind: a step never waits for the disk"
+            .into(),
+        place: Place::RecordDropped,
+    });
     vars
 }
 

@@ -47,7 +47,7 @@ pub const RESERVED_NAMES: [&str; 3] = ["time", "step", "link"];
 /// The FMU's parameters: a node's signals become inputs of the same namespace, so
 /// a signal may not take one of these names (the FMU checks that its parameter
 /// table is this list).
-pub const PARAMETER_NAMES: [&str; 11] = [
+pub const PARAMETER_NAMES: [&str; 12] = [
     "device",
     "rfm2gLibrary",
     "regionOffset",
@@ -59,7 +59,12 @@ pub const PARAMETER_NAMES: [&str; 11] = [
     "layout",
     "timeout",
     "startupTimeout",
+    "recordFile",
 ];
+
+/// Prefixes of the FMU's own outputs (`record.dropped`): a node may not take one
+/// as its name, or its signals' outputs `<node>.<signal>` could collide with them.
+pub const RESERVED_NODE_NAMES: [&str; 2] = ["record", "replay"];
 
 /// Longest name (of the interface, a node or a signal) and unit, in bytes: the
 /// descriptor in memory stores each behind one length byte, and FMI tools show them.
@@ -412,6 +417,16 @@ fn check_node<'a>(
         return Err(src.error(
             node.name.span(),
             format!("node name `{name}`: {IDENTIFIER_RULE}"),
+        ));
+    }
+    if RESERVED_NODE_NAMES.contains(&name.as_str()) {
+        return Err(src.error(
+            node.name.span(),
+            format!(
+                "node name `{name}` is the prefix of the FMU's own outputs ({} are taken): \
+                 rename it",
+                RESERVED_NODE_NAMES.join(", ")
+            ),
         ));
     }
     if let Some(first) = names.insert(name, node.name.span()) {

@@ -377,6 +377,12 @@ impl Link {
         self.node.payload_mut()
     }
 
+    /// The frame [`Link::step_frame`] or [`Link::start_frame`] published last,
+    /// header and payload, as the peers read it.
+    pub fn published(&self) -> &[u8] {
+        self.node.published()
+    }
+
     pub fn payload(&self) -> &[u8] {
         self.node.payload()
     }

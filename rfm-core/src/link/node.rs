@@ -203,6 +203,11 @@ impl Node {
         self.frame.payload_mut()
     }
 
+    /// The frame published last, header and payload.
+    pub fn published(&self) -> &[u8] {
+        self.frame.bytes()
+    }
+
     pub fn payload(&self) -> &[u8] {
         self.frame.payload()
     }

@@ -161,6 +161,12 @@ impl Peer {
         self.has_taken.then(|| self.payload())
     }
 
+    /// The whole frame taken last (header and payload), as it was in memory:
+    /// what a recording keeps.
+    pub fn taken_frame(&self) -> Option<&[u8]> {
+        self.has_taken.then(|| self.frames[self.taken].bytes())
+    }
+
     /// Where the next frame is read before it is taken.
     pub(crate) fn scratch(&mut self) -> &mut FrameBuf {
         &mut self.frames[1 - self.taken]

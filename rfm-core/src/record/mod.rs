@@ -21,7 +21,7 @@
 //! | 1 | slot of the frame's writer |
 //! | 2 | reserved, 0 |
 //! | 8 | wall clock (ns since 1970) when the recorder got it |
-//! | B - 12 | the frame as it was in memory (64-byte header with its own CRC, then the payload), or for kind 2 the count missed (8 bytes) |
+//! | B - 12 | the frame as it was in memory (64-byte header with its own CRC, then the payload; its first 4 bytes, the seqlock's sequence word and no part of the frame, as zero), or for kind 2 the count missed (8 bytes) |
 //! | 4 | CRC-32C of the B bytes from the kind on |
 //!
 //! The header: the interface's fingerprint (8), the recording node's slot (1;
@@ -41,6 +41,7 @@ pub use reader::{Reader, RecordError};
 pub use writer::{Recorder, RecorderError};
 
 use crate::interface::descriptor::{self, Descriptor};
+use crate::interface::Interface;
 
 /// The file's first bytes.
 pub const MAGIC: [u8; 8] = *b"RFMrec\r\n";
@@ -52,6 +53,8 @@ pub const MAX_RECORD: u32 = 16 << 20;
 pub const NO_NODE: u8 = 255;
 /// Bytes of a record body before the frame.
 pub const RECORD_HEAD: usize = 12;
+/// A frame's first bytes, the memory's sequence word: recorded as zero.
+const SEQUENCE_WORD: usize = 4;
 
 /// What a record holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +102,30 @@ pub struct Header {
 }
 
 impl Header {
+    /// The header of a recording made by the node in `slot` (or [`NO_NODE`]) of
+    /// `interface`, starting now: every node's descriptor, as each writes it.
+    pub fn for_interface(interface: &Interface, slot: u8, parameters: String) -> Header {
+        let map = interface.map().expect("a link's interface has a map");
+        let fingerprint = interface.fingerprint();
+        Header {
+            fingerprint,
+            node: slot,
+            started_ns: wall_ns(),
+            interface: interface.name.clone(),
+            parameters,
+            descriptors: (0..interface.nodes.len())
+                .map(|i| {
+                    descriptor::encode(
+                        &interface.name,
+                        fingerprint,
+                        &interface.nodes[i],
+                        &map.area(i).payload,
+                    )
+                })
+                .collect(),
+        }
+    }
+
     /// The descriptors, decoded (they were checked when the file was read).
     pub fn nodes(&self) -> Vec<Descriptor> {
         self.descriptors
@@ -158,7 +185,13 @@ fn encode_record(kind: Kind, slot: u8, recorded_ns: u64, frame: &[u8], out: &mut
     out.push(slot);
     out.extend_from_slice(&[0, 0]);
     out.extend_from_slice(&recorded_ns.to_le_bytes());
+    let at = out.len();
     out.extend_from_slice(frame);
+    if kind != Kind::Missed && frame.len() >= SEQUENCE_WORD {
+        // The writer's copy holds 0 there, a reader's the sequence it read: the
+        // same frame must record as the same bytes.
+        out[at..at + SEQUENCE_WORD].fill(0);
+    }
     let crc = crc32c::crc32c(&out[body..]);
     out.extend_from_slice(&crc.to_le_bytes());
 }
