@@ -111,6 +111,11 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             "slot 0 of node `b` is taken by another node (line 4): each node writes its own slot",
         ),
         (
+            with_node("name = \"record\"\nslot = 0\nsignals = [{ name = \"dropped\", type = \"Integer\" }]"),
+            (3, 8),
+            "node name `record` is the prefix of the FMU's own outputs (record, replay are taken)",
+        ),
+        (
             with_node("name = \"a\"\nslot = 300\nsignals = [{ name = \"x\", type = \"Real\" }]"),
             (4, 8),
             "slot 300 of node `a`: expected 0..255",
