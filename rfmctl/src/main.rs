@@ -43,7 +43,8 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  done; the check passed
   1  the check failed: ring continuity broken, no interrupt before the timeout,
-     a watched slot without a valid frame (--once), no answer to a ping
+     a watched slot without a valid frame (--once), no answer to a ping, two
+     recordings that differ (diff)
   2  wrong usage: bad arguments, or a command the device does not support
      (ring-check on shm:, any command on loopback:)
   3  the device could not be opened, or refused the access (outside the memory,
@@ -113,6 +114,17 @@ enum Command {
     /// What a recording holds: interface, nodes, steps, duration, gaps, restarts, bad frames
     #[command(after_help = "Example: rfmctl show cockpit.rec")]
     Show { file: PathBuf },
+    /// A recording as CSV: one row per frame, one column per signal of every node
+    #[command(after_help = "Example: rfmctl export cockpit.rec --csv > cockpit.csv")]
+    Export {
+        file: PathBuf,
+        /// The format (CSV is the only one)
+        #[arg(long, required = true)]
+        csv: bool,
+    },
+    /// The first step and signal where two recordings differ (exit 1), by slot and step
+    #[command(after_help = "Example: rfmctl diff tuesday.rec today.rec")]
+    Diff { a: PathBuf, b: PathBuf },
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -128,6 +140,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::RingCheck { device } => board::ring_check(&device, library),
         Command::Events(command) => board::events(&command, library),
         Command::Show { file } => recording::show(&file),
+        Command::Export { file, csv: _ } => recording::export_csv(&file),
+        Command::Diff { a, b } => recording::diff(&a, &b),
     }
 }
 

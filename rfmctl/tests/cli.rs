@@ -94,6 +94,8 @@ fn help_explains_every_subcommand_with_an_example() {
         "ring-check",
         "events",
         "show",
+        "export",
+        "diff",
     ] {
         assert!(text.contains(&format!("  {sub} ")), "--help lacks {sub}");
         let args: Vec<&str> = if sub == "events" {

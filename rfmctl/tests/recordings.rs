@@ -27,8 +27,14 @@ fn temp(name: &str) -> PathBuf {
 }
 
 /// Node 0's recording of the attitude pair: its frame and node 1's each step,
-/// steps 0..10, then a restart of node 1 (a new session) and a skipped step.
+/// steps 0..10 (roll = step + slot / 2), then a restart of node 1 (a new session)
+/// and a skipped step.
 fn write_recording(path: &Path) {
+    write_recording_with(path, None);
+}
+
+/// [`write_recording`] with slot 1's roll at `step` set to `roll`.
+fn write_recording_with(path: &Path, changed: Option<(u64, f64)>) {
     let iface = interface::attitude(0, 1);
     let map = iface.map().unwrap();
     let fingerprint = iface.fingerprint();
@@ -52,6 +58,11 @@ fn write_recording(path: &Path) {
     let recorder = Recorder::create(path, &header, 1024).unwrap();
     let frame = |slot: u8, epoch: u64, step: u64| {
         let mut f = FrameBuf::new(map.area(usize::from(slot)).payload.len);
+        let roll = match changed {
+            Some((at, roll)) if slot == 1 && at == step && epoch == 2 => roll,
+            _ => step as f64 + f64::from(slot) / 2.0,
+        };
+        f.payload_mut()[..8].copy_from_slice(&roll.to_le_bytes());
         f.seal(&FrameHeader {
             writer_slot: slot,
             lag: 0,
@@ -143,4 +154,38 @@ fn bad_recordings_are_refused_with_status_4_naming_the_problem() {
     let (code, _, err) = run(&["show", temp("missing.rec").to_str().unwrap()]);
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("cannot open the recording"), "{err}");
+}
+
+#[test]
+fn export_writes_a_row_per_frame_and_a_column_per_signal() {
+    let path = temp("export.rec");
+    write_recording(&path);
+    let (code, out, err) = run(&["export", path.to_str().unwrap(), "--csv"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "kind,slot,node,step,time,wall_ns,slot0.roll,slot0.pitch,slot0.yaw,slot0.status,\
+         slot0.message,slot1.roll,slot1.pitch,slot1.yaw,slot1.status,slot1.message"
+    );
+    assert_eq!(lines.len(), 1 + 22);
+    assert_eq!(lines[7], "published,0,slot0,3,0.03,0,3.0,0.0,0.0,0,,,,,,");
+    assert_eq!(lines[8], "taken,1,slot1,3,0.03,0,,,,,,3.5,0.0,0.0,0,");
+}
+
+#[test]
+fn diff_names_the_first_step_and_signal_that_differ() {
+    let (a, b) = (temp("diff-a.rec"), temp("diff-b.rec"));
+    write_recording(&a);
+    write_recording_with(&b, Some((5, 99.0)));
+    let (code, out, err) = run(&["diff", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no difference: 20 frames"), "{out}");
+    let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("first difference at step 5 of node `slot1` (slot 1): slot1.roll is 5.5 in")
+            && err.contains("and 99 in"),
+        "{err}"
+    );
 }

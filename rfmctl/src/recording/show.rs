@@ -1,18 +1,13 @@
-//! `show`: what a recording holds (see `rfm_core::record` for the format).
+//! `show`: the interface, nodes, steps, gaps, restarts and bad frames of a
+//! recording.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use rfm_core::frame::framed::{self, HEADER_SIZE};
-use rfm_core::record::{Kind, Reader, RecordError, NO_NODE};
+use rfm_core::record::{Kind, Reader, NO_NODE};
 
 use crate::failure::Failure;
-
-impl From<RecordError> for Failure {
-    fn from(e: RecordError) -> Failure {
-        Failure::recording(e)
-    }
-}
 
 /// What the frames of one writer slot showed.
 #[derive(Debug, Default)]

@@ -1,0 +1,85 @@
+//! `diff A B`: the first step and signal where two recordings differ.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::anyhow;
+use rfm_core::interface::Value;
+use rfm_core::record::Reader;
+
+use super::{frames, values};
+use crate::failure::Failure;
+
+/// Compares the frames of `a` and `b` by writer slot and step, in `a`'s order:
+/// prints the first signal that differs and fails (exit 1), or says how many
+/// frames agree. Frames only one recording has are counted, not compared.
+pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
+    let (ha, hb) = (
+        Reader::open(a)?.header().clone(),
+        Reader::open(b)?.header().clone(),
+    );
+    if ha.fingerprint != hb.fingerprint {
+        return Err(Failure::check_failed(anyhow!(
+            "the recordings are of different interfaces: `{}` (fingerprint {:#018x}) and `{}` \
+             ({:#018x})",
+            ha.interface,
+            ha.fingerprint,
+            hb.interface,
+            hb.fingerprint
+        )));
+    }
+    let mut theirs: HashMap<(u8, u64), Vec<u8>> = HashMap::new();
+    frames(b, |_, f| {
+        theirs.entry((f.slot, f.header.step)).or_insert(f.payload);
+        Ok(())
+    })?;
+    let (mut same, mut only_a) = (0u64, 0u64);
+    let mut seen = std::collections::HashSet::new();
+    frames(a, |nodes, f| {
+        let key = (f.slot, f.header.step);
+        if !seen.insert(key) {
+            return Ok(());
+        }
+        let Some(other) = theirs.get(&key) else {
+            only_a += 1;
+            return Ok(());
+        };
+        if *other == f.payload {
+            same += 1;
+            return Ok(());
+        }
+        let Some(node) = nodes.iter().find(|n| n.slot == f.slot) else {
+            return Err(Failure::check_failed(anyhow!(
+                "step {}: the frames of slot {} differ (no node of that slot is described)",
+                f.header.step,
+                f.slot
+            )));
+        };
+        let shown = |v: &Option<Value>| v.as_ref().map_or("?".to_owned(), Value::to_string);
+        let (va, vb) = (values(node, &f.payload), values(node, other));
+        let i = (0..va.len())
+            .find(|&i| va[i] != vb[i])
+            .expect("payloads that differ differ in a signal");
+        Err(Failure::check_failed(anyhow!(
+            "first difference at step {} of node `{}` (slot {}): {}.{} is {} in {} and {} in {} \
+             ({same} frames before it agree)",
+            f.header.step,
+            node.node,
+            f.slot,
+            node.node,
+            node.signals[i].name,
+            shown(&va[i]),
+            a.display(),
+            shown(&vb[i]),
+            b.display()
+        )))
+    })?;
+    let only_b = theirs.len() as u64 - same;
+    println!(
+        "no difference: {same} frames of the same slot and step agree ({only_a} only in {}, \
+         {only_b} only in {})",
+        a.display(),
+        b.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! `show`, `export` and `diff`: what recordings hold (see `rfm_core::record` for
+//! the format). Each frame is read back with its header checked and its signals
+//! named by the descriptors in the recording's header.
+
+mod diff;
+mod export;
+mod show;
+
+use std::path::Path;
+
+use rfm_core::frame::framed::{self, Header, HEADER_SIZE};
+use rfm_core::interface::descriptor::Descriptor;
+use rfm_core::interface::Value;
+use rfm_core::record::{Kind, Reader, RecordError};
+
+pub use diff::diff;
+pub use export::export_csv;
+pub use show::show;
+
+use crate::failure::Failure;
+
+impl From<RecordError> for Failure {
+    fn from(e: RecordError) -> Failure {
+        Failure::recording(e)
+    }
+}
+
+/// One frame of a recording, checked.
+struct Frame {
+    kind: Kind,
+    slot: u8,
+    header: Header,
+    payload: Vec<u8>,
+}
+
+/// The signals of `payload` as `node` describes them, in order.
+fn values(node: &Descriptor, payload: &[u8]) -> Vec<Option<Value>> {
+    node.signals
+        .iter()
+        .map(|s| Value::read(s.kind, payload, s.offset))
+        .collect()
+}
+
+/// Calls `each` with every good frame of the recording at `file`, in order
+/// (bad frames and missed counts are skipped); the nodes described by its header.
+fn frames(
+    file: &Path,
+    mut each: impl FnMut(&[Descriptor], Frame) -> Result<(), Failure>,
+) -> Result<Vec<Descriptor>, Failure> {
+    let mut reader = Reader::open(file)?;
+    let nodes = reader.header().nodes();
+    while let Some(record) = reader.next_record()? {
+        if record.kind == Kind::Missed {
+            continue;
+        }
+        let Some(len) = record.body.len().checked_sub(HEADER_SIZE) else {
+            continue;
+        };
+        let Ok(header) = framed::check(&record.body, len) else {
+            continue;
+        };
+        let frame = Frame {
+            kind: record.kind,
+            slot: record.slot,
+            header,
+            payload: record.body[HEADER_SIZE..].to_vec(),
+        };
+        each(&nodes, frame)?;
+    }
+    Ok(nodes)
+}
