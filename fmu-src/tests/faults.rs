@@ -86,7 +86,7 @@ fn step(fmu: &Fmu, me: u8, k: i64) -> fmi2Status {
 /// `ready`, every 50th step, and an error with its message.
 fn peer_main(spec: &str) {
     let parts: Vec<&str> = spec.split('|').collect();
-    let [device, library, mode, timeout, delay] = parts[..] else {
+    let [device, library, mode, timeout, delay, record] = parts[..] else {
         panic!("bad peer spec {spec}")
     };
     std::thread::sleep(Duration::from_millis(delay.parse().unwrap()));
@@ -97,6 +97,9 @@ fn peer_main(spec: &str) {
         mode,
         timeout,
     );
+    if !record.is_empty() {
+        fmu.set("recordFile", record);
+    }
     assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
     println!("ready");
     for k in 0.. {
@@ -173,8 +176,20 @@ impl Drop for Peer {
 
 /// Starts the peer and a thread that passes its stdout lines on.
 fn spawn_peer(test: &str, net: &Net, mode: &str, timeout: &str, delay_ms: u64) -> Peer {
+    spawn_recording_peer(test, net, mode, timeout, delay_ms, "")
+}
+
+/// [`spawn_peer`], the peer recording into `record` (empty: not recording).
+fn spawn_recording_peer(
+    test: &str,
+    net: &Net,
+    mode: &str,
+    timeout: &str,
+    delay_ms: u64,
+    record: &str,
+) -> Peer {
     let spec = format!(
-        "{}|{}|{mode}|{timeout}|{delay_ms}",
+        "{}|{}|{mode}|{timeout}|{delay_ms}|{record}",
         net.devices[1],
         net.library.as_deref().unwrap_or("")
     );
@@ -471,4 +486,46 @@ fn a_peer_paused_longer_than_timeout_is_an_error_in_lockstep_and_stale_in_free()
     }
     paused_peer(shm);
     paused_peer(rfm2g);
+}
+
+/// A master killed mid-run leaves its recording readable up to its last whole
+/// record: the header, then its published frames from step 0 on, without a gap.
+#[test]
+fn a_killed_recorder_leaves_a_recording_read_up_to_its_last_record() {
+    const TEST: &str = "a_killed_recorder_leaves_a_recording_read_up_to_its_last_record";
+    if let Ok(spec) = std::env::var(PEER_ENV) {
+        return peer_main(&spec);
+    }
+    let net = shm();
+    let file = std::env::temp_dir().join(format!("{}.rec", unique("killed")));
+    let mut peer = spawn_recording_peer(TEST, &net, "lockstep", "1", 0, file.to_str().unwrap());
+    let me = instance(&net.devices[0], None, 0, "lockstep", "1");
+    assert_eq!(me.init(), fmi2OK, "{:?}", me.log());
+    lockstep_run(&me, 500);
+    peer.expect("step 450", Duration::from_secs(10));
+    peer.kill();
+    let mut reader = rfm_core::record::Reader::open(&file).unwrap();
+    assert_eq!(reader.header().node, 1);
+    let mut steps = Vec::new();
+    while let Some(record) = reader.next_record().unwrap() {
+        if record.kind == rfm_core::record::Kind::Published {
+            let payload = record.body.len() - rfm_core::frame::framed::HEADER_SIZE;
+            steps.push(
+                rfm_core::frame::framed::check(&record.body, payload)
+                    .unwrap()
+                    .step,
+            );
+        }
+    }
+    println!(
+        "killed recorder: {} published frames read back, {} bytes cut",
+        steps.len(),
+        reader.cut()
+    );
+    assert!(steps.len() > 100, "only {} frames", steps.len());
+    assert!(
+        steps.iter().enumerate().all(|(i, &s)| s == i as u64),
+        "{steps:?}"
+    );
+    let _ = std::fs::remove_file(&file);
 }
