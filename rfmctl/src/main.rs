@@ -122,6 +122,19 @@ enum Command {
         #[arg(long, required = true)]
         csv: bool,
     },
+    /// Signals of a recording over simulation time, as a PNG (gaps break a line,
+    /// restarts are red lines)
+    #[command(
+        after_help = "Example: rfmctl plot lab.rec --signals cockpit.roll,visual.frame_count --out plot.png"
+    )]
+    Plot {
+        file: PathBuf,
+        /// NODE.SIGNAL names, comma-separated; one panel each
+        #[arg(long, value_delimiter = ',', required = true)]
+        signals: Vec<String>,
+        #[arg(long, default_value = "plot.png")]
+        out: PathBuf,
+    },
     /// The first step and signal where two recordings differ (exit 1), by slot and step
     #[command(after_help = "Example: rfmctl diff tuesday.rec today.rec")]
     Diff { a: PathBuf, b: PathBuf },
@@ -142,6 +155,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Show { file } => recording::show(&file),
         Command::Export { file, csv: _ } => recording::export_csv(&file),
         Command::Diff { a, b } => recording::diff(&a, &b),
+        Command::Plot { file, signals, out } => recording::plot(&file, &signals, &out),
     }
 }
 

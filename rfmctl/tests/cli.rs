@@ -96,6 +96,7 @@ fn help_explains_every_subcommand_with_an_example() {
         "show",
         "export",
         "diff",
+        "plot",
     ] {
         assert!(text.contains(&format!("  {sub} ")), "--help lacks {sub}");
         let args: Vec<&str> = if sub == "events" {

@@ -189,3 +189,39 @@ fn diff_names_the_first_step_and_signal_that_differ() {
         "{err}"
     );
 }
+
+#[test]
+fn plot_writes_a_png_of_the_signals_asked_for_and_names_a_wrong_one() {
+    let path = temp("plot.rec");
+    write_recording(&path);
+    let png = temp("plot.png");
+    let (code, out, err) = run(&[
+        "plot",
+        path.to_str().unwrap(),
+        "--signals",
+        "slot0.roll,slot1.roll",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("wrote") && out.contains("2 signals"), "{out}");
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(
+        bytes.len() > 1000 && bytes.starts_with(b"\x89PNG"),
+        "{} bytes",
+        bytes.len()
+    );
+    for (signals, expected) in [
+        ("slot1.message", "is a String"),
+        (
+            "cockpit.roll",
+            "no node `cockpit` in the recording (it has slot0, slot1)",
+        ),
+        ("slot0.wind", "node `slot0` has no signal `wind`"),
+        ("roll", "name a signal as NODE.SIGNAL"),
+    ] {
+        let (code, _, err) = run(&["plot", path.to_str().unwrap(), "--signals", signals]);
+        assert_eq!(code, 2, "{signals}: {err}");
+        assert!(err.contains(expected), "{signals}: {err}");
+    }
+}

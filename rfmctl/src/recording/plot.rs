@@ -1,0 +1,197 @@
+//! `plot`: chosen signals of a recording over simulation time, one panel per
+//! signal on a shared time axis; a gap in a writer's steps breaks its line, and a
+//! restart (a new session) is marked by a vertical line.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{anyhow, Context};
+use plotters::prelude::*;
+use rfm_core::interface::descriptor::Descriptor;
+use rfm_core::interface::{SignalType, Value};
+use rfm_core::record::Reader;
+
+use super::frames;
+use crate::failure::Failure;
+
+/// Fonts tried in turn (Debian's fonts-dejavu-core, then Windows').
+const FONTS: [&str; 2] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "C:\\Windows\\Fonts\\arial.ttf",
+];
+
+/// One plotted signal: where it is, and what was read of it.
+struct Trace {
+    label: String,
+    slot: u8,
+    index: usize,
+    /// Runs of (time, value) without a gap or restart between them.
+    runs: Vec<Vec<(f64, f64)>>,
+    /// Times at which its writer restarted.
+    restarts: Vec<f64>,
+    /// The last (epoch, step) seen, to find gaps and restarts.
+    last: Option<(u64, u64)>,
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Real(x) => Some(*x),
+        Value::Integer(i) => Some(f64::from(*i)),
+        Value::Boolean(b) => Some(f64::from(u8::from(*b))),
+        Value::String(_) => None,
+    }
+}
+
+/// The traces of `names` (`node.signal`), or why one cannot be plotted.
+fn traces(nodes: &[Descriptor], names: &[String]) -> Result<Vec<Trace>, Failure> {
+    names
+        .iter()
+        .map(|name| {
+            let (node, signal) = name.split_once('.').ok_or_else(|| {
+                Failure::usage(anyhow!(
+                    "`{name}`: name a signal as NODE.SIGNAL, e.g. cockpit.roll"
+                ))
+            })?;
+            let n = nodes.iter().find(|n| n.node == node).ok_or_else(|| {
+                let known: Vec<&str> = nodes.iter().map(|n| n.node.as_str()).collect();
+                Failure::usage(anyhow!(
+                    "`{name}`: no node `{node}` in the recording (it has {})",
+                    known.join(", ")
+                ))
+            })?;
+            let index = n
+                .signals
+                .iter()
+                .position(|s| s.name == signal)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = n.signals.iter().map(|s| s.name.as_str()).collect();
+                    Failure::usage(anyhow!(
+                        "`{name}`: node `{node}` has no signal `{signal}` (it has {})",
+                        known.join(", ")
+                    ))
+                })?;
+            if matches!(n.signals[index].kind, SignalType::String { .. }) {
+                return Err(Failure::usage(anyhow!(
+                    "`{name}` is a String: only numbers plot"
+                )));
+            }
+            Ok(Trace {
+                label: name.clone(),
+                slot: n.slot,
+                index,
+                runs: vec![Vec::new()],
+                restarts: Vec::new(),
+                last: None,
+            })
+        })
+        .collect()
+}
+
+fn font() -> Result<(), Failure> {
+    let bytes = FONTS
+        .iter()
+        .find_map(|f| std::fs::read(f).ok())
+        .ok_or_else(|| {
+            Failure::device(anyhow!(
+                "plot needs a font: {} (Debian: fonts-dejavu-core)",
+                FONTS.join(" or ")
+            ))
+        })?;
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
+        .map_err(|_| Failure::device(anyhow!("the font is not usable")))
+}
+
+pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> {
+    let nodes = Reader::open(file)?.header().nodes();
+    let mut traces = traces(&nodes, signals)?;
+    let mut seen = HashSet::new();
+    frames(file, |nodes, f| {
+        // A frame recorded twice (published and taken) is plotted once.
+        if !seen.insert((f.slot, f.header.epoch, f.header.step)) {
+            return Ok(());
+        }
+        let Some(node) = nodes.iter().find(|n| n.slot == f.slot) else {
+            return Ok(());
+        };
+        let values = super::values(node, &f.payload);
+        let time = f.header.sim_time;
+        for t in traces.iter_mut().filter(|t| t.slot == f.slot) {
+            match t.last {
+                Some((epoch, _)) if epoch != f.header.epoch => {
+                    t.restarts.push(time);
+                    t.runs.push(Vec::new());
+                }
+                Some((_, step)) if f.header.step != step + 1 => t.runs.push(Vec::new()),
+                _ => {}
+            }
+            t.last = Some((f.header.epoch, f.header.step));
+            if let Some(y) = values[t.index].as_ref().and_then(number) {
+                t.runs.last_mut().expect("a run").push((time, y));
+            }
+        }
+        Ok(())
+    })?;
+    let points = traces.iter().flat_map(|t| t.runs.iter().flatten());
+    let (t0, t1) = points
+        .clone()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(x, _)| {
+            (a.min(x), b.max(x))
+        });
+    if !t0.is_finite() {
+        return Err(Failure::check_failed(anyhow!(
+            "no frame of {} in {}",
+            signals.join(", "),
+            file.display()
+        )));
+    }
+    font()?;
+    draw(&traces, (t0, t1.max(t0 + 1e-9)), out)
+        .with_context(|| format!("writing {}", out.display()))
+        .map_err(Failure::device)?;
+    println!(
+        "wrote {} ({} signals over {:.3} s of simulation time)",
+        out.display(),
+        traces.len(),
+        t1 - t0
+    );
+    Ok(())
+}
+
+fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()> {
+    let height = 60 + 220 * traces.len() as u32;
+    let root = BitMapBackend::new(out, (1200, height)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let panels = root.split_evenly((traces.len(), 1));
+    for (i, (t, panel)) in traces.iter().zip(panels).enumerate() {
+        let ys = t.runs.iter().flatten().map(|&(_, y)| y);
+        let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+            (a.min(y), b.max(y))
+        });
+        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+        let pad = ((hi - lo) * 0.05).max(1e-9);
+        let color = HSLColor(i as f64 / traces.len() as f64, 0.8, 0.4);
+        let mut chart = ChartBuilder::on(&panel)
+            .caption(&t.label, ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(80)
+            .build_cartesian_2d(t0..t1, (lo - pad)..(hi + pad))?;
+        chart
+            .configure_mesh()
+            .x_desc("simulation time (s)")
+            .label_style(("sans-serif", 13))
+            .draw()?;
+        for run in &t.runs {
+            chart.draw_series(LineSeries::new(run.iter().copied(), color.stroke_width(2)))?;
+        }
+        for &r in &t.restarts {
+            chart.draw_series(LineSeries::new(
+                [(r, lo - pad), (r, hi + pad)],
+                RED.stroke_width(2),
+            ))?;
+        }
+    }
+    root.present()?;
+    Ok(())
+}
