@@ -57,6 +57,19 @@ cargo build --release -p rfm2g-sim
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 20000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
 
+step "recordings: two simulator processes record 10,000 lockstep steps over shm:; rfmctl show, export --csv, plot and diff read them, and the two sides' recordings agree"
+rm -rf target/record
+cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
+    --steps 10000 --record "$PWD/target/record"
+cargo build --release -p rfmctl
+target/release/rfmctl show target/record/aircraft0.rec
+target/release/rfmctl export target/record/aircraft1.rec --csv > target/record/aircraft1.csv
+test "$(wc -l < target/record/aircraft1.csv)" = 20002 # a header and 20,001 frames
+target/release/rfmctl plot target/record/aircraft0.rec --signals slot0.roll,slot1.roll \
+    --out target/record/attitude.png
+test -s target/record/attitude.png
+target/release/rfmctl diff target/record/aircraft0.rec target/record/aircraft1.rec
+
 step "interfaces: every node's FMU of three interface files, packed from the released binaries with no compiler on the PATH; three processes in lockstep over shm:, two nodes of 1,000 Reals over emulated RFM2g boards"
 mkdir -p target/interfaces
 python3 scripts/reals_interface.py 1000 > target/interfaces/reals1000.toml

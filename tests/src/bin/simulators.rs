@@ -1,13 +1,14 @@
 //! Two flight-simulator processes coupled through the packaged `rfm_attitude.fmu`.
 //!
-//! `simulators [FMU] [--steps N] [--device DEV | --rfm2g-sim LIB]`: starts two
+//! `simulators [FMU] [--steps N] [--device DEV | --rfm2g-sim LIB] [--record DIR]`: starts two
 //! processes; each imports the .fmu with the `fmi` crate (a master nobody here
 //! wrote), flies its own deterministic manoeuvre, and steps in lockstep (lag 0,
 //! spin) with the other through a fresh `shm:` memory, or, with `--rfm2g-sim`,
 //! through `/dev/rfm2g0` on two boards (nodes 1 and 2) of a fresh ring of the RFM2g
 //! emulator LIB, as on two PCs with cards. Each checks every peer attitude it
 //! receives against the peer's model, prints attitudes crossing, and the time of a
-//! whole master step (set inputs, fmi2DoStep, get outputs).
+//! whole master step (set inputs, fmi2DoStep, get outputs). With `--record DIR`,
+//! each records its run (parameter `recordFile`) into `DIR/aircraftN.rec`.
 
 use std::ffi::CString;
 use std::process::ExitCode;
@@ -30,7 +31,14 @@ fn attitude(node: u32, k: u64) -> [f64; 3] {
     ]
 }
 
-fn fly(fmu: &str, device: &str, library: Option<&str>, me: u32, steps: u64) -> Result<(), String> {
+fn fly(
+    fmu: &str,
+    device: &str,
+    library: Option<&str>,
+    record: Option<&str>,
+    me: u32,
+    steps: u64,
+) -> Result<(), String> {
     let import: Fmi2Import =
         fmi::import::from_path(fmu).map_err(|e| format!("cannot import {fmu}: {e}"))?;
     let vr = |name: &str| {
@@ -59,6 +67,14 @@ fn fly(fmu: &str, device: &str, library: Option<&str>, me: u32, steps: u64) -> R
             &[CString::new(library).map_err(|e| e.to_string())?],
         )
         .map_err(fail("set rfm2gLibrary"))?;
+    }
+    if let Some(dir) = record {
+        let file = format!("{dir}/aircraft{me}.rec");
+        sim.set_string(
+            &[vr("recordFile")?],
+            &[CString::new(file).map_err(|e| e.to_string())?],
+        )
+        .map_err(fail("set recordFile"))?;
     }
     sim.set_integer(
         &[vr("nodeSlot")?, vr("peerSlot")?],
@@ -114,6 +130,7 @@ fn fly(fmu: &str, device: &str, library: Option<&str>, me: u32, steps: u64) -> R
 fn main() -> ExitCode {
     let mut fmu = "target/fmu/rfm_attitude.fmu".to_owned();
     let (mut steps, mut device, mut node, mut library) = (100_000u64, None, None, None);
+    let mut record: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -121,9 +138,10 @@ fn main() -> ExitCode {
             "--device" => device = args.next(),
             "--node" => node = args.next().and_then(|s| s.parse().ok()),
             "--rfm2g-sim" => library = args.next(),
+            "--record" => record = args.next(),
             "-h" | "--help" => {
                 println!(
-                    "usage: simulators [FMU] [--steps N] [--device shm:NAME | --rfm2g-sim LIBRFM2G_SO]"
+                    "usage: simulators [FMU] [--steps N] [--device shm:NAME | --rfm2g-sim LIBRFM2G_SO] [--record DIR]"
                 );
                 return ExitCode::SUCCESS;
             }
@@ -132,7 +150,14 @@ fn main() -> ExitCode {
     }
     if let Some(me) = node {
         let device = device.expect("the parent passes --device");
-        return match fly(&fmu, &device, library.as_deref(), me, steps) {
+        return match fly(
+            &fmu,
+            &device,
+            library.as_deref(),
+            record.as_deref(),
+            me,
+            steps,
+        ) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("simulators: {e}");
@@ -158,7 +183,7 @@ fn main() -> ExitCode {
     let ok = artefact_tests::run_nodes(
         2,
         |me| {
-            [
+            let mut args = [
                 fmu.as_str(),
                 "--node",
                 &me.to_string(),
@@ -168,7 +193,11 @@ fn main() -> ExitCode {
                 &steps.to_string(),
             ]
             .map(str::to_owned)
-            .to_vec()
+            .to_vec();
+            if let Some(dir) = &record {
+                args.extend(["--record".to_owned(), dir.clone()]);
+            }
+            args
         },
         library.as_deref().map(|lib| (lib, name.as_str())),
         &object,
