@@ -15,18 +15,10 @@ const MAX_HEADER: u32 = 64 << 20;
 /// Why a recording cannot be read (further).
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("cannot open the recording `{file}`: {source}")]
-    Open {
-        file: String,
-        #[source]
-        source: io::Error,
-    },
-    #[error("reading the recording `{file}` failed: {source}")]
-    Read {
-        file: String,
-        #[source]
-        source: io::Error,
-    },
+    #[error("cannot open the recording `{file}`: {cause}")]
+    Open { file: String, cause: io::Error },
+    #[error("reading the recording `{file}` failed: {cause}")]
+    Read { file: String, cause: io::Error },
     #[error("`{file}` is not a recording: it does not start with the recording magic \"RFMrec\"")]
     NotARecording { file: String },
     #[error(
@@ -71,9 +63,9 @@ impl Reader<BufReader<File>> {
     /// Opens the recording at `path` and reads its header.
     pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, RecordError> {
         let file = path.display().to_string();
-        let f = File::open(path).map_err(|source| RecordError::Open {
+        let f = File::open(path).map_err(|cause| RecordError::Open {
             file: file.clone(),
-            source,
+            cause,
         })?;
         Reader::new(&file, BufReader::new(f))
     }
@@ -83,9 +75,9 @@ impl<R: Read> Reader<R> {
     /// Reads the header from `source`; `file` names it in errors.
     pub fn new(file: &str, mut source: R) -> Result<Reader<R>, RecordError> {
         let file = file.to_owned();
-        let read_error = |source| RecordError::Read {
+        let read_error = |cause| RecordError::Read {
             file: file.clone(),
-            source,
+            cause,
         };
         let mut fixed = [0u8; 16];
         let have = read_full(&mut source, &mut fixed).map_err(read_error)?;
@@ -159,9 +151,9 @@ impl<R: Read> Reader<R> {
     /// The next record; `None` at the end of the file (see [`Reader::cut`]).
     pub fn next_record(&mut self) -> Result<Option<Record>, RecordError> {
         let mut len = [0u8; 4];
-        let have = read_full(&mut self.source, &mut len).map_err(|source| RecordError::Read {
+        let have = read_full(&mut self.source, &mut len).map_err(|cause| RecordError::Read {
             file: self.file.clone(),
-            source,
+            cause,
         })?;
         if have < len.len() {
             self.cut = have as u64;
@@ -172,9 +164,9 @@ impl<R: Read> Reader<R> {
             return Err(self.corrupt(format!("a record length of {len} bytes")));
         }
         let mut body = vec![0u8; len as usize + 4];
-        let got = read_full(&mut self.source, &mut body).map_err(|source| RecordError::Read {
+        let got = read_full(&mut self.source, &mut body).map_err(|cause| RecordError::Read {
             file: self.file.clone(),
-            source,
+            cause,
         })?;
         if got < body.len() {
             self.cut = 4 + got as u64;

@@ -15,24 +15,12 @@ use super::{encode_record, wall_ns, Header, Kind, MAGIC, VERSION};
 /// Why a recording could not be made or finished.
 #[derive(Debug, thiserror::Error)]
 pub enum RecorderError {
-    #[error("cannot create the recording `{path}`: {source}")]
-    Create {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-    #[error("writing the recording `{path}` failed: {source}; records after the failure are lost")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-    #[error("the recording `{path}`'s writer thread could not start: {source}")]
-    Thread {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
+    #[error("cannot create the recording `{path}`: {cause}")]
+    Create { path: PathBuf, cause: io::Error },
+    #[error("writing the recording `{path}` failed: {cause}; records after the failure are lost")]
+    Write { path: PathBuf, cause: io::Error },
+    #[error("the recording `{path}`'s writer thread could not start: {cause}")]
+    Thread { path: PathBuf, cause: io::Error },
 }
 
 /// An open recording. Dropping it finishes the file, like [`Recorder::finish`].
@@ -57,9 +45,9 @@ impl Recorder {
         header: &Header,
         capacity: usize,
     ) -> Result<Recorder, RecorderError> {
-        let file = File::create(path).map_err(|source| RecorderError::Create {
+        let file = File::create(path).map_err(|cause| RecorderError::Create {
             path: path.to_owned(),
-            source,
+            cause,
         })?;
         Self::with_sink(path, file, header, capacity)
     }
@@ -71,9 +59,9 @@ impl Recorder {
         header: &Header,
         capacity: usize,
     ) -> Result<Recorder, RecorderError> {
-        let failed_create = |source| RecorderError::Create {
+        let failed_create = |cause| RecorderError::Create {
             path: path.to_owned(),
-            source,
+            cause,
         };
         let body = header.encode();
         let mut head = Vec::with_capacity(20 + body.len());
@@ -93,9 +81,9 @@ impl Recorder {
         let thread = std::thread::Builder::new()
             .name("rfm-recorder".into())
             .spawn(move || drain(records, give_back, BufWriter::new(sink), &thread_failed))
-            .map_err(|source| RecorderError::Thread {
+            .map_err(|cause| RecorderError::Thread {
                 path: path.to_owned(),
-                source,
+                cause,
             })?;
         Ok(Recorder {
             path: path.to_owned(),
@@ -152,9 +140,9 @@ impl Recorder {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
         {
-            Some(source) => Err(RecorderError::Write {
+            Some(cause) => Err(RecorderError::Write {
                 path: self.path.clone(),
-                source,
+                cause,
             }),
             None => Ok(()),
         }

@@ -165,6 +165,12 @@ fn main() -> ExitCode {
             }
         };
     }
+    if let Some(dir) = &record {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("simulators: cannot create the recording folder {dir}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let name = format!("rfm-simulators-{}", std::process::id());
     let (device, object) = match (&library, device) {
         (Some(_), _) => ("/dev/rfm2g0".to_owned(), format!("/rfm2g-sim.{name}")),
