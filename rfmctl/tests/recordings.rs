@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rfm_core::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
-use rfm_core::interface::{self, descriptor};
+use rfm_core::interface;
 use rfm_core::record::{Header, Kind, Recorder};
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -38,23 +38,7 @@ fn write_recording_with(path: &Path, changed: Option<(u64, f64)>) {
     let iface = interface::attitude(0, 1);
     let map = iface.map().unwrap();
     let fingerprint = iface.fingerprint();
-    let header = Header {
-        fingerprint,
-        node: 0,
-        started_ns: 0,
-        interface: iface.name.clone(),
-        parameters: "device=shm:lab\nlag=0\n".into(),
-        descriptors: (0..2)
-            .map(|i| {
-                descriptor::encode(
-                    &iface.name,
-                    fingerprint,
-                    &iface.nodes[i],
-                    &map.area(i).payload,
-                )
-            })
-            .collect(),
-    };
+    let header = Header::for_interface(&iface, 0, "device=shm:lab\nlag=0\n".into());
     let recorder = Recorder::create(path, &header, 1024).unwrap();
     let frame = |slot: u8, epoch: u64, step: u64| {
         let mut f = FrameBuf::new(map.area(usize::from(slot)).payload.len);

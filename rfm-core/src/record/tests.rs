@@ -8,28 +8,16 @@ use super::*;
 use crate::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
 use crate::interface;
 
-/// The attitude interface's header, as node 0 would record it.
+/// The attitude interface's header, as node 0 would record it, with a fixed
+/// start time (a test builds it twice and compares).
 fn header() -> Header {
-    let iface = interface::attitude(0, 1);
-    let map = iface.map().unwrap();
-    let fingerprint = iface.fingerprint();
-    Header {
-        fingerprint,
-        node: 0,
-        started_ns: 1_700_000_000_000_000_000,
-        interface: iface.name.clone(),
-        parameters: "device=shm:x\nlag=0\n".into(),
-        descriptors: (0..2)
-            .map(|i| {
-                descriptor::encode(
-                    &iface.name,
-                    fingerprint,
-                    &iface.nodes[i],
-                    &map.area(i).payload,
-                )
-            })
-            .collect(),
-    }
+    let mut h = Header::for_interface(
+        &interface::attitude(0, 1),
+        0,
+        "device=shm:x\nlag=0\n".into(),
+    );
+    h.started_ns = 1_700_000_000_000_000_000;
+    h
 }
 
 /// A sealed frame of step `step` from `slot`.
