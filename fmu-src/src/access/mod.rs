@@ -10,6 +10,8 @@
 
 use std::ffi::CString;
 
+use rfm_core::link::Link;
+
 use crate::fmi2::*;
 use crate::instance::{error, FmiError, FmiResult, Instance};
 use crate::model::{At, Causality, Kind, Model, Place, Route, Var};
@@ -235,7 +237,7 @@ impl Instance {
                 store(&mut self.inputs, offset, size, &value);
             }
             (Place::Input { .. }, _) => unreachable!("numeric inputs take the plain path"),
-            (Place::Output { .. } | Place::RecordDropped, _) => {
+            (Place::Output { .. } | Place::RecordDropped | Place::ReplayDivergence, _) => {
                 unreachable!("check_settable refuses outputs")
             }
         }
@@ -251,6 +253,11 @@ impl Instance {
             Place::RecordDropped => Value::Integer(
                 (self.recording.as_ref())
                     .map_or(0, |r| i32::try_from(r.dropped()).unwrap_or(i32::MAX)),
+            ),
+            Place::ReplayDivergence => Value::Integer(
+                (self.link.as_ref())
+                    .and_then(Link::replay_divergence)
+                    .map_or(0, |n| i32::try_from(n).unwrap_or(i32::MAX)),
             ),
         }
     }

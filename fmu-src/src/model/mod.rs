@@ -24,7 +24,7 @@ pub use routes::{At, Route};
 pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{97a48774-a17f-4e85-ac3e-a889c91a1806}";
+pub const PRESET_GUID: &str = "{14da5f08-d160-4d3f-821c-cdc1161f71df}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -259,7 +259,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{d3a7add8-bd77-6c24-2f9d-231988c256db}",
+            "{66c77a60-0f56-4068-3c9c-dd25d94cb93f}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );
@@ -269,7 +269,7 @@ mod tests {
     fn the_attitude_model_keeps_its_value_references() {
         let m = Model::attitude();
         let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names.len(), 31);
+        assert_eq!(names.len(), 32);
         assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
         assert_eq!(names[11], "recordFile");
         assert_eq!(names[12], "roll");
@@ -278,6 +278,7 @@ mod tests {
         assert_eq!(names[24], "link.ok");
         assert_eq!(names[29], "link.wait");
         assert_eq!(names[30], "record.dropped");
+        assert_eq!(names[31], "replay.divergence");
         assert_eq!(m.model_identifier, "rfm_attitude");
     }
 

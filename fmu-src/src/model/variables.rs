@@ -110,6 +110,8 @@ pub enum Place {
     },
     /// `record.dropped`: records the recording lost.
     RecordDropped,
+    /// `replay.divergence`: steps whose inputs differed from the replayed recording's.
+    ReplayDivergence,
 }
 
 /// One `ScalarVariable`.
@@ -232,6 +234,20 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
                       behind: a step never waits for the disk"
             .into(),
         place: Place::RecordDropped,
+    });
+    vars.push(Var {
+        name: "replay.divergence".into(),
+        kind: Kind::Integer,
+        causality: Causality::Output,
+        start: "0".into(),
+        unit: None,
+        min: None,
+        max: None,
+        bounds: ANY,
+        description: "With device = replay:PATH: the steps whose inputs differed from the ones \
+                      recorded (the first is logged with its signal); 0 otherwise"
+            .into(),
+        place: Place::ReplayDivergence,
     });
     vars
 }

@@ -9,6 +9,21 @@ use crate::{DeviceError, RegionError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
+    /// `device = replay:PATH`: the recording cannot be replayed as this node.
+    #[error("replay:{path}: {problem}")]
+    Replay { path: String, problem: String },
+    /// The recording has no frame for this step: it ends there.
+    #[error(
+        "replay:{path}: the recording has no frame {index} of slot {slot} (its last is {}): the \
+         replay ends at the end of the recording",
+        last.map_or("none".to_owned(), |l| l.to_string())
+    )]
+    ReplayEnded {
+        path: String,
+        slot: u8,
+        index: u64,
+        last: Option<u64>,
+    },
     #[error("parameter {parameter} = {value}: {problem}")]
     Config {
         parameter: &'static str,

@@ -36,6 +36,7 @@ pub mod handshake;
 pub mod liveness;
 mod node;
 mod peer;
+mod replay;
 
 use error::config_error;
 pub use error::LinkError;
@@ -88,6 +89,9 @@ pub struct LinkConfig {
     /// Longest wait for the peer's first frame.
     pub startup_timeout: Duration,
 }
+
+/// The device form that plays the peers from a recording: `replay:PATH`.
+pub const REPLAY_PREFIX: &str = "replay:";
 
 impl Default for LinkConfig {
     fn default() -> LinkConfig {
@@ -245,6 +249,8 @@ pub struct Link {
     heartbeat: Option<Heartbeat>,
     /// Network interrupts (waitStrategy = event only).
     events: Option<Events>,
+    /// `device = replay:PATH`: the peers' frames come from a recording.
+    player: Option<replay::Player>,
 }
 
 impl std::fmt::Debug for Link {
@@ -269,8 +275,23 @@ impl Link {
             .map()
             .map_err(|e| config_error("interface", &interface.name, e.to_string()))?;
         let len = usize::try_from(map.len()).expect("the map fits its memory_size");
+        // Replay: the node runs on a memory of its own; the peers are played.
+        let (player, memory) = match config.device.strip_prefix(REPLAY_PREFIX) {
+            Some(path) => {
+                if config.mode != SyncMode::Lockstep {
+                    return Err(config_error(
+                        "syncMode",
+                        "free",
+                        "a replay is step by step: use lockstep",
+                    ));
+                }
+                let player = replay::Player::open(path, &interface, config.node_slot)?;
+                (Some(player), format!("loopback:replay-{:x}", new_epoch()))
+            }
+            None => (None, config.device.clone()),
+        };
         let device = Device::open(
-            &config.device,
+            &memory,
             &OpenOptions {
                 rfm2g_library: config.rfm2g_library.clone(),
                 // A `shm:` object this node creates is the memory the interface
@@ -345,11 +366,18 @@ impl Link {
             in_process,
             heartbeat: None,
             events,
+            player,
         })
     }
 
     pub fn config(&self) -> &LinkConfig {
         self.node.config()
+    }
+
+    /// `device = replay:PATH`: the steps whose payload differed from the
+    /// recording's (`None` when not replaying).
+    pub fn replay_divergence(&self) -> Option<u64> {
+        self.player.as_ref().map(replay::Player::divergence)
     }
 
     /// This node's session epoch.
@@ -487,6 +515,9 @@ impl Link {
             });
         }
         self.node.publish(k + 1, sim_time)?;
+        if let Some(player) = &mut self.player {
+            return player.play(&mut self.node, k, self.clock.now());
+        }
         self.signal(k + 1)?;
         // One clock read per step (in spin, more only every 64 polls of a wait).
         let mut now = self.clock.now();

@@ -203,6 +203,31 @@ impl Node {
         self.frame.payload_mut()
     }
 
+    /// Replay: takes the recorded `frame` (header and payload) as peer `i`'s
+    /// frame of this step, as [`Node::poll_lockstep`] takes one from memory.
+    pub(crate) fn take_recorded(
+        &mut self,
+        i: usize,
+        frame: &[u8],
+        now: Instant,
+    ) -> Result<(), crate::frame::FrameError> {
+        let scratch = self.peers[i].scratch();
+        if scratch.len() != frame.len() {
+            return Err(crate::frame::FrameError::BadLength {
+                found: frame
+                    .len()
+                    .saturating_sub(crate::frame::framed::HEADER_SIZE),
+                expected: scratch.len() - crate::frame::framed::HEADER_SIZE,
+            });
+        }
+        scratch.bytes_mut().copy_from_slice(frame);
+        let h = scratch.check()?;
+        self.peers[i].accept(h, Some(h.epoch), now);
+        self.stepped_at = now;
+        self.last_wait = Duration::ZERO;
+        Ok(())
+    }
+
     /// The frame published last, header and payload.
     pub fn published(&self) -> &[u8] {
         self.frame.bytes()

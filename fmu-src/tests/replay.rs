@@ -1,0 +1,152 @@
+//! `device = replay:PATH`: a node run alone against a recording of its peer
+//! gets the recorded frames bit for bit; an input that differs from the
+//! recording is counted, and its first step and signal logged; past the end of
+//! the recording a step fails saying where it ends; a recording of another node
+//! or interface is refused naming the difference.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{unique, Fmu};
+use rfm_attitude::fmi2::*;
+
+const H: f64 = 1e-3;
+const STEPS: usize = 500;
+const OUTPUTS: [&str; 4] = ["peer.roll", "peer.pitch", "peer.yaw", "peer.time"];
+
+fn roll(me: usize, k: usize) -> f64 {
+    (k as f64 * 0.37 + me as f64).sin()
+}
+
+fn node(me: usize, device: &str, record: Option<&Path>) -> Fmu {
+    let fmu = Fmu::new(&format!("n{me}"));
+    fmu.set_all(&[
+        ("device", device),
+        ("nodeSlot", &me.to_string()),
+        ("peerSlot", &(1 - me).to_string()),
+        ("lag", "1"),
+    ]);
+    if let Some(file) = record {
+        fmu.set_all(&[("recordFile", file.to_str().unwrap())]);
+    }
+    fmu
+}
+
+/// One step of node `me` with roll `roll`; returns its outputs' bits.
+fn step(fmu: &Fmu, k: usize, roll: f64) -> (fmi2Status, Vec<u64>, i32) {
+    fmu.set_all(&[
+        ("roll", &format!("{roll:?}")),
+        ("pitch", &format!("{:?}", -roll)),
+    ]);
+    let status = fmu.step(k as f64 * H, H);
+    let values = fmu.reals(&OUTPUTS).iter().map(|x| x.to_bits()).collect();
+    (status, values, fmu.integer("peer.step"))
+}
+
+/// Runs nodes 0 and 1 coupled for STEPS steps, node 0 recording; returns the
+/// recording and node 0's outputs after each step.
+fn recorded_run() -> (PathBuf, Vec<(Vec<u64>, i32)>) {
+    let dir = std::env::temp_dir().join(unique("replay"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("n0.rec");
+    let device = format!("loopback:{}", unique("replay"));
+    let nodes = [node(0, &device, Some(&file)), node(1, &device, None)];
+    for n in &nodes {
+        assert_eq!(n.init(), fmi2OK, "{:?}", n.log());
+    }
+    let mut outputs = Vec::new();
+    for k in 0..STEPS {
+        let (status, values, step) = step(&nodes[0], k, roll(0, k));
+        assert_eq!(status, fmi2OK, "{:?}", nodes[0].log());
+        outputs.push((values, step));
+        assert_eq!(step_status(&nodes[1], k), fmi2OK);
+    }
+    for n in &nodes {
+        assert_eq!(n.terminate(), fmi2OK);
+    }
+    (file, outputs)
+}
+
+fn step_status(fmu: &Fmu, k: usize) -> fmi2Status {
+    step(fmu, k, roll(1, k)).0
+}
+
+fn replaying(file: &Path) -> Fmu {
+    let fmu = node(0, &format!("replay:{}", file.display()), None);
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+    fmu
+}
+
+#[test]
+fn a_replayed_peer_gives_the_recorded_outputs_bit_for_bit() {
+    let (file, recorded) = recorded_run();
+    let fmu = replaying(&file);
+    for (k, (values, peer_step)) in recorded.iter().enumerate() {
+        let (status, got, got_step) = step(&fmu, k, roll(0, k));
+        assert_eq!(status, fmi2OK, "step {k}: {:?}", fmu.log());
+        assert_eq!((&got, got_step), (values, *peer_step), "step {k}");
+    }
+    assert_eq!(fmu.integer("replay.divergence"), 0);
+    assert!(fmu.boolean("link.ok"));
+    // Past the end: the recording has no more peer frames.
+    let (status, _, _) = step(&fmu, STEPS, roll(0, STEPS));
+    assert_eq!(status, fmi2Error);
+    let err = fmu.last_error();
+    assert!(
+        err.contains("the recording has no frame 500 of slot 1 (its last is 499)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn inputs_that_differ_from_the_recording_are_counted_from_their_first_step() {
+    let (file, recorded) = recorded_run();
+    let fmu = replaying(&file);
+    for (k, (values, _)) in recorded.iter().enumerate() {
+        let changed = (100..110).contains(&k);
+        let r = if changed { 7.5 } else { roll(0, k) };
+        let (status, got, _) = step(&fmu, k, r);
+        assert_eq!(status, fmi2OK, "a divergence never fails a step");
+        assert_eq!(&got, values, "the peer is replayed as recorded, step {k}");
+    }
+    assert_eq!(fmu.integer("replay.divergence"), 10);
+    let log: Vec<String> = fmu.log().into_iter().map(|(_, _, m)| m).collect();
+    let first = format!("was {:?} in the recording, 7.5 now", roll(0, 100));
+    assert!(
+        log.iter()
+            .any(|m| m.contains("first divergence at step 100: `roll` ")
+                && m.contains(&first.replace(".0 ", " "))),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_recording_of_another_node_or_interface_is_refused_naming_it() {
+    let (file, _) = recorded_run();
+    let device = format!("replay:{}", file.display());
+    let other_node = node(1, &device, None);
+    assert_eq!(other_node.init(), fmi2Error);
+    assert!(
+        other_node
+            .last_error()
+            .contains("it was recorded by the node in slot 0, and this node is slot 1"),
+        "{}",
+        other_node.last_error()
+    );
+    let other_peer = Fmu::new("n0");
+    other_peer.set_all(&[
+        ("device", &device),
+        ("nodeSlot", "0"),
+        ("peerSlot", "2"),
+        ("lag", "1"),
+    ]);
+    assert_eq!(other_peer.init(), fmi2Error);
+    assert!(
+        other_peer
+            .last_error()
+            .contains("the recording has no node in slot 2"),
+        "{}",
+        other_peer.last_error()
+    );
+}
