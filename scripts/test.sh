@@ -57,7 +57,7 @@ cargo build --release -p rfm2g-sim
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 20000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
 
-step "recordings: two simulator processes record 10,000 lockstep steps over shm:; rfmctl show, export --csv, plot and diff read them, and the two sides' recordings agree"
+step "recordings: two simulator processes record 10,000 lockstep steps over shm:; rfmctl show, export --csv, plot and diff read them, the two sides' recordings agree, and each aircraft replayed alone against its recording gets every peer attitude exact"
 rm -rf target/record
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 10000 --record "$PWD/target/record"
@@ -69,6 +69,13 @@ target/release/rfmctl plot target/record/aircraft0.rec --signals slot0.roll,slot
     --out target/record/attitude.png
 test -s target/record/attitude.png
 target/release/rfmctl diff target/record/aircraft0.rec target/record/aircraft1.rec
+# Each aircraft alone against its own recording (replay:): every peer attitude
+# exact and no divergence; then with its roll changed on ten steps, ten.
+cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
+    --steps 10000 --replay target/record/aircraft0.rec --expect-divergence 0
+cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
+    --steps 10000 --replay target/record/aircraft1.rec --node 1 --change-steps 4000..4010 \
+    --expect-divergence 10
 
 step "interfaces: every node's FMU of three interface files, packed from the released binaries with no compiler on the PATH; three processes in lockstep over shm:, two nodes of 1,000 Reals over emulated RFM2g boards"
 mkdir -p target/interfaces

@@ -31,14 +31,30 @@ fn attitude(node: u32, k: u64) -> [f64; 3] {
     ]
 }
 
-fn fly(
-    fmu: &str,
-    device: &str,
-    library: Option<&str>,
-    record: Option<&str>,
+/// One simulator's run.
+struct Flight<'a> {
+    fmu: &'a str,
+    device: &'a str,
+    library: Option<&'a str>,
+    /// Record into `DIR/aircraftN.rec`.
+    record: Option<&'a str>,
     me: u32,
     steps: u64,
-) -> Result<(), String> {
+    /// Steps whose own roll is off by 1 rad (a replay must count them).
+    changed: std::ops::Range<u64>,
+}
+
+/// Flies `f`; returns the FMU's `replay.divergence` at the end.
+fn fly(f: &Flight) -> Result<i32, String> {
+    let Flight {
+        fmu,
+        device,
+        library,
+        record,
+        me,
+        steps,
+        ..
+    } = *f;
     let import: Fmi2Import =
         fmi::import::from_path(fmu).map_err(|e| format!("cannot import {fmu}: {e}"))?;
     let vr = |name: &str| {
@@ -91,8 +107,11 @@ fn fly(
     let mut times = Vec::with_capacity(steps as usize);
     for k in 0..steps {
         let start = Instant::now();
-        sim.set_real(&inputs, &attitude(me, k))
-            .map_err(fail("set inputs"))?;
+        let mut own = attitude(me, k);
+        if f.changed.contains(&k) {
+            own[0] += 1.0;
+        }
+        sim.set_real(&inputs, &own).map_err(fail("set inputs"))?;
         sim.do_step(k as f64 * H, H, true)
             .map_err(fail("fmi2DoStep"))?;
         sim.get_real(&outputs, &mut peer)
@@ -111,6 +130,9 @@ fn fly(
             );
         }
     }
+    let mut divergence = [0];
+    sim.get_integer(&[vr("replay.divergence")?], &mut divergence)
+        .map_err(fail("get replay.divergence"))?;
     Common::terminate(&mut sim).map_err(fail("terminate"))?;
     let warm = (times.len() / 10).min(10_000);
     let mut sorted = times[warm..].to_vec();
@@ -124,13 +146,15 @@ fn fly(
         pct(0.999),
         sorted[sorted.len() - 1]
     );
-    Ok(())
+    Ok(divergence[0])
 }
 
 fn main() -> ExitCode {
     let mut fmu = "target/fmu/rfm_attitude.fmu".to_owned();
     let (mut steps, mut device, mut node, mut library) = (100_000u64, None, None, None);
     let mut record: Option<String> = None;
+    let (mut replay, mut changed, mut expect): (Option<String>, _, Option<i32>) =
+        (None, 0..0, None);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -139,26 +163,77 @@ fn main() -> ExitCode {
             "--node" => node = args.next().and_then(|s| s.parse().ok()),
             "--rfm2g-sim" => library = args.next(),
             "--record" => record = args.next(),
+            "--replay" => replay = args.next(),
+            "--change-steps" => {
+                let range = args.next().unwrap_or_default();
+                match range.split_once("..").map(|(a, b)| (a.parse(), b.parse())) {
+                    Some((Ok(a), Ok(b))) => changed = a..b,
+                    _ => {
+                        eprintln!("simulators: --change-steps takes A..B, not `{range}`");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            "--expect-divergence" => expect = args.next().and_then(|s| s.parse().ok()),
             "-h" | "--help" => {
                 println!(
-                    "usage: simulators [FMU] [--steps N] [--device shm:NAME | --rfm2g-sim LIBRFM2G_SO] [--record DIR]"
+                    "usage: simulators [FMU] [--steps N] [--device shm:NAME | --rfm2g-sim LIBRFM2G_SO] [--record DIR]\n\
+                     \x20      simulators [FMU] --replay FILE [--node N] [--steps N] [--change-steps A..B] [--expect-divergence D]\n\
+                     (one aircraft alone against its recording: every peer attitude must be exact, and\n\
+                     replay.divergence as expected; --change-steps offsets its roll by 1 rad on those steps)"
                 );
                 return ExitCode::SUCCESS;
             }
             other => fmu = other.to_owned(),
         }
     }
-    if let Some(me) = node {
-        let device = device.expect("the parent passes --device");
-        return match fly(
-            &fmu,
-            &device,
-            library.as_deref(),
-            record.as_deref(),
+    if let Some(file) = replay {
+        let device = format!("replay:{file}");
+        let me = node.unwrap_or(0);
+        let flight = Flight {
+            fmu: &fmu,
+            device: &device,
+            library: None,
+            record: None,
             me,
             steps,
-        ) {
-            Ok(()) => ExitCode::SUCCESS,
+            changed: changed.clone(),
+        };
+        return match fly(&flight) {
+            Ok(d) if expect.is_none_or(|e| e == d) => {
+                println!(
+                    "aircraft {me} alone against {file}: every peer attitude exact, \
+                     replay.divergence = {d} ({} steps changed)",
+                    changed.end.saturating_sub(changed.start)
+                );
+                ExitCode::SUCCESS
+            }
+            Ok(d) => {
+                eprintln!(
+                    "simulators: replay.divergence = {d}, expected {}",
+                    expect.unwrap_or_default()
+                );
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("simulators: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Some(me) = node {
+        let device = device.expect("the parent passes --device");
+        let flight = Flight {
+            fmu: &fmu,
+            device: &device,
+            library: library.as_deref(),
+            record: record.as_deref(),
+            me,
+            steps,
+            changed: 0..0,
+        };
+        return match fly(&flight) {
+            Ok(_) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("simulators: {e}");
                 ExitCode::FAILURE
