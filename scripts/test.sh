@@ -69,6 +69,15 @@ target/release/rfmctl plot target/record/aircraft0.rec --signals slot0.roll,slot
     --out target/record/attitude.png
 test -s target/record/attitude.png
 target/release/rfmctl diff target/record/aircraft0.rec target/record/aircraft1.rec
+# A third-party recorder on a running coupling: it reads every node's frames
+# and counts the ones it missed.
+cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
+    --steps 20000000 --device "shm:rfm-test-record-$$" > target/record/coupling.log &
+coupling=$!
+sleep 1
+target/release/rfmctl record "shm:rfm-test-record-$$" --out target/record/third-party.rec --seconds 1
+wait "$coupling"
+target/release/rfmctl show target/record/third-party.rec
 # Each aircraft alone against its own recording (replay:): every peer attitude
 # exact and no divergence; then with its roll changed on ten steps, ten.
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \

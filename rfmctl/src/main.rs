@@ -111,6 +111,12 @@ enum Command {
     /// Network interrupts with 32-bit data (RFM2g)
     #[command(subcommand)]
     Events(board::EventsCommand),
+    /// Records a live coupling from outside (reading only): every node's frames, into a file
+    #[command(
+        after_help = "Frames overwritten in a node's ring before they were read are counted as missed, \
+        never guessed.\n\nExample: rfmctl record shm:lab --out lab.rec --seconds 60"
+    )]
+    Record(recording::RecordArgs),
     /// What a recording holds: interface, nodes, steps, duration, gaps, restarts, bad frames
     #[command(after_help = "Example: rfmctl show cockpit.rec")]
     Show { file: PathBuf },
@@ -152,6 +158,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Ping(args) => ping::run(&args, library),
         Command::RingCheck { device } => board::ring_check(&device, library),
         Command::Events(command) => board::events(&command, library),
+        Command::Record(args) => recording::record(&args, library),
         Command::Show { file } => recording::show(&file),
         Command::Export { file, csv: _ } => recording::export_csv(&file),
         Command::Diff { a, b } => recording::diff(&a, &b),

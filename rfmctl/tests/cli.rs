@@ -97,6 +97,7 @@ fn help_explains_every_subcommand_with_an_example() {
         "export",
         "diff",
         "plot",
+        "record",
     ] {
         assert!(text.contains(&format!("  {sub} ")), "--help lacks {sub}");
         let args: Vec<&str> = if sub == "events" {
@@ -460,6 +461,15 @@ fn interrupts_sent_by_one_node_are_received_by_another() {
 /// Node `slot` of the attitude preset as a simulator starts it in `region` (mapped
 /// at 0): its descriptor written, then frames 0..=`last`. Returns its area.
 fn publish_attitude(region: &Region, slot: u8, last: u64) -> Region {
+    publish_attitude_steps(region, slot, 0..=last)
+}
+
+/// [`publish_attitude`] of the frames `steps` (the descriptor written again).
+fn publish_attitude_steps(
+    region: &Region,
+    slot: u8,
+    steps: std::ops::RangeInclusive<u64>,
+) -> Region {
     let interface = interface::attitude(slot, slot);
     let map = interface.map().unwrap();
     let area = frame::area(region, &map.areas[0]).unwrap();
@@ -473,7 +483,7 @@ fn publish_attitude(region: &Region, slot: u8, last: u64) -> Region {
     area.write(DESCRIPTOR_OFFSET, &d).unwrap();
     let mut w = FramedWriter::new(area.clone(), Ring::of(&map.areas[0])).unwrap();
     let mut f = FrameBuf::new(map.areas[0].payload.len);
-    for step in 0..=last {
+    for step in steps {
         Sample {
             sim_time: step as f64 * 0.001,
             attitude: [0.25, -0.5, 1.0],
@@ -864,4 +874,60 @@ fn dump_decode_names_the_parts_of_an_area_and_its_signals() {
         out.contains("no node's area described in this range: 1 nodes describe themselves"),
         "{out}"
     );
+}
+
+/// `rfmctl record` on a live node: it records what it can read and counts the
+/// frames its ring reused before it got to them, so that frames and missed add
+/// up to every step published.
+#[test]
+fn record_follows_a_live_node_and_counts_what_it_missed() {
+    let shm = shm(1 << 20);
+    let region = shm.memory.map(0, 1 << 20).unwrap();
+    publish_attitude(&region, 3, 0);
+    let out = std::env::temp_dir().join(format!("{}.rec", sim::unique_ring("record")));
+    let child = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args(["record", &shm.device, "--out", out.to_str().unwrap()])
+        .args(["--seconds", "1.5", "--slots", "3"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // 200 steps at 1 kHz, which it keeps up with, then 2,000 at once, which a
+    // ring of 16 frames cannot hold for it.
+    for k in 1..=200 {
+        publish_attitude_steps(&region, 3, k..=k);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    publish_attitude_steps(&region, 3, 201..=2200);
+    let done = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(text.contains("slot   3: "), "{text}");
+    let mut reader = rfm_core::record::Reader::open(&out).unwrap();
+    assert_eq!(reader.header().node, rfm_core::record::NO_NODE);
+    assert_eq!(reader.header().descriptors.len(), 1);
+    let (mut steps, mut missed) = (Vec::new(), 0);
+    while let Some(r) = reader.next_record().unwrap() {
+        match r.missed() {
+            Some(n) => missed += n,
+            None => {
+                let payload = r.body.len() - frame::framed::HEADER_SIZE;
+                steps.push(frame::framed::check(&r.body, payload).unwrap().step);
+            }
+        }
+    }
+    assert_eq!((steps.first(), steps.last()), (Some(&0), Some(&2200)));
+    assert!(steps.windows(2).all(|w| w[0] < w[1]), "in step order");
+    assert!(missed > 0, "a burst of 2,000 frames overran the ring");
+    assert_eq!(
+        steps.len() as u64 + missed,
+        2201,
+        "every step recorded or counted"
+    );
+    let _ = std::fs::remove_file(&out);
 }

@@ -1,10 +1,12 @@
-//! `show`, `export`, `plot` and `diff`: what recordings hold (see `rfm_core::record` for
+//! `record` (a third-party recorder), and `show`, `export`, `plot` and `diff`:
+//! what recordings hold (see `rfm_core::record` for
 //! the format). Each frame is read back with its header checked and its signals
 //! named by the descriptors in the recording's header.
 
 mod diff;
 mod export;
 mod plot;
+mod record;
 mod show;
 
 use std::path::Path;
@@ -17,6 +19,7 @@ use rfm_core::record::{Kind, Reader, RecordError};
 pub use diff::diff;
 pub use export::export_csv;
 pub use plot::plot;
+pub use record::{record, RecordArgs};
 pub use show::show;
 
 use crate::failure::Failure;

@@ -1,0 +1,173 @@
+//! `record`: a third-party recorder. It reads the frames of every node in a live
+//! memory, as `watch` does (reading only, never writing), and records each one
+//! into a recording; frames it could not read before their ring entry was
+//! reused are counted as missed records.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+use clap::Args;
+use rfm_core::frame;
+use rfm_core::interface::{descriptor, discover};
+use rfm_core::record::{wall_ns, Header, Kind, Recorder, NO_NODE};
+use rfm_core::slot::{FramedReader, Ring, StepPoll};
+
+use crate::failure::Failure;
+use crate::numbers::parse_u64;
+use crate::open::open;
+
+/// Records in flight to the file: ten seconds of a 1 kHz coupling of a few nodes.
+const QUEUE: usize = 65_536;
+
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    pub device: String,
+    /// The recording to write (replaced if it exists)
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Slots to record (default: every node that describes itself)
+    #[arg(long, value_delimiter = ',')]
+    pub slots: Vec<u8>,
+    /// The FMU's regionOffset: where the coupling's areas start
+    #[arg(long, default_value = "0", value_parser = parse_u64)]
+    pub region_offset: u64,
+    /// How long to record
+    #[arg(long, default_value = "10")]
+    pub seconds: f64,
+}
+
+/// One recorded slot.
+struct Source {
+    slot: u8,
+    reader: FramedReader,
+    buf: rfm_core::frame::framed::FrameBuf,
+    /// The next frame index to record (`None`: start at the newest).
+    next: Option<u64>,
+    frames: u64,
+    missed: u64,
+}
+
+pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> {
+    if !(args.seconds > 0.0 && args.seconds <= 86_400.0) {
+        return Err(Failure::usage(anyhow!(
+            "--seconds {}: expected more than 0, at most a day (86400)",
+            args.seconds
+        )));
+    }
+    let device = open(&args.device, library)?;
+    let size = device.size();
+    let region = device
+        .map(
+            args.region_offset,
+            size.saturating_sub(args.region_offset) as usize,
+        )
+        .map_err(Failure::device)?;
+    let mut found = discover(&region).map_err(Failure::device)?;
+    found.retain(|f| args.slots.is_empty() || args.slots.contains(&f.descriptor.slot));
+    // A slot described twice (a stale coupling's area): the last one found.
+    found.reverse();
+    found.dedup_by_key(|f| f.descriptor.slot);
+    found.sort_by_key(|f| f.descriptor.slot);
+    let Some(first) = found.first() else {
+        return Err(Failure::check_failed(anyhow!(
+            "no node describes itself in `{}` (regionOffset {:#x}): is a simulator running on it?",
+            args.device,
+            args.region_offset
+        )));
+    };
+    let header = Header {
+        fingerprint: first.descriptor.fingerprint,
+        node: NO_NODE,
+        started_ns: wall_ns(),
+        interface: first.descriptor.interface.clone(),
+        parameters: format!(
+            "device={}\nregionOffset={}\nrecorder=rfmctl record\n",
+            args.device, args.region_offset
+        ),
+        descriptors: found
+            .iter()
+            .map(|f| {
+                let d = &f.descriptor;
+                descriptor::encode(&d.interface, d.fingerprint, &d.node_spec(), &f.area.payload)
+            })
+            .collect(),
+    };
+    let mut sources = Vec::new();
+    for f in &found {
+        let area = frame::area(&region, &f.area).map_err(Failure::device)?;
+        let reader = FramedReader::new(area, Ring::of(&f.area)).map_err(Failure::device)?;
+        sources.push(Source {
+            slot: f.descriptor.slot,
+            buf: reader.buffer(),
+            reader,
+            next: None,
+            frames: 0,
+            missed: 0,
+        });
+    }
+    let recorder = Recorder::create(&args.out, &header, QUEUE).map_err(Failure::device)?;
+    let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
+    while Instant::now() < deadline {
+        let mut idle = true;
+        for s in &mut sources {
+            idle &= !sweep(s, &recorder);
+        }
+        if idle {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+    let dropped = recorder.dropped();
+    recorder.finish().map_err(Failure::device)?;
+    println!(
+        "recorded {} for {:.1} s into {}",
+        args.device,
+        args.seconds,
+        args.out.display()
+    );
+    for s in &sources {
+        println!(
+            "slot {:3}: {} frames, {} missed (overwritten before they were read)",
+            s.slot, s.frames, s.missed
+        );
+    }
+    if dropped > 0 {
+        println!("{dropped} records dropped: the disk fell behind");
+    }
+    Ok(())
+}
+
+/// Records every frame of `s` published since the last sweep; whether any was.
+fn sweep(s: &mut Source, recorder: &Recorder) -> bool {
+    let next = match s.next {
+        Some(next) => next,
+        None => match s.reader.read_latest(&mut s.buf) {
+            Ok(h) => h.step,
+            Err(_) => return false,
+        },
+    };
+    let mut k = next;
+    loop {
+        match s.reader.poll_step(k, &mut s.buf) {
+            Ok(StepPoll::Ready(_)) => {
+                recorder.record(Kind::Taken, s.slot, s.buf.bytes());
+                s.frames += 1;
+                k += 1;
+            }
+            Ok(StepPoll::Overwritten { .. }) => {
+                // Too slow for the ring: go on from the newest, counting the rest.
+                let Ok(h) = s.reader.read_latest(&mut s.buf) else {
+                    break;
+                };
+                let missed = h.step.saturating_sub(k);
+                recorder.record(Kind::Missed, s.slot, &missed.to_le_bytes());
+                s.missed += missed;
+                k = h.step;
+            }
+            // Not published yet, or the writer mid-frame: the next sweep.
+            Ok(StepPoll::NotYet) | Err(_) => break,
+        }
+    }
+    s.next = Some(k);
+    k != next
+}
