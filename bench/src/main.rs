@@ -108,7 +108,16 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
         "fmu" => {
             let (device, lag, wait) = (&rest[0], rest[1].parse()?, &rest[2]);
             let fmu = fmu::Fmu::load(&args.fmu, &args.out.join("tmp"))?;
-            let strings = [("device", device.as_str()), ("waitStrategy", wait.as_str())];
+            // With a fourth argument, a folder: each node records into it.
+            let record = rest
+                .get(3)
+                .map(|dir| format!("{dir}/node{node}.rec"))
+                .unwrap_or_default();
+            let strings = [
+                ("device", device.as_str()),
+                ("waitStrategy", wait.as_str()),
+                ("recordFile", record.as_str()),
+            ];
             let integers = [
                 ("nodeSlot", node as i32),
                 ("peerSlot", 1 - node as i32),
@@ -315,13 +324,27 @@ fn main() -> Result<()> {
         )?;
         let _ = rfm_core::backend::shm::unlink(&raw_name);
     }
-    for (name, tag, lag, wait) in [
-        ("2 FMU coupled: lag 0, spin", "lag0", "0", "spin"),
-        ("3a FMU coupled: lag 1, spin", "lag1", "1", "spin"),
-        ("3b FMU coupled: lag 0, yield", "yield", "0", "yield"),
+    let recordings = args.out.join("recordings");
+    std::fs::create_dir_all(&recordings)?;
+    let recordings = recordings
+        .to_str()
+        .context("UTF-8 output folder")?
+        .to_owned();
+    for (name, tag, lag, wait, record) in [
+        ("2 FMU coupled: lag 0, spin", "lag0", "0", "spin", None),
+        (
+            "2r FMU coupled: lag 0, spin, both recording",
+            "rec",
+            "0",
+            "spin",
+            Some(&recordings),
+        ),
+        ("3a FMU coupled: lag 1, spin", "lag1", "1", "spin", None),
+        ("3b FMU coupled: lag 0, yield", "yield", "0", "yield", None),
     ] {
         let name_shm = shm(tag);
-        let extra = [format!("shm:{name_shm}"), lag.to_owned(), wait.to_owned()];
+        let mut extra = vec![format!("shm:{name_shm}"), lag.to_owned(), wait.to_owned()];
+        extra.extend(record.cloned());
         run(name, n, pair(&args, "fmu", n, &extra))?;
         let _ = rfm_core::backend::shm::unlink(&name_shm);
     }
@@ -382,6 +405,7 @@ fn main() -> Result<()> {
     let (raw, coupled, udp, overhead) = (case("1 "), case("2 "), case("4a "), case("5 "));
     let (reals, iceoryx2, raw128) = (case("7 "), case("8 "), case("1b "));
     let (reals1000, raw8008) = (case("7b "), case("1c "));
+    let recording = case("2r ");
     let reals1000_over_raw = reals1000.median as f64 / raw8008.median as f64;
     let fmu_over_raw = coupled.median as f64 / raw.median as f64;
     let udp_over_fmu = udp.median as f64 / coupled.median as f64;
@@ -419,6 +443,7 @@ fn main() -> Result<()> {
             "fmu_alone_median_ns": target(overhead.median as f64, "<=", 60.0),
             "fmu_coupled_p99_over_median": target(p99_over_median, "<=", 2.5),
             "reals1000_median_over_raw_same_payload": target(reals1000_over_raw, "<=", 1.5),
+            "fmu_recording_median_over_fmu_coupled_median": target(recording.median as f64 / coupled.median as f64, "<=", 1.2),
         },
     });
     let json_path = args.out.join("coupling.json");
