@@ -38,3 +38,20 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
         })
     })
 }
+
+/// The part of `device` from the FMU's `regionOffset` to the end: where a
+/// coupling's areas are.
+pub fn coupling_region(
+    device: &rfm_core::Device,
+    name: &str,
+    region_offset: u64,
+) -> Result<rfm_core::Region, Failure> {
+    let size = device.size();
+    device
+        .map(region_offset, size.saturating_sub(region_offset) as usize)
+        .map_err(|e| {
+            Failure::device(anyhow::anyhow!(
+                "regionOffset {region_offset:#x} is not inside `{name}`: {e}"
+            ))
+        })
+}

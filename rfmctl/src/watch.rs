@@ -28,7 +28,7 @@ use serde_json::json;
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
-use crate::open::open;
+use crate::open::{coupling_region, open};
 
 pub const HELP: &str = "\
 Nodes are found by the descriptor each one writes into its own area: no interface
@@ -446,19 +446,7 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
 
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let device = open(&args.device, library)?;
-    let size = device.size();
-    let region = device
-        .map(
-            args.region_offset,
-            size.saturating_sub(args.region_offset) as usize,
-        )
-        .map_err(|e| {
-            Failure::device(anyhow!(
-                "regionOffset {:#x} is not inside `{}`: {e}",
-                args.region_offset,
-                args.device
-            ))
-        })?;
+    let region = coupling_region(&device, &args.device, args.region_offset)?;
     let mut views = if args.layout == "seed" {
         seed_views(&region, &args.slots)?
     } else {

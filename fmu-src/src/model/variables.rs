@@ -221,34 +221,34 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
             &map.area(i).payload.fields,
         ));
     }
-    vars.push(Var {
-        name: "record.dropped".into(),
-        kind: Kind::Integer,
-        causality: Causality::Output,
-        start: "0".into(),
-        unit: None,
-        min: None,
-        max: None,
-        bounds: ANY,
-        description: "Records the recording (parameter recordFile) lost because its writer fell \
-                      behind: a step never waits for the disk"
-            .into(),
-        place: Place::RecordDropped,
-    });
-    vars.push(Var {
-        name: "replay.divergence".into(),
-        kind: Kind::Integer,
-        causality: Causality::Output,
-        start: "0".into(),
-        unit: None,
-        min: None,
-        max: None,
-        bounds: ANY,
-        description: "With device = replay:PATH: the steps whose inputs differed from the ones \
-                      recorded (the first is logged with its signal); 0 otherwise"
-            .into(),
-        place: Place::ReplayDivergence,
-    });
+    // This node's own outputs, after every peer's.
+    for (name, description, place) in [
+        (
+            "record.dropped",
+            "Records the recording (parameter recordFile) lost because its writer fell behind: \
+             a step never waits for the disk",
+            Place::RecordDropped,
+        ),
+        (
+            "replay.divergence",
+            "With device = replay:PATH: the steps whose inputs differed from the ones recorded \
+             (the first is logged with its signal); 0 otherwise",
+            Place::ReplayDivergence,
+        ),
+    ] {
+        vars.push(Var {
+            name: name.into(),
+            kind: Kind::Integer,
+            causality: Causality::Output,
+            start: "0".into(),
+            unit: None,
+            min: None,
+            max: None,
+            bounds: ANY,
+            description: description.into(),
+            place,
+        });
+    }
     vars
 }
 

@@ -15,7 +15,7 @@ use rfm_core::slot::{FramedReader, Ring, StepPoll};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
-use crate::open::open;
+use crate::open::{coupling_region, open};
 
 /// Records in flight to the file: ten seconds of a 1 kHz coupling of a few nodes.
 const QUEUE: usize = 65_536;
@@ -56,13 +56,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
         )));
     }
     let device = open(&args.device, library)?;
-    let size = device.size();
-    let region = device
-        .map(
-            args.region_offset,
-            size.saturating_sub(args.region_offset) as usize,
-        )
-        .map_err(Failure::device)?;
+    let region = coupling_region(&device, &args.device, args.region_offset)?;
     let mut found = discover(&region).map_err(Failure::device)?;
     found.retain(|f| args.slots.is_empty() || args.slots.contains(&f.descriptor.slot));
     // A slot described twice (a stale coupling's area): the last one found.
