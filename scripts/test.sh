@@ -57,7 +57,7 @@ cargo build --release -p rfm2g-sim
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 20000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
 
-step "recordings: two simulator processes record 10,000 lockstep steps over shm:; rfmctl show, export --csv, plot and diff read them, the two sides' recordings agree, and each aircraft replayed alone against its recording gets every peer attitude exact"
+step "recordings: two simulator processes record 10,000 lockstep steps over shm:; rfmctl show, export --csv, plot and diff read them, the two sides' recordings agree, and each aircraft replayed alone against either recording gets every peer attitude exact"
 rm -rf target/record
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 10000 --record "$PWD/target/record"
@@ -78,12 +78,17 @@ sleep 1
 target/release/rfmctl record "shm:rfm-test-record-$$" --out target/record/third-party.rec --seconds 1
 wait "$coupling"
 target/release/rfmctl show target/record/third-party.rec
-# Each aircraft alone against its own recording (replay:): every peer attitude
-# exact and no divergence; then with its roll changed on ten steps, ten.
+# Each aircraft alone against the other's recording (replay:), then its own:
+# every peer attitude exact and no divergence; with its roll changed on ten
+# steps, ten.
+for me in 0 1; do
+    for file in aircraft$((1 - me)).rec aircraft$me.rec; do
+        cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
+            --steps 10000 --node $me --replay "target/record/$file" --expect-divergence 0
+    done
+done
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
-    --steps 10000 --replay target/record/aircraft0.rec --expect-divergence 0
-cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
-    --steps 10000 --replay target/record/aircraft1.rec --node 1 --change-steps 4000..4010 \
+    --steps 10000 --replay target/record/aircraft1.rec --change-steps 4000..4010 \
     --expect-divergence 10
 
 step "interfaces: every node's FMU of three interface files, packed from the released binaries with no compiler on the PATH; three processes in lockstep over shm:, two nodes of 1,000 Reals over emulated RFM2g boards"

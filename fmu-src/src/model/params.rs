@@ -63,7 +63,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "device",
         Kind::String,
         "/dev/rfm2g0",
-        "Reflective memory: /dev/rfm2gN or \\\\.\\rfm2gN (RFM2g board), shm:NAME (shared memory on this host), loopback:NAME (this process), or replay:PATH (the peers played from this node's recording)",
+        "Reflective memory: /dev/rfm2gN or \\\\.\\rfm2gN (RFM2g board), shm:NAME (shared memory on this host), loopback:NAME (this process), or replay:PATH (the peers played from a recording of this node or a peer)",
     ),
     row(
         Param::Rfm2gLibrary,

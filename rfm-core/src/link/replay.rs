@@ -4,8 +4,12 @@
 //! come from the recording: at step k each peer's recorded frame of step
 //! k + 1 - lag is taken, as a lockstep link takes it from memory (so every
 //! output, `link.*` included, is computed the same way). This node's payload is
-//! compared with the one it recorded for the same step: a difference does not fail
+//! compared with its recorded frame of the same step: a difference does not fail
 //! the step, it is counted (and the first one logged, by signal).
+//!
+//! A recording holds the frames of every node it saw, its own published and its
+//! peers' taken: any node of the interface can be replayed from it, the one that
+//! made it or one of its peers (against "the other's recording").
 //!
 //! The recording is read as the steps go, never whole: frames of one slot come in
 //! step order, and only the few read ahead of the step are kept.
@@ -28,14 +32,14 @@ use crate::record::{Kind, Reader};
 pub(crate) struct Player {
     path: String,
     reader: Reader<BufReader<File>>,
-    /// The recording node's slot: this node.
+    /// This node's slot.
     own_slot: u8,
     /// Its descriptor, to name a diverging signal.
     own: Descriptor,
-    /// Peers' frames read ahead: slot → (frame index, frame), in order.
-    taken: HashMap<u8, VecDeque<(u64, Vec<u8>)>>,
-    /// This node's recorded frames read ahead.
-    published: VecDeque<(u64, Vec<u8>)>,
+    /// The slots whose frames are wanted: this node's and its peers'.
+    wanted: Vec<u8>,
+    /// Frames read ahead: writer slot → (frame index, frame), in order.
+    ahead: HashMap<u8, VecDeque<(u64, Vec<u8>)>>,
     /// The last frame index read, per slot (for the end-of-recording message).
     last: HashMap<u8, u64>,
     ended: bool,
@@ -51,7 +55,7 @@ fn problem(path: &str, problem: String) -> LinkError {
 
 impl Player {
     /// Opens the recording at `path` for node `slot` of `interface`: it must have
-    /// been made by that node of the same interface.
+    /// been made with the same interface, by that node or one of its peers.
     pub fn open(path: &str, interface: &Interface, slot: u8) -> Result<Player, LinkError> {
         let reader = Reader::open(Path::new(path)).map_err(|e| problem(path, e.to_string()))?;
         let header = reader.header().clone();
@@ -81,16 +85,6 @@ impl Player {
                 ),
             ));
         }
-        if header.node != slot {
-            return Err(problem(
-                path,
-                format!(
-                    "it was recorded by the node in slot {}, and this node is slot {slot}: \
-                     replay a recording as the node that made it",
-                    header.node
-                ),
-            ));
-        }
         let own = nodes
             .into_iter()
             .find(|d| d.slot == slot)
@@ -100,8 +94,8 @@ impl Player {
             reader,
             own_slot: slot,
             own,
-            taken: HashMap::new(),
-            published: VecDeque::new(),
+            wanted: interface.nodes.iter().map(|n| n.slot).collect(),
+            ahead: HashMap::new(),
             last: HashMap::new(),
             ended: false,
             divergence: 0,
@@ -113,19 +107,10 @@ impl Player {
         self.divergence
     }
 
-    /// The recorded frame `index` of `slot` (taken from a peer, or published by
-    /// this node); `None` if the recording has none.
-    fn frame(
-        &mut self,
-        published: bool,
-        slot: u8,
-        index: u64,
-    ) -> Result<Option<Vec<u8>>, LinkError> {
+    /// The recorded frame `index` of writer `slot`; `None` if the recording has none.
+    fn frame(&mut self, slot: u8, index: u64) -> Result<Option<Vec<u8>>, LinkError> {
         loop {
-            let queue = match published {
-                true => &mut self.published,
-                false => self.taken.entry(slot).or_default(),
-            };
+            let queue = self.ahead.entry(slot).or_default();
             while queue.front().is_some_and(|&(i, _)| i < index) {
                 queue.pop_front();
             }
@@ -143,19 +128,16 @@ impl Player {
                 self.ended = true;
                 continue;
             };
+            // Published by the recording node or taken from a peer: either way
+            // the frame its writer published.
+            if record.kind == Kind::Missed || !self.wanted.contains(&record.slot) {
+                continue;
+            }
             let Some(index) = frame_index(&record.body) else {
                 continue;
             };
             self.last.insert(record.slot, index);
-            match (record.kind, record.slot == self.own_slot) {
-                (Kind::Published, true) => self.published.push_back((index, record.body)),
-                (Kind::Taken, false) => self
-                    .taken
-                    .entry(record.slot)
-                    .or_default()
-                    .push_back((index, record.body)),
-                _ => {}
-            }
+            (self.ahead.entry(record.slot).or_default()).push_back((index, record.body));
         }
     }
 
@@ -165,7 +147,7 @@ impl Player {
         let need = (k + 1).saturating_sub(u64::from(node.config().lag));
         for i in 0..node.peers().len() {
             let slot = node.peers()[i].slot();
-            let Some(frame) = self.frame(false, slot, need)? else {
+            let Some(frame) = self.frame(slot, need)? else {
                 return Err(LinkError::ReplayEnded {
                     path: self.path.clone(),
                     slot,
@@ -177,7 +159,7 @@ impl Player {
                 problem(&self.path, format!("its frame {need} of slot {slot}: {e}"))
             })?;
         }
-        if let Some(recorded) = self.frame(true, self.own_slot, k + 1)? {
+        if let Some(recorded) = self.frame(self.own_slot, k + 1)? {
             let (then, now) = (&recorded[HEADER_SIZE..], node.payload());
             if then != now {
                 self.divergence += 1;
