@@ -30,9 +30,9 @@
 //! parameters (`key=value` lines) as a u32 length and UTF-8, then each node's
 //! descriptor ([`crate::interface::descriptor`]) as a u32 length and its bytes.
 //!
-//! Each record is written whole by one `write` of a buffered writer; a file cut
-//! anywhere (a master killed) reads up to its last complete record, and the
-//! reader says how many bytes it left.
+//! The writer flushes whenever it finds its queue empty; a file cut anywhere (a
+//! master killed) reads up to its last complete record, and the reader says how
+//! many bytes it left.
 
 mod reader;
 mod writer;

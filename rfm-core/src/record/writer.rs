@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use super::{encode_record, wall_ns, Header, Kind, MAGIC, VERSION};
 
@@ -123,7 +124,7 @@ impl Recorder {
     }
 
     /// Writes what is queued, closes the file, and says whether every write
-    /// succeeded.
+    /// succeeded (within a millisecond of the writer's next look at the queue).
     pub fn finish(mut self) -> Result<(), RecorderError> {
         self.stop()
     }
@@ -157,9 +158,15 @@ impl Drop for Recorder {
     }
 }
 
-/// The writer thread: writes each record, and flushes whenever the queue is
-/// empty, so a killed process loses at most what was queued. After a failed
-/// write it keeps taking records (the steps must not wait) but writes none.
+/// How long the writer sleeps when the queue is empty. A writer blocked on the
+/// queue would have to be woken by the step that queues the next record, a
+/// system call in the step; a polling one never is.
+const POLL: Duration = Duration::from_millis(1);
+
+/// The writer thread: writes each record, and flushes whenever it finds the queue
+/// empty, so a killed process loses at most what was queued and the last
+/// millisecond. After a failed write it keeps taking records (the steps must not
+/// wait) but writes none.
 fn drain<W: Write>(
     records: Receiver<Vec<u8>>,
     give_back: SyncSender<Vec<u8>>,
@@ -167,6 +174,7 @@ fn drain<W: Write>(
     failed: &Mutex<Option<io::Error>>,
 ) {
     let mut broken = false;
+    let mut unflushed = false;
     let fail = |e: io::Error, broken: &mut bool| {
         *broken = true;
         failed
@@ -174,23 +182,27 @@ fn drain<W: Write>(
             .unwrap_or_else(PoisonError::into_inner)
             .get_or_insert(e);
     };
-    while let Ok(mut record) = records.recv() {
-        loop {
-            if !broken {
-                if let Err(e) = out.write_all(&record) {
-                    fail(e, &mut broken);
+    loop {
+        match records.try_recv() {
+            Ok(mut record) => {
+                if !broken {
+                    if let Err(e) = out.write_all(&record) {
+                        fail(e, &mut broken);
+                    }
+                    unflushed = true;
                 }
+                let _ = give_back.try_send(std::mem::take(&mut record));
             }
-            let _ = give_back.try_send(std::mem::take(&mut record));
-            match records.try_recv() {
-                Ok(next) => record = next,
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+            Err(TryRecvError::Empty) => {
+                if unflushed && !broken {
+                    if let Err(e) = out.flush() {
+                        fail(e, &mut broken);
+                    }
+                    unflushed = false;
+                }
+                std::thread::sleep(POLL);
             }
-        }
-        if !broken {
-            if let Err(e) = out.flush() {
-                fail(e, &mut broken);
-            }
+            Err(TryRecvError::Disconnected) => break,
         }
     }
     if !broken {
