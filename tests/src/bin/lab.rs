@@ -95,6 +95,11 @@ fn run(
             }),
             Causality::Output => {
                 let (node, signal) = v.name.split_once('.').ok_or("an output without a node")?;
+                // The FMU's own outputs (record.dropped, replay.divergence): no
+                // node may have these names (the interface parser refuses them).
+                if ["record", "replay"].contains(&node) {
+                    continue;
+                }
                 let n = nodes
                     .iter()
                     .position(|x| x == node)
