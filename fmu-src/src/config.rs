@@ -24,7 +24,7 @@ fn bad(name: &str, value: &dyn std::fmt::Display, accepted: &str) -> FmiError {
     ))
 }
 
-fn string(params: &Params, p: Param) -> &str {
+pub(crate) fn string(params: &Params, p: Param) -> &str {
     match &params[p as usize] {
         Value::String(s) => s,
         other => unreachable!("the parameter table: {p:?} is {other:?}"),

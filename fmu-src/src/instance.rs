@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use rfm_core::link::Link;
 
-use crate::config::link_config;
+use crate::config::{link_config, string};
 use crate::fmi2::*;
 use crate::logger::{Category, Logger};
 use crate::model::{Model, Param, Place, PARAMS};
@@ -191,14 +191,11 @@ impl Instance {
         link.payload_mut().copy_from_slice(&self.inputs);
         link.start_frame(self.time)
             .map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
-        let file = match &self.params[Param::RecordFile as usize] {
-            Value::String(file) => file.clone(),
-            other => unreachable!("the parameter table: recordFile is {other:?}"),
-        };
+        let file = string(&self.params, Param::RecordFile);
         self.recording = match file.is_empty() {
             true => None,
             false => Some(
-                Recording::start(&file, &self.model, &self.params, &link)
+                Recording::start(file, &self.model, &self.params, &link)
                     .map_err(|e| error(format!("fmi2ExitInitializationMode: {}", e.message)))?,
             ),
         };

@@ -9,7 +9,7 @@ use rfm_core::link::{Layout, Link};
 use rfm_core::record::{Header, Kind, Recorder};
 
 use crate::instance::{error, FmiError};
-use crate::model::{Model, PARAMS};
+use crate::model::{fmu_params, Model};
 use crate::values::Value;
 
 /// Records in flight between the steps and the writer thread (about 13 MB of
@@ -45,9 +45,7 @@ impl Recording {
                  are the article's, without steps)"
             )));
         }
-        let parameters: String = PARAMS
-            .iter()
-            .filter(|p| model.preset || !p.preset_only)
+        let parameters: String = fmu_params(model.preset)
             .map(|p| format!("{}={}\n", p.name, params[p.param as usize]))
             .collect();
         let header = Header::for_interface(link.interface(), link.config().node_slot, parameters);

@@ -80,7 +80,6 @@ pub enum Outcome {
 
 fn link_field(link: &Link, outcome: Outcome, peer: usize, field: LinkField) -> Value {
     let health = link.peers()[peer].health();
-    let clamp = |n: u64| Value::Integer(n.min(i32::MAX as u64) as i32);
     match field {
         // Lockstep: the frame of the last step arrived. Free: the peer session
         // frames are taken from is running (its heartbeat), however old its
@@ -97,9 +96,14 @@ fn link_field(link: &Link, outcome: Outcome, peer: usize, field: LinkField) -> V
                 .age(link.stepped_at())
                 .map_or(-1.0, |a| a.as_secs_f64()),
         ),
-        LinkField::Lost => clamp(health.lost),
-        LinkField::BadFrames => clamp(health.bad_frames),
-        LinkField::Restarts => clamp(health.restarts),
+        LinkField::Lost => count(health.lost),
+        LinkField::BadFrames => count(health.bad_frames),
+        LinkField::Restarts => count(health.restarts),
         LinkField::Wait => Value::Real(link.last_wait().as_secs_f64()),
     }
+}
+
+/// A count as an Integer output: `i32::MAX` once it no longer fits.
+pub fn count(n: u64) -> Value {
+    Value::Integer(i32::try_from(n).unwrap_or(i32::MAX))
 }

@@ -16,7 +16,7 @@ use crate::fmi2::*;
 use crate::instance::{error, FmiError, FmiResult, Instance};
 use crate::model::{At, Causality, Kind, Model, Place, Route, Var};
 use crate::state_machine::fixed_parameters_settable;
-use crate::values::{load, output, store, Value};
+use crate::values::{count, load, output, store, Value};
 
 mod plain;
 mod runs;
@@ -250,14 +250,11 @@ impl Instance {
             Place::Param(p) => self.params[p as usize].clone(),
             Place::Input { offset, size } => load(&self.inputs, offset, var.kind, size),
             Place::Output { .. } => output(self.link.as_ref(), self.outcome, var),
-            Place::RecordDropped => Value::Integer(
-                (self.recording.as_ref())
-                    .map_or(0, |r| i32::try_from(r.dropped()).unwrap_or(i32::MAX)),
-            ),
-            Place::ReplayDivergence => Value::Integer(
+            Place::RecordDropped => count(self.recording.as_ref().map_or(0, |r| r.dropped())),
+            Place::ReplayDivergence => count(
                 (self.link.as_ref())
                     .and_then(Link::replay_divergence)
-                    .map_or(0, |n| i32::try_from(n).unwrap_or(i32::MAX)),
+                    .unwrap_or(0),
             ),
         }
     }

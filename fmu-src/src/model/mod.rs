@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use rfm_core::interface::{self, Interface, InterfaceError};
 
-pub use params::{spec, Param, ParamSpec, PARAMS};
+pub use params::{fmu_params, spec, Param, ParamSpec, PARAMS};
 pub use routes::{At, Route};
 pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
 

@@ -166,6 +166,12 @@ pub const PARAMS: &[ParamSpec] = &[
     ),
 ];
 
+/// The parameters an FMU has: all but the slot parameters, which only the
+/// attitude preset has (an interface file gives the slots).
+pub fn fmu_params(preset: bool) -> impl Iterator<Item = &'static ParamSpec> {
+    PARAMS.iter().filter(move |p| preset || !p.preset_only)
+}
+
 /// The row of `param`.
 pub fn spec(param: Param) -> &'static ParamSpec {
     PARAMS

@@ -4,7 +4,7 @@
 
 use rfm_core::interface::{Interface, NodeSpec, Signal, SignalType, Start};
 
-use super::params::{Param, PARAMS};
+use super::params::{self, Param};
 
 /// Type of a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,9 +170,7 @@ fn range_text(s: &Signal) -> (Option<String>, Option<String>) {
 /// outputs as the attitude FMU does (`peer.*`, `link.*`) and keeps its slot
 /// parameters.
 pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool) -> Vec<Var> {
-    let mut vars: Vec<Var> = PARAMS
-        .iter()
-        .filter(|p| preset || !p.preset_only)
+    let mut vars: Vec<Var> = params::fmu_params(preset)
         .map(|p| Var {
             name: p.name.to_owned(),
             kind: p.kind,
