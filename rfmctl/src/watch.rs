@@ -391,10 +391,10 @@ fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
         .collect()
 }
 
-/// The views of the framed layout: every node whose descriptor is in `region`
-/// (of `slots`, if given); a slot holding two (a stale one left by an earlier
-/// coupling) shows the one whose holder is live, else the last found.
-fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
+/// The nodes that describe themselves in `region` (of `slots`, if given), in slot
+/// order; a slot described twice (a stale area left by an earlier coupling)
+/// gives the one whose holder is live, else the last found.
+pub(crate) fn described_nodes(region: &Region, slots: &[u8]) -> Result<Vec<Found>, Failure> {
     let mut found = discover(region).map_err(Failure::device)?;
     found.retain(|f| slots.is_empty() || slots.contains(&f.descriptor.slot));
     let live = |f: &Found| {
@@ -415,6 +415,14 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
         }
     }
     chosen.sort_by_key(|f| f.descriptor.slot);
+    Ok(chosen)
+}
+
+/// The views of the framed layout: every node whose descriptor is in `region`
+/// (of `slots`, if given); a slot holding two (a stale one left by an earlier
+/// coupling) shows the one whose holder is live, else the last found.
+fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
+    let chosen = described_nodes(region, slots)?;
     let mut views = Vec::new();
     for f in chosen {
         let area = frame::area(region, &f.area).map_err(Failure::device)?;

@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Args;
 use rfm_core::frame;
-use rfm_core::interface::{descriptor, discover};
+use rfm_core::interface::descriptor;
 use rfm_core::record::{wall_ns, Header, Kind, Recorder, NO_NODE};
 use rfm_core::slot::{FramedReader, Ring, StepPoll};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
 use crate::open::{coupling_region, open};
+use crate::watch::described_nodes;
 
 /// Records in flight to the file: ten seconds of a 1 kHz coupling of a few nodes.
 const QUEUE: usize = 65_536;
@@ -57,12 +58,8 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     }
     let device = open(&args.device, library)?;
     let region = coupling_region(&device, &args.device, args.region_offset)?;
-    let mut found = discover(&region).map_err(Failure::device)?;
-    found.retain(|f| args.slots.is_empty() || args.slots.contains(&f.descriptor.slot));
-    // A slot described twice (a stale coupling's area): the last one found.
-    found.reverse();
-    found.dedup_by_key(|f| f.descriptor.slot);
-    found.sort_by_key(|f| f.descriptor.slot);
+    // As `watch` chooses them: of a slot described twice, the live one.
+    let found = described_nodes(&region, &args.slots)?;
     let Some(first) = found.first() else {
         return Err(Failure::check_failed(anyhow!(
             "no node describes itself in `{}` (regionOffset {:#x}): is a simulator running on it?",
