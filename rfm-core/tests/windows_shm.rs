@@ -68,7 +68,7 @@ fn create_with(name: &str, size: u32, sddl: &str) -> Option<OwnedHandle> {
         lpSecurityDescriptor: sd,
         bInheritHandle: 0,
     };
-    let object = wide(&format!("Local\\rfm-{name}"));
+    let object = wide(&rfm_core::backend::shm::object_name(name));
     // SAFETY: a paging-file mapping; attributes and name outlive the call.
     let raw = unsafe {
         CreateFileMappingW(
@@ -89,7 +89,7 @@ fn create_with(name: &str, size: u32, sddl: &str) -> Option<OwnedHandle> {
 /// The owner (as text) and the access rules (type and SID as text) of the
 /// mapping `Local\rfm-NAME`.
 fn security_of(name: &str) -> (String, Vec<(u8, String)>) {
-    let object = wide(&format!("Local\\rfm-{name}"));
+    let object = wide(&rfm_core::backend::shm::object_name(name));
     // SAFETY: a NUL-terminated name.
     let raw = unsafe { OpenFileMappingW(FILE_MAP_ALL_ACCESS, 0, object.as_ptr()) };
     assert!(!raw.is_null(), "{}", std::io::Error::last_os_error());

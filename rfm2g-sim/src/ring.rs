@@ -108,15 +108,6 @@ impl Drop for Ring {
     }
 }
 
-/// How to get rid of a stale ring `name` (a shm object name).
-fn remove_hint(name: &str) -> String {
-    if cfg!(windows) {
-        format!("close every program that has ring object Local\\rfm-{name} open")
-    } else {
-        format!("rm /dev/shm/{name}")
-    }
-}
-
 impl Ring {
     /// Opens (creating on first use) the ring a board belongs to. The error is a
     /// sentence for the user: the RFM2G_STATUS alone cannot say what was wrong.
@@ -132,7 +123,7 @@ impl Ring {
                     board.ring,
                     found.saturating_sub(HEADER_LEN as u64),
                     board.size,
-                    remove_hint(&name)
+                    rfm_core::backend::shm::removal(&name)
                 ),
                 other => format!("{device}: ring `{}`: {other}", board.ring),
             })?;
@@ -163,7 +154,7 @@ impl Ring {
                 return Err(format!(
                     "{device}: shared memory {name} is not an rfm2g-sim ring of version \
                      {VERSION} (magic {magic:#x}, version {version}); remove it: {}",
-                    remove_hint(&name)
+                    rfm_core::backend::shm::removal(&name)
                 ));
             }
         }

@@ -183,12 +183,35 @@ pub fn validate_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The kernel object of NAME: the POSIX object `/NAME`, or on Windows the
+/// mapping in this logon session's namespace (`Local\`, which needs no
+/// privilege; `Global\` would need SeCreateGlobalPrivilege).
+pub fn object_name(name: &str) -> String {
+    if cfg!(windows) {
+        format!("Local\\rfm-{name}")
+    } else {
+        format!("/{name}")
+    }
+}
+
 /// Where the object of `shm:NAME` lives, for messages.
 pub fn object_path(name: &str) -> String {
     if cfg!(windows) {
-        format!("the file mapping Local\\rfm-{name} (it lives while a program has it open)")
+        format!(
+            "the file mapping {} (it lives while a program has it open)",
+            object_name(name)
+        )
     } else {
         format!("/dev/shm/{name}")
+    }
+}
+
+/// How a user gets rid of a stale object of NAME.
+pub fn removal(name: &str) -> String {
+    if cfg!(windows) {
+        format!("close every program that has {} open", object_name(name))
+    } else {
+        format!("rm /dev/shm/{name}")
     }
 }
 

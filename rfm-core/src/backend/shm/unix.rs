@@ -6,7 +6,7 @@ use std::io;
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
-use super::{os_error, validate_name};
+use super::{object_name, os_error, validate_name};
 
 use crate::DeviceError;
 
@@ -82,7 +82,7 @@ pub(super) fn open(
     name: &str,
     size: Option<usize>,
 ) -> Result<(Object, usize, bool), DeviceError> {
-    let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
+    let path = CString::new(object_name(name)).expect("validated names hold no NUL");
     let create = if size.is_some() {
         libc::O_CREAT | libc::O_EXCL
     } else {
@@ -207,7 +207,7 @@ pub struct ObjectStat {
 /// Looks at `/NAME` without creating it (`NotFound` when no program has).
 pub fn stat(name: &str) -> io::Result<ObjectStat> {
     validate_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
+    let path = CString::new(object_name(name)).expect("validated names hold no NUL");
     // SAFETY: `path` is a valid C string; read-only, never creating.
     let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDONLY, 0) };
     if fd < 0 {
@@ -225,7 +225,7 @@ pub fn stat(name: &str) -> io::Result<ObjectStat> {
 /// Removes the object `/NAME` (mappings that exist stay valid until dropped).
 pub fn unlink(name: &str) -> io::Result<()> {
     validate_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let path = CString::new(format!("/{name}")).expect("validated names hold no NUL");
+    let path = CString::new(object_name(name)).expect("validated names hold no NUL");
     // SAFETY: `path` is a valid C string.
     if unsafe { libc::shm_unlink(path.as_ptr()) } != 0 {
         return Err(io::Error::last_os_error());

@@ -34,7 +34,7 @@ use windows_sys::Win32::System::Memory::{
 use windows_sys::Win32::System::SystemInformation::{GetSystemInfo, SYSTEM_INFO};
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
-use super::{os_error, validate_name};
+use super::{object_name, os_error, validate_name};
 use crate::DeviceError;
 
 /// The ACE types read: a mapping of ours holds one ACCESS_ALLOWED rule.
@@ -89,12 +89,6 @@ impl Drop for View {
 /// `s` as a NUL-terminated UTF-16 string.
 fn wide(s: &str) -> Vec<u16> {
     s.encode_utf16().chain(std::iter::once(0)).collect()
-}
-
-/// The kernel object's name: `Local\` is this logon session's namespace, which
-/// needs no privilege (`Global\` would need SeCreateGlobalPrivilege).
-fn object_name(name: &str) -> Vec<u16> {
-    wide(&format!("Local\\rfm-{name}"))
 }
 
 /// Memory the system allocated for us (`LocalAlloc`), freed on drop.
@@ -322,7 +316,7 @@ pub(super) fn open(
         op: "reading this process's user",
         source,
     })?;
-    let object = object_name(name);
+    let object = wide(&object_name(name));
     let (raw, created) = match size {
         Some(size) => {
             let sd = private_descriptor(&user).map_err(|source| DeviceError::Os {
