@@ -30,11 +30,12 @@ fn temp(name: &str) -> PathBuf {
 /// steps 0..10 (roll = step + slot / 2), then a restart of node 1 (a new session)
 /// and a skipped step.
 fn write_recording(path: &Path) {
-    write_recording_with(path, None);
+    write_recording_with(path, &|_| {});
 }
 
-/// [`write_recording`] with slot 1's roll at `step` set to `roll`.
-fn write_recording_with(path: &Path, changed: Option<(u64, f64)>) {
+/// [`write_recording`] with `change` applied to the payload of slot 1's frame 5
+/// (of its first session).
+fn write_recording_with(path: &Path, change: &dyn Fn(&mut [u8])) {
     let iface = interface::attitude(0, 1);
     let map = iface.map().unwrap();
     let fingerprint = iface.fingerprint();
@@ -42,11 +43,11 @@ fn write_recording_with(path: &Path, changed: Option<(u64, f64)>) {
     let recorder = Recorder::create(path, &header, 1024).unwrap();
     let frame = |slot: u8, epoch: u64, step: u64| {
         let mut f = FrameBuf::new(map.area(usize::from(slot)).payload.len);
-        let roll = match changed {
-            Some((at, roll)) if slot == 1 && at == step && epoch == 2 => roll,
-            _ => step as f64 + f64::from(slot) / 2.0,
-        };
+        let roll = step as f64 + f64::from(slot) / 2.0;
         f.payload_mut()[..8].copy_from_slice(&roll.to_le_bytes());
+        if (slot, epoch, step) == (1, 2, 5) {
+            change(f.payload_mut());
+        }
         f.seal(&FrameHeader {
             writer_slot: slot,
             lag: 0,
@@ -161,7 +162,7 @@ fn export_writes_a_row_per_frame_and_a_column_per_signal() {
 fn diff_names_the_first_step_and_signal_that_differ() {
     let (a, b) = (temp("diff-a.rec"), temp("diff-b.rec"));
     write_recording(&a);
-    write_recording_with(&b, Some((5, 99.0)));
+    write_recording_with(&b, &|p| p[..8].copy_from_slice(&99.0f64.to_le_bytes()));
     let (code, out, err) = run(&["diff", a.to_str().unwrap(), a.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("no difference: 20 frames"), "{out}");
@@ -208,4 +209,19 @@ fn plot_writes_a_png_of_the_signals_asked_for_and_names_a_wrong_one() {
         assert_eq!(code, 2, "{signals}: {err}");
         assert!(err.contains(expected), "{signals}: {err}");
     }
+}
+
+/// Frames that differ only in bytes no signal covers (here the end of the
+/// message, after its terminating NUL) are a difference, named as such.
+#[test]
+fn diff_names_a_difference_between_signals_too() {
+    let (a, b) = (temp("pad-a.rec"), temp("pad-b.rec"));
+    write_recording(&a);
+    write_recording_with(&b, &|p| *p.last_mut().unwrap() = b'x');
+    let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("first difference at step 5 of node `slot1` (slot 1): the frames differ only between signals"),
+        "{err}"
+    );
 }

@@ -16,7 +16,7 @@
 //! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
 
 use super::layout::{Area, Payload};
-use super::{NodeSpec, Signal, SignalType, Start};
+use super::{NodeSpec, Signal, SignalType, Start, Value};
 
 /// `"RFMd"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");
@@ -231,6 +231,23 @@ impl Descriptor {
         laid_out
             .eq(self.signals.iter().map(|d| d.offset))
             .then_some(area)
+    }
+
+    /// The first signal whose value differs between two payloads of this node,
+    /// with its value in each (`None` where it cannot be read); `None` if the
+    /// payloads differ only between signals, or not at all.
+    pub fn first_changed(
+        &self,
+        a: &[u8],
+        b: &[u8],
+    ) -> Option<(&Described, Option<Value>, Option<Value>)> {
+        self.signals.iter().find_map(|s| {
+            let (va, vb) = (
+                Value::read(s.kind, a, s.offset),
+                Value::read(s.kind, b, s.offset),
+            );
+            (va != vb).then_some((s, va, vb))
+        })
     }
 
     /// The first way `expected` (this node's view of the writer, from its file)

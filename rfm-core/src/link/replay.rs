@@ -173,20 +173,14 @@ impl Player {
 
     /// Logs the first diverging step and signal.
     fn log_first(&self, k: u64, then: &[u8], now: &[u8]) {
-        let differs = self.own.signals.iter().find_map(|s| {
-            let (a, b) = (
-                Value::read(s.kind, then, s.offset),
-                Value::read(s.kind, now, s.offset),
-            );
-            (a != b).then(|| {
-                let show = |v: Option<Value>| v.map_or("?".into(), |v| v.to_string());
-                format!(
-                    "`{}` was {} in the recording, {} now",
-                    s.name,
-                    show(a),
-                    show(b)
-                )
-            })
+        let show = |v: Option<Value>| v.map_or("?".into(), |v| v.to_string());
+        let differs = self.own.first_changed(then, now).map(|(s, a, b)| {
+            format!(
+                "`{}` was {} in the recording, {} now",
+                s.name,
+                show(a),
+                show(b)
+            )
         });
         log::warn!(
             "replay:{}: first divergence at step {k}: {} (counted in replay.divergence; the \

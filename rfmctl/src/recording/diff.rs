@@ -7,7 +7,7 @@ use anyhow::anyhow;
 use rfm_core::interface::Value;
 use rfm_core::record::Reader;
 
-use super::{frames, values};
+use super::frames;
 use crate::failure::Failure;
 
 /// Compares the frames of `a` and `b` by writer slot and step, in `a`'s order:
@@ -55,23 +55,26 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
                 f.slot
             )));
         };
-        let shown = |v: &Option<Value>| v.as_ref().map_or("?".to_owned(), Value::to_string);
-        let (va, vb) = (values(node, &f.payload), values(node, other));
-        let i = (0..va.len())
-            .find(|&i| va[i] != vb[i])
-            .expect("payloads that differ differ in a signal");
+        let shown = |v: Option<Value>| v.map_or("?".to_owned(), |v| v.to_string());
+        let what = match node.first_changed(&f.payload, other) {
+            Some((s, va, vb)) => format!(
+                "{}.{} is {} in {} and {} in {}",
+                node.node,
+                s.name,
+                shown(va),
+                a.display(),
+                shown(vb),
+                b.display()
+            ),
+            // Bytes no signal covers (padding, a String's bytes after its end).
+            None => "the frames differ only between signals".to_owned(),
+        };
         Err(Failure::check_failed(anyhow!(
-            "first difference at step {} of node `{}` (slot {}): {}.{} is {} in {} and {} in {} \
-             ({same} frames before it agree)",
+            "first difference at step {} of node `{}` (slot {}): {what} ({same} frames before \
+             it agree)",
             f.header.step,
             node.node,
             f.slot,
-            node.node,
-            node.signals[i].name,
-            shown(&va[i]),
-            a.display(),
-            shown(&vb[i]),
-            b.display()
         )))
     })?;
     let only_b = theirs.len() as u64 - same;
