@@ -122,11 +122,16 @@ pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> 
                     t.restarts.push(time);
                     t.runs.push(Vec::new());
                 }
-                Some((_, step)) if f.header.step != step + 1 => t.runs.push(Vec::new()),
+                Some((_, step)) if Some(f.header.step) != step.checked_add(1) => {
+                    t.runs.push(Vec::new())
+                }
                 _ => {}
             }
             t.last = Some((f.header.epoch, f.header.step));
-            if let Some(y) = values[t.index].as_ref().and_then(number) {
+            // A time or value that is not finite has no place on the axes: it
+            // loses its own point, nothing else.
+            let y = values[t.index].as_ref().and_then(number);
+            if let Some(y) = y.filter(|y| y.is_finite() && time.is_finite()) {
                 t.runs.last_mut().expect("a run").push((time, y));
             }
         }

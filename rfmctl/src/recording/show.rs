@@ -86,7 +86,9 @@ pub fn show(file: &Path) -> Result<(), Failure> {
         slot.frames += 1;
         match (slot.epoch, slot.last) {
             (Some(epoch), _) if epoch != h.epoch => slot.restarts += 1,
-            (Some(_), Some((step, _))) if h.step > step + 1 => slot.gaps += h.step - step - 1,
+            (Some(_), Some((step, _))) if h.step > step.saturating_add(1) => {
+                slot.gaps += h.step - step - 1
+            }
             (Some(_), Some((step, _))) if h.step <= step => slot.restarts += 1,
             _ => {}
         }
@@ -97,7 +99,7 @@ pub fn show(file: &Path) -> Result<(), Failure> {
     println!(
         "records     {}, over {:.3} s of wall clock",
         reader.records_read(),
-        first_ns.map_or(0.0, |f| (last_ns - f) as f64 * 1e-9)
+        first_ns.map_or(0.0, |f| last_ns.saturating_sub(f) as f64 * 1e-9)
     );
     println!("slot  frames  steps               sim time s            gaps  restarts  bad  missed");
     for (slot, s) in &slots {
