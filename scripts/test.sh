@@ -74,7 +74,12 @@ target/release/rfmctl diff target/record/aircraft0.rec target/record/aircraft1.r
 cargo run --release -p artefact-tests --bin simulators -- target/fmu/rfm_attitude.fmu \
     --steps 20000000 --device "shm:rfm-test-record-$$" > target/record/coupling.log &
 coupling=$!
-sleep 1
+# Recorded once watch sees it live, not after a fixed pause (which raced a fast
+# machine's coupling to its end).
+for _ in $(seq 120); do
+    target/release/rfmctl watch "shm:rfm-test-record-$$" --once 2>/dev/null | grep -q live && break
+    sleep 0.5
+done
 target/release/rfmctl record "shm:rfm-test-record-$$" --out target/record/third-party.rec --seconds 1
 wait "$coupling"
 target/release/rfmctl show target/record/third-party.rec

@@ -32,20 +32,36 @@ wait "$waiter"
 cat "$out/events"
 grep -q "INTR1 from node 1, data 0x0000002a (42)" "$out/events"
 
-# shm:: memory two simulators created (master.exe processes, long enough for
-# the looks below), watched and inspected while they run.
+# shm:: memory two simulators created (master.exe processes), watched and
+# inspected while they run. They are given more steps than they can finish and
+# stopped once looked at: a fixed pause raced them on a fast machine, which
+# finished 10,000,000 steps before watch looked.
 dir="Z:${PWD//\//\\}\\target\\wine\\fmu\\rfm_attitude"
 name=rfmctl-$$
+masters=()
 for me in 0 1; do
-    wine target/wine/master.exe "$dir" node "$me" 10000000 "shm:$name" > "$out/node$me" &
+    wine target/wine/master.exe "$dir" node "$me" 1000000000 "shm:$name" > "$out/node$me" &
+    masters+=($!)
 done
-sleep 3
+stop_masters() { kill "${masters[@]}" 2>/dev/null || true; wait "${masters[@]}" 2>/dev/null || true; }
+trap stop_masters EXIT
+live=
+for _ in $(seq 60); do
+    if wine "$out/rfmctl.exe" watch "shm:$name" --once > "$out/watch" 2>&1 \
+        && grep -q "live" "$out/watch"; then
+        live=yes
+        break
+    fi
+    sleep 1
+done
+cat "$out/watch"
+[ -n "$live" ] || { echo "the two masters were not seen live on shm:$name in 60 s" >&2; exit 1; }
 rfmctl info "shm:$name"
-rfmctl watch "shm:$name" --once | tee "$out/watch"
-grep -q "live" "$out/watch"
 rfmctl peek "shm:$name" 0
 rfmctl dump "shm:$name" 0 64 --decode
 rfmctl ping "shm:$name" --slot 10 --peer 11 --both --count 2000 | tail -3
-wait
-cat "$out/node0" "$out/node1"
+rfmctl watch "shm:$name" --once | tee "$out/watch"
+grep -q "live" "$out/watch"
+stop_masters
+trap - EXIT
 echo "rfmctl.exe: every subcommand ran on \\\\.\\rfm2gN (emulated) and on shm:"
