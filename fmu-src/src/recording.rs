@@ -6,18 +6,21 @@ use std::path::Path;
 
 use rfm_core::frame::framed::crc_of;
 use rfm_core::link::{Layout, Link};
-use rfm_core::record::{Header, Kind, Recorder};
+use rfm_core::record::{in_flight_len, Header, Kind, Recorder};
 
 use crate::instance::{error, FmiError};
 use crate::model::{fmu_params, Model};
 use crate::values::Value;
 
-/// Records in flight between the steps and the writer thread (about 13 MB of
-/// attitude frames at most): at 1 kHz, a minute of a stalled disk before a
-/// record is dropped; at a spinning coupling's 2 MHz on two cores, whose writer
-/// threads get little CPU, 30 ms (a 4,096-record queue dropped one record in ten
-/// in a 20,000-step demo run).
+/// Records in flight between the steps and the writer thread (about 9 MB of
+/// attitude frames): at 1 kHz, a minute of a stalled disk before a record is
+/// dropped; at a spinning coupling's 2 MHz on two cores, whose writer threads get
+/// little CPU, 30 ms (a 4,096-record queue dropped one record in ten in a
+/// 20,000-step demo run).
 const QUEUE: usize = 65_536;
+/// The most memory the queue takes: large frames get fewer records in flight
+/// (65,536 of 1,000 Reals would be 530 MB).
+const QUEUE_BYTES: usize = 64 << 20;
 
 /// An open recording of one instance's link.
 #[derive(Debug)]
@@ -49,32 +52,38 @@ impl Recording {
             .map(|p| format!("{}={}\n", p.name, params[p.param as usize]))
             .collect();
         let header = Header::for_interface(link.interface(), link.config().node_slot, parameters);
-        let recorder = Recorder::create(Path::new(file), &header, QUEUE)
+        let capacity = (QUEUE * in_flight_len(link.published().len())).min(QUEUE_BYTES);
+        let recorder = Recorder::create(Path::new(file), &header, capacity)
             .map_err(|e| error(format!("recordFile: {e}")))?;
-        let recording = Recording {
+        let mut recording = Recording {
             recorder,
             last_taken: vec![None; link.peers().len()],
             warned: false,
         };
-        recording
-            .recorder
-            .record(Kind::Published, link.config().node_slot, link.published());
+        let now = recording.recorder.now_ns();
+        recording.recorder.record(
+            Kind::Published,
+            link.config().node_slot,
+            now,
+            link.published(),
+        );
         Ok(recording)
     }
 
     /// Records the frame `link` published in this step and each peer frame it
-    /// took that was not recorded yet.
+    /// took that was not recorded yet, all at one time: when the step ended.
     pub fn step(&mut self, link: &Link) {
         let slot = link.config().node_slot;
+        let now = self.recorder.now_ns();
         let mut kept = self
             .recorder
-            .record(Kind::Published, slot, link.published());
+            .record(Kind::Published, slot, now, link.published());
         for (peer, last) in link.peers().iter().zip(&mut self.last_taken) {
             if let Some(frame) = peer.taken_frame() {
                 let crc = crc_of(frame);
                 if *last != Some(crc) {
                     *last = Some(crc);
-                    kept &= self.recorder.record(Kind::Taken, peer.slot(), frame);
+                    kept &= self.recorder.record(Kind::Taken, peer.slot(), now, frame);
                 }
             }
         }

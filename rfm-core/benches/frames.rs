@@ -141,5 +141,65 @@ fn liveness(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, baselines, framed_layout, seed_layout, liveness);
+/// What recording adds to a step (`recordFile`): the time and the two records a
+/// node of two queues, the frame it published and the one it took, with the
+/// writer thread draining them (into nothing) as it would into a file. The
+/// records' cost is `step_records_paced` less `timer_paced`, the cost of timing.
+fn recording(c: &mut Criterion) {
+    use rfm_core::record::{in_flight_len, Header, Kind, Recorder};
+    let mut g = c.benchmark_group("recording");
+    let (mut frame, header) = sample(1);
+    frame.seal(&header);
+    let published = frame.bytes().to_vec();
+    let taken = published.clone();
+    let head = Header::for_interface(&interface::attitude(0, 1), 0, String::new());
+    let capacity = 65_536 * in_flight_len(published.len());
+    let mut recorder =
+        Recorder::with_sink("bench.rec".as_ref(), std::io::sink(), &head, capacity).unwrap();
+    // Paced as a coupling's steps are (one every 300 ns, the rest of the step
+    // not timed): a producer flat out would only measure the memory's bandwidth.
+    let pace = std::time::Duration::from_nanos(300);
+    g.bench_function("step_records_paced", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                let t0 = std::time::Instant::now();
+                let now = recorder.now_ns();
+                black_box(recorder.record(Kind::Published, 0, now, black_box(&published)));
+                black_box(recorder.record(Kind::Taken, 1, now, black_box(&taken)));
+                let t1 = std::time::Instant::now();
+                spent += t1 - t0;
+                while t0.elapsed() < pace {}
+            }
+            spent
+        })
+    });
+    g.bench_function("timer_paced", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                let t0 = std::time::Instant::now();
+                let t1 = std::time::Instant::now();
+                spent += t1 - t0;
+                while t0.elapsed() < pace {}
+            }
+            spent
+        })
+    });
+    g.finish();
+    // A dropped record skips the copy: a run that dropped is no measurement.
+    eprintln!(
+        "recording/step_records_paced: {} records dropped",
+        recorder.dropped()
+    );
+}
+
+criterion_group!(
+    benches,
+    baselines,
+    framed_layout,
+    seed_layout,
+    liveness,
+    recording
+);
 criterion_main!(benches);

@@ -40,7 +40,7 @@ fn write_recording_with(path: &Path, change: &dyn Fn(&mut [u8])) {
     let map = iface.map().unwrap();
     let fingerprint = iface.fingerprint();
     let header = Header::for_interface(&iface, 0, "device=shm:lab\nlag=0\n".into());
-    let recorder = Recorder::create(path, &header, 1024).unwrap();
+    let mut recorder = Recorder::create(path, &header, 1 << 20).unwrap();
     let frame = |slot: u8, epoch: u64, step: u64| {
         let mut f = FrameBuf::new(map.area(usize::from(slot)).payload.len);
         let roll = step as f64 + f64::from(slot) / 2.0;
@@ -61,11 +61,11 @@ fn write_recording_with(path: &Path, change: &dyn Fn(&mut [u8])) {
         f.bytes().to_vec()
     };
     for k in 0..10 {
-        assert!(recorder.record(Kind::Published, 0, &frame(0, 1, k)));
-        assert!(recorder.record(Kind::Taken, 1, &frame(1, 2, k)));
+        assert!(recorder.record(Kind::Published, 0, 0, &frame(0, 1, k)));
+        assert!(recorder.record(Kind::Taken, 1, 0, &frame(1, 2, k)));
     }
-    assert!(recorder.record(Kind::Taken, 1, &frame(1, 3, 0)));
-    assert!(recorder.record(Kind::Taken, 1, &frame(1, 3, 2)));
+    assert!(recorder.record(Kind::Taken, 1, 0, &frame(1, 3, 0)));
+    assert!(recorder.record(Kind::Taken, 1, 0, &frame(1, 3, 2)));
     recorder.finish().unwrap();
 }
 

@@ -59,13 +59,21 @@ impl Clock {
 
     #[inline]
     pub(crate) fn now(&mut self) -> Instant {
+        self.base + Duration::from_nanos(self.nanos())
+    }
+
+    /// The time as nanoseconds since the clock was made: [`Clock::now`] without
+    /// the `Instant` arithmetic (a few ns each way), for callers that keep
+    /// integers.
+    #[inline]
+    pub(crate) fn nanos(&mut self) -> u64 {
         #[cfg(not(miri))]
         {
             let raw = self.counter.raw();
             let since = self.counter.delta_as_nanos(self.raw, raw);
             if since < ANCHOR_EVERY.as_nanos() as u64 {
                 self.last = self.last.max(self.at + since);
-                return self.base + Duration::from_nanos(self.last);
+                return self.last;
             }
             self.raw = raw;
         }
@@ -73,10 +81,10 @@ impl Clock {
     }
 
     #[cold]
-    fn anchor(&mut self) -> Instant {
+    fn anchor(&mut self) -> u64 {
         self.at = Instant::now().duration_since(self.base).as_nanos() as u64;
         self.last = self.last.max(self.at);
-        self.base + Duration::from_nanos(self.last)
+        self.last
     }
 }
 

@@ -29,7 +29,7 @@ use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, OpenOptions, WORD};
 
 pub mod claim;
-mod clock;
+pub(crate) mod clock;
 mod compat;
 mod error;
 pub mod handshake;

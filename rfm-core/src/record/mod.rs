@@ -20,7 +20,7 @@
 //! | 1 | kind: 0 a frame this node published, 1 a peer frame it took, 2 frames a recorder missed |
 //! | 1 | slot of the frame's writer |
 //! | 2 | reserved, 0 |
-//! | 8 | wall clock (ns since 1970) when the recorder got it |
+//! | 8 | wall clock (ns since 1970) when the recorder got it (a node: when the step that published or took it ended) |
 //! | B - 12 | the frame as it was in memory (64-byte header with its own CRC, then the payload; its first 4 bytes, the seqlock's sequence word and no part of the frame, as zero), or for kind 2 the count missed (8 bytes) |
 //! | 4 | CRC-32C of the B bytes from the kind on |
 //!
@@ -30,15 +30,15 @@
 //! parameters (`key=value` lines) as a u32 length and UTF-8, then each node's
 //! descriptor ([`crate::interface::descriptor`]) as a u32 length and its bytes.
 //!
-//! The writer flushes whenever it finds its queue empty; a file cut anywhere (a
-//! master killed) reads up to its last complete record, and the reader says how
-//! many bytes it left.
+//! The writer writes whatever it finds queued every millisecond; a file cut
+//! anywhere (a master killed) reads up to its last complete record, and the
+//! reader says how many bytes it left.
 
 mod reader;
 mod writer;
 
 pub use reader::{Reader, RecordError};
-pub use writer::{Recorder, RecorderError};
+pub use writer::{in_flight_len, Recorder, RecorderError};
 
 use crate::interface::descriptor::{self, Descriptor};
 use crate::interface::Interface;
@@ -54,7 +54,7 @@ pub const NO_NODE: u8 = 255;
 /// Bytes of a record body before the frame.
 pub const RECORD_HEAD: usize = 12;
 /// A frame's first bytes, the memory's sequence word: recorded as zero.
-const SEQUENCE_WORD: usize = 4;
+pub(crate) const SEQUENCE_WORD: usize = 4;
 
 /// What a record holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,26 +174,6 @@ impl Record {
             _ => None,
         }
     }
-}
-
-/// The bytes of one record: length, body, CRC.
-fn encode_record(kind: Kind, slot: u8, recorded_ns: u64, frame: &[u8], out: &mut Vec<u8>) {
-    let len = (RECORD_HEAD + frame.len()) as u32;
-    out.extend_from_slice(&len.to_le_bytes());
-    let body = out.len();
-    out.push(kind.code());
-    out.push(slot);
-    out.extend_from_slice(&[0, 0]);
-    out.extend_from_slice(&recorded_ns.to_le_bytes());
-    let at = out.len();
-    out.extend_from_slice(frame);
-    if kind != Kind::Missed && frame.len() >= SEQUENCE_WORD {
-        // The writer's copy holds 0 there, a reader's the sequence it read: the
-        // same frame must record as the same bytes.
-        out[at..at + SEQUENCE_WORD].fill(0);
-    }
-    let crc = crc32c::crc32c(&out[body..]);
-    out.extend_from_slice(&crc.to_le_bytes());
 }
 
 /// Wall clock now, ns since 1970.

@@ -57,16 +57,22 @@ impl Write for Memory {
 /// What was recorded: kind, slot and frame of each record.
 type Wrote = Vec<(Kind, u8, Vec<u8>)>;
 
+/// The time `recording` gives the record of step `k` from `slot`.
+fn stamp(k: u64, slot: u8) -> u64 {
+    1_700_000_000_000_000_000 + k * 1000 + u64::from(slot)
+}
+
 /// A recording of `n` steps: node 0's frame, then node 1's, each step.
 fn recording(n: u64) -> (Vec<u8>, Wrote) {
     let sink = Memory::default();
-    let recorder =
-        Recorder::with_sink(Path::new("test.rec"), sink.clone(), &header(), 4096).unwrap();
+    let capacity = 4096 * in_flight_len(frame(0, 0).len());
+    let mut recorder =
+        Recorder::with_sink(Path::new("test.rec"), sink.clone(), &header(), capacity).unwrap();
     let mut wrote = Vec::new();
     for k in 0..n {
         for (kind, slot) in [(Kind::Published, 0), (Kind::Taken, 1)] {
             let f = frame(slot, k);
-            assert!(recorder.record(kind, slot, &f));
+            assert!(recorder.record(kind, slot, stamp(k, slot), &f));
             wrote.push((kind, slot, f));
         }
     }
@@ -111,7 +117,37 @@ fn a_recording_reads_back_exactly() {
         let h = crate::frame::framed::check(&r.body, f.len() - crate::frame::framed::HEADER_SIZE)
             .unwrap();
         assert_eq!(h.writer_slot, *slot);
+        assert_eq!(r.recorded_ns, stamp(h.step, *slot));
     }
+}
+
+/// A ring that is no whole number of records long splits records across its
+/// end: the step writes them in two pieces and the writer reads them back whole.
+#[test]
+fn records_that_wrap_around_the_ring_read_back_exactly() {
+    let sink = Memory::default();
+    let len = in_flight_len(frame(0, 0).len());
+    let mut recorder =
+        Recorder::with_sink(Path::new("wrap.rec"), sink.clone(), &header(), 3 * len + 7).unwrap();
+    let mut wrote = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    for k in 0..200 {
+        let f = frame(0, k);
+        // The writer drains every millisecond: a full ring is waited out here.
+        while !recorder.record(Kind::Published, 0, stamp(k, 0), &f) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the writer stopped draining the ring at record {k}"
+            );
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        wrote.push(f);
+    }
+    recorder.finish().unwrap();
+    let (_, records, error, cut) = read_all(&sink.0.lock().unwrap());
+    assert!(error.is_none() && cut == 0, "{error:?}, {cut} bytes cut");
+    let bodies: Vec<_> = records.iter().map(|r| &r.body).collect();
+    assert_eq!(bodies, wrote.iter().collect::<Vec<_>>());
 }
 
 /// A master killed mid-write leaves a file cut anywhere: every cut reads up to
@@ -234,13 +270,19 @@ fn a_full_queue_drops_and_counts_records_instead_of_waiting() {
         release: Arc::clone(&release),
     };
     let capacity = 4;
-    let recorder = Recorder::with_sink(Path::new("stuck.rec"), sink, &header(), capacity).unwrap();
     let f = frame(0, 0);
+    let mut recorder = Recorder::with_sink(
+        Path::new("stuck.rec"),
+        sink,
+        &header(),
+        capacity * in_flight_len(f.len()),
+    )
+    .unwrap();
     // The writer takes the first record and is stuck writing it.
-    assert!(recorder.record(Kind::Published, 0, &f));
+    assert!(recorder.record(Kind::Published, 0, 1, &f));
     writing.recv().unwrap();
     let accepted = (0..capacity + 5)
-        .filter(|_| recorder.record(Kind::Published, 0, &f))
+        .filter(|_| recorder.record(Kind::Published, 0, 1, &f))
         .count();
     assert_eq!(accepted, capacity);
     assert_eq!(recorder.dropped(), 5);

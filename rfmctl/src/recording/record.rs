@@ -10,7 +10,7 @@ use anyhow::anyhow;
 use clap::Args;
 use rfm_core::frame;
 use rfm_core::interface::descriptor;
-use rfm_core::record::{wall_ns, Header, Kind, Recorder, NO_NODE};
+use rfm_core::record::{in_flight_len, wall_ns, Header, Kind, Recorder, NO_NODE};
 use rfm_core::slot::{FramedReader, Ring, StepPoll};
 
 use crate::failure::Failure;
@@ -20,6 +20,8 @@ use crate::watch::described_nodes;
 
 /// Records in flight to the file: ten seconds of a 1 kHz coupling of a few nodes.
 const QUEUE: usize = 65_536;
+/// The most memory the queue takes, whatever the frames' size.
+const QUEUE_BYTES: usize = 64 << 20;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
@@ -97,12 +99,18 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
             missed: 0,
         });
     }
-    let recorder = Recorder::create(&args.out, &header, QUEUE).map_err(Failure::device)?;
+    let largest = sources
+        .iter()
+        .map(|s| s.buf.bytes().len())
+        .max()
+        .unwrap_or(0);
+    let capacity = (QUEUE * in_flight_len(largest)).min(QUEUE_BYTES);
+    let mut recorder = Recorder::create(&args.out, &header, capacity).map_err(Failure::device)?;
     let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
     while Instant::now() < deadline {
         let mut idle = true;
         for s in &mut sources {
-            idle &= !sweep(s, &recorder);
+            idle &= !sweep(s, &mut recorder);
         }
         if idle {
             std::thread::sleep(Duration::from_micros(100));
@@ -129,7 +137,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
 }
 
 /// Records every frame of `s` published since the last sweep; whether any was.
-fn sweep(s: &mut Source, recorder: &Recorder) -> bool {
+fn sweep(s: &mut Source, recorder: &mut Recorder) -> bool {
     let next = match s.next {
         Some(next) => next,
         None => match s.reader.read_latest(&mut s.buf) {
@@ -141,7 +149,8 @@ fn sweep(s: &mut Source, recorder: &Recorder) -> bool {
     loop {
         match s.reader.poll_step(k, &mut s.buf) {
             Ok(StepPoll::Ready(_)) => {
-                recorder.record(Kind::Taken, s.slot, s.buf.bytes());
+                let now = recorder.now_ns();
+                recorder.record(Kind::Taken, s.slot, now, s.buf.bytes());
                 s.frames += 1;
                 k += 1;
             }
@@ -151,7 +160,8 @@ fn sweep(s: &mut Source, recorder: &Recorder) -> bool {
                     break;
                 };
                 let missed = h.step.saturating_sub(k);
-                recorder.record(Kind::Missed, s.slot, &missed.to_le_bytes());
+                let now = recorder.now_ns();
+                recorder.record(Kind::Missed, s.slot, now, &missed.to_le_bytes());
                 s.missed += missed;
                 k = h.step;
             }
