@@ -60,7 +60,7 @@ impl Recording {
             last_taken: vec![None; link.peers().len()],
             warned: false,
         };
-        let now = recording.recorder.now_ns();
+        let now = link.step_wall_ns();
         recording.recorder.record(
             Kind::Published,
             link.config().node_slot,
@@ -71,10 +71,11 @@ impl Recording {
     }
 
     /// Records the frame `link` published in this step and each peer frame it
-    /// took that was not recorded yet, all at one time: when the step ended.
+    /// took that was not recorded yet, all at the step's time
+    /// ([`Link::step_wall_ns`]: no second clock read).
     pub fn step(&mut self, link: &Link) {
         let slot = link.config().node_slot;
-        let now = self.recorder.now_ns();
+        let now = link.step_wall_ns();
         let mut kept = self
             .recorder
             .record(Kind::Published, slot, now, link.published());

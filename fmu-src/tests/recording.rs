@@ -1,6 +1,6 @@
 //! The parameter `recordFile`: two instances coupled at lag 1 each record their
 //! run; every frame one took is, byte for byte, one the other published, in
-//! order, and nothing is dropped. A file that cannot be made fails
+//! order, the records' times never go back, and nothing is dropped. A file that cannot be made fails
 //! initialization naming it.
 
 mod common;
@@ -83,6 +83,16 @@ fn two_recordings_agree_on_every_frame_exchanged() {
         }
         // Each step took the peer's frame of the step before (lag 1): those are
         // the peer's published frames 0..1000, byte for byte.
+        // In the order of their times.
+        if let Some(w) = records
+            .windows(2)
+            .find(|w| w[1].recorded_ns < w[0].recorded_ns)
+        {
+            panic!(
+                "a {:?} record of {} ns follows a {:?} one of {} ns",
+                w[1].kind, w[1].recorded_ns, w[0].kind, w[0].recorded_ns
+            );
+        }
         let taken = frames(records, Kind::Taken);
         let theirs = frames(other, Kind::Published);
         assert_eq!(taken.len(), steps);

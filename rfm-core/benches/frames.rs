@@ -141,10 +141,28 @@ fn liveness(c: &mut Criterion) {
     g.finish();
 }
 
-/// What recording adds to a step (`recordFile`): the time and the two records a
-/// node of two queues, the frame it published and the one it took, with the
-/// writer thread draining them (into nothing) as it would into a file. The
-/// records' cost is `step_records_paced` less `timer_paced`, the cost of timing.
+/// Times `f` once every 300 ns, as a coupling's steps come (the rest of the
+/// step not timed): a producer flat out would only measure the memory's
+/// bandwidth.
+fn paced(b: &mut criterion::Bencher, mut f: impl FnMut(u64)) {
+    let pace = std::time::Duration::from_nanos(300);
+    b.iter_custom(|iters| {
+        let mut spent = std::time::Duration::ZERO;
+        for i in 0..iters {
+            let t0 = std::time::Instant::now();
+            f(i);
+            spent += t0.elapsed();
+            while t0.elapsed() < pace {}
+        }
+        spent
+    })
+}
+
+/// What recording adds to a step (`recordFile`): the two records a node of two
+/// queues, the frame it published and the one it took (stamped with the step's
+/// time, which the link has read anyway), with the writer thread draining them
+/// (into nothing) as it would into a file. The records' cost is
+/// `step_records_paced` less `timer_paced`, the cost of timing.
 fn recording(c: &mut Criterion) {
     use rfm_core::record::{in_flight_len, Header, Kind, Recorder};
     let mut g = c.benchmark_group("recording");
@@ -156,34 +174,16 @@ fn recording(c: &mut Criterion) {
     let capacity = 65_536 * in_flight_len(published.len());
     let mut recorder =
         Recorder::with_sink("bench.rec".as_ref(), std::io::sink(), &head, capacity).unwrap();
-    // Paced as a coupling's steps are (one every 300 ns, the rest of the step
-    // not timed): a producer flat out would only measure the memory's bandwidth.
-    let pace = std::time::Duration::from_nanos(300);
     g.bench_function("step_records_paced", |b| {
-        b.iter_custom(|iters| {
-            let mut spent = std::time::Duration::ZERO;
-            for _ in 0..iters {
-                let t0 = std::time::Instant::now();
-                let now = recorder.now_ns();
-                black_box(recorder.record(Kind::Published, 0, now, black_box(&published)));
-                black_box(recorder.record(Kind::Taken, 1, now, black_box(&taken)));
-                let t1 = std::time::Instant::now();
-                spent += t1 - t0;
-                while t0.elapsed() < pace {}
-            }
-            spent
+        paced(b, |i| {
+            let now = 1_700_000_000_000_000_000 + i;
+            black_box(recorder.record(Kind::Published, 0, now, black_box(&published)));
+            black_box(recorder.record(Kind::Taken, 1, now, black_box(&taken)));
         })
     });
     g.bench_function("timer_paced", |b| {
-        b.iter_custom(|iters| {
-            let mut spent = std::time::Duration::ZERO;
-            for _ in 0..iters {
-                let t0 = std::time::Instant::now();
-                let t1 = std::time::Instant::now();
-                spent += t1 - t0;
-                while t0.elapsed() < pace {}
-            }
-            spent
+        paced(b, |i| {
+            black_box(i);
         })
     });
     g.finish();

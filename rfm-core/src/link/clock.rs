@@ -34,6 +34,8 @@ pub(crate) struct Clock {
     #[cfg(not(miri))]
     raw: u64,
     base: Instant,
+    /// The OS's wall clock (ns since 1970) at `base`.
+    wall_at_base: u64,
     /// The OS clock at the last anchor.
     at: u64,
     /// The latest time given: a new anchor never goes back past it.
@@ -52,6 +54,7 @@ impl Clock {
             #[cfg(not(miri))]
             counter,
             base: Instant::now(),
+            wall_at_base: crate::record::wall_ns(),
             at: 0,
             last: 0,
         }
@@ -62,11 +65,9 @@ impl Clock {
         self.base + Duration::from_nanos(self.nanos())
     }
 
-    /// The time as nanoseconds since the clock was made: [`Clock::now`] without
-    /// the `Instant` arithmetic (a few ns each way), for callers that keep
-    /// integers.
+    /// The time as nanoseconds since `base`.
     #[inline]
-    pub(crate) fn nanos(&mut self) -> u64 {
+    fn nanos(&mut self) -> u64 {
         #[cfg(not(miri))]
         {
             let raw = self.counter.raw();
@@ -78,6 +79,13 @@ impl Clock {
             self.raw = raw;
         }
         self.anchor()
+    }
+
+    /// The wall clock (ns since 1970) at the latest read, without reading the
+    /// time again: the OS's wall clock when the clock was made, advanced by the
+    /// clock (a wall clock set later does not show).
+    pub(crate) fn last_wall_ns(&self) -> u64 {
+        self.wall_at_base + self.last
     }
 
     #[cold]

@@ -29,7 +29,7 @@ use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, OpenOptions, WORD};
 
 pub mod claim;
-pub(crate) mod clock;
+mod clock;
 mod compat;
 mod error;
 pub mod handshake;
@@ -543,6 +543,13 @@ impl Link {
                 now = self.clock.now();
             }
         }
+    }
+
+    /// The wall clock (ns since 1970) when the step last read its clock, which
+    /// it does after publishing and, while waiting, every 64 polls: a recording
+    /// stamps the frames of a step with it instead of reading the time again.
+    pub fn step_wall_ns(&self) -> u64 {
+        self.clock.last_wall_ns()
     }
 
     /// Stops the heartbeat and marks this node's slot closed: a lockstep peer stops

@@ -20,7 +20,7 @@
 //! | 1 | kind: 0 a frame this node published, 1 a peer frame it took, 2 frames a recorder missed |
 //! | 1 | slot of the frame's writer |
 //! | 2 | reserved, 0 |
-//! | 8 | wall clock (ns since 1970) when the recorder got it (a node: when the step that published or took it ended) |
+//! | 8 | wall clock (ns since 1970) when the recorder got it (a node: the time its step read after publishing, within 64 polls of taking a peer's frame) |
 //! | B - 12 | the frame as it was in memory (64-byte header with its own CRC, then the payload; its first 4 bytes, the seqlock's sequence word and no part of the frame, as zero), or for kind 2 the count missed (8 bytes) |
 //! | 4 | CRC-32C of the B bytes from the kind on |
 //!

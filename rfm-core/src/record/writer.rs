@@ -19,8 +19,7 @@ use std::time::Duration;
 
 use rtrb::{Consumer, CopyToUninit, Producer, RingBuffer};
 
-use super::{wall_ns, Header, Kind, MAGIC, RECORD_HEAD, SEQUENCE_WORD, VERSION};
-use crate::link::clock::Clock;
+use super::{Header, Kind, MAGIC, RECORD_HEAD, SEQUENCE_WORD, VERSION};
 
 /// Why a recording could not be made or finished.
 #[derive(Debug, thiserror::Error)]
@@ -47,11 +46,6 @@ pub struct Recorder {
     /// The first write error, kept for [`Recorder::finish`].
     failed: Arc<Mutex<Option<io::Error>>>,
     thread: Option<JoinHandle<()>>,
-    /// The wall clock, read through the time-stamp counter: 11 ns a step rather
-    /// than the OS clock's 30.
-    clock: Clock,
-    /// The OS's wall clock when `clock` read 0.
-    wall_at_zero: u64,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -111,28 +105,17 @@ impl Recorder {
                 path: path.to_owned(),
                 cause,
             })?;
-        let mut clock = Clock::new();
-        let wall_at_zero = wall_ns().saturating_sub(clock.nanos());
         Ok(Recorder {
             path: path.to_owned(),
             ring: Some(ring),
             dropped: 0,
             failed,
             thread: Some(thread),
-            clock,
-            wall_at_zero,
         })
     }
 
-    /// The wall clock now, ns since 1970, for [`Recorder::record`]: the OS's
-    /// wall clock when the recording started, advanced by the time-stamp counter
-    /// (a wall clock set during the recording does not show).
-    pub fn now_ns(&mut self) -> u64 {
-        self.wall_at_zero + self.clock.nanos()
-    }
-
-    /// Queues one record, got at `recorded_ns` ([`Recorder::now_ns`]); never
-    /// waits. Returns false, and counts the record as dropped, when the ring is
+    /// Queues one record, got at `recorded_ns` (wall clock, ns since 1970);
+    /// never waits. Returns false, and counts the record as dropped, when the ring is
     /// full or the writer has stopped.
     pub fn record(&mut self, kind: Kind, slot: u8, recorded_ns: u64, frame: &[u8]) -> bool {
         let len = in_flight_len(frame.len());

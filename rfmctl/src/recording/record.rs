@@ -149,7 +149,7 @@ fn sweep(s: &mut Source, recorder: &mut Recorder) -> bool {
     loop {
         match s.reader.poll_step(k, &mut s.buf) {
             Ok(StepPoll::Ready(_)) => {
-                let now = recorder.now_ns();
+                let now = wall_ns();
                 recorder.record(Kind::Taken, s.slot, now, s.buf.bytes());
                 s.frames += 1;
                 k += 1;
@@ -160,7 +160,7 @@ fn sweep(s: &mut Source, recorder: &mut Recorder) -> bool {
                     break;
                 };
                 let missed = h.step.saturating_sub(k);
-                let now = recorder.now_ns();
+                let now = wall_ns();
                 recorder.record(Kind::Missed, s.slot, now, &missed.to_le_bytes());
                 s.missed += missed;
                 k = h.step;
