@@ -6,8 +6,7 @@
 //! length, kind, slot, time and frame into the ring, and the writer thread
 //! computes each record's CRC and writes everything it found in one system call.
 //! A single-producer ring (rtrb) needs no allocation, lock or system call in the
-//! step; the channel of buffers it replaced cost two channel operations per
-//! record and a second clock read per step.
+//! step.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -32,13 +31,17 @@ pub enum RecorderError {
     Thread { path: PathBuf, cause: io::Error },
 }
 
+/// A record's bytes before its frame: length, kind, slot, reserved, time.
+const HEAD: usize = 4 + RECORD_HEAD;
+
 /// Bytes a record of a `frame_len`-byte frame takes in the ring (its CRC is
 /// added by the writer thread): what a queue of N records needs.
 pub fn in_flight_len(frame_len: usize) -> usize {
-    4 + RECORD_HEAD + frame_len
+    HEAD + frame_len
 }
 
 /// An open recording. Dropping it finishes the file, like [`Recorder::finish`].
+#[derive(Debug)]
 pub struct Recorder {
     path: PathBuf,
     ring: Option<Producer<u8>>,
@@ -46,15 +49,6 @@ pub struct Recorder {
     /// The first write error, kept for [`Recorder::finish`].
     failed: Arc<Mutex<Option<io::Error>>>,
     thread: Option<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Recorder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recorder")
-            .field("path", &self.path)
-            .field("dropped", &self.dropped)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Recorder {
@@ -115,8 +109,8 @@ impl Recorder {
     }
 
     /// Queues one record, got at `recorded_ns` (wall clock, ns since 1970);
-    /// never waits. Returns false, and counts the record as dropped, when the ring is
-    /// full or the writer has stopped.
+    /// never waits. Returns false, and counts the record as dropped, when the
+    /// ring is full or the writer has stopped.
     pub fn record(&mut self, kind: Kind, slot: u8, recorded_ns: u64, frame: &[u8]) -> bool {
         let len = in_flight_len(frame.len());
         let Some(Ok(mut chunk)) = self.ring.as_mut().map(|r| r.write_chunk_uninit(len)) else {
@@ -137,7 +131,7 @@ impl Recorder {
         let zeroed = kind != Kind::Missed && frame.len() >= SEQUENCE_WORD;
         let (first, second) = chunk.as_mut_slices();
         if second.is_empty() {
-            let (at, body) = first.split_at_mut(16);
+            let (at, body) = first.split_at_mut(HEAD);
             store_words(at, head);
             frame.copy_to_uninit(body);
             if zeroed {
@@ -145,7 +139,7 @@ impl Recorder {
             }
         } else {
             // Across the ring's end (rare): piece by piece.
-            let mut at = [0; 16];
+            let mut at = [0; HEAD];
             at[..8].copy_from_slice(&head[0].to_le_bytes());
             at[8..].copy_from_slice(&head[1].to_le_bytes());
             let parts: [&[u8]; 3] = if zeroed {
@@ -155,7 +149,7 @@ impl Recorder {
             };
             copy_into(&parts, first, second);
         }
-        // SAFETY: every one of the chunk's `len` bytes was written: 16 of head and
+        // SAFETY: every one of the chunk's `len` bytes was written: the head and
         // the frame, in one piece or by copy_into, which fills both pieces.
         unsafe { chunk.commit_all() };
         true
@@ -205,7 +199,7 @@ impl Drop for Recorder {
     }
 }
 
-/// Stores two little-endian words into the 16 bytes of `to`.
+/// Stores two little-endian words into the [`HEAD`] bytes of `to`.
 #[inline]
 fn store_words(to: &mut [MaybeUninit<u8>], words: [u64; 2]) {
     for (to, word) in to.chunks_exact_mut(8).zip(words) {
@@ -237,9 +231,9 @@ fn copy_into(parts: &[&[u8]], first: &mut [MaybeUninit<u8>], second: &mut [Maybe
     );
 }
 
-/// How long the writer sleeps when the ring is empty. A writer blocked on the
-/// ring would have to be woken by the step that queues the next record, a system
-/// call in the step; a polling one never is.
+/// How long the writer sleeps between two looks at the ring. A writer blocked on
+/// the ring would have to be woken by the step that queues the next record, a
+/// system call in the step; a polling one never is.
 const POLL: Duration = Duration::from_millis(1);
 
 /// The writer thread: takes everything in the ring, appends each record's CRC,
@@ -289,6 +283,11 @@ fn drain<W: Write>(mut ring: Consumer<u8>, mut out: W, failed: &Mutex<Option<io:
             fail(e, &mut broken);
         }
         unflushed = true;
+        // A millisecond's records per write, not a few: fewer system calls, and
+        // less of the CPU the steps spin on. Straight on when the ring is filling.
+        if ring.slots() < ring.buffer().capacity() / 2 {
+            std::thread::sleep(POLL);
+        }
     }
     if !broken {
         if let Err(e) = out.flush() {
