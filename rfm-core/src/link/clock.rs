@@ -54,7 +54,11 @@ impl Clock {
             #[cfg(not(miri))]
             counter,
             base: Instant::now(),
+            // Miri's isolation has no wall clock; nothing it runs records.
+            #[cfg(not(miri))]
             wall_at_base: crate::record::wall_ns(),
+            #[cfg(miri)]
+            wall_at_base: 0,
             at: 0,
             last: 0,
         }
