@@ -141,7 +141,7 @@ enum Command {
         #[arg(long, default_value = "plot.png")]
         out: PathBuf,
     },
-    /// The first step and signal where two recordings differ (exit 1), by slot and step
+    /// The first step and signal where two recordings differ (exit 1), by slot, session and step
     #[command(after_help = "Example: rfmctl diff tuesday.rec today.rec")]
     Diff { a: PathBuf, b: PathBuf },
 }

@@ -30,12 +30,12 @@ fn temp(name: &str) -> PathBuf {
 /// steps 0..10 (roll = step + slot / 2), then a restart of node 1 (a new session)
 /// and a skipped step.
 fn write_recording(path: &Path) {
-    write_recording_with(path, &|_| {});
+    write_recording_with(path, (2, 5), &|_| {});
 }
 
-/// [`write_recording`] with `change` applied to the payload of slot 1's frame 5
-/// (of its first session).
-fn write_recording_with(path: &Path, change: &dyn Fn(&mut [u8])) {
+/// [`write_recording`] with `change` applied to the payload of slot 1's frame
+/// of epoch and step `at` (epoch 2 is its first session, 3 its restart).
+fn write_recording_with(path: &Path, at: (u64, u64), change: &dyn Fn(&mut [u8])) {
     let iface = interface::attitude(0, 1);
     let map = iface.map().unwrap();
     let fingerprint = iface.fingerprint();
@@ -45,7 +45,7 @@ fn write_recording_with(path: &Path, change: &dyn Fn(&mut [u8])) {
         let mut f = FrameBuf::new(map.area(usize::from(slot)).payload.len);
         let roll = step as f64 + f64::from(slot) / 2.0;
         f.payload_mut()[..8].copy_from_slice(&roll.to_le_bytes());
-        if (slot, epoch, step) == (1, 2, 5) {
+        if slot == 1 && (epoch, step) == at {
             change(f.payload_mut());
         }
         f.seal(&FrameHeader {
@@ -162,10 +162,12 @@ fn export_writes_a_row_per_frame_and_a_column_per_signal() {
 fn diff_names_the_first_step_and_signal_that_differ() {
     let (a, b) = (temp("diff-a.rec"), temp("diff-b.rec"));
     write_recording(&a);
-    write_recording_with(&b, &|p| p[..8].copy_from_slice(&99.0f64.to_le_bytes()));
+    write_recording_with(&b, (2, 5), &|p| {
+        p[..8].copy_from_slice(&99.0f64.to_le_bytes())
+    });
     let (code, out, err) = run(&["diff", a.to_str().unwrap(), a.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("no difference: 20 frames"), "{out}");
+    assert!(out.contains("no difference: 22 frames"), "{out}");
     let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(
@@ -211,13 +213,33 @@ fn plot_writes_a_png_of_the_signals_asked_for_and_names_a_wrong_one() {
     }
 }
 
+/// A restarted writer repeats steps: its second session's step 0 is compared
+/// with the other recording's second session's, not taken for the first's.
+#[test]
+fn diff_compares_a_restarted_writer_session_by_session() {
+    let (a, b) = (temp("restart-a.rec"), temp("restart-b.rec"));
+    write_recording(&a);
+    write_recording_with(&b, (3, 0), &|p| {
+        p[..8].copy_from_slice(&7.0f64.to_le_bytes())
+    });
+    let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "first difference at step 0 of node `slot1` (slot 1) after its restart 1: slot1.roll \
+             is 0.5 in"
+        ) && err.contains("and 7 in"),
+        "{err}"
+    );
+}
+
 /// Frames that differ only in bytes no signal covers (here the end of the
 /// message, after its terminating NUL) are a difference, named as such.
 #[test]
 fn diff_names_a_difference_between_signals_too() {
     let (a, b) = (temp("pad-a.rec"), temp("pad-b.rec"));
     write_recording(&a);
-    write_recording_with(&b, &|p| *p.last_mut().unwrap() = b'x');
+    write_recording_with(&b, (2, 5), &|p| *p.last_mut().unwrap() = b'x');
     let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(

@@ -10,9 +10,38 @@ use rfm_core::record::Reader;
 use super::frames;
 use crate::failure::Failure;
 
-/// Compares the frames of `a` and `b` by writer slot and step, in `a`'s order:
-/// prints the first signal that differs and fails (exit 1), or says how many
-/// frames agree. Frames only one recording has are counted, not compared.
+/// Which frame of a recording a frame is, to find the same one in another: its
+/// writer's slot, the writer's session (0 for its first in the recording, 1 after
+/// its first restart, …) and its step. Epochs are not compared: two runs of the
+/// same coupling (yesterday's and today's) have different ones, and a restarted
+/// writer repeats steps that only the session tells apart.
+type Key = (u8, u32, u64);
+
+/// Gives each frame its [`Key`], counting each writer's sessions as they come.
+#[derive(Default)]
+struct Sessions(HashMap<u8, (u64, u32)>);
+
+impl Sessions {
+    fn key(&mut self, slot: u8, epoch: u64, step: u64) -> Key {
+        let session = match self.0.get_mut(&slot) {
+            Some((last, n)) if *last != epoch => {
+                (*last, *n) = (epoch, *n + 1);
+                *n
+            }
+            Some((_, n)) => *n,
+            None => {
+                self.0.insert(slot, (epoch, 0));
+                0
+            }
+        };
+        (slot, session, step)
+    }
+}
+
+/// Compares the frames of `a` and `b` by writer, session and step ([`Key`]), in
+/// `a`'s order: prints the first signal that differs and fails (exit 1), or
+/// says how many frames agree. Frames only one recording has are counted, not
+/// compared.
 pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
     let (ha, hb) = (
         Reader::open(a)?.header().clone(),
@@ -28,15 +57,18 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
             hb.fingerprint
         )));
     }
-    let mut theirs: HashMap<(u8, u64), Vec<u8>> = HashMap::new();
+    let mut theirs: HashMap<Key, Vec<u8>> = HashMap::new();
+    let mut sessions = Sessions::default();
     frames(b, |_, f| {
-        theirs.entry((f.slot, f.header.step)).or_insert(f.payload);
+        let key = sessions.key(f.slot, f.header.epoch, f.header.step);
+        theirs.entry(key).or_insert(f.payload);
         Ok(())
     })?;
     let (mut same, mut only_a) = (0u64, 0u64);
     let mut seen = std::collections::HashSet::new();
+    let mut sessions = Sessions::default();
     frames(a, |nodes, f| {
-        let key = (f.slot, f.header.step);
+        let key = sessions.key(f.slot, f.header.epoch, f.header.step);
         if !seen.insert(key) {
             return Ok(());
         }
@@ -69,9 +101,13 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
             // Bytes no signal covers (padding, a String's bytes after its end).
             None => "the frames differ only between signals".to_owned(),
         };
+        let session = match key.1 {
+            0 => String::new(),
+            n => format!(" after its restart {n}"),
+        };
         Err(Failure::check_failed(anyhow!(
-            "first difference at step {} of node `{}` (slot {}): {what} ({same} frames before \
-             it agree)",
+            "first difference at step {} of node `{}` (slot {}){session}: {what} ({same} frames \
+             before it agree)",
             f.header.step,
             node.node,
             f.slot,
@@ -79,8 +115,8 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
     })?;
     let only_b = theirs.len() as u64 - same;
     println!(
-        "no difference: {same} frames of the same slot and step agree ({only_a} only in {}, \
-         {only_b} only in {})",
+        "no difference: {same} frames of the same slot, session and step agree ({only_a} only \
+         in {}, {only_b} only in {})",
         a.display(),
         b.display()
     );
