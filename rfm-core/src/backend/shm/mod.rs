@@ -68,6 +68,21 @@ impl ShmMapping {
     }
 }
 
+/// The size of an object `found` this big: the size asked for, which must be
+/// the one found, or the one found when none is asked for (opening an existing
+/// object). One rule for both platforms' objects.
+fn agreed_size(device: &str, wanted: Option<usize>, found: u64) -> Result<usize, DeviceError> {
+    let size = wanted.unwrap_or(found as usize);
+    if found != size as u64 {
+        return Err(DeviceError::SizeMismatch {
+            device: device.to_owned(),
+            expected: size as u64,
+            found,
+        });
+    }
+    Ok(size)
+}
+
 fn os_error(device: &str, op: &'static str) -> DeviceError {
     DeviceError::Os {
         device: device.to_owned(),

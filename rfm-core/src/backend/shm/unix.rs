@@ -6,7 +6,7 @@ use std::io;
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
-use super::{object_name, os_error, validate_name};
+use super::{agreed_size, object_name, os_error, validate_name};
 
 use crate::DeviceError;
 
@@ -142,14 +142,7 @@ pub(super) fn open(
             st = fstat(device, &fd)?;
         }
     }
-    let size = size.unwrap_or(st.st_size as usize);
-    if st.st_size as u64 != size as u64 {
-        return Err(DeviceError::SizeMismatch {
-            device: device.to_owned(),
-            expected: size as u64,
-            found: st.st_size as u64,
-        });
-    }
+    let size = agreed_size(device, size, st.st_size as u64)?;
     if let Err(source) = back_every_page(&fd, size) {
         if created {
             // Leave no object that would kill the next opener instead.

@@ -34,7 +34,7 @@ use windows_sys::Win32::System::Memory::{
 use windows_sys::Win32::System::SystemInformation::{GetSystemInfo, SYSTEM_INFO};
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
-use super::{object_name, os_error, validate_name};
+use super::{agreed_size, object_name, os_error, validate_name};
 use crate::DeviceError;
 
 /// The ACE types read: a mapping of ours holds one ACCESS_ALLOWED rule.
@@ -383,15 +383,7 @@ pub(super) fn open(
     // SAFETY: a handle the call above opened, owned from here on.
     let handle = Arc::new(unsafe { OwnedHandle::from_raw_handle(raw) });
     check_private(device, handle.as_raw_handle(), &user)?;
-    let found = section_size(device, handle.as_raw_handle())?;
-    let size = size.unwrap_or(found as usize);
-    if found != size as u64 {
-        return Err(DeviceError::SizeMismatch {
-            device: device.to_owned(),
-            expected: size as u64,
-            found,
-        });
-    }
+    let size = agreed_size(device, size, section_size(device, handle.as_raw_handle())?)?;
     Ok((Object { handle }, size, created))
 }
 
