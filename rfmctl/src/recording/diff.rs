@@ -43,10 +43,8 @@ impl Sessions {
 /// says how many frames agree. Frames only one recording has are counted, not
 /// compared.
 pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
-    let (ha, hb) = (
-        Reader::open(a)?.header().clone(),
-        Reader::open(b)?.header().clone(),
-    );
+    let (ra, rb) = (Reader::open(a)?, Reader::open(b)?);
+    let (ha, hb) = (ra.header(), rb.header());
     if ha.fingerprint != hb.fingerprint {
         return Err(Failure::check_failed(anyhow!(
             "the recordings are of different interfaces: `{}` (fingerprint {:#018x}) and `{}` \
@@ -59,7 +57,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
     }
     let mut theirs: HashMap<Key, Vec<u8>> = HashMap::new();
     let mut sessions = Sessions::default();
-    frames(b, |_, f| {
+    frames(rb, |_, f| {
         let key = sessions.key(f.slot, f.header.epoch, f.header.step);
         theirs.entry(key).or_insert(f.payload);
         Ok(())
@@ -67,7 +65,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
     let (mut same, mut only_a) = (0u64, 0u64);
     let mut seen = std::collections::HashSet::new();
     let mut sessions = Sessions::default();
-    frames(a, |nodes, f| {
+    frames(ra, |nodes, f| {
         let key = sessions.key(f.slot, f.header.epoch, f.header.step);
         if !seen.insert(key) {
             return Ok(());

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use rfm_core::interface::Value;
-use rfm_core::record::Kind;
+use rfm_core::record::{Kind, Reader};
 
 use super::{frames, values};
 use crate::failure::Failure;
@@ -36,7 +36,7 @@ pub fn export_csv(file: &Path) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::new(out.lock());
     let mut header_written = false;
     let mut failed = None;
-    frames(file, |nodes, frame| {
+    frames(Reader::open(file)?, |nodes, frame| {
         if !header_written {
             header_written = true;
             let mut columns = vec!["kind", "slot", "node", "step", "time", "wall_ns"]

@@ -9,7 +9,7 @@ mod plot;
 mod record;
 mod show;
 
-use std::path::Path;
+use std::io::Read;
 
 use rfm_core::frame::framed::{self, Header, HEADER_SIZE};
 use rfm_core::interface::descriptor::Descriptor;
@@ -46,13 +46,14 @@ fn values(node: &Descriptor, payload: &[u8]) -> Vec<Option<Value>> {
         .collect()
 }
 
-/// Calls `each` with every good frame of the recording at `file`, in order
-/// (bad frames and missed counts are skipped); the nodes described by its header.
-fn frames(
-    file: &Path,
+/// Calls `each` with every good frame of the recording `reader` has opened, in
+/// order (bad frames and missed counts are skipped); the nodes described by its
+/// header. An open reader, so that a caller that looked at the header first
+/// reads the file once.
+fn frames<R: Read>(
+    mut reader: Reader<R>,
     mut each: impl FnMut(&[Descriptor], Frame) -> Result<(), Failure>,
 ) -> Result<Vec<Descriptor>, Failure> {
-    let mut reader = Reader::open(file)?;
     let nodes = reader.header().nodes();
     while let Some(record) = reader.next_record()? {
         if record.kind == Kind::Missed {

@@ -103,10 +103,11 @@ fn font() -> Result<(), Failure> {
 }
 
 pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> {
-    let nodes = Reader::open(file)?.header().nodes();
+    let reader = Reader::open(file)?;
+    let nodes = reader.header().nodes();
     let mut traces = traces(&nodes, signals)?;
     let mut seen = HashSet::new();
-    frames(file, |nodes, f| {
+    frames(reader, |nodes, f| {
         // A frame recorded twice (published and taken) is plotted once.
         if !seen.insert((f.slot, f.header.epoch, f.header.step)) {
             return Ok(());
