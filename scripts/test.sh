@@ -9,6 +9,16 @@ setup test
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# Every build here is made once, so cargo's incremental caches would only take
+# disk (about 1 GB of target/debug); a run needs about NEED_GB in all.
+export CARGO_INCREMENTAL=0
+NEED_GB=8
+free_gb=$(df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }')
+if [ "$free_gb" -lt "$NEED_GB" ]; then
+    printf 'warning: %s GB free where target/ lives; a whole run takes about %s GB, and a build\n' "$free_gb" "$NEED_GB"
+    printf '         that runs out fails with "No space left on device": free some, or cargo clean\n'
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
