@@ -1,15 +1,11 @@
 //! build-fmu as a user runs it on interface files: a bad file or node is reported
 //! with what is wrong and where, before anything is built or written.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-/// A fresh folder for one case.
-fn folder(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("build-fmu-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one case, removed when it drops.
+fn folder() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 /// Runs build-fmu with no compiler reachable (a build attempt would fail loudly);
@@ -29,7 +25,8 @@ fn build_fmu(args: &[&str]) -> (bool, String) {
 
 #[test]
 fn a_bad_interface_file_is_reported_at_its_line_and_nothing_is_written() {
-    let dir = folder("bad");
+    let scratch = folder();
+    let dir = scratch.path();
     let file = dir.join("lab.toml");
     std::fs::write(
         &file,
@@ -57,7 +54,8 @@ fn a_bad_interface_file_is_reported_at_its_line_and_nothing_is_written() {
 
 #[test]
 fn an_unknown_node_is_named_with_the_nodes_there_are() {
-    let dir = folder("node");
+    let scratch = folder();
+    let dir = scratch.path();
     let file = dir.join("lab.toml");
     std::fs::write(
         &file,
@@ -84,7 +82,8 @@ fn an_unknown_node_is_named_with_the_nodes_there_are() {
 
 #[test]
 fn a_missing_release_fmu_is_named() {
-    let dir = folder("from");
+    let scratch = folder();
+    let dir = scratch.path();
     let file = dir.join("lab.toml");
     std::fs::write(
         &file,

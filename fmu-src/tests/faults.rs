@@ -497,7 +497,8 @@ fn a_killed_recorder_leaves_a_recording_read_up_to_its_last_record() {
         return peer_main(&spec);
     }
     let net = shm();
-    let file = std::env::temp_dir().join(format!("{}.rec", unique("killed")));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("killed.rec");
     let mut peer = spawn_recording_peer(TEST, &net, "lockstep", "1", 0, file.to_str().unwrap());
     let me = instance(&net.devices[0], None, 0, "lockstep", "1");
     assert_eq!(me.init(), fmi2OK, "{:?}", me.log());
@@ -527,5 +528,4 @@ fn a_killed_recorder_leaves_a_recording_read_up_to_its_last_record() {
         steps.iter().enumerate().all(|(i, &s)| s == i as u64),
         "{steps:?}"
     );
-    let _ = std::fs::remove_file(&file);
 }

@@ -5,12 +5,11 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::{unique, Fmu};
 use rfm_attitude::fmi2::*;
 use rfm_attitude::model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_attitude::{fmi2_get_integer, fmi2_set_real};
+use tempfile::TempDir;
 
 const LAB: &str = r#"
 name = "lab"
@@ -33,20 +32,20 @@ slot = 7
 signals = [ { name = "freeze", type = "Boolean" }, { name = "wind", type = "Real", unit = "m/s" } ]
 "#;
 
-/// A resources folder holding `interface` and `node`, and its file: URI.
-fn resources(interface: &str, node: &str) -> (PathBuf, String) {
-    let dir = std::env::temp_dir().join(unique("fmu-resources"));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(RESOURCE_INTERFACE), interface).unwrap();
-    std::fs::write(dir.join(RESOURCE_NODE), format!("{node}\n")).unwrap();
-    let uri = format!("file://{}", dir.display());
+/// A resources folder holding `interface` and `node` (removed when it drops;
+/// an instance reads it only while it is instantiated), and its file: URI.
+fn resources(interface: &str, node: &str) -> (TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(RESOURCE_INTERFACE), interface).unwrap();
+    std::fs::write(dir.path().join(RESOURCE_NODE), format!("{node}\n")).unwrap();
+    let uri = format!("file://{}", dir.path().display());
     (dir, uri)
 }
 
 /// The instance of `node` of [`LAB`], as a master loads its FMU.
 fn node(node: &str, device: &str) -> Fmu {
     let (dir, uri) = resources(LAB, node);
-    let model = Model::load(&dir).unwrap();
+    let model = Model::load(dir.path()).unwrap();
     let fmu = Fmu::of(node, model, &uri);
     fmu.set_all(&[("device", device), ("lag", "1"), ("timeout", "5")]);
     fmu
@@ -156,7 +155,7 @@ fn runs_interface() -> String {
 
 fn runs_node(node: &str, device: &str) -> Fmu {
     let (dir, uri) = resources(&runs_interface(), node);
-    let fmu = Fmu::of(node, Model::load(&dir).unwrap(), &uri);
+    let fmu = Fmu::of(node, Model::load(dir.path()).unwrap(), &uri);
     fmu.set_all(&[("device", device), ("lag", "1"), ("timeout", "5")]);
     fmu
 }
@@ -333,9 +332,9 @@ fn refusal(guid: &str, uri: &str) -> String {
 #[test]
 fn resources_that_do_not_belong_to_the_description_are_refused() {
     let (dir, uri) = resources(LAB, "visual");
-    let guid = Model::load(&dir).unwrap().guid;
+    let guid = Model::load(dir.path()).unwrap().guid;
     // Another file (one start value changed) gives another GUID.
-    let (_, edited) = resources(&LAB.replace("start = 0.5", "start = 0.25"), "visual");
+    let (_edited, edited) = resources(&LAB.replace("start = 0.5", "start = 0.25"), "visual");
     let text = refusal(&guid, &edited);
     assert!(
         text.contains(&format!("fmuGUID {guid} does not match"))
@@ -343,23 +342,23 @@ fn resources_that_do_not_belong_to_the_description_are_refused() {
         "{text}"
     );
     // A description edited: what the master and the binary agree on is the same.
-    let (described, _) = resources(
+    let (described, _described) = resources(
         &LAB.replace("bank angle", "bank angle, right wing down"),
         "visual",
     );
-    assert_eq!(Model::load(&described).unwrap().guid, guid);
+    assert_eq!(Model::load(described.path()).unwrap().guid, guid);
     // Another node of the same file.
-    let (_, other) = resources(LAB, "ios");
+    let (_other, other) = resources(LAB, "ios");
     assert!(refusal(&guid, &other).contains("does not match"));
     // A node the file does not have.
-    let (_, missing) = resources(LAB, "tower");
+    let (_missing, missing) = resources(LAB, "tower");
     let text = refusal(&guid, &missing);
     assert!(
         text.contains("names node `tower`, which interface `lab` does not have (it has `cockpit`, `visual`, `ios`)"),
         "{text}"
     );
     // A damaged file: its line and column.
-    let (_, bad) = resources(
+    let (_bad, bad) = resources(
         &LAB.replace("type = \"Boolean\", start = true", "type = \"Bool\""),
         "visual",
     );

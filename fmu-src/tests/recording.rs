@@ -5,18 +5,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{unique, Fmu};
 use rfm_attitude::fmi2::*;
 use rfm_core::frame::framed;
 use rfm_core::record::{Kind, Reader, Record};
-
-fn file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(unique("fmu-recording"));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 /// Every record of the recording at `path`, and its header.
 fn read(path: &Path) -> (rfm_core::record::Header, Vec<Record>) {
@@ -44,7 +38,8 @@ fn frames(records: &[Record], kind: Kind) -> Vec<&Vec<u8>> {
 #[test]
 fn two_recordings_agree_on_every_frame_exchanged() {
     let device = format!("loopback:{}", unique("rec"));
-    let files = [file("a.rec"), file("b.rec")];
+    let dir = tempfile::tempdir().unwrap();
+    let files = [dir.path().join("a.rec"), dir.path().join("b.rec")];
     let nodes = [Fmu::new("a"), Fmu::new("b")];
     for (me, (fmu, f)) in nodes.iter().zip(&files).enumerate() {
         fmu.set_all(&[
@@ -105,7 +100,8 @@ fn two_recordings_agree_on_every_frame_exchanged() {
 #[test]
 fn a_record_file_that_cannot_be_made_fails_initialization_naming_it() {
     let fmu = Fmu::new("a");
-    let missing = file("no-such-dir").join("deeper").join("a.rec");
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("deeper").join("a.rec");
     fmu.set_all(&[
         ("device", &format!("loopback:{}", unique("rec"))),
         ("peerSlot", "0"),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use common::{unique, Fmu};
 use rfm_attitude::fmi2::*;
+use tempfile::TempDir;
 
 const H: f64 = 1e-3;
 const STEPS: usize = 500;
@@ -48,11 +49,11 @@ fn step(fmu: &Fmu, k: usize, roll: f64) -> (fmi2Status, Vec<u64>, i32) {
 type Outputs = Vec<(Vec<u64>, i32)>;
 
 /// Runs nodes 0 and 1 coupled for STEPS steps, node 0 recording; returns the
-/// recording and each node's outputs after each step.
-fn recorded_run() -> (PathBuf, [Outputs; 2]) {
-    let dir = std::env::temp_dir().join(unique("replay"));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("n0.rec");
+/// recording (in a folder removed when the returned guard drops) and each
+/// node's outputs after each step.
+fn recorded_run() -> (TempDir, PathBuf, [Outputs; 2]) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("n0.rec");
     let device = format!("loopback:{}", unique("replay"));
     let nodes = [node(0, &device, Some(&file)), node(1, &device, None)];
     for n in &nodes {
@@ -69,7 +70,7 @@ fn recorded_run() -> (PathBuf, [Outputs; 2]) {
     for n in &nodes {
         assert_eq!(n.terminate(), fmi2OK);
     }
-    (file, outputs)
+    (dir, file, outputs)
 }
 
 fn replaying(me: usize, file: &Path) -> Fmu {
@@ -92,7 +93,7 @@ fn steps_as_recorded(fmu: &Fmu, me: usize, recorded: &Outputs) {
 
 #[test]
 fn a_replayed_peer_gives_the_recorded_outputs_bit_for_bit() {
-    let (file, [recorded, _]) = recorded_run();
+    let (_dir, file, [recorded, _]) = recorded_run();
     let fmu = replaying(0, &file);
     steps_as_recorded(&fmu, 0, &recorded);
     assert!(fmu.boolean("link.ok"));
@@ -110,14 +111,14 @@ fn a_replayed_peer_gives_the_recorded_outputs_bit_for_bit() {
 /// published, node 1's the ones it took from node 1.
 #[test]
 fn a_node_replays_against_its_peers_recording_too() {
-    let (file, [_, recorded]) = recorded_run();
+    let (_dir, file, [_, recorded]) = recorded_run();
     let fmu = replaying(1, &file);
     steps_as_recorded(&fmu, 1, &recorded);
 }
 
 #[test]
 fn inputs_that_differ_from_the_recording_are_counted_from_their_first_step() {
-    let (file, [recorded, _]) = recorded_run();
+    let (_dir, file, [recorded, _]) = recorded_run();
     let fmu = replaying(0, &file);
     for (k, (values, _)) in recorded.iter().enumerate() {
         let changed = (100..110).contains(&k);
@@ -139,7 +140,7 @@ fn inputs_that_differ_from_the_recording_are_counted_from_their_first_step() {
 
 #[test]
 fn a_recording_of_another_interface_is_refused_naming_the_difference() {
-    let (file, _) = recorded_run();
+    let (_dir, file, _) = recorded_run();
     let device = format!("replay:{}", file.display());
     let other_peer = Fmu::new("n0");
     other_peer.set_all(&[

@@ -884,7 +884,8 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
     let shm = shm(1 << 20);
     let region = shm.memory.map(0, 1 << 20).unwrap();
     publish_attitude(&region, 3, 0);
-    let out = std::env::temp_dir().join(format!("{}.rec", sim::unique_ring("record")));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("record.rec");
     let child = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
         .args(["record", &shm.device, "--out", out.to_str().unwrap()])
         .args(["--seconds", "1.5", "--slots", "3"])
@@ -929,5 +930,4 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
         2201,
         "every step recorded or counted"
     );
-    let _ = std::fs::remove_file(&out);
 }
