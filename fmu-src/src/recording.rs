@@ -6,21 +6,11 @@ use std::path::Path;
 
 use rfm_core::frame::framed::crc_of;
 use rfm_core::link::{Layout, Link};
-use rfm_core::record::{in_flight_len, Header, Kind, Recorder};
+use rfm_core::record::{queue_capacity, Header, Kind, Recorder};
 
 use crate::instance::{error, FmiError};
 use crate::model::{fmu_params, Model};
 use crate::values::Value;
-
-/// Records in flight between the steps and the writer thread (about 9 MB of
-/// attitude frames): at 1 kHz, a minute of a stalled disk before a record is
-/// dropped; at a spinning coupling's 2 MHz on two cores, whose writer threads get
-/// little CPU, 30 ms (a 4,096-record queue dropped one record in ten in a
-/// 20,000-step demo run).
-const QUEUE: usize = 65_536;
-/// The most memory the queue takes: large frames get fewer records in flight
-/// (65,536 of 1,000 Reals would be 530 MB).
-const QUEUE_BYTES: usize = 64 << 20;
 
 /// An open recording of one instance's link.
 #[derive(Debug)]
@@ -52,7 +42,7 @@ impl Recording {
             .map(|p| format!("{}={}\n", p.name, params[p.param as usize]))
             .collect();
         let header = Header::for_interface(link.interface(), link.config().node_slot, parameters);
-        let capacity = (QUEUE * in_flight_len(link.published().len())).min(QUEUE_BYTES);
+        let capacity = queue_capacity(link.published().len());
         let recorder = Recorder::create(Path::new(file), &header, capacity)
             .map_err(|e| error(format!("recordFile: {e}")))?;
         let mut recording = Recording {

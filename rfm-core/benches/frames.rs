@@ -164,14 +164,14 @@ fn paced(b: &mut criterion::Bencher, mut f: impl FnMut(u64)) {
 /// (into nothing) as it would into a file. The records' cost is
 /// `step_records_paced` less `timer_paced`, the cost of timing.
 fn recording(c: &mut Criterion) {
-    use rfm_core::record::{in_flight_len, Header, Kind, Recorder};
+    use rfm_core::record::{queue_capacity, Header, Kind, Recorder};
     let mut g = c.benchmark_group("recording");
     let (mut frame, header) = sample(1);
     frame.seal(&header);
     let published = frame.bytes().to_vec();
     let taken = published.clone();
     let head = Header::for_interface(&interface::attitude(0, 1), 0, String::new());
-    let capacity = 65_536 * in_flight_len(published.len());
+    let capacity = queue_capacity(published.len());
     let mut recorder =
         Recorder::with_sink("bench.rec".as_ref(), std::io::sink(), &head, capacity).unwrap();
     g.bench_function("step_records_paced", |b| {

@@ -38,7 +38,7 @@ mod reader;
 mod writer;
 
 pub use reader::{Reader, RecordError};
-pub use writer::{in_flight_len, Recorder, RecorderError};
+pub use writer::{in_flight_len, queue_capacity, Recorder, RecorderError};
 
 use crate::interface::descriptor::{self, Descriptor};
 use crate::interface::Interface;

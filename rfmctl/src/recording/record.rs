@@ -10,18 +10,13 @@ use anyhow::anyhow;
 use clap::Args;
 use rfm_core::frame;
 use rfm_core::interface::descriptor;
-use rfm_core::record::{in_flight_len, wall_ns, Header, Kind, Recorder, NO_NODE};
+use rfm_core::record::{queue_capacity, wall_ns, Header, Kind, Recorder, NO_NODE};
 use rfm_core::slot::{FramedReader, Ring, StepPoll};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
 use crate::open::{coupling_region, open};
 use crate::watch::described_nodes;
-
-/// Records in flight to the file: ten seconds of a 1 kHz coupling of a few nodes.
-const QUEUE: usize = 65_536;
-/// The most memory the queue takes, whatever the frames' size.
-const QUEUE_BYTES: usize = 64 << 20;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
@@ -104,8 +99,8 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
         .map(|s| s.buf.bytes().len())
         .max()
         .unwrap_or(0);
-    let capacity = (QUEUE * in_flight_len(largest)).min(QUEUE_BYTES);
-    let mut recorder = Recorder::create(&args.out, &header, capacity).map_err(Failure::device)?;
+    let mut recorder =
+        Recorder::create(&args.out, &header, queue_capacity(largest)).map_err(Failure::device)?;
     let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
     while Instant::now() < deadline {
         let mut idle = true;
