@@ -1,7 +1,7 @@
 //! The parameter `recordFile`: two instances coupled at lag 1 each record their
 //! run; every frame one took is, byte for byte, one the other published, in
-//! order, the records' times never go back, and nothing is dropped. A file that cannot be made fails
-//! initialization naming it.
+//! order, the records' times never go back, and nothing is dropped. A file that
+//! cannot be made fails initialization naming it.
 
 mod common;
 
@@ -76,9 +76,7 @@ fn two_recordings_agree_on_every_frame_exchanged() {
             let h = framed::check(f, f.len() - framed::HEADER_SIZE).unwrap();
             assert_eq!(h.step, k as u64);
         }
-        // Each step took the peer's frame of the step before (lag 1): those are
-        // the peer's published frames 0..1000, byte for byte.
-        // In the order of their times.
+        // The records' times never go back.
         if let Some(w) = records
             .windows(2)
             .find(|w| w[1].recorded_ns < w[0].recorded_ns)
@@ -88,6 +86,8 @@ fn two_recordings_agree_on_every_frame_exchanged() {
                 w[1].kind, w[1].recorded_ns, w[0].kind, w[0].recorded_ns
             );
         }
+        // Each step took the peer's frame of the step before (lag 1): those are
+        // the peer's published frames 0..1000, byte for byte.
         let taken = frames(records, Kind::Taken);
         let theirs = frames(other, Kind::Published);
         assert_eq!(taken.len(), steps);
