@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 
 type Instantiate = unsafe extern "C" fn(
     fmi2String,

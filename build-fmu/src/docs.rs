@@ -1,7 +1,7 @@
 //! `documentation/index.html`: what a user of the .fmu needs, without the repository.
 
 use crate::model::Model;
-use rfm_attitude::model::Model as FmuModel;
+use fmu_model::Model as FmuModel;
 use rfm_core::interface::layout::MapTable;
 
 fn escape(s: &str) -> String {

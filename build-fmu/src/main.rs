@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, ValueEnum};
-use rfm_attitude::model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
+use fmu_model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_core::interface::{layout::MapTable, Interface};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,9 +9,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use object::{Object, ObjectSymbol};
 
 use crate::model::Model;
-use rfm_attitude::model::{
-    Model as FmuModel, CONVENTION, PRESET_GUID, RESOURCE_INTERFACE, RESOURCE_NODE,
-};
+use fmu_model::{Model as FmuModel, CONVENTION, PRESET_GUID, RESOURCE_INTERFACE, RESOURCE_NODE};
 
 /// The 34 functions of the FMI 2.0 co-simulation API, and all a binary may export.
 pub const FMI2_CS_FUNCTIONS: [&str; 34] = [

@@ -8,9 +8,9 @@ use rfm_core::frame::MAX_LAG;
 use rfm_core::link::{Layout, LinkConfig};
 use rfm_core::wait::WaitStrategy;
 
-use crate::instance::{error, FmiError, FmiResult};
-use crate::model::{Model, Param};
+use crate::error::{error, FmiError, FmiResult};
 use crate::values::Value;
+use fmu_model::{Model, Param};
 
 /// The longest `timeout`/`startupTimeout` accepted, in seconds.
 const MAX_SECONDS: f64 = 1e9;
@@ -49,7 +49,7 @@ fn real(params: &Params, p: Param) -> f64 {
 fn parsed<T: std::str::FromStr>(params: &Params, p: Param, accepted: &str) -> FmiResult<T> {
     let text = string(params, p);
     text.parse()
-        .map_err(|_| bad(crate::model::spec(p).name, &format!("{text:?}"), accepted))
+        .map_err(|_| bad(fmu_model::spec(p).name, &format!("{text:?}"), accepted))
 }
 
 fn seconds(params: &Params, p: Param) -> FmiResult<Duration> {
@@ -58,7 +58,7 @@ fn seconds(params: &Params, p: Param) -> FmiResult<Duration> {
         Ok(Duration::from_secs_f64(v))
     } else {
         Err(bad(
-            crate::model::spec(p).name,
+            fmu_model::spec(p).name,
             &v,
             &format!(
                 "expected seconds greater than 0 and at most {MAX_SECONDS:e} (about 31 years)"
@@ -69,13 +69,7 @@ fn seconds(params: &Params, p: Param) -> FmiResult<Duration> {
 
 fn slot(params: &Params, p: Param) -> FmiResult<u8> {
     let v = integer(params, p);
-    u8::try_from(v).map_err(|_| {
-        bad(
-            crate::model::spec(p).name,
-            &v,
-            "expected a slot number 0..255",
-        )
-    })
+    u8::try_from(v).map_err(|_| bad(fmu_model::spec(p).name, &v, "expected a slot number 0..255"))
 }
 
 /// The link configuration of `model` with `params`.

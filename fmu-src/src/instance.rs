@@ -12,37 +12,22 @@ use std::sync::Arc;
 use rfm_core::link::Link;
 
 use crate::config::{link_config, string};
-use crate::fmi2::*;
+use crate::error::{error, FmiError, FmiResult};
 use crate::logger::{Category, Logger};
-use crate::model::{Model, Param, Place, PARAMS};
 use crate::recording::Recording;
 use crate::state_machine::{states, Call};
 use crate::values::{parse, store, Outcome, Value};
+use fmu_model::fmi2::*;
+use fmu_model::{Model, Param, Place, PARAMS};
 
 pub use crate::state_machine::State;
-
-/// A failed call: the status it returns and the message logged.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FmiError {
-    pub status: fmi2Status,
-    pub message: String,
-}
-
-pub type FmiResult<T = ()> = Result<T, FmiError>;
-
-pub fn error(message: impl Into<String>) -> FmiError {
-    FmiError {
-        status: fmi2Error,
-        message: message.into(),
-    }
-}
 
 #[derive(Debug)]
 pub struct Instance {
     pub logger: Logger,
     pub(crate) model: Arc<Model>,
     pub(crate) state: State,
-    /// Indexed by [`crate::model::Param`].
+    /// Indexed by [`fmu_model::Param`].
     pub(crate) params: Vec<Value>,
     /// This node's signals as the master set them, laid out as its payload (a
     /// step copies them into the frame in one pass).
@@ -85,10 +70,6 @@ impl Instance {
             outcome: Outcome::None,
             returned: Vec::new(),
         }
-    }
-
-    pub fn state(&self) -> State {
-        self.state
     }
 
     /// Checks that `call` may be made now, by the state machine's one table.

@@ -10,7 +10,8 @@ use std::cell::Cell;
 use std::ffi::{c_char, CString};
 use std::sync::Once;
 
-use crate::fmi2::*;
+use fmu_model::fmi2::*;
+pub use fmu_model::Category;
 
 /// Where an instance's messages go, and which categories are on.
 #[derive(Debug, Clone)]
@@ -20,62 +21,6 @@ pub struct Logger {
     debug: bool,
     /// One flag per entry of [`Category::ALL`].
     enabled: Vec<bool>,
-}
-
-/// A log category of modelDescription.xml.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Category {
-    Events,
-    Warning,
-    Discard,
-    Error,
-    Fatal,
-    Debug,
-}
-
-impl Category {
-    /// Every category, in the order the XML declares them.
-    pub const ALL: [Category; 6] = [
-        Category::Events,
-        Category::Warning,
-        Category::Discard,
-        Category::Error,
-        Category::Fatal,
-        Category::Debug,
-    ];
-
-    /// What the XML says of it.
-    pub fn description(self) -> &'static str {
-        match self {
-            Category::Events => "Link events: peers bound, restarts, layout and mode checks",
-            Category::Warning => "Calls that return fmi2Warning",
-            Category::Discard => "Calls that return fmi2Discard, with the reason",
-            Category::Error => "Calls that return fmi2Error, with the reason",
-            Category::Fatal => "Calls that return fmi2Fatal",
-            Category::Debug => "Every call and the parameters used",
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Category::Events => "logEvents",
-            Category::Warning => "logStatusWarning",
-            Category::Discard => "logStatusDiscard",
-            Category::Error => "logStatusError",
-            Category::Fatal => "logStatusFatal",
-            Category::Debug => "logDebug",
-        }
-    }
-
-    fn status(self) -> fmi2Status {
-        match self {
-            Category::Events | Category::Debug => fmi2OK,
-            Category::Warning => fmi2Warning,
-            Category::Discard => fmi2Discard,
-            Category::Error => fmi2Error,
-            Category::Fatal => fmi2Fatal,
-        }
-    }
 }
 
 /// C strings cannot hold NUL: replace it rather than lose the message.

@@ -8,9 +8,9 @@ use rfm_core::frame::framed::crc_of;
 use rfm_core::link::{Layout, Link};
 use rfm_core::record::{queue_capacity, Header, Kind, Recorder};
 
-use crate::instance::{error, FmiError};
-use crate::model::{fmu_params, Model};
+use crate::error::{error, FmiError};
 use crate::values::Value;
+use fmu_model::{fmu_params, Model};
 
 /// An open recording of one instance's link.
 #[derive(Debug)]

@@ -72,6 +72,8 @@ macro_rules! calls {
         }
 
         impl Call {
+            /// Every function, for the table's own test.
+            #[cfg(test)]
             pub const ALL: &'static [Call] = &[$(Call::$call,)*];
 
             /// The exported C name.

@@ -5,7 +5,7 @@
 use rfm_core::interface::SignalType;
 use rfm_core::link::Link;
 
-use crate::model::{Kind, LinkField, PeerValue, Place, Var};
+use fmu_model::{Kind, LinkField, PeerValue, Place, Var};
 
 pub use rfm_core::interface::Value;
 

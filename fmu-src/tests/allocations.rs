@@ -9,7 +9,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use common::{unique, Fmu};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 use rfm_attitude::{fmi2_do_step, fmi2_get_real, fmi2_set_real};
 
 struct Counting;

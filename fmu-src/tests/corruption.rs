@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use common::{unique, Fmu};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 use rfm_core::frame::RING_DEPTH;
 use rfm_core::interface::{self, layout::Area};
 use rfm_core::{Device, OpenOptions, Region};

@@ -7,7 +7,7 @@ use std::ffi::{c_char, CString};
 use std::sync::Arc;
 
 use common::{callbacks, unique, vr, Fmu, Log};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 use rfm_attitude::*;
 
 fn assert_logged(fmu: &Fmu, status: fmi2Status, parts: &[&str]) {
@@ -57,7 +57,7 @@ fn messages(log: &Log) -> String {
 
 #[test]
 fn instantiate_refuses_what_it_cannot_run_and_says_why() {
-    let guid = model::PRESET_GUID;
+    let guid = fmu_model::PRESET_GUID;
     for (ty, g, res, part) in [
         (
             fmi2CoSimulation,

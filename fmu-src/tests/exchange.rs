@@ -6,7 +6,7 @@ mod common;
 use std::process::Command;
 
 use common::{unique, Fmu};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 
 const H: f64 = 1e-3;
 

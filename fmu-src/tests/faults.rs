@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use common::{unique, Fmu};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 
 const H: f64 = 1e-3;
 const PEER_ENV: &str = "RFM_ATTITUDE_FAULT_PEER";

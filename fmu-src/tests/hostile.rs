@@ -10,7 +10,7 @@ use std::ffi::{c_char, CString};
 use std::ptr::{null, null_mut};
 
 use common::{unique, vr, Fmu};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 use rfm_attitude::*;
 
 /// Calls every function that takes a component with `c` and harmless other
@@ -465,7 +465,7 @@ fn reentrant_instance(action: Reenter) -> Box<Reentrant> {
         reentrant_logger,
         &*m as *const Reentrant as *mut std::ffi::c_void,
     );
-    let guid = CString::new(rfm_attitude::model::PRESET_GUID).unwrap();
+    let guid = CString::new(fmu_model::PRESET_GUID).unwrap();
     // SAFETY: valid strings and callbacks; `m` outlives the instance.
     let c = unsafe {
         fmi2_instantiate(

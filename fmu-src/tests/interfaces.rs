@@ -6,8 +6,8 @@
 mod common;
 
 use common::{unique, Fmu};
-use rfm_attitude::fmi2::*;
-use rfm_attitude::model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
+use fmu_model::fmi2::*;
+use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_attitude::{fmi2_get_integer, fmi2_set_real};
 use tempfile::TempDir;
 

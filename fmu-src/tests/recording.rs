@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::{unique, Fmu};
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 use rfm_core::frame::framed;
 use rfm_core::record::{Kind, Reader, Record};
 

@@ -17,8 +17,8 @@ use std::sync::OnceLock;
 mod master;
 
 use libfuzzer_sys::fuzz_target;
-use rfm_attitude::fmi2::*;
-use rfm_attitude::model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
+use fmu_model::fmi2::*;
+use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_attitude::*;
 
 const LAB: &str = r#"

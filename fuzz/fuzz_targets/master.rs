@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_void};
 
-use rfm_attitude::fmi2::*;
+use fmu_model::fmi2::*;
 
 unsafe extern "C" fn logger(
     _env: *mut c_void,

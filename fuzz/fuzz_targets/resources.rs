@@ -10,8 +10,8 @@ use std::ffi::CString;
 mod master;
 
 use libfuzzer_sys::fuzz_target;
-use rfm_attitude::fmi2::*;
-use rfm_attitude::model::{Kind, Model, RESOURCE_INTERFACE, RESOURCE_NODE};
+use fmu_model::fmi2::*;
+use fmu_model::{Kind, Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_attitude::*;
 
 fuzz_target!(|data: &[u8]| {

@@ -15,7 +15,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use rfm_attitude::fmi2::fmi2OK;
+use fmu_model::fmi2::fmi2OK;
 use rfm_bench::fmu::Fmu;
 use serde_json::{json, Value};
 

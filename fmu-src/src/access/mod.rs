@@ -12,11 +12,12 @@ use std::ffi::CString;
 
 use rfm_core::link::Link;
 
-use crate::fmi2::*;
-use crate::instance::{error, FmiError, FmiResult, Instance};
-use crate::model::{At, Causality, Kind, Model, Place, Route, Var};
+use crate::error::{error, FmiError, FmiResult};
+use crate::instance::Instance;
 use crate::state_machine::fixed_parameters_settable;
 use crate::values::{count, load, output, store, Value};
+use fmu_model::fmi2::*;
+use fmu_model::{At, Causality, Kind, Model, Place, Route, Var};
 
 mod plain;
 mod runs;
@@ -62,7 +63,7 @@ impl Instance {
     }
 
     /// Whether `var` may be set now; fixed parameters only before initialization ends.
-    fn check_settable(state: crate::instance::State, function: &str, var: &Var) -> FmiResult {
+    fn check_settable(state: crate::state_machine::State, function: &str, var: &Var) -> FmiResult {
         match var.causality {
             Causality::Output => Err(error(format!(
                 "{function}: `{}` is an output and cannot be set",

@@ -1,9 +1,9 @@
 //! The numeric FMI types as the per-step path stores and loads them: one value,
 //! or a run of them side by side in a payload.
 
-use crate::fmi2::*;
-use crate::model::Kind;
 use crate::values::Value;
+use fmu_model::fmi2::*;
+use fmu_model::Kind;
 
 /// A numeric FMI type, as the master passes it and as the payload holds it.
 pub trait Plain {
@@ -17,7 +17,7 @@ pub trait Plain {
     fn from_value(v: Value) -> Self::C;
     /// For the general path.
     fn value(c: Self::C) -> Value;
-    /// Stores a run of values ([`crate::model::Model::runs`]) from `offset`,
+    /// Stores a run of values ([`fmu_model::Model::runs`]) from `offset`,
     /// in one pass: false, and nothing stored, if one of them is not finite.
     fn store_run(cs: &[Self::C], p: &mut [u8], offset: usize) -> bool;
     /// Loads a run of values from `offset` in one pass.

@@ -1,7 +1,7 @@
-//! Runs: value references side by side in a payload ([`crate::model::Model::runs`])
+//! Runs: value references side by side in a payload ([`fmu_model::Model::runs`])
 //! that a master passes in order, served by one copy.
 
-use crate::fmi2::fmi2ValueReference;
+use fmu_model::fmi2::fmi2ValueReference;
 
 /// References compared at once: one at a time, the scan cost more than the
 /// copy it saves (about 0.3 ns a reference). Also the shortest run worth

@@ -5,8 +5,8 @@
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::{Arc, Mutex};
 
-use rfm_attitude::fmi2::*;
-use rfm_attitude::model::{Kind, Model};
+use fmu_model::fmi2::*;
+use fmu_model::{Kind, Model};
 use rfm_attitude::*;
 
 /// Messages one instance logged: (status, category, message).

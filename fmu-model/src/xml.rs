@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::variables::{Causality, Var};
 use super::Model;
-use crate::logger::Category;
+use crate::category::Category;
 
 /// `text` as an XML attribute value.
 fn attr(text: &str) -> String {

@@ -8,7 +8,12 @@
 //! node name in `resources/`, read at `fmi2Instantiate`, and its GUID is a digest
 //! of the variables they give, so a description and resources that do not belong
 //! together are refused.
+//!
+//! A crate of its own so that build-fmu, the benchmarks and the fuzz targets use
+//! the model without depending on the FMU's cdylib crate.
 
+mod category;
+pub mod fmi2;
 mod params;
 mod routes;
 mod variables;
@@ -19,6 +24,7 @@ use std::sync::Arc;
 
 use rfm_core::interface::{self, Interface, InterfaceError};
 
+pub use category::Category;
 pub use params::{fmu_params, spec, Param, ParamSpec, PARAMS};
 pub use routes::{At, Route};
 pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
@@ -286,7 +292,7 @@ mod tests {
     /// description, as this code writes it: editing one without the other fails.
     #[test]
     fn the_committed_description_is_the_one_the_code_writes() {
-        let committed = include_str!("../../../modelDescription.xml");
+        let committed = include_str!("../../modelDescription.xml");
         let written = Model::attitude().xml();
         if committed != written {
             let line = committed

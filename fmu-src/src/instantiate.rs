@@ -1,0 +1,155 @@
+//! `fmi2Instantiate`: the master's arguments checked, the resource location
+//! decoded, the model found (the attitude preset by its GUID, any other from the
+//! interface in its resources), and a new component made.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, OnceLock};
+
+use fmu_model::fmi2::*;
+use fmu_model::{Model, PRESET_GUID};
+
+use crate::c_args::text;
+use crate::component::new_handle;
+use crate::instance::Instance;
+use crate::logger::{Category, Logger};
+
+/// A new component, or NULL after telling the master's logger why (when there
+/// is a logger to tell).
+///
+/// # Safety
+/// The FMI 2.0 contract of `fmi2Instantiate`: every pointer is NULL or valid.
+pub unsafe fn instantiate(
+    instance_name: fmi2String,
+    fmu_type: fmi2Type,
+    fmu_guid: fmi2String,
+    resource_location: fmi2String,
+    functions: *const fmi2CallbackFunctions,
+    logging_on: fmi2Boolean,
+) -> fmi2Component {
+    let made = catch_unwind(AssertUnwindSafe(|| {
+        if functions.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: non-NULL; the master owns the struct for the call (we copy it).
+        let callbacks = unsafe { *functions };
+        if callbacks.logger.is_none() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: NULL or a C string, as FMI requires.
+        let name = unsafe { text(instance_name) }.unwrap_or("");
+        let logger = Logger::new(
+            callbacks,
+            if name.is_empty() {
+                "rfm_attitude"
+            } else {
+                name
+            },
+            logging_on != 0,
+        );
+        let fail = |message: String| {
+            logger.log(Category::Error, &format!("fmi2Instantiate: {message}"));
+            std::ptr::null_mut()
+        };
+        if name.is_empty() {
+            return fail("instanceName is NULL, empty or not UTF-8".into());
+        }
+        if fmu_type != fmi2CoSimulation {
+            return fail(format!(
+                "fmuType {fmu_type}: this FMU supports only fmi2CoSimulation (1)"
+            ));
+        }
+        // SAFETY: NULL or a C string.
+        let Some(guid) = (unsafe { text(fmu_guid) }) else {
+            return fail("fmuGUID is NULL or not UTF-8".into());
+        };
+        // SAFETY: NULL or a C string.
+        let resources = match unsafe { text(resource_location) } {
+            Some(uri) => match resource_path(uri) {
+                Ok(path) => Some(path),
+                Err(e) => return fail(e),
+            },
+            None if !resource_location.is_null() => {
+                return fail("fmuResourceLocation is not UTF-8".into())
+            }
+            None => None,
+        };
+        let model = match model_for(guid, resources.as_deref()) {
+            Ok(model) => model,
+            Err(e) => return fail(e),
+        };
+        new_handle(logger.clone(), Instance::new(logger, model))
+    }));
+    made.unwrap_or(std::ptr::null_mut())
+}
+
+/// Accepts `file:///abs/path`, `file:/abs/path` and `file://localhost/abs/path`,
+/// percent-decoded; anything else is an error.
+pub fn resource_path(uri: &str) -> Result<String, String> {
+    let rest = uri
+        .strip_prefix("file://localhost/")
+        .map(|r| format!("/{r}"))
+        .or_else(|| uri.strip_prefix("file:///").map(|r| format!("/{r}")))
+        .or_else(|| {
+            uri.strip_prefix("file:/")
+                .filter(|r| !r.starts_with('/'))
+                .map(|r| format!("/{r}"))
+        })
+        .ok_or_else(|| format!("resource location `{uri}` is not a file: URI (file:///path)"))?;
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    format!("resource location `{uri}` has a bad percent escape at byte {i}")
+                })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    let path = String::from_utf8(out)
+        .map_err(|_| format!("resource location `{uri}` does not decode to UTF-8"))?;
+    // `file:///C:/dir` names `C:/dir` on Windows.
+    let drive = path.as_bytes();
+    if cfg!(windows) && drive.len() >= 3 && drive[0] == b'/' && drive[2] == b':' {
+        return Ok(path[1..].to_owned());
+    }
+    Ok(path)
+}
+
+/// The model of the FMU whose description has GUID `guid`: the attitude FMU, or
+/// the one its resources describe (which must give that GUID).
+fn model_for(guid: &str, resources: Option<&str>) -> Result<Arc<Model>, String> {
+    static ATTITUDE: OnceLock<Arc<Model>> = OnceLock::new();
+    if guid == PRESET_GUID {
+        return Ok(ATTITUDE.get_or_init(|| Arc::new(Model::attitude())).clone());
+    }
+    let Some(dir) = resources else {
+        return Err(format!(
+            "fmuGUID {guid} is not the attitude FMU's, and no fmuResourceLocation was given to \
+             read the interface from: give the FMU's resources directory"
+        ));
+    };
+    let model = Model::load(std::path::Path::new(dir)).map_err(|e| {
+        format!(
+            "fmuGUID {guid}: the FMU's interface cannot be loaded from its resources ({e}); \
+             rebuild the FMU with build-fmu"
+        )
+    })?;
+    if model.guid != guid {
+        return Err(format!(
+            "fmuGUID {guid} does not match {} given by the interface in {dir}: the \
+             modelDescription.xml and the resources come from different builds; rebuild the \
+             FMU with build-fmu",
+            model.guid
+        ));
+    }
+    Ok(Arc::new(model))
+}
