@@ -121,8 +121,8 @@ fn attitude(root: &Path, out: Option<PathBuf>) -> Result<Target> {
 fn of_interface(root: &Path, file: &Path, node: &str, out: Option<PathBuf>) -> Result<Vec<Target>> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let interface =
-        Interface::parse(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
+    let interface = Interface::parse(&file.display().to_string(), &text, &fmu_model::RESERVED)
+        .map_err(|e| anyhow!("{e}"))?;
     let map = interface.map().map_err(|e| anyhow!("{e}"))?;
     step(&format!(
         "interface `{}` ({} nodes, fingerprint {:#018x}); memory map:\n{}",

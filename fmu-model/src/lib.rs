@@ -25,9 +25,19 @@ use std::sync::Arc;
 use rfm_core::interface::{self, Interface, InterfaceError};
 
 pub use category::Category;
-pub use params::{fmu_params, spec, Param, ParamSpec, PARAMS};
+pub use params::{fmu_params, spec, Param, ParamSpec, PARAMETER_NAMES, PARAMS};
 pub use routes::{At, Route};
 pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
+
+/// The names an FMU's variables take beyond an interface's signals, which the
+/// interface parser therefore refuses as signal or node names: every peer's
+/// `<node>.time`, `<node>.step` and `<node>.link.*` outputs, the parameters, and
+/// the prefixes of the FMU's own outputs (`record.dropped`, `replay.divergence`).
+pub const RESERVED: interface::Reserved = interface::Reserved {
+    outputs: &["time", "step", "link"],
+    parameters: &PARAMETER_NAMES,
+    prefixes: &["record", "replay"],
+};
 
 /// The attitude FMU's GUID.
 pub const PRESET_GUID: &str = "{14da5f08-d160-4d3f-821c-cdc1161f71df}";
@@ -146,7 +156,7 @@ impl Model {
         node_file: &str,
         node: &str,
     ) -> Result<Model, ModelError> {
-        let interface = Interface::parse(file, interface)?;
+        let interface = Interface::parse(file, interface, &RESERVED)?;
         let name = node.trim();
         let node = interface
             .nodes

@@ -255,7 +255,7 @@ fn peer_outputs(
     node: usize,
     peer: usize,
     preset: bool,
-    fields: &[rfm_core::interface::layout::Field],
+    fields: &[rfm_core::interface::payload::Field],
 ) -> Vec<Var> {
     let spec: &NodeSpec = &interface.nodes[node];
     let (prefix, whose) = if preset {

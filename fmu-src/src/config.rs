@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use rfm_core::area::MAX_LAG;
 use rfm_core::frame::framed::SyncMode;
-use rfm_core::frame::MAX_LAG;
 use rfm_core::link::{Layout, LinkConfig};
 use rfm_core::wait::WaitStrategy;
 

@@ -2,10 +2,10 @@
 //! node with its peers through reflective memory at every `fmi2DoStep`.
 //!
 //! This file holds the 34 exported C functions and nothing else: each is one
-//! [`component::call`] that checks the arguments it names and delegates to
-//! [`instance::Instance`]. The handle, panic handling and the state machine's check
-//! are in [`component`], the C arguments in [`c_args`], instantiation in
-//! [`instantiate`]. Only these 34 symbols are exported.
+//! `component::call` that checks the arguments it names and delegates to
+//! `instance::Instance`. The handle, panic handling and the state machine's check
+//! are in `component`, the C arguments in `c_args`, instantiation in
+//! `instantiate`. Only these 34 symbols are exported.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod access;

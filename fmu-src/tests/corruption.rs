@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use common::{unique, Fmu};
 use fmu_model::fmi2::*;
-use rfm_core::frame::RING_DEPTH;
-use rfm_core::interface::{self, layout::Area};
+use rfm_core::area::Area;
+use rfm_core::area::RING_DEPTH;
+use rfm_core::interface;
 use rfm_core::{Device, OpenOptions, Region};
 
 const H: f64 = 1e-3;

@@ -3,13 +3,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rfm_core::interface::{descriptor, is_identifier, Interface, SignalType, MAX_STRING_SIZE, RESERVED_NAMES};
+use fmu_model::RESERVED;
+use rfm_core::interface::{descriptor, is_identifier, Interface, SignalType, MAX_STRING_SIZE};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match Interface::parse("fuzz.toml", text) {
+    match Interface::parse("fuzz.toml", text, &RESERVED) {
         Ok(i) => {
             assert!(is_identifier(&i.name));
             assert!(!i.nodes.is_empty());
@@ -18,7 +19,8 @@ fuzz_target!(|data: &[u8]| {
                 assert!(is_identifier(&n.name) && slots.insert(n.slot));
                 assert!(!n.signals.is_empty());
                 for s in &n.signals {
-                    assert!(is_identifier(&s.name) && !RESERVED_NAMES.contains(&s.name.as_str()));
+                    assert!(is_identifier(&s.name) && !RESERVED.outputs.contains(&s.name.as_str()));
+                    assert!(!RESERVED.parameters.contains(&s.name.as_str()));
                     if let SignalType::String { size } = s.kind {
                         assert!((1..=MAX_STRING_SIZE).contains(&size));
                     }

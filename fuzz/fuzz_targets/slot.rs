@@ -3,7 +3,8 @@
 
 use std::sync::OnceLock;
 
-use rfm_core::interface::{self, layout::Area};
+use rfm_core::area::Area;
+use rfm_core::interface;
 use rfm_core::{Device, OpenOptions, Region};
 
 /// The area's geometry: the same for every attitude slot.

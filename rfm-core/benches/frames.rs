@@ -8,7 +8,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::{self, Message};
+use rfm_core::frame::Message;
 use rfm_core::interface;
 use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter, Ring, SeedReader, SeedWriter};
@@ -21,7 +21,7 @@ fn region(name: &str) -> Region {
 
 /// Slot 0's area of `r` (attitude preset).
 fn area(r: &Region) -> Region {
-    frame::area(r, &interface::attitude_area(0)).unwrap()
+    rfm_core::area::window(r, &interface::attitude_area(0)).unwrap()
 }
 
 /// The attitude frame of `step` (payload filled, not sealed) and its header.
@@ -126,7 +126,7 @@ fn liveness(c: &mut Criterion) {
     // The owner word holds the beater's token, as after a claim.
     let epoch = 0x1234_5679u64;
     slot.store_u32(
-        frame::LIVENESS_OFFSET,
+        rfm_core::area::LIVENESS_OFFSET,
         epoch as u32,
         std::sync::atomic::Ordering::Relaxed,
     )

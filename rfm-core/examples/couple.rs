@@ -14,7 +14,7 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::frame::{self, Message};
+use rfm_core::frame::Message;
 use rfm_core::interface;
 use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter, Ring};
@@ -106,7 +106,9 @@ fn run_node(device: &str, node: u8, steps: u64, wait: WaitStrategy) -> Result<()
     let region = d
         .map(0, interface::attitude_region_len(1))
         .map_err(|e| e.to_string())?;
-    let slot = |s| frame::area(&region, &interface::attitude_area(s)).map_err(|e| e.to_string());
+    let slot = |s| {
+        rfm_core::area::window(&region, &interface::attitude_area(s)).map_err(|e| e.to_string())
+    };
     let ring = Ring::of(&interface::attitude_area(node));
     let mut writer = FramedWriter::new(slot(node)?, ring).map_err(|e| e.to_string())?;
     let reader = FramedReader::new(slot(peer)?, ring).map_err(|e| e.to_string())?;

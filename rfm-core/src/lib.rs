@@ -11,6 +11,7 @@
 //! into link diagnostics.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod area;
 pub mod backend;
 mod device;
 pub mod frame;

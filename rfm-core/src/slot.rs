@@ -7,10 +7,11 @@
 use std::fmt;
 use std::sync::atomic::{fence, Ordering};
 
+use crate::area::RING_DEPTH;
+use crate::area::{Area, HEAD_BLOCK};
 use crate::frame::framed::{FrameBuf, Header, HEAD_OFFSET, STEP_OFFSET};
 use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
-use crate::frame::{FrameError, RING_DEPTH};
-use crate::interface::layout::{Area, HEAD_BLOCK};
+use crate::frame::FrameError;
 use crate::region::{Region, RegionError, WORD};
 use crate::seqlock::{self, Miss};
 

@@ -118,7 +118,7 @@ mod tests {
         let d = Device::open(&format!("loopback:wait-{name}"), &OpenOptions::default()).unwrap();
         let map = crate::interface::attitude(0, 0).map().unwrap();
         let region = d.map(0, map.len() as usize).unwrap();
-        let area = crate::frame::area(&region, map.area(0)).unwrap();
+        let area = crate::area::window(&region, map.area(0)).unwrap();
         let ring = Ring::of(map.area(0));
         (
             FramedWriter::new(area.clone(), ring).unwrap(),

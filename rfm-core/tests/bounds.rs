@@ -60,7 +60,7 @@ fn attack(device: &Device) {
         }
     }
     expect_err("write of usize::MAX", w.fill(4, usize::MAX & !3, 0xFF));
-    let area = |slot| rfm_core::frame::area(&w, &interface::attitude_area(slot));
+    let area = |slot| rfm_core::area::window(&w, &interface::attitude_area(slot));
     expect_err("slot 2 of a 2-slot window", area(2).map(|_| ()));
     expect_err("slot 255", area(255).map(|_| ()));
     let ring = common::attitude_ring();

@@ -255,7 +255,7 @@ fn slots_do_not_overlap(f: Fixture) {
         u32::from_le_bytes(*b"RFMf")
     );
     assert!(matches!(
-        rfm_core::frame::area(&region, &interface::attitude_area(4)),
+        rfm_core::area::window(&region, &interface::attitude_area(4)),
         Err(RegionError::OutOfBounds { .. })
     ));
     let small = region.subregion(0, ring.entry_offset(1)).unwrap();

@@ -1,7 +1,9 @@
 //! Interface files: the issue's example parses to what it says, and every bad
 //! file gets an error naming the file, line and column and what is allowed.
 
-use rfm_core::interface::{Interface, InterfaceError, SignalType, Start, MAX_STRING_SIZE};
+use rfm_core::interface::{
+    Interface, InterfaceError, Reserved, SignalType, Start, MAX_STRING_SIZE,
+};
 
 const EXAMPLE: &str = r#"name = "cockpit_link"            # FMUs are named <name>_<node>
 [[node]]
@@ -21,7 +23,7 @@ signals = [ { name = "frame_count", type = "Integer" } ]
 
 #[test]
 fn the_issues_example_parses_to_what_it_says() {
-    let i = Interface::parse("lab.toml", EXAMPLE).unwrap();
+    let i = Interface::parse("lab.toml", EXAMPLE, &Reserved::NONE).unwrap();
     assert_eq!(i.name, "cockpit_link");
     assert_eq!(i.nodes.len(), 2);
     let cockpit = i.node("cockpit").unwrap();
@@ -62,7 +64,7 @@ fn a_thousand_reals_per_node_parse() {
         "name = \"big\"\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{}]\n",
         signals.join(",\n")
     );
-    let i = Interface::parse("big.toml", &text).unwrap();
+    let i = Interface::parse("big.toml", &text, &Reserved::NONE).unwrap();
     assert_eq!(i.nodes[0].signals.len(), 1000);
     assert_eq!(i.nodes[0].signals[999].start, Start::Real(999.5));
 }
@@ -73,7 +75,7 @@ fn with_node(node: &str) -> String {
 }
 
 fn error(text: &str) -> InterfaceError {
-    Interface::parse("lab.toml", text).unwrap_err()
+    Interface::parse("lab.toml", text, &Reserved::NONE).unwrap_err()
 }
 
 #[test]
@@ -111,11 +113,6 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             "slot 0 of node `b` is taken by another node (line 4): each node writes its own slot",
         ),
         (
-            with_node("name = \"record\"\nslot = 0\nsignals = [{ name = \"dropped\", type = \"Integer\" }]"),
-            (3, 8),
-            "node name `record` is the prefix of the FMU's own outputs (record, replay are taken)",
-        ),
-        (
             with_node("name = \"a\"\nslot = 300\nsignals = [{ name = \"x\", type = \"Real\" }]"),
             (4, 8),
             "slot 300 of node `a`: expected 0..255",
@@ -141,16 +138,6 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             "signal name `2x`: a name starts with a letter",
         ),
         (
-            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"time\", type = \"Real\" }]"),
-            (5, 21),
-            "signal name `time` collides with the output `a.time` every peer's FMU has (time, step, link are taken)",
-        ),
-        (
-            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"link\", type = \"Boolean\" }]"),
-            (5, 21),
-            "signal name `link` collides with the output `a.link`",
-        ),
-        (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Boolean\", min = 0 }]"),
             (5, 50),
             "`a.x` is a Boolean: only Real and Integer signals have a min",
@@ -169,11 +156,6 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Integer\", max = 1.5 }]"),
             (5, 50),
             "max of `a.x`: expected a 32-bit integer",
-        ),
-        (
-            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"timeout\", type = \"Real\" }]"),
-            (5, 21),
-            "signal name `timeout` collides with the FMU parameter `timeout`",
         ),
         (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Float\" }]"),
@@ -271,12 +253,13 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
 
 #[test]
 fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named() {
-    let a = Interface::parse("a.toml", EXAMPLE).unwrap();
+    let a = Interface::parse("a.toml", EXAMPLE, &Reserved::NONE).unwrap();
     let same = Interface::parse(
         "b.toml",
         &EXAMPLE
             .replace("start = 0.0", "start = 1.5")
             .replace("bank angle", "roll angle"),
+        &Reserved::NONE,
     )
     .unwrap();
     assert_eq!(
@@ -311,13 +294,14 @@ fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named()
         ),
     ] {
         assert_ne!(edit, EXAMPLE, "the edit for `{difference}` applies");
-        let b = Interface::parse("b.toml", &edit).unwrap();
+        let b = Interface::parse("b.toml", &edit, &Reserved::NONE).unwrap();
         assert_ne!(a.fingerprint(), b.fingerprint(), "{difference}");
         assert_eq!(a.first_difference(&b).as_deref(), Some(difference));
     }
     let fewer = Interface::parse(
         "c.toml",
         "name = \"cockpit_link\"\n[[node]]\nname = \"cockpit\"\nslot = 0\nsignals = [\n  { name = \"roll\", type = \"Real\", unit = \"rad\" },\n]\n",
+        &Reserved::NONE,
     )
     .unwrap();
     assert_eq!(
@@ -333,7 +317,7 @@ fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named()
 #[test]
 fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
     use rfm_core::interface::descriptor::{self, DescriptorError};
-    let i = Interface::parse("lab.toml", EXAMPLE).unwrap();
+    let i = Interface::parse("lab.toml", EXAMPLE, &Reserved::NONE).unwrap();
     let map = i.map().unwrap();
     let cockpit = &i.nodes[0];
     let area = map.area(0);
@@ -370,6 +354,7 @@ fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
             r#""flap_detent", type = "Integer""#,
             r#""flap_detent", type = "Real""#,
         ),
+        &Reserved::NONE,
     )
     .unwrap();
     let theirs = edited.map().unwrap();

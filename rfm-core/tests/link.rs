@@ -672,7 +672,7 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
 /// into the new holder's slot.
 #[test]
 fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alone() {
-    use rfm_core::frame::LIVENESS_OFFSET;
+    use rfm_core::area::LIVENESS_OFFSET;
     use rfm_core::link::liveness::{Words, HEARTBEAT_PERIOD};
     use std::sync::atomic::Ordering;
 
@@ -738,7 +738,7 @@ signals = [ { name = "frame_count", type = "Integer" } ]
 /// The visual node's error at its first step when the cockpit was built from
 /// `cockpit_file` and the visual from [`LAB`].
 fn first_exchange_error(cockpit_file: &str) -> String {
-    use rfm_core::interface::Interface;
+    use rfm_core::interface::{Interface, Reserved};
     use std::sync::Arc;
     let dev = loopback();
     let open = |slot: u8, interface: Interface| {
@@ -750,8 +750,14 @@ fn first_exchange_error(cockpit_file: &str) -> String {
         link.start_frame(0.0).unwrap();
         link
     };
-    let mut cockpit = open(0, Interface::parse("cockpit.toml", cockpit_file).unwrap());
-    let mut visual = open(1, Interface::parse("lab.toml", LAB).unwrap());
+    let mut cockpit = open(
+        0,
+        Interface::parse("cockpit.toml", cockpit_file, &Reserved::NONE).unwrap(),
+    );
+    let mut visual = open(
+        1,
+        Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap(),
+    );
     // The cockpit steps too (and fails the same way, from its side).
     // It stays open until the visual has stepped: a node that closed its area is
     // no longer exchanged with.

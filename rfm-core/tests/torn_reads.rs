@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 
+use rfm_core::area::RING_DEPTH;
 use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::{Message, RING_DEPTH};
+use rfm_core::frame::Message;
 use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter};
 use rfm_core::{Device, OpenOptions, Region};

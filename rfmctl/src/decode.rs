@@ -1,9 +1,9 @@
 //! What the bytes of a coupling's memory are, by the descriptors its nodes wrote:
 //! for `dump --decode`, and the signal text `watch` shows.
 
-use rfm_core::frame::{self, RING_DEPTH};
+use rfm_core::area::RING_DEPTH;
+use rfm_core::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
 use rfm_core::interface::descriptor::Described;
-use rfm_core::interface::layout::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
 use rfm_core::interface::{Found, Value};
 use rfm_core::link::liveness::Words;
 use rfm_core::slot::{FramedReader, ReadError, Ring};
@@ -45,7 +45,7 @@ pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u6
     for f in found {
         let a = &f.area;
         let d = &f.descriptor;
-        let Ok(area) = frame::area(region, a) else {
+        let Ok(area) = rfm_core::area::window(region, a) else {
             continue;
         };
         let ring = Ring::of(a);

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Args;
 use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::frame::{self, Message};
+use rfm_core::frame::Message;
 use rfm_core::interface;
 use rfm_core::link::Sample;
 use rfm_core::slot::{FramedReader, FramedWriter, Ring};
@@ -97,8 +97,10 @@ impl End {
         let region = device
             .map(args.region_offset, interface::attitude_region_len(highest))
             .map_err(|e| Failure::device(anyhow!("slots up to {highest} do not fit: {e}")))?;
-        let area =
-            |slot| frame::area(&region, &interface::attitude_area(slot)).map_err(Failure::device);
+        let area = |slot| {
+            rfm_core::area::window(&region, &interface::attitude_area(slot))
+                .map_err(Failure::device)
+        };
         let ring = Ring::of(&interface::attitude_area(args.slot));
         let reader = FramedReader::new(area(args.peer)?, ring).map_err(Failure::device)?;
         Ok(End {

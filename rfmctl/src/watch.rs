@@ -380,11 +380,12 @@ fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
     slots
         .iter()
         .map(|&s| {
-            let area = frame::area(region, &interface::attitude_area(s)).map_err(|e| {
-                Failure::device(anyhow!(
-                    "slot {s} of the attitude layout does not fit the memory: {e}"
-                ))
-            })?;
+            let area =
+                rfm_core::area::window(region, &interface::attitude_area(s)).map_err(|e| {
+                    Failure::device(anyhow!(
+                        "slot {s} of the attitude layout does not fit the memory: {e}"
+                    ))
+                })?;
             let reader = Reader::Seed(SeedReader::new(area.clone()).map_err(Failure::device)?);
             Ok(SlotView::new(s, format!("slot{s}"), Some(area), reader))
         })
@@ -398,7 +399,7 @@ pub(crate) fn described_nodes(region: &Region, slots: &[u8]) -> Result<Vec<Found
     let mut found = discover(region).map_err(Failure::device)?;
     found.retain(|f| slots.is_empty() || slots.contains(&f.descriptor.slot));
     let live = |f: &Found| {
-        frame::area(region, &f.area)
+        rfm_core::area::window(region, &f.area)
             .ok()
             .and_then(|a| Words::read(&a).ok())
             .is_some_and(|w| w.closed == 0 && w.owner != 0)
@@ -425,7 +426,7 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
     let chosen = described_nodes(region, slots)?;
     let mut views = Vec::new();
     for f in chosen {
-        let area = frame::area(region, &f.area).map_err(Failure::device)?;
+        let area = rfm_core::area::window(region, &f.area).map_err(Failure::device)?;
         let reader = FramedReader::new(area.clone(), Ring::of(&f.area)).map_err(Failure::device)?;
         views.push(SlotView::new(
             f.descriptor.slot,

@@ -9,10 +9,11 @@ use std::process::{Command, Output};
 
 use serde_json::json;
 
+use rfm_core::area::DESCRIPTOR_OFFSET;
 use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::frame::seed::FlightData;
 use rfm_core::frame::{self, Message};
-use rfm_core::interface::{self, descriptor, layout::DESCRIPTOR_OFFSET};
+use rfm_core::interface::{self, descriptor};
 use rfm_core::link::Sample;
 use rfm_core::slot::{FramedWriter, Ring, SeedWriter};
 use rfm_core::{Device, OpenOptions, Region};
@@ -472,7 +473,7 @@ fn publish_attitude_steps(
 ) -> Region {
     let interface = interface::attitude(slot, slot);
     let map = interface.map().unwrap();
-    let area = frame::area(region, &map.areas[0]).unwrap();
+    let area = rfm_core::area::window(region, &map.areas[0]).unwrap();
     let mut d = descriptor::encode(
         &interface.name,
         interface.fingerprint(),
@@ -636,7 +637,8 @@ fn watch_reads_the_articles_flight_data() {
     let m = shm(64 << 10);
     let region = m.memory.map(0, interface::attitude_region_len(0)).unwrap();
     let mut w =
-        SeedWriter::new(frame::area(&region, &interface::attitude_area(0)).unwrap()).unwrap();
+        SeedWriter::new(rfm_core::area::window(&region, &interface::attitude_area(0)).unwrap())
+            .unwrap();
     w.publish(&FlightData {
         packet_id: 1234,
         timestamp: 2.5,

@@ -37,7 +37,7 @@ use super::crc::{lanes, Lanes};
 use super::FrameError;
 
 /// Bytes of the header before the payload.
-pub const HEADER_SIZE: usize = crate::interface::layout::FRAME_HEADER;
+pub const HEADER_SIZE: usize = crate::area::FRAME_HEADER;
 /// `"RFMf"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMf");
 /// Format version this build writes and reads. Version 3: a header and an

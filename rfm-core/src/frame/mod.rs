@@ -6,14 +6,11 @@
 //! fibre) and reads any other.
 //!
 //! Two layouts share that area:
-//! - [`framed`]: ours. An area holds a head word and a ring of [`RING_DEPTH`]
+//! - [`framed`]: ours. An area holds a head word and a ring of [`RING_DEPTH`](crate::area::RING_DEPTH)
 //!   seqlocked, CRC-protected frames indexed by step, so a reader can ask for exactly
 //!   step k of its peer (deterministic lockstep) and not only the latest.
 //! - [`seed`]: the article's packed 65-byte `FlightData` at the start of the area,
 //!   so programs written as in the article interoperate (attitude preset only).
-
-use crate::interface::layout::Area;
-use crate::region::{Region, RegionError};
 
 mod crc;
 pub mod framed;
@@ -22,30 +19,8 @@ pub mod seed;
 mod message;
 pub use message::{Message, MessageError, MESSAGE_LEN};
 
-pub use crate::interface::layout::LIVENESS_OFFSET;
-
 /// Highest slot number: RFM2g rings have at most 256 nodes.
 pub const MAX_SLOT: u8 = 255;
-
-/// Frames kept per area by the framed layout.
-pub const RING_DEPTH: usize = 16;
-
-/// Largest lockstep lag the ring supports.
-///
-/// With lag L, a peer stepping concurrently can run up to L steps ahead and publish
-/// one more before it blocks, while this node still needs its frame from L steps
-/// back: 2L + 2 frames must coexist, so L ≤ (RING_DEPTH − 2) / 2.
-pub const MAX_LAG: u8 = ((RING_DEPTH - 2) / 2) as u8;
-
-/// The window of `area` within a coupling region.
-pub fn area(region: &Region, area: &Area) -> Result<Region, RegionError> {
-    let offset = usize::try_from(area.offset).map_err(|_| RegionError::OutOfBounds {
-        offset: usize::MAX,
-        len: area.len,
-        region_len: region.len(),
-    })?;
-    region.subregion(offset, area.len)
-}
 
 /// Why bytes read from a slot are not a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

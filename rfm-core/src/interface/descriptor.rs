@@ -15,8 +15,9 @@
 //! | 24 | | interface name, node name |
 //! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
 
-use super::layout::{Area, Payload};
+use super::payload::Payload;
 use super::{NodeSpec, Signal, SignalType, Start, Value};
+use crate::area::Area;
 
 /// `"RFMd"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");
@@ -223,10 +224,11 @@ impl Descriptor {
     }
 
     /// The area this descriptor's node writes, when the descriptor lies at
-    /// `offset` + [`super::layout::DESCRIPTOR_OFFSET`] of the region; `None` if
+    /// `offset` + [`crate::area::DESCRIPTOR_OFFSET`] of the region; `None` if
     /// its signal offsets are not the layout's (a writer of another layout).
     pub fn area(&self, offset: u64) -> Option<Area> {
-        let area = Area::new(0, &self.node_spec(), &self.interface, offset);
+        let spec = self.node_spec();
+        let area = Area::new(0, &spec, encoded_len(&self.interface, &spec), offset);
         let laid_out = area.payload.fields.iter().map(|f| f.offset);
         laid_out
             .eq(self.signals.iter().map(|d| d.offset))

@@ -8,7 +8,7 @@
 //! the area's liveness words.
 
 use super::descriptor::{self, Descriptor, DescriptorError};
-use super::layout::{Area, ALIGN, DESCRIPTOR_OFFSET};
+use crate::area::{Area, ALIGN, DESCRIPTOR_OFFSET};
 use crate::region::{Region, RegionError, WORD};
 use std::sync::atomic::Ordering;
 

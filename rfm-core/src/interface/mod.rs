@@ -29,6 +29,7 @@ use toml::Spanned;
 pub mod descriptor;
 mod discover;
 pub mod layout;
+pub mod payload;
 mod preset;
 mod value;
 
@@ -40,31 +41,28 @@ pub use value::Value;
 /// Longest String signal, in bytes.
 pub const MAX_STRING_SIZE: u16 = 1024;
 
-/// Signal names every peer's FMU already uses as `<node>.time`, `<node>.step` and
-/// `<node>.link.*`.
-pub const RESERVED_NAMES: [&str; 3] = ["time", "step", "link"];
+/// Names a program that turns interfaces into variables keeps for itself, so
+/// that no signal or node of a file collides with them. The FMU's are
+/// `fmu_model::RESERVED`; this crate knows none of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Reserved {
+    /// Signal names every peer already has as outputs (`<node>.time`).
+    pub outputs: &'static [&'static str],
+    /// Signal names taken by the program's parameters (a node's signals become
+    /// inputs of the same namespace).
+    pub parameters: &'static [&'static str],
+    /// Node names that prefix the program's own outputs (`record.dropped`).
+    pub prefixes: &'static [&'static str],
+}
 
-/// The FMU's parameters: a node's signals become inputs of the same namespace, so
-/// a signal may not take one of these names (the FMU checks that its parameter
-/// table is this list).
-pub const PARAMETER_NAMES: [&str; 12] = [
-    "device",
-    "rfm2gLibrary",
-    "regionOffset",
-    "nodeSlot",
-    "peerSlot",
-    "syncMode",
-    "lag",
-    "waitStrategy",
-    "layout",
-    "timeout",
-    "startupTimeout",
-    "recordFile",
-];
-
-/// Prefixes of the FMU's own outputs (`record.dropped`): a node may not take one
-/// as its name, or its signals' outputs `<node>.<signal>` could collide with them.
-pub const RESERVED_NODE_NAMES: [&str; 2] = ["record", "replay"];
+impl Reserved {
+    /// No name reserved: the file's own rules only.
+    pub const NONE: Reserved = Reserved {
+        outputs: &[],
+        parameters: &[],
+        prefixes: &[],
+    };
+}
 
 /// Longest name (of the interface, a node or a signal) and unit, in bytes: the
 /// descriptor in memory stores each behind one length byte, and FMI tools show them.
@@ -191,6 +189,7 @@ struct RawSignal {
 struct Source<'a> {
     file: &'a str,
     text: &'a str,
+    reserved: &'a Reserved,
 }
 
 impl Source<'_> {
@@ -227,9 +226,14 @@ const IDENTIFIER_RULE: &str = "a name starts with a letter, holds only letters, 
      ([A-Za-z][A-Za-z0-9_]*) and has at most 64 characters";
 
 impl Interface {
-    /// Parses and checks the interface in `text`; `file` names it in errors.
-    pub fn parse(file: &str, text: &str) -> Result<Interface, InterfaceError> {
-        let src = Source { file, text };
+    /// Parses and checks the interface in `text`; `file` names it in errors, and
+    /// no signal or node may take a name of `reserved`.
+    pub fn parse(file: &str, text: &str, reserved: &Reserved) -> Result<Interface, InterfaceError> {
+        let src = Source {
+            file,
+            text,
+            reserved,
+        };
         let raw: RawInterface = toml::from_str(text).map_err(|e| {
             let what = e.message().trim_end().to_owned();
             src.error(e.span().unwrap_or(0..0), what)
@@ -419,13 +423,14 @@ fn check_node<'a>(
             format!("node name `{name}`: {IDENTIFIER_RULE}"),
         ));
     }
-    if RESERVED_NODE_NAMES.contains(&name.as_str()) {
+    let prefixes = src.reserved.prefixes;
+    if prefixes.contains(&name.as_str()) {
         return Err(src.error(
             node.name.span(),
             format!(
                 "node name `{name}` is the prefix of the FMU's own outputs ({} are taken): \
                  rename it",
-                RESERVED_NODE_NAMES.join(", ")
+                prefixes.join(", ")
             ),
         ));
     }
@@ -463,7 +468,7 @@ fn check_node<'a>(
                     "offset {} of node `{name}`: expected bytes from regionOffset, ≥ 0 and a \
                      multiple of {}",
                     o.get_ref(),
-                    layout::ALIGN
+                    crate::area::ALIGN
                 ),
             )
         })?),
@@ -500,23 +505,28 @@ fn check_signal<'a>(
             format!("signal name `{name}`: {IDENTIFIER_RULE}"),
         ));
     }
-    if RESERVED_NAMES.contains(&name.as_str()) {
+    let Reserved {
+        outputs,
+        parameters,
+        ..
+    } = src.reserved;
+    if outputs.contains(&name.as_str()) {
         return Err(src.error(
             s.name.span(),
             format!(
                 "signal name `{name}` collides with the output `{node}.{name}` every peer's FMU \
                  has ({} are taken): rename it",
-                RESERVED_NAMES.join(", ")
+                outputs.join(", ")
             ),
         ));
     }
-    if PARAMETER_NAMES.contains(&name.as_str()) {
+    if parameters.contains(&name.as_str()) {
         return Err(src.error(
             s.name.span(),
             format!(
                 "signal name `{name}` collides with the FMU parameter `{name}` ({} are taken): \
                  rename it",
-                PARAMETER_NAMES.join(", ")
+                parameters.join(", ")
             ),
         ));
     }

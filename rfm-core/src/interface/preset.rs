@@ -7,7 +7,7 @@
 //! the pair uses, so that several pairs share one memory as they did when slots
 //! were a fixed grid, and the article's packet of slot 0 is at `regionOffset`.
 
-use super::{layout, Interface, NodeSpec, Signal, SignalType, Start};
+use super::{Interface, NodeSpec, Signal, SignalType, Start};
 
 /// The preset's interface (and model) name.
 pub const ATTITUDE_NAME: &str = "rfm_attitude";
@@ -77,7 +77,7 @@ pub fn attitude(node_slot: u8, peer_slot: u8) -> Interface {
 
 /// The area of `slot` in every attitude preset coupling (for tools and tests that
 /// read a slot without a link).
-pub fn attitude_area(slot: u8) -> layout::Area {
+pub fn attitude_area(slot: u8) -> crate::area::Area {
     let map = attitude(slot, slot)
         .map()
         .expect("the preset fits its memory");
@@ -89,7 +89,7 @@ pub fn attitude_region_len(highest: u8) -> usize {
     attitude_area(highest).end() as usize
 }
 
-const _: () = assert!((ATTITUDE_STRIDE as usize).is_multiple_of(layout::ALIGN));
+const _: () = assert!((ATTITUDE_STRIDE as usize).is_multiple_of(crate::area::ALIGN));
 
 #[cfg(test)]
 mod tests {

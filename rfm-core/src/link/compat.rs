@@ -5,10 +5,11 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::node::Node;
 use super::LinkError;
+use crate::area::DESCRIPTOR_OFFSET;
+use crate::area::RING_DEPTH;
 use crate::frame::framed::{self, Header, SyncMode};
-use crate::frame::{seed, FrameError, RING_DEPTH};
+use crate::frame::{seed, FrameError};
 use crate::interface::descriptor::{self, Descriptor, DescriptorError};
-use crate::interface::layout::DESCRIPTOR_OFFSET;
 use crate::region::{Region, RegionError};
 use crate::slot::{ReadError, Ring};
 

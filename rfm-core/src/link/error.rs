@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
-use crate::frame::RING_DEPTH;
+use crate::area::RING_DEPTH;
 use crate::{DeviceError, RegionError};
 
 #[derive(Debug, thiserror::Error)]

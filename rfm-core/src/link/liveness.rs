@@ -2,7 +2,7 @@
 //!
 //! Memory keeps whatever dead sessions wrote, so a frame proves nothing about its
 //! writer. Every slot, in both layouts, therefore ends with a liveness block of
-//! three words that only the slot's holder writes ([`crate::frame::LIVENESS_OFFSET`]):
+//! three words that only the slot's holder writes ([`crate::area::LIVENESS_OFFSET`]):
 //!
 //! | offset | word |
 //! |---|---|
@@ -25,7 +25,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::frame::LIVENESS_OFFSET;
+use crate::area::LIVENESS_OFFSET;
 use crate::region::{Region, RegionError};
 
 /// How often a holder's heartbeat advances its beat word.

@@ -19,10 +19,11 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::area::{MAX_LAG, RING_DEPTH};
 use crate::backend::rfm2g::Events;
 use crate::frame::framed::SyncMode;
 use crate::frame::seed::payload as at;
-use crate::frame::{Message, MAX_LAG, RING_DEPTH};
+use crate::frame::Message;
 use crate::health::PeerHealth;
 use crate::interface::{self, Interface};
 use crate::wait::WaitStrategy;

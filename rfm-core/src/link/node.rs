@@ -16,9 +16,10 @@ use super::handshake::{Admit, Fault};
 use super::liveness::{self, token, Beater, Words, MIN_SILENCE};
 use super::peer::{Peer, Reader};
 use super::{Layout, LinkConfig, LinkError};
+use crate::area::DESCRIPTOR_OFFSET;
 use crate::frame::framed::{FrameBuf, Header};
 use crate::frame::seed;
-use crate::interface::{descriptor, layout::DESCRIPTOR_OFFSET, Interface, MemoryMap};
+use crate::interface::{descriptor, Interface, MemoryMap};
 use crate::region::Region;
 use crate::slot::{FramedWriter, ReadError, Ring, SeedReader, SeedWriter, StepPoll};
 
@@ -120,7 +121,7 @@ impl Node {
                 )
             })?;
         let geometry = map.area(me);
-        let own = crate::frame::area(region, geometry)?;
+        let own = crate::area::window(region, geometry)?;
         let writer = match config.layout {
             Layout::Framed => Writer::Framed(FramedWriter::new(own.clone(), Ring::of(geometry))?),
             Layout::Seed => Writer::Seed {

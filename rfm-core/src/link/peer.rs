@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 use super::handshake::Handshake;
 use super::liveness::{Words, MIN_SILENCE};
 use super::{Layout, LinkConfig};
+use crate::area::Area;
 use crate::frame::framed::{self, FrameBuf, Header};
 use crate::frame::seed;
 use crate::health::{FrameId, Observation, PeerHealth};
-use crate::interface::layout::Area;
 use crate::region::{Region, RegionError};
 use crate::slot::{FramedReader, Ring, SeedReader};
 
@@ -76,7 +76,7 @@ impl Peer {
         own_epoch: Option<u64>,
         now: Instant,
     ) -> Result<Peer, RegionError> {
-        let area = crate::frame::area(region, geometry)?;
+        let area = crate::area::window(region, geometry)?;
         let ring = Ring::of(geometry);
         let reader = match config.layout {
             Layout::Framed => Reader::Framed(FramedReader::new(area.clone(), ring)?),

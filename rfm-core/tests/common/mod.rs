@@ -41,7 +41,7 @@ use rfm_core::Region;
 
 /// The area of attitude preset `slot` within a coupling region mapped at 0.
 pub fn attitude_area(region: &Region, slot: u8) -> Region {
-    rfm_core::frame::area(region, &interface::attitude_area(slot)).unwrap()
+    rfm_core::area::window(region, &interface::attitude_area(slot)).unwrap()
 }
 
 /// The ring of every attitude preset area.

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::frame;
 use rfm_core::interface::descriptor;
 use rfm_core::record::{queue_capacity, wall_ns, Header, Kind, Recorder, NO_NODE};
 use rfm_core::slot::{FramedReader, Ring, StepPoll};
@@ -83,7 +82,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     };
     let mut sources = Vec::new();
     for f in &found {
-        let area = frame::area(&region, &f.area).map_err(Failure::device)?;
+        let area = rfm_core::area::window(&region, &f.area).map_err(Failure::device)?;
         let reader = FramedReader::new(area, Ring::of(&f.area)).map_err(Failure::device)?;
         sources.push(Source {
             slot: f.descriptor.slot,

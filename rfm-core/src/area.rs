@@ -1,0 +1,113 @@
+//! A node's area of the coupling region: how it is divided, the ring of frames
+//! it holds, and how deep that ring is. One module owns these facts; the memory
+//! map ([`crate::interface::layout`]) places areas, the frame layouts
+//! ([`crate::frame`]) and the liveness words ([`crate::link::liveness`]) fill
+//! them in.
+//!
+//! | offset | size | part |
+//! |---|---|---|
+//! | 0 | 128 | head block: the framed layout's head word, or the seed layout's packet |
+//! | 128 | 64 | liveness: owner, heartbeat and closed words ([`crate::link::liveness`]) |
+//! | 192 | d | descriptor: what the node publishes, by name ([`crate::interface::descriptor`]) |
+//! | 192 + d | 16 × e | ring: the frame of step s in entry s mod 16 |
+//!
+//! An entry is a 64-byte frame header followed by the payload, rounded up to 64
+//! bytes so that no two entries share a cache line.
+
+use crate::interface::payload::Payload;
+use crate::interface::NodeSpec;
+use crate::region::{Region, RegionError};
+
+/// Alignment of every part of an area, and of areas themselves.
+pub const ALIGN: usize = 64;
+/// Bytes of the head block at the start of every area.
+pub const HEAD_BLOCK: usize = 128;
+/// Offset of the liveness block within an area.
+pub const LIVENESS_OFFSET: usize = HEAD_BLOCK;
+/// Bytes of the liveness block.
+pub const LIVENESS_LEN: usize = 64;
+/// Offset of the descriptor within an area.
+pub const DESCRIPTOR_OFFSET: usize = LIVENESS_OFFSET + LIVENESS_LEN;
+/// Bytes of a frame's header, before the payload.
+pub const FRAME_HEADER: usize = 64;
+
+/// Frames kept per area by the framed layout.
+pub const RING_DEPTH: usize = 16;
+
+/// Largest lockstep lag the ring supports.
+///
+/// With lag L, a peer stepping concurrently can run up to L steps ahead and publish
+/// one more before it blocks, while this node still needs its frame from L steps
+/// back: 2L + 2 frames must coexist, so L ≤ (RING_DEPTH − 2) / 2.
+pub const MAX_LAG: u8 = ((RING_DEPTH - 2) / 2) as u8;
+
+fn align_up(n: usize, to: usize) -> usize {
+    n.div_ceil(to) * to
+}
+
+/// One node's area: where it is and how it is divided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Area {
+    /// The node's index in [`crate::interface::Interface::nodes`].
+    pub node: usize,
+    pub slot: u8,
+    /// Offset of the area from the start of the coupling region.
+    pub offset: u64,
+    pub payload: Payload,
+    /// Bytes of the descriptor part (aligned).
+    pub descriptor_len: usize,
+    /// Bytes of one ring entry: frame header and payload, aligned.
+    pub entry_len: usize,
+    /// Bytes of the whole area.
+    pub len: usize,
+}
+
+impl Area {
+    /// The area of node `node` (`spec`) at `offset`, whose descriptor takes
+    /// `descriptor_bytes` (the caller encodes it: the descriptor's format is not
+    /// this module's).
+    pub(crate) fn new(node: usize, spec: &NodeSpec, descriptor_bytes: usize, offset: u64) -> Area {
+        let payload = Payload::of(spec.signals.iter().map(|s| s.kind));
+        let descriptor_len = align_up(descriptor_bytes, ALIGN);
+        let entry_len = align_up(FRAME_HEADER + payload.len, ALIGN);
+        Area {
+            node,
+            slot: spec.slot,
+            offset,
+            len: DESCRIPTOR_OFFSET + descriptor_len + RING_DEPTH * entry_len,
+            payload,
+            descriptor_len,
+            entry_len,
+        }
+    }
+
+    /// Bytes of a frame (header and payload, not the entry's padding).
+    pub fn frame_len(&self) -> usize {
+        FRAME_HEADER + self.payload.len
+    }
+
+    /// Offset of the ring within the area.
+    pub fn ring_offset(&self) -> usize {
+        DESCRIPTOR_OFFSET + self.descriptor_len
+    }
+
+    /// Offset within the area of the ring entry that holds `step`.
+    pub fn entry_offset(&self, step: u64) -> usize {
+        self.ring_offset() + (step % RING_DEPTH as u64) as usize * self.entry_len
+    }
+
+    /// The end of the area, from the start of the region.
+    pub fn end(&self) -> u64 {
+        self.offset + self.len as u64
+    }
+}
+
+/// The window of `area` within a coupling region.
+pub fn window(region: &Region, area: &Area) -> Result<Region, RegionError> {
+    let offset = usize::try_from(area.offset).map_err(|_| RegionError::OutOfBounds {
+        offset: usize::MAX,
+        len: area.len,
+        region_len: region.len(),
+    })?;
+    region.subregion(offset, area.len)
+}
