@@ -319,13 +319,13 @@ impl World {
         let k = s.taken;
         let frames = s.node.peers()[0].health().frames;
         let got = match mode {
-            SyncMode::Lockstep => match s.node.poll_lockstep(k, now) {
+            SyncMode::Lockstep => match s.node.exchange().poll_lockstep(k, now) {
                 Ok(Poll::Ready(())) => latest(&s.node).map(Ok),
                 Ok(Poll::Pending) => None,
                 Err(e) => Some(Err(e.to_string())),
             },
             // Free mode never waits: a step with no new frame keeps the old values.
-            SyncMode::Free => match s.node.free_read(now) {
+            SyncMode::Free => match s.node.exchange().free_read(now) {
                 Ok(_) if s.node.peers()[0].health().frames == frames => Some(Err(String::new())),
                 Ok(_) => latest(&s.node).map(Ok),
                 Err(e) => Some(Err(e.to_string())),

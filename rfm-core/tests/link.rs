@@ -636,9 +636,9 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     };
     publish(b, 1);
     // a binds b once it has seen b's beat move.
-    assert!(a.poll_lockstep(0, ms(100)).unwrap().is_pending());
+    assert!(a.exchange().poll_lockstep(0, ms(100)).unwrap().is_pending());
     beaters[1].beat().unwrap();
-    let Poll::Ready(()) = a.poll_lockstep(0, ms(101)).unwrap() else {
+    let Poll::Ready(()) = a.exchange().poll_lockstep(0, ms(101)).unwrap() else {
         panic!("b's frame 1 was there and b beating")
     };
     assert_eq!(a.peers()[0].latest().unwrap().step, 1);
@@ -646,7 +646,7 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     for index in 2..=18 {
         publish(b, index);
     }
-    let err = a.poll_lockstep(1, ms(102)).unwrap_err();
+    let err = a.exchange().poll_lockstep(1, ms(102)).unwrap_err();
     assert!(
         matches!(
             err,

@@ -20,7 +20,8 @@
 //! The times are [`Instant`]s, so that [`super::node::Node`] (and its model test,
 //! which runs on a virtual clock) keeps one time type.
 
-use std::time::{Duration, Instant};
+use std::hash::{BuildHasher, Hasher};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// How much counter time passes between two anchorings on the OS clock.
 const ANCHOR_EVERY: Duration = Duration::from_millis(1);
@@ -98,6 +99,38 @@ impl Clock {
         self.last = self.last.max(self.at);
         self.last
     }
+}
+
+/// A random, odd session epoch (odd: its token, the low word, is never 0).
+pub(crate) fn new_epoch() -> u64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    h.finish() | 1
+}
+
+/// The wall clock for the frame's `wall_clock_ns` (diagnostics: `rfmctl watch`
+/// shows it; no decision reads it). On Linux the coarse clock is read without a
+/// syscall or a TSC read: this runs every step.
+pub(crate) fn wall_clock_ns() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out pointer; CLOCK_REALTIME_COARSE always exists on Linux.
+        if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0 {
+            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        }
+    }
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 #[cfg(test)]

@@ -1,37 +1,53 @@
 //! Is the peer speaking the same protocol? Checked on the first frame of each peer
 //! session, and whenever the peer slot holds nothing this node can read.
+//!
+//! The checks read what this node expects ([`Expected`]) and the peer's area,
+//! never the node itself: the node calls them, not the other way round.
 
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 
-use super::node::Node;
+use super::peer::Peer;
 use super::LinkError;
 use crate::area::DESCRIPTOR_OFFSET;
 use crate::area::RING_DEPTH;
 use crate::frame::framed::{self, Header, SyncMode};
 use crate::frame::{seed, FrameError};
 use crate::interface::descriptor::{self, Descriptor, DescriptorError};
+use crate::interface::Interface;
 use crate::region::{Region, RegionError};
 use crate::slot::{ReadError, Ring};
 
-fn incompatible(node: &Node, i: usize, what: String) -> LinkError {
+/// What a node expects of every peer's frames: the facts of its own
+/// configuration and interface that the checks compare with.
+#[derive(Debug, Clone)]
+pub(crate) struct Expected {
+    pub device: String,
+    pub mode: SyncMode,
+    pub lag: u8,
+    pub interface: Arc<Interface>,
+    pub fingerprint: u64,
+    /// This node's index in the interface.
+    pub me: usize,
+}
+
+fn incompatible(expected: &Expected, peer: &Peer, what: String) -> LinkError {
     LinkError::Incompatible {
-        device: node.config().device.clone(),
-        peer_slot: node.peers()[i].slot,
+        device: expected.device.clone(),
+        peer_slot: peer.slot,
         what,
     }
 }
 
 /// The first frame of a live peer session must agree on slot, mode, lag and interface.
-pub(crate) fn check_frame(node: &Node, i: usize, h: &Header) -> Result<(), LinkError> {
-    let c = node.config();
-    let peer = &node.peers()[i];
+pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), LinkError> {
     let what = if h.writer_slot != peer.slot {
         format!(
             "a frame in its area says it was written by slot {}: two nodes use the same nodeSlot",
             h.writer_slot
         )
-    } else if h.fingerprint != node.fingerprint() {
-        return Err(other_interface(node, i, Some(h.fingerprint)));
+    } else if h.fingerprint != c.fingerprint {
+        return Err(other_interface(c, peer, Some(h.fingerprint)));
     } else if h.mode != c.mode {
         format!(
             "it runs syncMode {:?}, this node {:?}: both must use the same",
@@ -45,21 +61,20 @@ pub(crate) fn check_frame(node: &Node, i: usize, h: &Header) -> Result<(), LinkE
     } else {
         return Ok(());
     };
-    Err(incompatible(node, i, what))
+    Err(incompatible(c, peer, what))
 }
 
 /// The peer was built from another interface: names the first difference its
 /// descriptor shows from this node's file, and both nodes.
-fn other_interface(node: &Node, i: usize, theirs: Option<u64>) -> LinkError {
-    let interface = node.interface();
-    let peer = &node.peers()[i];
-    let me = &interface.nodes[node.me()];
+fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError {
+    let interface = &c.interface;
+    let me = &interface.nodes[c.me];
     let expected = &interface.nodes[peer.node];
-    let described = read_descriptor(node, i).ok();
+    let described = read_descriptor(peer).ok();
     let fingerprints = format!(
         "its frames carry interface fingerprint {}, this node's is {:#018x}",
         theirs.map_or("of another length".to_owned(), |f| format!("{f:#018x}")),
-        node.fingerprint()
+        c.fingerprint
     );
     let difference = match &described {
         Some(d) => d
@@ -74,7 +89,7 @@ fn other_interface(node: &Node, i: usize, theirs: Option<u64>) -> LinkError {
         None => "its descriptor cannot be read".to_owned(),
     };
     LinkError::Incompatible {
-        device: node.config().device.clone(),
+        device: c.device.clone(),
         peer_slot: peer.slot,
         what: format!(
             "node `{}` (slot {}) and this node `{}` (slot {}) were built from different \
@@ -84,9 +99,8 @@ fn other_interface(node: &Node, i: usize, theirs: Option<u64>) -> LinkError {
     }
 }
 
-/// The descriptor peer `i` wrote into its area.
-fn read_descriptor(node: &Node, i: usize) -> Result<Descriptor, DescriptorError> {
-    let peer = &node.peers()[i];
+/// The descriptor `peer` wrote into its area.
+fn read_descriptor(peer: &Peer) -> Result<Descriptor, DescriptorError> {
     let mut bytes = vec![0u8; peer.geometry.descriptor_len];
     peer.area
         .read(DESCRIPTOR_OFFSET, &mut bytes)
@@ -102,24 +116,24 @@ fn read_descriptor(node: &Node, i: usize) -> Result<Descriptor, DescriptorError>
 /// be computed over a length not known), so a bit flipped in it looks the same
 /// as a writer of another interface, and must be counted as a bad frame, not
 /// end the coupling.
-pub(crate) fn check_readable(node: &Node, i: usize, err: &ReadError) -> Result<(), LinkError> {
+pub(crate) fn check_readable(c: &Expected, peer: &Peer, err: &ReadError) -> Result<(), LinkError> {
     if let ReadError::Unreadable { rejections, .. } = err {
         match rejections.last {
             Some(FrameError::BadVersion { found, expected }) => {
                 return Err(incompatible(
-                    node,
-                    i,
+                    c,
+                    peer,
                     format!(
                     "it writes frame format version {found}, this build reads version {expected}"
                 ),
                 ))
             }
-            Some(FrameError::BadLength { .. }) => match read_descriptor(node, i) {
+            Some(FrameError::BadLength { .. }) => match read_descriptor(peer) {
                 // Damage to one frame (or to the descriptor): the caller counts it.
                 Err(DescriptorError::Damaged(_)) => {}
-                Ok(d) if d.fingerprint == node.fingerprint() => {}
+                Ok(d) if d.fingerprint == c.fingerprint => {}
                 Ok(_) | Err(DescriptorError::Missing | DescriptorError::Version(_)) => {
-                    return Err(other_interface(node, i, None))
+                    return Err(other_interface(c, peer, None))
                 }
             },
             _ => {}
@@ -144,8 +158,11 @@ fn holds_framed(area: &Region, ring: Ring) -> Result<bool, RegionError> {
 /// The seed header alone is not enough: a framed writer's head word (its step
 /// number) passes through 0x55AA55AA too. An area is taken for a seed writer's only
 /// when it has the seed header and no framed frame in its ring.
-pub(crate) fn check_layout(node: &Node, i: usize, reading: super::Layout) -> Result<(), LinkError> {
-    let peer = &node.peers()[i];
+pub(crate) fn check_layout(
+    c: &Expected,
+    peer: &Peer,
+    reading: super::Layout,
+) -> Result<(), LinkError> {
     let ring = Ring::of(&peer.geometry);
     let found = match reading {
         super::Layout::Framed => {
@@ -157,8 +174,8 @@ pub(crate) fn check_layout(node: &Node, i: usize, reading: super::Layout) -> Res
     };
     match found {
         Some((theirs, ours)) => Err(incompatible(
-            node,
-            i,
+            c,
+            peer,
             format!("it uses layout {theirs}, this node layout {ours}"),
         )),
         None => Ok(()),

@@ -13,223 +13,41 @@
 //! steps; [`Link`] drives it with the real clock, the heartbeat thread and a wait
 //! strategy.
 
-use std::hash::{BuildHasher, Hasher};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use crate::area::{MAX_LAG, RING_DEPTH};
 use crate::backend::rfm2g::Events;
 use crate::frame::framed::SyncMode;
-use crate::frame::seed::payload as at;
-use crate::frame::Message;
 use crate::health::PeerHealth;
 use crate::interface::{self, Interface};
 use crate::wait::WaitStrategy;
-use crate::{Device, DeviceError, OpenOptions, WORD};
+use crate::{Device, DeviceError, OpenOptions};
 
+mod attitude;
 pub mod claim;
 mod clock;
 mod compat;
+mod config;
 mod error;
+mod exchange;
 pub mod handshake;
 pub mod liveness;
 mod node;
 mod peer;
 mod replay;
 
+pub use attitude::{PeerSample, Sample};
+use clock::new_epoch;
+pub(crate) use clock::wall_clock_ns;
+pub use config::{Layout, LinkConfig, REPLAY_PREFIX};
 use error::config_error;
 pub use error::LinkError;
+pub use exchange::Exchange;
 pub use handshake::WATCH_INTERVAL;
 use liveness::Heartbeat;
 pub use node::{Node, StartPoll};
 pub use peer::Peer;
-
-/// Which frame layout the link speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Layout {
-    #[default]
-    Framed,
-    /// The article's `FlightData`: free mode only (it has no step ring or session).
-    Seed,
-}
-
-impl std::str::FromStr for Layout {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Layout, String> {
-        match s {
-            "framed" => Ok(Layout::Framed),
-            "seed" => Ok(Layout::Seed),
-            other => Err(format!("unknown layout `{other}`; expected framed or seed")),
-        }
-    }
-}
-
-/// Everything a link needs; the FMU's parameters map onto it one to one.
-#[derive(Debug, Clone)]
-pub struct LinkConfig {
-    /// The signals exchanged; `None`: the attitude preset for `node_slot` and
-    /// `peer_slot` ([`interface::attitude`]).
-    pub interface: Option<Arc<Interface>>,
-    pub device: String,
-    pub rfm2g_library: Option<PathBuf>,
-    pub region_offset: u64,
-    /// This node's slot (with an interface: which of its nodes this is).
-    pub node_slot: u8,
-    /// The attitude preset's peer (with an interface, every other node is a peer).
-    pub peer_slot: u8,
-    pub mode: SyncMode,
-    pub lag: u8,
-    pub wait: WaitStrategy,
-    pub layout: Layout,
-    /// Longest wait for a peer frame once the link runs (free mode: the age after
-    /// which the link is reported down).
-    pub timeout: Duration,
-    /// Longest wait for the peer's first frame.
-    pub startup_timeout: Duration,
-}
-
-/// The device form that plays the peers from a recording: `replay:PATH`.
-pub const REPLAY_PREFIX: &str = "replay:";
-
-impl Default for LinkConfig {
-    fn default() -> LinkConfig {
-        LinkConfig {
-            interface: None,
-            device: "/dev/rfm2g0".into(),
-            rfm2g_library: None,
-            region_offset: 0,
-            node_slot: 0,
-            peer_slot: 1,
-            mode: SyncMode::Lockstep,
-            lag: 0,
-            wait: WaitStrategy::Spin,
-            layout: Layout::Framed,
-            timeout: Duration::from_secs(1),
-            startup_timeout: Duration::from_secs(30),
-        }
-    }
-}
-
-/// What one node contributes per step.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Sample {
-    pub sim_time: f64,
-    pub attitude: [f64; 3],
-    pub status: u8,
-    pub message: Message,
-}
-
-impl Sample {
-    /// Writes the sample into an attitude preset payload.
-    pub fn write(&self, p: &mut [u8]) {
-        for (offset, a) in [at::ROLL, at::PITCH, at::YAW]
-            .into_iter()
-            .zip(self.attitude)
-        {
-            p[offset..offset + 8].copy_from_slice(&a.to_le_bytes());
-        }
-        p[at::STATUS..at::STATUS + 4].copy_from_slice(&i32::from(self.status).to_le_bytes());
-        p[at::MESSAGE..at::MESSAGE + at::MESSAGE_SIZE]
-            .copy_from_slice(&self.message.as_raw()[..at::MESSAGE_SIZE]);
-    }
-
-    /// The sample an attitude preset payload holds.
-    pub fn read(p: &[u8], sim_time: f64) -> Sample {
-        let f = |offset: usize| f64::from_le_bytes(p[offset..offset + 8].try_into().expect("8"));
-        let mut message = [0u8; crate::frame::MESSAGE_LEN];
-        message[..at::MESSAGE_SIZE]
-            .copy_from_slice(&p[at::MESSAGE..at::MESSAGE + at::MESSAGE_SIZE]);
-        Sample {
-            sim_time,
-            attitude: [f(at::ROLL), f(at::PITCH), f(at::YAW)],
-            status: p[at::STATUS],
-            message: Message::from_raw(message),
-        }
-    }
-}
-
-/// A frame received from the peer.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct PeerSample {
-    pub sample: Sample,
-    /// The frame's index (packet id for the seed layout).
-    pub index: u64,
-}
-
-impl LinkConfig {
-    /// Checks the combination before anything is opened.
-    pub fn validate(&self) -> Result<(), LinkError> {
-        if self.lag > MAX_LAG {
-            return Err(config_error(
-                "lag",
-                self.lag,
-                format!("at most {MAX_LAG} (the ring holds {RING_DEPTH} frames per slot)"),
-            ));
-        }
-        if !self.region_offset.is_multiple_of(WORD as u64) {
-            return Err(config_error(
-                "regionOffset",
-                self.region_offset,
-                "must be a multiple of 4 bytes",
-            ));
-        }
-        if self.layout == Layout::Seed && self.mode == SyncMode::Lockstep {
-            return Err(config_error(
-                "layout",
-                "seed",
-                "the seed layout (the article's FlightData) has no step ring: use syncMode = free with it, or layout = framed for lockstep",
-            ));
-        }
-        for (name, value) in [
-            ("timeout", self.timeout),
-            ("startupTimeout", self.startup_timeout),
-        ] {
-            if value.is_zero() {
-                return Err(config_error(
-                    name,
-                    format!("{value:?}"),
-                    "must be greater than 0 s",
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A random, odd session epoch (odd: its token, the low word, is never 0).
-fn new_epoch() -> u64 {
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.write_u32(std::process::id());
-    h.finish() | 1
-}
-
-/// The wall clock for the frame's `wall_clock_ns` (diagnostics: `rfmctl watch`
-/// shows it; no decision reads it). On Linux the coarse clock is read without a
-/// syscall or a TSC read: this runs every step.
-pub(crate) fn wall_clock_ns() -> u64 {
-    #[cfg(target_os = "linux")]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid out pointer; CLOCK_REALTIME_COARSE always exists on Linux.
-        if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0 {
-            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
-        }
-    }
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
 
 /// How long [`Link::start`] sleeps between polls of its claim.
 const CLAIM_POLL: Duration = Duration::from_millis(1);
@@ -523,12 +341,12 @@ impl Link {
         // One clock read per step (in spin, more only every 64 polls of a wait).
         let mut now = self.clock.now();
         if self.node.config().mode == SyncMode::Free {
-            return self.node.free_read(now);
+            return self.node.exchange().free_read(now);
         }
         let wait = self.node.config().wait;
         let mut polls: u64 = 0;
         loop {
-            if let Poll::Ready(()) = self.node.poll_lockstep(k, now)? {
+            if let Poll::Ready(()) = self.node.exchange().poll_lockstep(k, now)? {
                 return Ok(());
             }
             match (wait, &self.events) {

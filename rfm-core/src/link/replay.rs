@@ -155,7 +155,7 @@ impl Player {
                     last: self.last.get(&slot).copied(),
                 });
             };
-            node.take_recorded(i, &frame, now).map_err(|e| {
+            node.exchange().take_recorded(i, &frame, now).map_err(|e| {
                 problem(&self.path, format!("its frame {need} of slot {slot}: {e}"))
             })?;
         }

@@ -1,0 +1,122 @@
+//! What a link is asked to do: the device, the slots, the mode and lag, the
+//! waiting and the timeouts. The FMU's parameters map onto it one to one, and
+//! [`LinkConfig::validate`] refuses a combination before anything is opened.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::error::config_error;
+use super::LinkError;
+use crate::area::{MAX_LAG, RING_DEPTH};
+use crate::frame::framed::SyncMode;
+use crate::interface::Interface;
+use crate::wait::WaitStrategy;
+use crate::WORD;
+
+/// Which frame layout the link speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    #[default]
+    Framed,
+    /// The article's `FlightData`: free mode only (it has no step ring or session).
+    Seed,
+}
+
+impl std::str::FromStr for Layout {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Layout, String> {
+        match s {
+            "framed" => Ok(Layout::Framed),
+            "seed" => Ok(Layout::Seed),
+            other => Err(format!("unknown layout `{other}`; expected framed or seed")),
+        }
+    }
+}
+
+/// Everything a link needs; the FMU's parameters map onto it one to one.
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    /// The signals exchanged; `None`: the attitude preset for `node_slot` and
+    /// `peer_slot` ([`crate::interface::attitude`]).
+    pub interface: Option<Arc<Interface>>,
+    pub device: String,
+    pub rfm2g_library: Option<PathBuf>,
+    pub region_offset: u64,
+    /// This node's slot (with an interface: which of its nodes this is).
+    pub node_slot: u8,
+    /// The attitude preset's peer (with an interface, every other node is a peer).
+    pub peer_slot: u8,
+    pub mode: SyncMode,
+    pub lag: u8,
+    pub wait: WaitStrategy,
+    pub layout: Layout,
+    /// Longest wait for a peer frame once the link runs (free mode: the age after
+    /// which the link is reported down).
+    pub timeout: Duration,
+    /// Longest wait for the peer's first frame.
+    pub startup_timeout: Duration,
+}
+
+/// The device form that plays the peers from a recording: `replay:PATH`.
+pub const REPLAY_PREFIX: &str = "replay:";
+
+impl Default for LinkConfig {
+    fn default() -> LinkConfig {
+        LinkConfig {
+            interface: None,
+            device: "/dev/rfm2g0".into(),
+            rfm2g_library: None,
+            region_offset: 0,
+            node_slot: 0,
+            peer_slot: 1,
+            mode: SyncMode::Lockstep,
+            lag: 0,
+            wait: WaitStrategy::Spin,
+            layout: Layout::Framed,
+            timeout: Duration::from_secs(1),
+            startup_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl LinkConfig {
+    /// Checks the combination before anything is opened.
+    pub fn validate(&self) -> Result<(), LinkError> {
+        if self.lag > MAX_LAG {
+            return Err(config_error(
+                "lag",
+                self.lag,
+                format!("at most {MAX_LAG} (the ring holds {RING_DEPTH} frames per slot)"),
+            ));
+        }
+        if !self.region_offset.is_multiple_of(WORD as u64) {
+            return Err(config_error(
+                "regionOffset",
+                self.region_offset,
+                "must be a multiple of 4 bytes",
+            ));
+        }
+        if self.layout == Layout::Seed && self.mode == SyncMode::Lockstep {
+            return Err(config_error(
+                "layout",
+                "seed",
+                "the seed layout (the article's FlightData) has no step ring: use syncMode = free with it, or layout = framed for lockstep",
+            ));
+        }
+        for (name, value) in [
+            ("timeout", self.timeout),
+            ("startupTimeout", self.startup_timeout),
+        ] {
+            if value.is_zero() {
+                return Err(config_error(
+                    name,
+                    format!("{value:?}"),
+                    "must be greater than 0 s",
+                ));
+            }
+        }
+        Ok(())
+    }
+}

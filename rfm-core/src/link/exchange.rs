@@ -1,0 +1,369 @@
+//! Reading the peers' frames: the lockstep wait for exactly the frame a step
+//! needs (with the diagnosis when it does not come), the free-mode read of the
+//! newest, and the frames a replay hands in. The node publishes and holds the
+//! slot; this is the other half of a step.
+
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use super::compat::{self, Expected};
+use super::handshake::{Admit, Fault};
+use super::liveness::{self, token, MIN_SILENCE};
+use super::peer::{Peer, Reader};
+use super::{Layout, LinkConfig, LinkError};
+use crate::region::RegionError;
+use crate::slot::{ReadError, StepPoll};
+
+/// The lockstep wait of one step.
+#[derive(Debug, Clone, Copy)]
+struct StepWait {
+    step: u64,
+    start: Instant,
+}
+
+/// Every peer of one node, and the state of the step that reads them.
+pub struct Exchange {
+    config: LinkConfig,
+    expected: Expected,
+    peers: Vec<Peer>,
+    wait: Option<StepWait>,
+    last_wait: Duration,
+    stepped_at: Instant,
+}
+
+impl std::fmt::Debug for Exchange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exchange")
+            .field("peers", &self.peers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Exchange {
+    pub(crate) fn new(
+        config: LinkConfig,
+        expected: Expected,
+        peers: Vec<Peer>,
+        now: Instant,
+    ) -> Exchange {
+        Exchange {
+            config,
+            expected,
+            peers,
+            wait: None,
+            last_wait: Duration::ZERO,
+            stepped_at: now,
+        }
+    }
+
+    pub fn peers(&self) -> &[Peer] {
+        &self.peers
+    }
+
+    pub fn last_wait(&self) -> Duration {
+        self.last_wait
+    }
+
+    pub fn stepped_at(&self) -> Instant {
+        self.stepped_at
+    }
+
+    /// Starts watching every peer again from `now` (this node, of session
+    /// `own_epoch`, has just taken its slot): what they did before proves nothing.
+    pub(crate) fn rewatch(&mut self, own_epoch: u64, now: Instant) -> Result<(), RegionError> {
+        for peer in &mut self.peers {
+            peer.rewatch(&self.config, own_epoch, now)?;
+        }
+        Ok(())
+    }
+
+    /// Replay: takes the recorded `frame` (header and payload) as peer `i`'s
+    /// frame of this step, as [`Exchange::poll_lockstep`] takes one from memory.
+    pub(crate) fn take_recorded(
+        &mut self,
+        i: usize,
+        frame: &[u8],
+        now: Instant,
+    ) -> Result<(), crate::frame::FrameError> {
+        let scratch = self.peers[i].scratch();
+        if scratch.len() != frame.len() {
+            return Err(crate::frame::FrameError::BadLength {
+                found: frame
+                    .len()
+                    .saturating_sub(crate::frame::framed::HEADER_SIZE),
+                expected: scratch.len() - crate::frame::framed::HEADER_SIZE,
+            });
+        }
+        scratch.bytes_mut().copy_from_slice(frame);
+        let h = scratch.check()?;
+        self.peers[i].accept(h, Some(h.epoch), now);
+        self.stepped_at = now;
+        self.last_wait = Duration::ZERO;
+        Ok(())
+    }
+
+    /// Lockstep step `k`, one poll at `now`: exactly every peer's frame
+    /// max(k + 1 − lag, 0), once it is there and its session is live.
+    pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<()>, LinkError> {
+        let need = (k + 1).saturating_sub(u64::from(self.config.lag));
+        let wait = match self.wait {
+            Some(w) if w.step == k => w,
+            _ => {
+                self.stepped_at = now;
+                for peer in &mut self.peers {
+                    peer.got = false;
+                    peer.unproven = None;
+                    peer.bad_seen = false;
+                }
+                StepWait {
+                    step: k,
+                    start: now,
+                }
+            }
+        };
+        let mut all = true;
+        for i in 0..self.peers.len() {
+            if !self.peers[i].got {
+                self.poll_peer(i, k, need, now)?;
+                all &= self.peers[i].got;
+            }
+        }
+        if all {
+            self.wait = None;
+            self.last_wait = now.saturating_duration_since(wait.start);
+            return Ok(Poll::Ready(()));
+        }
+        let waited = now.saturating_duration_since(wait.start);
+        for i in 0..self.peers.len() {
+            if self.peers[i].got {
+                continue;
+            }
+            let limit = if self.peers[i].bound().is_some() {
+                self.config.timeout
+            } else {
+                self.config.startup_timeout
+            };
+            if waited >= limit {
+                self.wait = None;
+                return Err(self.timeout(i, &wait, waited, now));
+            }
+        }
+        self.wait = Some(wait);
+        Ok(Poll::Pending)
+    }
+
+    /// One poll of peer `i` for frame `need` of step `k`.
+    fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
+        let peer = &mut self.peers[i];
+        if peer.handshake.watch_due(now) && !peer.self_loop {
+            peer.observe(now)?;
+        }
+        let Reader::Framed(reader) = &peer.reader else {
+            unreachable!("validate() refuses lockstep with the seed layout")
+        };
+        match reader.poll_step(need, &mut peer.frames[1 - peer.taken]) {
+            Ok(StepPoll::Ready(h)) => match peer.handshake.admit(h.epoch, now) {
+                Admit::Take { bound_now } => {
+                    if bound_now || h.fingerprint != self.expected.fingerprint {
+                        compat::check_frame(&self.expected, &self.peers[i], &h)?;
+                    }
+                    let peer = &mut self.peers[i];
+                    peer.accept(h, Some(h.epoch), now);
+                    peer.got = true;
+                    return Ok(());
+                }
+                Admit::NotLive => peer.unproven = Some(h.epoch),
+                Admit::Restarted { old } => {
+                    return Err(self.restarted(i, k, old, format!("{:#018x}", h.epoch)))
+                }
+            },
+            Ok(StepPoll::Overwritten { found }) if peer.bound().is_some() => {
+                return Err(LinkError::Overwritten {
+                    device: self.config.device.clone(),
+                    step: k,
+                    need,
+                    found,
+                })
+            }
+            Ok(StepPoll::Overwritten { .. } | StepPoll::NotYet) => {}
+            Err(ReadError::Region(e)) => return Err(e.into()),
+            Err(err) => {
+                compat::check_readable(&self.expected, &self.peers[i], &err)?;
+                let peer = &mut self.peers[i];
+                if let ReadError::Unreadable { rejections, .. } = &err {
+                    if rejections.saw_bad_frame() && !peer.bad_seen {
+                        peer.bad_seen = true;
+                        peer.health.observe_bad();
+                    }
+                }
+            }
+        }
+        let peer = &self.peers[i];
+        let fault = if peer.self_loop {
+            None
+        } else {
+            peer.handshake.fault(now)
+        };
+        match fault {
+            Some(Fault::Stopped) => {
+                return Err(LinkError::PeerStopped {
+                    device: self.config.device.clone(),
+                    peer_slot: peer.slot,
+                    step: k,
+                })
+            }
+            Some(Fault::Dead { silent }) => {
+                return Err(LinkError::PeerDead {
+                    device: self.config.device.clone(),
+                    peer_slot: peer.slot,
+                    step: k,
+                    silent,
+                })
+            }
+            Some(Fault::Restarted { old, owner }) => {
+                let Reader::Framed(reader) = &peer.reader else {
+                    unreachable!("framed")
+                };
+                let mut buf = reader.buffer();
+                // Its full epoch when its newest frame is there, else its token.
+                let new = match reader.read_latest(&mut buf) {
+                    Ok(h) if token(h.epoch) == owner => format!("{:#018x}", h.epoch),
+                    _ => format!("token {owner:#010x}"),
+                };
+                return Err(self.restarted(i, k, old, new));
+            }
+            None => {}
+        }
+        if peer.bound().is_none() {
+            // Into the scratch frame, which the next read overwrites anyway: every
+            // poll before a peer is bound comes here, and a buffer of its own cost
+            // an allocation and the CRC table lookup (a lock) each time.
+            let peer = &mut self.peers[i];
+            let Reader::Framed(reader) = &peer.reader else {
+                unreachable!("framed")
+            };
+            let scratch = &mut peer.frames[1 - peer.taken];
+            if let Err(ReadError::Empty) = reader.read_latest(scratch) {
+                compat::check_layout(&self.expected, &self.peers[i], Layout::Framed)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn restarted(&mut self, i: usize, k: u64, old: u64, new: String) -> LinkError {
+        let peer = &mut self.peers[i];
+        peer.health.restarts += 1;
+        LinkError::PeerRestarted {
+            device: self.config.device.clone(),
+            peer_slot: peer.slot,
+            step: k,
+            old,
+            new,
+        }
+    }
+
+    fn timeout(&self, i: usize, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
+        let peer = &self.peers[i];
+        let silent = peer.handshake.life().silent_for(now);
+        let why = if peer.bad_seen {
+            "its area holds corrupted frames (bad magic or CRC)".to_owned()
+        } else if let Some(epoch) = peer.unproven {
+            let holder = match peer.handshake.life() {
+                liveness::Life::Closed { .. } => "which has closed the slot".to_owned(),
+                liveness::Life::Beating { owner, .. } if owner != token(epoch) => {
+                    format!("while session token {owner:#010x} holds the slot")
+                }
+                _ => "whose heartbeat has not moved since this node started".to_owned(),
+            };
+            format!(
+                "its area holds a frame of session {epoch:#018x}, {holder}: frames left by an \
+                 earlier run are never taken; is the peer's master running?"
+            )
+        } else if peer.bound().is_none() {
+            format!(
+                "nothing from node `{}`: is it running, on the same device and regionOffset, \
+                 built from the same interface (`{}`, fingerprint {:#018x}), and has its \
+                 master left initialization?",
+                self.expected.interface.nodes[peer.node].name,
+                self.expected.interface.name,
+                self.expected.fingerprint
+            )
+        } else if silent >= MIN_SILENCE {
+            // The step's timeout ran out just before the silence reached it.
+            format!("the peer stopped beating {silent:.3?} ago: its process died or is stalled")
+        } else {
+            "the peer has not published that step: it is slower, stalled or stopped".to_owned()
+        };
+        LinkError::Timeout {
+            device: self.config.device.clone(),
+            node_slot: self.config.node_slot,
+            peer_slot: peer.slot,
+            step: wait.step,
+            waited,
+            why,
+        }
+    }
+
+    /// Free mode at `now`: each peer's newest frame of its live session, if any.
+    /// Never waits.
+    pub fn free_read(&mut self, now: Instant) -> Result<(), LinkError> {
+        self.last_wait = Duration::ZERO;
+        self.stepped_at = now;
+        for i in 0..self.peers.len() {
+            match self.config.layout {
+                Layout::Framed => self.free_read_framed(i, now)?,
+                Layout::Seed => {
+                    if let Err(err) = self.peers[i].read_seed(now) {
+                        self.no_frame(i, err, Layout::Seed)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn free_read_framed(&mut self, i: usize, now: Instant) -> Result<(), LinkError> {
+        let peer = &mut self.peers[i];
+        let self_loop = peer.self_loop;
+        if peer.handshake.watch_due(now) && !self_loop {
+            peer.observe(now)?;
+        }
+        let Reader::Framed(reader) = &peer.reader else {
+            unreachable!("framed reader")
+        };
+        match reader.read_latest(&mut peer.frames[1 - peer.taken]) {
+            Ok(h) => {
+                if peer.bound() != Some(h.epoch) && !self_loop {
+                    // Another session than the bound one: judge it on fresh words.
+                    peer.observe(now)?;
+                }
+                if let Admit::Take { bound_now } = peer.handshake.admit(h.epoch, now) {
+                    if bound_now || h.fingerprint != self.expected.fingerprint {
+                        compat::check_frame(&self.expected, &self.peers[i], &h)?;
+                    }
+                    self.peers[i].accept(h, Some(h.epoch), now);
+                }
+                Ok(())
+            }
+            Err(err) => self.no_frame(i, err, Layout::Framed),
+        }
+    }
+
+    /// A free-mode read of `layout` that gave no frame: a peer of another format
+    /// version, interface or layout is an error; a complete but corrupt frame is
+    /// counted.
+    fn no_frame(&mut self, i: usize, err: ReadError, layout: Layout) -> Result<(), LinkError> {
+        match err {
+            ReadError::Region(e) => Err(e.into()),
+            ReadError::Unreadable { rejections, .. } => {
+                compat::check_readable(&self.expected, &self.peers[i], &err)?;
+                compat::check_layout(&self.expected, &self.peers[i], layout)?;
+                if rejections.saw_bad_frame() {
+                    self.peers[i].health.observe_bad();
+                }
+                Ok(())
+            }
+            ReadError::Empty => compat::check_layout(&self.expected, &self.peers[i], layout),
+        }
+    }
+}
