@@ -10,6 +10,7 @@ use std::ffi::CString;
 use std::sync::Arc;
 
 use rfm_core::link::Link;
+use rfm_core::wait::WaitStrategy;
 
 use crate::config::{link_config, string};
 use crate::error::{error, FmiError, FmiResult};
@@ -195,6 +196,19 @@ impl Instance {
     }
 
     pub fn terminate(&mut self) -> FmiResult {
+        if let Some(link) = self
+            .link
+            .as_ref()
+            .filter(|l| l.config().wait == WaitStrategy::Event)
+        {
+            let waits = link.event_waits();
+            log::info!(
+                "waitStrategy event: {} waits woken by a network interrupt, {} ran out their \
+                 10 ms slice without one",
+                waits.woken,
+                waits.timed_out
+            );
+        }
         if let Some(link) = self.link.as_mut() {
             link.close()
                 .map_err(|e| error(format!("fmi2Terminate: {e}")))?;

@@ -25,8 +25,15 @@ fn attack(device: &Device) {
     w.fill(0, LEN, 0).unwrap();
     let mut buf = [0u8; 64];
     let mut refused = 0;
+    // Refused, and for the reason that it lies beyond the window (a peek or poke
+    // at an odd offset may be refused first for its alignment, also before any
+    // byte is touched).
     let mut expect_err = |what: &str, r: Result<(), RegionError>| {
-        assert!(r.is_err(), "{what} was allowed");
+        match r {
+            Err(RegionError::OutOfBounds { .. }) => {}
+            Err(RegionError::UnalignedAccess { .. }) if what == "peek" || what == "poke" => {}
+            other => panic!("{what}: {other:?}, expected an out-of-bounds refusal"),
+        }
         refused += 1;
     };
     for offset in [
@@ -107,7 +114,6 @@ fn attack(device: &Device) {
         );
         refused += 1;
     }
-    assert!(refused > 100, "{refused} attempts");
     let mut all = vec![0u8; SIZE];
     whole.read(0, &mut all).unwrap();
     let outside = all[..AT].iter().chain(&all[AT + LEN..]);

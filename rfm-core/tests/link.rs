@@ -73,28 +73,28 @@ fn lag_zero_in_two_threads_exchanges_exactly() {
 
 /// Nodes 0 and 1 start, then step concurrently in two threads, each checking that
 /// every frame it takes is exactly the other's input of the same step.
-fn exchange_in_two_threads(a: LinkConfig, b: LinkConfig, steps: u64) {
+fn exchange_in_two_threads(a: LinkConfig, b: LinkConfig, steps: u64) -> [Link; 2] {
     let mut a = Link::open(a).unwrap();
     let mut b = Link::open(b).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
-    exchange_started(a, b, steps);
+    exchange_started(a, b, steps)
 }
 
 /// As [`exchange_in_two_threads`], for two started links of slots 0 and 1 (or of
 /// any two slots whose nodes feed `input(0, k)` and `input(1, k)`).
-fn exchange_started(a: Link, b: Link, steps: u64) {
+fn exchange_started(a: Link, b: Link, steps: u64) -> [Link; 2] {
     let run = |mut link: Link, me: u8| {
         std::thread::spawn(move || {
             for k in 0..steps {
                 let got = link.step(k, &input(me, k)).unwrap().unwrap();
                 assert_eq!(got.sample, input(1 - me, k), "node {me} at step {k}");
             }
+            link
         })
     };
     let (ta, tb) = (run(a, 0), run(b, 1));
-    ta.join().unwrap();
-    tb.join().unwrap();
+    [ta.join().unwrap(), tb.join().unwrap()]
 }
 
 #[test]
@@ -498,7 +498,18 @@ fn lockstep_on_network_interrupts_exchanges_exactly() {
         rfm2g_library: lib.clone(),
         ..config(&dev[usize::from(node)], node, peer, 0)
     };
-    exchange_in_two_threads(cfg(0, 1), cfg(1, 0), 2_000);
+    for (me, link) in exchange_in_two_threads(cfg(0, 1), cfg(1, 0), 2_000)
+        .iter()
+        .enumerate()
+    {
+        // Interrupts woke the waits: without them every wait runs out its 10 ms
+        // slice (and the exchange is still exact, only slower).
+        let waits = link.event_waits();
+        assert!(
+            waits.woken > 0 && waits.woken > waits.timed_out,
+            "node {me}: {waits:?}"
+        );
+    }
 }
 
 /// Two couplings share two board nodes. Freeing the first one used to disable the

@@ -70,6 +70,17 @@ pub struct Link {
     events: Option<Events>,
     /// `device = replay:PATH`: the peers' frames come from a recording.
     player: Option<replay::Player>,
+    /// How the waits on network interrupts ended.
+    event_waits: EventWaits,
+}
+
+/// How the waits of a link on network interrupts (waitStrategy = event) ended:
+/// woken by an interrupt, or at the end of a 10 ms slice without one (the
+/// polling fallback, which alone would still couple, 10 ms a step slower).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EventWaits {
+    pub woken: u64,
+    pub timed_out: u64,
 }
 
 impl std::fmt::Debug for Link {
@@ -186,6 +197,7 @@ impl Link {
             heartbeat: None,
             events,
             player,
+            event_waits: EventWaits::default(),
         })
     }
 
@@ -353,7 +365,10 @@ impl Link {
                 (WaitStrategy::Event, Some(events)) => {
                     // Slices of at most 10 ms: the driver queues one event per type, so
                     // a wake-up that raced the last poll costs at most one slice.
-                    events.wait(10).map_err(DeviceError::from)?;
+                    match events.wait(10).map_err(DeviceError::from)? {
+                        Some(_) => self.event_waits.woken += 1,
+                        None => self.event_waits.timed_out += 1,
+                    }
                 }
                 (strategy, _) => strategy.pause(),
             }
@@ -362,6 +377,11 @@ impl Link {
                 now = self.clock.now();
             }
         }
+    }
+
+    /// How this link's waits on network interrupts ended so far.
+    pub fn event_waits(&self) -> EventWaits {
+        self.event_waits
     }
 
     /// The wall clock (ns since 1970) when the step last read its clock, which
