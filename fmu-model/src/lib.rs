@@ -14,6 +14,7 @@
 
 mod category;
 pub mod fmi2;
+mod kind;
 mod params;
 mod routes;
 mod variables;
@@ -25,9 +26,10 @@ use std::sync::Arc;
 use rfm_core::interface::{self, Interface, InterfaceError};
 
 pub use category::Category;
+pub use kind::Kind;
 pub use params::{fmu_params, spec, Param, ParamSpec, PARAMETER_NAMES, PARAMS};
 pub use routes::{At, Route};
-pub use variables::{Causality, Kind, LinkField, PeerValue, Place, Var};
+pub use variables::{Causality, LinkField, PeerValue, Place, Var};
 
 /// The names an FMU's variables take beyond an interface's signals, which the
 /// interface parser therefore refuses as signal or node names: every peer's

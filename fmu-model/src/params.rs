@@ -1,7 +1,7 @@
 //! The FMU's parameters: one table, from which both the variables of every FMU
 //! (and so its modelDescription.xml) and the instance's storage are made.
 
-use super::Kind;
+use super::kind::Kind;
 
 /// A parameter, by meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 //! Derived from [`Var::place`], never written by hand: the variable list stays
 //! the one source.
 
-use super::variables::{Kind, PeerValue, Place, Var};
+use super::kind::Kind;
+use super::variables::{PeerValue, Place, Var};
 
 /// Where a variable's bytes are, when a set or get is a plain store or load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

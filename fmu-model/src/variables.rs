@@ -4,36 +4,8 @@
 
 use rfm_core::interface::{Interface, NodeSpec, Signal, SignalType, Start};
 
+use super::kind::Kind;
 use super::params::{self, Param};
-
-/// Type of a variable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Real,
-    Integer,
-    Boolean,
-    String,
-}
-
-impl Kind {
-    fn of(t: SignalType) -> Kind {
-        match t {
-            SignalType::Real => Kind::Real,
-            SignalType::Integer => Kind::Integer,
-            SignalType::Boolean => Kind::Boolean,
-            SignalType::String { .. } => Kind::String,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Real => "Real",
-            Kind::Integer => "Integer",
-            Kind::Boolean => "Boolean",
-            Kind::String => "String",
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Causality {

@@ -15,7 +15,6 @@
 //! bytes so that no two entries share a cache line.
 
 use crate::interface::payload::Payload;
-use crate::interface::NodeSpec;
 use crate::region::{Region, RegionError};
 
 /// Alignment of every part of an area, and of areas themselves.
@@ -63,16 +62,21 @@ pub struct Area {
 }
 
 impl Area {
-    /// The area of node `node` (`spec`) at `offset`, whose descriptor takes
-    /// `descriptor_bytes` (the caller encodes it: the descriptor's format is not
-    /// this module's).
-    pub(crate) fn new(node: usize, spec: &NodeSpec, descriptor_bytes: usize, offset: u64) -> Area {
-        let payload = Payload::of(spec.signals.iter().map(|s| s.kind));
+    /// The area of node `node` (in `slot`, publishing `payload`) at `offset`,
+    /// whose descriptor takes `descriptor_bytes` (the caller encodes it: the
+    /// descriptor's format is not this module's).
+    pub(crate) fn new(
+        node: usize,
+        slot: u8,
+        payload: Payload,
+        descriptor_bytes: usize,
+        offset: u64,
+    ) -> Area {
         let descriptor_len = align_up(descriptor_bytes, ALIGN);
         let entry_len = align_up(FRAME_HEADER + payload.len, ALIGN);
         Area {
             node,
-            slot: spec.slot,
+            slot,
             offset,
             len: DESCRIPTOR_OFFSET + descriptor_len + RING_DEPTH * entry_len,
             payload,

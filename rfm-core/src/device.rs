@@ -4,13 +4,16 @@
 //! - `shm:NAME`: shared memory on this host (POSIX, or a named file mapping on Windows);
 //! - `loopback:NAME`: memory shared inside this process.
 
-use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::backend::loopback::{self, LoopbackMemory};
-use crate::backend::rfm2g::{self, Board, Interrupt, Rfm2gError, BUILD_HINT, LINK_EVENT};
-use crate::backend::shm::{self, ShmMapping};
+use crate::backend::loopback::{self, LoopbackError, LoopbackMemory};
+use crate::backend::rfm2g::{self, Board, BoardError, Interrupt, Rfm2gError, LINK_EVENT};
+
+/// A device's network interrupts, enabled while it lives: how a link waits for
+/// its peers on an RFM2g board ([`Device::events`]).
+pub use crate::backend::rfm2g::Events;
+use crate::backend::shm::{self, ShmError, ShmMapping};
 use crate::region::{Region, WORD};
 
 /// The accepted forms, quoted in errors.
@@ -33,7 +36,9 @@ pub enum DeviceSpec {
     Loopback { name: String },
 }
 
-/// Why a device could not be opened or mapped.
+/// Why a device could not be opened or mapped: the device string, the window
+/// asked for, or what its backend said (each backend has its own error, kept
+/// whole here; its message is this error's message).
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
     #[error("device string is empty; expected {DEVICE_FORMS}")]
@@ -42,81 +47,13 @@ pub enum DeviceError {
     UnknownForm { device: String },
     #[error("device `{device}`: {reason}")]
     BadDevice { device: String, reason: String },
-    #[error("device `{device}`: {op} failed: {source}")]
-    Os {
-        device: String,
-        op: &'static str,
-        #[source]
-        source: io::Error,
-    },
-    #[error(
-        "device `{device}` holds {found} bytes but {expected} were asked for; every program \
-         sharing it must use the same size ({})",
-        shm::STALE_HINT
-    )]
-    SizeMismatch {
-        device: String,
-        expected: u64,
-        found: u64,
-    },
     #[error("device `{device}`: a size of {size} bytes cannot be used")]
     BadSize { device: String, size: u64 },
-    #[error(
-        "device `{device}` does not exist: no program has created {}",
-        shm::object_path(name)
-    )]
-    NoSuchMemory { device: String, name: String },
-    #[error(
-        "device `{device}`: {} its {size} bytes ({source}): {} or use a smaller memory",
-        shm::NO_ROOM,
-        shm::NO_ROOM_HINT
-    )]
-    NoSpace {
-        device: String,
-        size: u64,
-        #[source]
-        source: std::io::Error,
-    },
-    /// `owner` and `me`: `uid N` on Unix, a SID on Windows.
-    #[error(
-        "device `{device}` is owned by {owner}, not by this user ({me}); refusing memory \
-         another user controls"
-    )]
-    NotOwner {
-        device: String,
-        owner: String,
-        me: String,
-    },
-    #[error(
-        "device `{device}` has mode {mode:o}: others may write it; refusing (it must be 600, \
-         as this library creates it)"
-    )]
-    OpenToOthers { device: String, mode: u32 },
-    /// Windows: the mapping's access rules grant `who`, not only this user.
-    #[error(
-        "device `{device}` grants access to {who}, not only to this user; refusing (this \
-         library creates it with one rule, for its owner)"
-    )]
-    GrantedToOthers { device: String, who: String },
-    #[error("device `{device}`: {what} is not supported on this platform")]
-    Unsupported { device: String, what: &'static str },
     #[error(
         "device `{device}` is not an RFM2g board: {what} needs one (`/dev/rfm2gN` through the \
          vendor library or the rfm2g-sim emulator)"
     )]
     NotRfm2g { device: String, what: &'static str },
-    #[error("could not load the RFM2g library `{library}`: {reason}; {BUILD_HINT}")]
-    LibraryNotLoaded { library: String, reason: String },
-    #[error(
-        "the RFM2g library `{library}` has no symbol `{symbol}`: it is not an RFM2g API \
-         library, or too old; {BUILD_HINT}"
-    )]
-    SymbolMissing {
-        library: String,
-        symbol: &'static str,
-    },
-    #[error(transparent)]
-    Rfm2g(#[from] Rfm2gError),
     #[error(
         "device `{device}`: a window of {len} bytes at offset {offset} does not fit its \
          {size}-byte memory"
@@ -129,6 +66,27 @@ pub enum DeviceError {
     },
     #[error("device `{device}`: offset {offset} is not a multiple of {WORD} bytes")]
     UnalignedWindow { device: String, offset: u64 },
+    #[error(transparent)]
+    Shm(#[from] ShmError),
+    #[error(transparent)]
+    Loopback(#[from] LoopbackError),
+    /// The RFM2g library could not be used (a failed vendor call is [`DeviceError::Rfm2g`]).
+    #[error(transparent)]
+    Board(BoardError),
+    /// A vendor call failed: which, on which device, and the library's words.
+    #[error(transparent)]
+    Rfm2g(#[from] Rfm2gError),
+}
+
+/// A failed vendor call is always [`DeviceError::Rfm2g`], whichever operation
+/// made it; the board's other failures are [`DeviceError::Board`].
+impl From<BoardError> for DeviceError {
+    fn from(e: BoardError) -> DeviceError {
+        match e {
+            BoardError::Call(call) => DeviceError::Rfm2g(call),
+            other => DeviceError::Board(other),
+        }
+    }
 }
 
 impl DeviceSpec {
@@ -300,13 +258,13 @@ impl Device {
 
     /// RFM2g network interrupts for the link's wake-ups; `None` on devices without
     /// them (shm, loopback) or when the vendor library lacks the event functions.
-    pub fn events(&self) -> Result<Option<rfm2g::Events>, DeviceError> {
+    pub fn events(&self) -> Result<Option<Events>, DeviceError> {
         self.interrupts(LINK_EVENT)
     }
 
     /// Interrupt `kind`, enabled on this board while the result lives; `None` as
     /// for [`Device::events`].
-    pub fn interrupts(&self, kind: Interrupt) -> Result<Option<rfm2g::Events>, DeviceError> {
+    pub fn interrupts(&self, kind: Interrupt) -> Result<Option<Events>, DeviceError> {
         match &self.memory {
             Memory::Rfm2g(board) => Ok(board.events(kind)?),
             _ => Ok(None),
@@ -331,13 +289,14 @@ impl Device {
         kind: Interrupt,
         data: u32,
     ) -> Result<(), DeviceError> {
-        self.board("sending a network interrupt")?
-            .send_interrupt(to, kind, data)
+        Ok(self
+            .board("sending a network interrupt")?
+            .send_interrupt(to, kind, data)?)
     }
 
     /// `RFM2gCheckRingCont`: `Ok` when a packet sent round the ring comes back.
     pub fn check_ring(&self) -> Result<(), DeviceError> {
-        self.board("the ring continuity test")?.check_ring()
+        Ok(self.board("the ring continuity test")?.check_ring()?)
     }
 
     /// The RFM2g driver's version, when the driver or emulator says (RFM2g only).
@@ -364,7 +323,7 @@ impl Device {
             });
         }
         let whole = match &self.memory {
-            Memory::Rfm2g(board) => return board.map(offset, len),
+            Memory::Rfm2g(board) => return Ok(board.map(offset, len)?),
             Memory::Shm(shm) => shm.region(),
             Memory::Loopback(lb) => lb.region(),
         };

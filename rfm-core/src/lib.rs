@@ -26,6 +26,7 @@ pub mod wait;
 
 pub use backend::rfm2g::{Interrupt, Rfm2gError};
 pub use device::{
-    Device, DeviceError, DeviceInfo, DeviceSpec, OpenOptions, DEFAULT_MEMORY_SIZE, DEVICE_FORMS,
+    Device, DeviceError, DeviceInfo, DeviceSpec, Events, OpenOptions, DEFAULT_MEMORY_SIZE,
+    DEVICE_FORMS,
 };
 pub use region::{Region, RegionError, WORD};

@@ -4,6 +4,9 @@
 
 mod common;
 
+use rfm_core::backend::loopback::LoopbackError;
+use rfm_core::backend::rfm2g::BoardError;
+use rfm_core::backend::shm::ShmError;
 use rfm_core::{Device, DeviceError, DeviceSpec, OpenOptions};
 
 fn open(device: &str) -> DeviceError {
@@ -120,11 +123,15 @@ fn a_memory_of_another_size_is_an_error_not_a_remap() {
         assert!(
             matches!(
                 err,
-                DeviceError::SizeMismatch {
+                DeviceError::Shm(ShmError::SizeMismatch {
                     expected: 2097152,
                     found: 1048576,
                     ..
-                }
+                }) | DeviceError::Loopback(LoopbackError::SizeMismatch {
+                    expected: 2097152,
+                    found: 1048576,
+                    ..
+                })
             ),
             "{err:?}"
         );
@@ -174,7 +181,10 @@ fn shared_memory_others_can_write_is_refused() {
     unsafe { libc::close(fd) };
     let err = open(&format!("shm:{name}"));
     assert!(
-        matches!(err, DeviceError::OpenToOthers { mode: 0o666, .. }),
+        matches!(
+            err,
+            DeviceError::Shm(ShmError::OpenToOthers { mode: 0o666, .. })
+        ),
         "{err:?}"
     );
     assert_msg(&err, &["mode 666", "refusing"]);
@@ -197,7 +207,7 @@ fn shared_memory_of_another_user_is_refused() {
     }
     let err = open(&format!("shm:{name}"));
     assert!(
-        matches!(&err, DeviceError::NotOwner { owner, .. } if owner == "uid 4242"),
+        matches!(&err, DeviceError::Shm(ShmError::NotOwner { owner, .. }) if owner == "uid 4242"),
         "{err:?}"
     );
     assert_msg(&err, &["owned by uid 4242", "refusing"]);
@@ -211,7 +221,7 @@ fn a_missing_vendor_library_says_which_and_how_to_build_it() {
     };
     let err = Device::open("/dev/rfm2g0", &options).unwrap_err();
     assert!(
-        matches!(err, DeviceError::LibraryNotLoaded { .. }),
+        matches!(err, DeviceError::Board(BoardError::LibraryNotLoaded { .. })),
         "{err:?}"
     );
     assert_msg(
@@ -232,7 +242,7 @@ fn the_default_vendor_library_is_librfm2g_so() {
         &format!("/dev/rfm2g-sim/{ring}/0/64K"),
         &OpenOptions::default(),
     ) {
-        Err(err @ DeviceError::LibraryNotLoaded { .. }) => {
+        Err(err @ DeviceError::Board(BoardError::LibraryNotLoaded { .. })) => {
             assert_msg(&err, &["`librfm2g.so`", "LD_LIBRARY_PATH"])
         }
         // `cargo test` puts target/debug, where the emulator is built, on the
@@ -254,10 +264,10 @@ fn a_library_without_the_rfm2g_symbols_names_the_missing_one() {
     assert!(
         matches!(
             err,
-            DeviceError::SymbolMissing {
+            DeviceError::Board(BoardError::SymbolMissing {
                 symbol: "RFM2gOpen",
                 ..
-            }
+            })
         ),
         "{err:?}"
     );
@@ -304,7 +314,10 @@ fn an_existing_only_open_never_creates_memory_and_takes_the_objects_own_size() {
         ..OpenOptions::default()
     };
     let err = Device::open(&device, &existing).unwrap_err();
-    assert!(matches!(err, DeviceError::NoSuchMemory { .. }), "{err:?}");
+    assert!(
+        matches!(err, DeviceError::Shm(ShmError::NoSuchMemory { .. })),
+        "{err:?}"
+    );
     assert_msg(&err, &[&device, "does not exist: no program has created"]);
     assert!(
         rfm_core::backend::shm::stat(&name).is_err(),

@@ -15,6 +15,7 @@ use std::process::Command;
 use std::sync::atomic::Ordering;
 
 use rfm_core::backend::shm;
+use rfm_core::backend::shm::ShmError;
 use rfm_core::link::{Link, LinkConfig};
 use rfm_core::{Device, DeviceError, OpenOptions};
 
@@ -60,7 +61,10 @@ fn inside_a_small_dev_shm() {
     let library = std::env::var_os(CHILD).unwrap();
     // 1. A shm: device of 1 MiB on a 256 KiB /dev/shm: an error naming the cause.
     let err = Device::open("shm:too-big", &OpenOptions::default()).unwrap_err();
-    assert!(matches!(err, DeviceError::NoSpace { .. }), "{err:?}");
+    assert!(
+        matches!(err, DeviceError::Shm(ShmError::NoSpace { .. })),
+        "{err:?}"
+    );
     let text = err.to_string();
     assert!(
         text.contains("device `shm:too-big`: the shared-memory file system (/dev/shm) has no room for its 1048576 bytes")

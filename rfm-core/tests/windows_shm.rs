@@ -8,6 +8,7 @@ mod common;
 use std::ffi::c_void;
 use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
 
+use rfm_core::backend::shm::ShmError;
 use rfm_core::{Device, DeviceError, OpenOptions};
 use windows_sys::Win32::Foundation::{LocalFree, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::Security::Authorization::{
@@ -161,11 +162,11 @@ fn a_mapping_of_another_size_is_refused() {
     assert!(
         matches!(
             err,
-            DeviceError::SizeMismatch {
+            DeviceError::Shm(ShmError::SizeMismatch {
                 expected: 1000,
                 found: 1048576,
                 ..
-            }
+            })
         ),
         "{err:?}"
     );
@@ -188,7 +189,7 @@ fn a_mapping_others_may_open_is_refused() {
         let _other = create_with(&name, 1 << 16, &sddl).expect("creating the open mapping");
         let err = Device::open(&format!("shm:{name}"), &options(1 << 16)).unwrap_err();
         assert!(
-            matches!(&err, DeviceError::GrantedToOthers { who: w, .. } if w.contains(who)),
+            matches!(&err, DeviceError::Shm(ShmError::GrantedToOthers { who: w, .. }) if w.contains(who)),
             "{sddl}: {err:?}"
         );
         assert!(err.to_string().contains("refusing"), "{err}");
@@ -206,7 +207,7 @@ fn a_mapping_another_user_owns_is_refused() {
     };
     let err = Device::open(&format!("shm:{name}"), &options(1 << 16)).unwrap_err();
     assert!(
-        matches!(&err, DeviceError::NotOwner { owner, .. } if owner == "S-1-5-32-546"),
+        matches!(&err, DeviceError::Shm(ShmError::NotOwner { owner, .. }) if owner == "S-1-5-32-546"),
         "{err:?}"
     );
 }
@@ -219,5 +220,8 @@ fn an_existing_only_open_of_a_missing_mapping_says_so() {
         ..options(1 << 16)
     };
     let err = Device::open(&format!("shm:{name}"), &options).unwrap_err();
-    assert!(matches!(err, DeviceError::NoSuchMemory { .. }), "{err:?}");
+    assert!(
+        matches!(err, DeviceError::Shm(ShmError::NoSuchMemory { .. })),
+        "{err:?}"
+    );
 }

@@ -8,8 +8,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rfm_core::backend::shm::{ShmMapping, ShmObject};
-use rfm_core::DeviceError;
+use rfm_core::backend::shm::{ShmError, ShmMapping, ShmObject};
 
 use crate::abi::{Code, PAGE};
 use crate::config::BoardConfig;
@@ -116,7 +115,7 @@ impl Ring {
         let total = HEADER_LEN + board.size as usize;
         let object =
             ShmObject::open(&format!("shm:{name}"), &name, total).map_err(|e| match e {
-                DeviceError::SizeMismatch { found, .. } => format!(
+                ShmError::SizeMismatch { found, .. } => format!(
                     "{device}: ring `{}` already has {} bytes of memory but this board is \
                  configured with {}; every board of a ring needs the same size (or remove \
                  the stale ring: {})",

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use rfm_core::backend::shm::ShmError;
 use rfm_core::{Device, DeviceError, DeviceSpec, OpenOptions};
 
 use crate::failure::Failure;
@@ -29,7 +30,7 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
     }
     Device::open(device, &options).map_err(|e| {
         Failure::device(match e {
-            DeviceError::NoSuchMemory { device, name } => anyhow::anyhow!(
+            DeviceError::Shm(ShmError::NoSuchMemory { device, name }) => anyhow::anyhow!(
                 "`{device}` does not exist: no program has created {} (rfmctl only inspects \
                  memory, it does not create it)",
                 rfm_core::backend::shm::object_path(&name)

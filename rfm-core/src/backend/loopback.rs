@@ -10,7 +10,21 @@ use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use crate::region::{Region, WORD};
-use crate::DeviceError;
+
+/// Why a `loopback:` memory could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum LoopbackError {
+    #[error(
+        "device `{device}` holds {found} bytes but {expected} were asked for; every program \
+         sharing it must use the same size ({})",
+        crate::backend::shm::STALE_HINT
+    )]
+    SizeMismatch {
+        device: String,
+        expected: u64,
+        found: u64,
+    },
+}
 
 /// The storage behind one loopback name.
 #[derive(Debug)]
@@ -26,7 +40,7 @@ pub(crate) fn open(
     device: &str,
     name: &str,
     size: usize,
-) -> Result<Arc<LoopbackMemory>, DeviceError> {
+) -> Result<Arc<LoopbackMemory>, LoopbackError> {
     let mut registry = REGISTRY
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -34,7 +48,7 @@ pub(crate) fn open(
     if let Some(memory) = registry.get(name).and_then(Weak::upgrade) {
         let found = memory.words.len() * WORD;
         if found != size {
-            return Err(DeviceError::SizeMismatch {
+            return Err(LoopbackError::SizeMismatch {
                 device: device.to_owned(),
                 expected: size as u64,
                 found: found as u64,

@@ -228,7 +228,14 @@ impl Descriptor {
     /// its signal offsets are not the layout's (a writer of another layout).
     pub fn area(&self, offset: u64) -> Option<Area> {
         let spec = self.node_spec();
-        let area = Area::new(0, &spec, encoded_len(&self.interface, &spec), offset);
+        let payload = Payload::of(spec.signals.iter().map(|s| s.kind));
+        let area = Area::new(
+            0,
+            spec.slot,
+            payload,
+            encoded_len(&self.interface, &spec),
+            offset,
+        );
         let laid_out = area.payload.fields.iter().map(|f| f.offset);
         laid_out
             .eq(self.signals.iter().map(|d| d.offset))

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use super::payload::Payload;
 use super::{descriptor, Interface};
 use crate::area::{Area, ALIGN};
 
@@ -79,7 +80,8 @@ impl MemoryMap {
             };
             let area = Area::new(
                 i,
-                spec,
+                spec.slot,
+                Payload::of(spec.signals.iter().map(|s| s.kind)),
                 descriptor::encoded_len(&interface.name, spec),
                 offset,
             );

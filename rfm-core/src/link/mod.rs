@@ -17,12 +17,11 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use crate::backend::rfm2g::Events;
 use crate::frame::framed::SyncMode;
 use crate::health::PeerHealth;
 use crate::interface::{self, Interface};
 use crate::wait::WaitStrategy;
-use crate::{Device, DeviceError, OpenOptions};
+use crate::{Device, DeviceError, Events, OpenOptions};
 
 mod attitude;
 pub mod claim;

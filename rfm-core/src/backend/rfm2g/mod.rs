@@ -8,6 +8,9 @@ mod status;
 
 pub use status::{status_name, Rfm2gError};
 
+mod error;
+pub use error::BoardError;
+
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::Path;
 use std::ptr::NonNull;
@@ -16,7 +19,6 @@ use std::sync::Arc;
 use ffi::{RFM2GHANDLE, RFM2G_NODE, RFM2G_STATUS, RFM2G_UINT32, RFM2G_UINT64};
 
 use crate::region::Region;
-use crate::DeviceError;
 
 /// The library loaded when the caller names none.
 pub const DEFAULT_LIBRARY: &str = if cfg!(windows) {
@@ -119,10 +121,10 @@ fn open_resident(path: &std::ffi::OsStr) -> Result<libloading::Library, libloadi
 /// A symbol only the project's emulator (`rfm2g-sim`) exports.
 const EMULATOR_SYMBOL: &[u8] = b"rfm2gsim_live_handles\0";
 
-fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
+fn load(library: Option<&Path>) -> Result<Api, BoardError> {
     let name = library.map_or_else(|| DEFAULT_LIBRARY.to_owned(), |p| p.display().to_string());
     let path = library.map_or(DEFAULT_LIBRARY.as_ref(), Path::as_os_str);
-    let loaded = open_resident(path).map_err(|e| DeviceError::LibraryNotLoaded {
+    let loaded = open_resident(path).map_err(|e| BoardError::LibraryNotLoaded {
         library: name.clone(),
         reason: e.to_string(),
     })?;
@@ -130,19 +132,17 @@ fn load(library: Option<&Path>) -> Result<Api, DeviceError> {
     let emulator = unsafe { loaded.get::<unsafe extern "C" fn() -> i32>(EMULATOR_SYMBOL) }.is_ok();
     // SAFETY: resolving symbols runs nothing; their types are the header's.
     let raw = unsafe { ffi::Rfm2gApi::from_library(loaded) }.map_err(|e| {
-        DeviceError::LibraryNotLoaded {
+        BoardError::LibraryNotLoaded {
             library: name.clone(),
             reason: e.to_string(),
         }
     })?;
     macro_rules! required {
         ($field:ident) => {
-            *raw.$field
-                .as_ref()
-                .map_err(|_| DeviceError::SymbolMissing {
-                    library: name.clone(),
-                    symbol: stringify!($field),
-                })?
+            *raw.$field.as_ref().map_err(|_| BoardError::SymbolMissing {
+                library: name.clone(),
+                symbol: stringify!($field),
+            })?
         };
     }
     Ok(Api {
@@ -246,11 +246,11 @@ impl Board {
     }
 
     /// `RFM2gCheckRingCont`: whether a packet sent around the ring comes back.
-    pub(crate) fn check_ring(&self) -> Result<(), DeviceError> {
+    pub(crate) fn check_ring(&self) -> Result<(), BoardError> {
         let check_ring = self
             .api
             .check_ring
-            .ok_or_else(|| DeviceError::SymbolMissing {
+            .ok_or_else(|| BoardError::SymbolMissing {
                 library: self.api.library.clone(),
                 symbol: "RFM2gCheckRingCont",
             })?;
@@ -265,7 +265,7 @@ impl Board {
         to: Option<u16>,
         kind: Interrupt,
         data: u32,
-    ) -> Result<(), DeviceError> {
+    ) -> Result<(), BoardError> {
         Ok(self.send(self.event_api()?, to, kind, data)?)
     }
 
@@ -283,19 +283,19 @@ impl Board {
         self.check("RFM2gSendEvent", status)
     }
 
-    fn event_api(&self) -> Result<EventApi, DeviceError> {
-        self.api.events.ok_or_else(|| DeviceError::SymbolMissing {
+    fn event_api(&self) -> Result<EventApi, BoardError> {
+        self.api.events.ok_or_else(|| BoardError::SymbolMissing {
             library: self.api.library.clone(),
             symbol: "RFM2gSendEvent",
         })
     }
 
     /// Maps `[offset, offset + len)` through `RFM2gUserMemory`, rounded out to pages.
-    pub(crate) fn map(self: &Arc<Self>, offset: u64, len: usize) -> Result<Region, DeviceError> {
+    pub(crate) fn map(self: &Arc<Self>, offset: u64, len: usize) -> Result<Region, BoardError> {
         let page_offset = offset - offset % PAGE_SIZE;
         let span = offset - page_offset + len as u64;
         let pages =
-            u32::try_from(span.div_ceil(PAGE_SIZE)).map_err(|_| DeviceError::WindowOutOfRange {
+            u32::try_from(span.div_ceil(PAGE_SIZE)).map_err(|_| BoardError::WindowOutOfRange {
                 device: self.device.clone(),
                 offset,
                 len: len as u64,
@@ -306,7 +306,7 @@ impl Board {
         let status = unsafe { (self.api.user_memory)(self.handle, &mut ptr, page_offset, pages) };
         self.check("RFM2gUserMemory", status)?;
         let Some(page_base) = NonNull::new(ptr.cast::<u8>()) else {
-            return Err(DeviceError::Rfm2g(Rfm2gError {
+            return Err(BoardError::Call(Rfm2gError {
                 call: "RFM2gUserMemory",
                 device: self.device.clone(),
                 code: 0,
@@ -524,9 +524,9 @@ impl Drop for Mapping {
 }
 
 /// Opens `device` (e.g. `/dev/rfm2g0`) through `library` (default [`DEFAULT_LIBRARY`]).
-pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, DeviceError> {
+pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, BoardError> {
     let api = load(library)?;
-    let path = CString::new(device).map_err(|_| DeviceError::BadDevice {
+    let path = CString::new(device).map_err(|_| BoardError::BadPath {
         device: device.escape_debug().to_string(),
         reason: "it contains a NUL byte".into(),
     })?;

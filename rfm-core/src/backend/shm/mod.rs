@@ -15,7 +15,9 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use crate::region::Region;
-use crate::DeviceError;
+
+mod error;
+pub use error::ShmError;
 
 #[cfg(unix)]
 mod unix;
@@ -71,10 +73,10 @@ impl ShmMapping {
 /// The size of an object `found` this big: the size asked for, which must be
 /// the one found, or the one found when none is asked for (opening an existing
 /// object). One rule for both platforms' objects.
-fn agreed_size(device: &str, wanted: Option<usize>, found: u64) -> Result<usize, DeviceError> {
+fn agreed_size(device: &str, wanted: Option<usize>, found: u64) -> Result<usize, ShmError> {
     let size = wanted.unwrap_or(found as usize);
     if found != size as u64 {
-        return Err(DeviceError::SizeMismatch {
+        return Err(ShmError::SizeMismatch {
             device: device.to_owned(),
             expected: size as u64,
             found,
@@ -83,8 +85,8 @@ fn agreed_size(device: &str, wanted: Option<usize>, found: u64) -> Result<usize,
     Ok(size)
 }
 
-fn os_error(device: &str, op: &'static str) -> DeviceError {
-    DeviceError::Os {
+fn os_error(device: &str, op: &'static str) -> ShmError {
+    ShmError::Os {
         device: device.to_owned(),
         op,
         source: io::Error::last_os_error(),
@@ -104,18 +106,18 @@ pub struct ShmObject {
 impl ShmObject {
     /// Opens or creates the object of NAME with `size` bytes. `device` names it
     /// in errors.
-    pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, DeviceError> {
+    pub fn open(device: &str, name: &str, size: usize) -> Result<ShmObject, ShmError> {
         Self::open_with(device, name, Some(size))
     }
 
     /// Opens the object only if it exists, with the size it has: for tools that
     /// inspect memory and must never create it (no check-then-open race either).
-    pub fn open_existing(device: &str, name: &str) -> Result<ShmObject, DeviceError> {
+    pub fn open_existing(device: &str, name: &str) -> Result<ShmObject, ShmError> {
         Self::open_with(device, name, None)
     }
 
-    fn open_with(device: &str, name: &str, size: Option<usize>) -> Result<ShmObject, DeviceError> {
-        validate_name(name).map_err(|reason| DeviceError::BadDevice {
+    fn open_with(device: &str, name: &str, size: Option<usize>) -> Result<ShmObject, ShmError> {
+        validate_name(name).map_err(|reason| ShmError::BadName {
             device: device.to_owned(),
             reason,
         })?;
@@ -139,9 +141,9 @@ impl ShmObject {
 
     /// Maps `[offset, offset + len)` shared and read-write. `offset` must be a
     /// multiple of the page size and the window inside the object.
-    pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, DeviceError> {
+    pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, ShmError> {
         if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.size) {
-            return Err(DeviceError::WindowOutOfRange {
+            return Err(ShmError::WindowOutOfRange {
                 device: self.device.clone(),
                 offset: offset as u64,
                 len: len as u64,
@@ -163,7 +165,7 @@ pub(crate) fn open(
     device: &str,
     name: &str,
     size: Option<usize>,
-) -> Result<Arc<ShmMapping>, DeviceError> {
+) -> Result<Arc<ShmMapping>, ShmError> {
     let object = ShmObject::open_with(device, name, size)?;
     let size = object.size();
     Ok(Arc::new(object.map(0, size)?))

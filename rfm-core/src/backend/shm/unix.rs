@@ -6,9 +6,7 @@ use std::io;
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
-use super::{agreed_size, object_name, os_error, validate_name};
-
-use crate::DeviceError;
+use super::{agreed_size, object_name, os_error, validate_name, ShmError};
 
 /// How long an opener waits for a creator that has not sized the object yet.
 const SIZING_GRACE: Duration = Duration::from_secs(1);
@@ -40,7 +38,7 @@ impl Drop for Fd {
     }
 }
 
-fn fstat(device: &str, fd: &Fd) -> Result<libc::stat, DeviceError> {
+fn fstat(device: &str, fd: &Fd) -> Result<libc::stat, ShmError> {
     // SAFETY: `stat` is plain old data; an all-zero value is valid and fstat fills it.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: fd is open; `st` is a valid out pointer.
@@ -81,7 +79,7 @@ pub(super) fn open(
     device: &str,
     name: &str,
     size: Option<usize>,
-) -> Result<(Object, usize, bool), DeviceError> {
+) -> Result<(Object, usize, bool), ShmError> {
     let path = CString::new(object_name(name)).expect("validated names hold no NUL");
     let create = if size.is_some() {
         libc::O_CREAT | libc::O_EXCL
@@ -93,7 +91,7 @@ pub(super) fn open(
     let (fd, created) = if fd >= 0 {
         (Fd(fd), size.is_some())
     } else if size.is_none() && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
-        return Err(DeviceError::NoSuchMemory {
+        return Err(ShmError::NoSuchMemory {
             device: device.to_owned(),
             name: name.to_owned(),
         });
@@ -112,20 +110,20 @@ pub(super) fn open(
     // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
     if st.st_uid != me {
-        return Err(DeviceError::NotOwner {
+        return Err(ShmError::NotOwner {
             device: device.to_owned(),
             owner: format!("uid {}", st.st_uid),
             me: format!("uid {me}"),
         });
     }
     if st.st_mode & 0o077 != 0 {
-        return Err(DeviceError::OpenToOthers {
+        return Err(ShmError::OpenToOthers {
             device: device.to_owned(),
             mode: st.st_mode & 0o777,
         });
     }
     if let (true, Some(size)) = (created, size) {
-        let len = libc::off_t::try_from(size).map_err(|_| DeviceError::BadSize {
+        let len = libc::off_t::try_from(size).map_err(|_| ShmError::BadSize {
             device: device.to_owned(),
             size: size as u64,
         })?;
@@ -149,7 +147,7 @@ pub(super) fn open(
             // SAFETY: `path` is a valid C string.
             unsafe { libc::shm_unlink(path.as_ptr()) };
         }
-        return Err(DeviceError::NoSpace {
+        return Err(ShmError::NoSpace {
             device: device.to_owned(),
             size: size as u64,
             source,
@@ -164,8 +162,8 @@ pub(super) fn map(
     device: &str,
     offset: usize,
     len: usize,
-) -> Result<(NonNull<u8>, View), DeviceError> {
-    let file_offset = libc::off_t::try_from(offset).map_err(|_| DeviceError::BadSize {
+) -> Result<(NonNull<u8>, View), ShmError> {
+    let file_offset = libc::off_t::try_from(offset).map_err(|_| ShmError::BadSize {
         device: device.to_owned(),
         size: offset as u64,
     })?;

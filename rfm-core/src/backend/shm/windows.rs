@@ -34,8 +34,7 @@ use windows_sys::Win32::System::Memory::{
 use windows_sys::Win32::System::SystemInformation::{GetSystemInfo, SYSTEM_INFO};
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
-use super::{agreed_size, object_name, os_error, validate_name};
-use crate::DeviceError;
+use super::{agreed_size, object_name, os_error, validate_name, ShmError};
 
 /// The ACE types read: a mapping of ours holds one ACCESS_ALLOWED rule.
 const ACCESS_ALLOWED: u8 = 0;
@@ -195,7 +194,7 @@ fn private_descriptor(user: &User) -> io::Result<Local> {
 
 /// Refuses a mapping owned by another user, or whose access rules grant anyone
 /// but `user` (a NULL DACL grants everyone).
-fn check_private(device: &str, handle: HANDLE, user: &User) -> Result<(), DeviceError> {
+fn check_private(device: &str, handle: HANDLE, user: &User) -> Result<(), ShmError> {
     let mut owner: PSID = std::ptr::null_mut();
     let mut dacl: *mut ACL = std::ptr::null_mut();
     let mut sd: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
@@ -214,7 +213,7 @@ fn check_private(device: &str, handle: HANDLE, user: &User) -> Result<(), Device
         )
     };
     if err != 0 {
-        return Err(DeviceError::Os {
+        return Err(ShmError::Os {
             device: device.to_owned(),
             op: "GetSecurityInfo",
             source: io::Error::from_raw_os_error(err as i32),
@@ -224,7 +223,7 @@ fn check_private(device: &str, handle: HANDLE, user: &User) -> Result<(), Device
     let text = |sid: PSID| sid_text(sid).unwrap_or_else(|e| format!("(unreadable SID: {e})"));
     // SAFETY: both are valid SIDs (the owner is never NULL for a kernel object).
     if owner.is_null() || unsafe { EqualSid(owner, user.sid()) } == 0 {
-        return Err(DeviceError::NotOwner {
+        return Err(ShmError::NotOwner {
             device: device.to_owned(),
             owner: if owner.is_null() {
                 "no one".into()
@@ -234,7 +233,7 @@ fn check_private(device: &str, handle: HANDLE, user: &User) -> Result<(), Device
             me: user.text.clone(),
         });
     }
-    let others = |who: String| DeviceError::GrantedToOthers {
+    let others = |who: String| ShmError::GrantedToOthers {
         device: device.to_owned(),
         who,
     };
@@ -270,7 +269,7 @@ fn check_private(device: &str, handle: HANDLE, user: &User) -> Result<(), Device
 }
 
 /// The size the mapping was created with.
-fn section_size(device: &str, handle: HANDLE) -> Result<u64, DeviceError> {
+fn section_size(device: &str, handle: HANDLE) -> Result<u64, ShmError> {
     let mut info = SectionBasicInformation {
         base_address: std::ptr::null_mut(),
         allocation_attributes: 0,
@@ -288,7 +287,7 @@ fn section_size(device: &str, handle: HANDLE) -> Result<u64, DeviceError> {
         )
     };
     if status < 0 {
-        return Err(DeviceError::Os {
+        return Err(ShmError::Os {
             device: device.to_owned(),
             op: "NtQuerySection",
             source: io::Error::other(format!("NTSTATUS {:#010x}", status as u32)),
@@ -310,8 +309,8 @@ pub(super) fn open(
     device: &str,
     name: &str,
     size: Option<usize>,
-) -> Result<(Object, usize, bool), DeviceError> {
-    let user = User::current().map_err(|source| DeviceError::Os {
+) -> Result<(Object, usize, bool), ShmError> {
+    let user = User::current().map_err(|source| ShmError::Os {
         device: device.to_owned(),
         op: "reading this process's user",
         source,
@@ -319,7 +318,7 @@ pub(super) fn open(
     let object = wide(&object_name(name));
     let (raw, created) = match size {
         Some(size) => {
-            let sd = private_descriptor(&user).map_err(|source| DeviceError::Os {
+            let sd = private_descriptor(&user).map_err(|source| ShmError::Os {
                 device: device.to_owned(),
                 op: "building the security descriptor",
                 source,
@@ -346,13 +345,13 @@ pub(super) fn open(
             let last = unsafe { GetLastError() };
             if raw.is_null() {
                 if matches!(last, ERROR_COMMITMENT_LIMIT | ERROR_NOT_ENOUGH_MEMORY) {
-                    return Err(DeviceError::NoSpace {
+                    return Err(ShmError::NoSpace {
                         device: device.to_owned(),
                         size: bytes,
                         source: io::Error::from_raw_os_error(last as i32),
                     });
                 }
-                return Err(DeviceError::Os {
+                return Err(ShmError::Os {
                     device: device.to_owned(),
                     op: "CreateFileMappingW",
                     source: io::Error::from_raw_os_error(last as i32),
@@ -366,12 +365,12 @@ pub(super) fn open(
             if raw.is_null() {
                 let error = io::Error::last_os_error();
                 if error.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) {
-                    return Err(DeviceError::NoSuchMemory {
+                    return Err(ShmError::NoSuchMemory {
                         device: device.to_owned(),
                         name: name.to_owned(),
                     });
                 }
-                return Err(DeviceError::Os {
+                return Err(ShmError::Os {
                     device: device.to_owned(),
                     op: "OpenFileMappingW",
                     source: error,
@@ -393,7 +392,7 @@ pub(super) fn map(
     device: &str,
     offset: usize,
     len: usize,
-) -> Result<(NonNull<u8>, View), DeviceError> {
+) -> Result<(NonNull<u8>, View), ShmError> {
     // A view must start on the allocation granularity: map from there.
     let granularity = allocation_granularity();
     let start = offset - offset % granularity;
