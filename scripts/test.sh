@@ -28,6 +28,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
 cargo clippy -p fmu-src -p rfm2g-sim -p rfmctl --target x86_64-pc-windows-gnu -- -D warnings
 
+step "no import circle between the modules of any crate of the workspace (module-cycles)"
+cargo run -q -p module-cycles
+
 step "rustdoc (broken intra-doc links are errors)"
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
 
