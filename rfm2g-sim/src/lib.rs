@@ -5,7 +5,7 @@
 //! Each emulated board is a node of a *ring*: a shared-memory object that every
 //! board of the ring maps, as nodes on one fibre see one memory. The exports take
 //! the vendor's names, argument types and status codes (the header is
-//! `rfm-core/include/rfm2g_api.h`); [`config`] says which device path opens which
+//! `rfm2g-sys/include/rfm2g_api.h`); [`config`] says which device path opens which
 //! board; [`ring`] holds the shared layout and the network interrupts.
 //!
 //! What a program can tell apart from hardware: nothing in the API (the same

@@ -9,7 +9,7 @@
 #[path = "support/library.rs"]
 mod support;
 
-use rfm_core::backend::rfm2g::ffi::Rfm2gApi;
+use rfm2g_sys::ffi::Rfm2gApi;
 
 macro_rules! vendor_functions {
     ($($name:ident),* $(,)?) => {
@@ -79,7 +79,7 @@ fn the_library_has_every_function_of_the_header() {
     // And the header declares every function the list names: bindgen puts each
     // declared function in the struct, so the list and the struct agree when the
     // source of ffi.rs names exactly these.
-    let ffi = include_str!("../../rfm-core/src/backend/rfm2g/ffi.rs");
+    let ffi = include_str!("../../rfm2g-sys/src/ffi.rs");
     let declared: Vec<&str> = ffi
         .lines()
         .filter_map(|l| l.trim().strip_prefix("pub RFM2g"))

@@ -23,7 +23,7 @@ fn build(program: &str, lib: &Path) -> PathBuf {
             "-Werror",
         ])
         .arg("-I")
-        .arg(root.join("../rfm-core/include"))
+        .arg(root.join("../rfm2g-sys/include"))
         .arg("-I")
         .arg(root.join("c"))
         .arg(root.join(format!("c/{program}.c")))

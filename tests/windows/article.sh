@@ -34,7 +34,7 @@ for lang in c c++; do
     fi
     for program in sender receiver; do
         x86_64-w64-mingw32-gcc -x "$lang" "$std" -O2 -Wall -Wextra -pedantic -Werror \
-            -I rfm-core/include -I rfm2g-sim/c "rfm2g-sim/c/$program.c" -x none \
+            -I rfm2g-sys/include -I rfm2g-sim/c "rfm2g-sim/c/$program.c" -x none \
             -L "$out" -lrfm2gdll_stdc_64 "${extra[@]}" -o "$out/$program-$lang.exe"
     done
 done

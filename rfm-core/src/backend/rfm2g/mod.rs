@@ -3,7 +3,8 @@
 
 // Exactly what bindgen wrote (tests/bindings.rs compares byte for byte).
 #[rustfmt::skip]
-pub mod ffi;
+/// The vendor API's declarations (rfm2g-sys).
+pub use rfm2g_sys::ffi;
 mod status;
 
 pub use status::{status_name, Rfm2gError};
