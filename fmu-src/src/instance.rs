@@ -4,45 +4,35 @@
 //! `fmi2Status` once, at the boundary (see lib.rs). An error moves the instance to
 //! `Error` (only Get*, Terminate, Reset and FreeInstance are then legal); a fatal
 //! error makes every later call but FreeInstance fail. Variable access is in
-//! `access.rs`.
+//! `access/`, over the instance's [`Values`].
 
-use std::ffi::CString;
 use std::sync::Arc;
 
+use rfm_core::frame::framed::FrameBuf;
 use rfm_core::link::Link;
 use rfm_core::wait::WaitStrategy;
 
+use crate::access::Access;
 use crate::config::{link_config, string};
 use crate::error::{error, FmiError, FmiResult};
 use crate::logger::{Category, Logger};
 use crate::recording::Recording;
 use crate::state_machine::{states, Call};
-use crate::values::{parse, store, Outcome, Value};
+use crate::values::{parse, store, Outcome, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{Model, Param, Place, PARAMS};
 
-pub use crate::state_machine::State;
+use crate::state_machine::State;
 
 #[derive(Debug)]
 pub struct Instance {
     pub logger: Logger,
-    pub(crate) model: Arc<Model>,
-    pub(crate) state: State,
-    /// Indexed by [`fmu_model::Param`].
-    pub(crate) params: Vec<Value>,
-    /// This node's signals as the master set them, laid out as its payload (a
-    /// step copies them into the frame in one pass).
-    pub(crate) inputs: Vec<u8>,
+    model: Arc<Model>,
+    state: State,
+    values: Values,
     time: f64,
     stop_time: Option<f64>,
     step: u64,
-    /// Kept after an error (closed), so that the outputs still say what the link saw.
-    pub(crate) link: Option<Link>,
-    /// The recording of `recordFile`, if one is made.
-    pub(crate) recording: Option<Recording>,
-    pub(crate) outcome: Outcome,
-    /// Strings handed out by the last fmi2GetString (valid until the next call).
-    pub(crate) returned: Vec<CString>,
 }
 
 impl Instance {
@@ -51,26 +41,37 @@ impl Instance {
             .interface
             .map()
             .expect("a model's interface has a map");
-        let mut inputs = vec![0; map.area(model.node).payload.len];
+        // The frame this node publishes, from instantiation on: the master's
+        // sets store into its payload, and each step lends it to the link.
+        let mut frame = FrameBuf::new(map.area(model.node).payload.len);
         for v in &model.variables {
             if let Place::Input { offset, size } = v.place {
-                store(&mut inputs, offset, size, &parse(v.kind, &v.start));
+                store(frame.payload_mut(), offset, size, &parse(v.kind, &v.start));
             }
         }
         Instance {
             logger,
-            params: PARAMS.iter().map(|p| parse(p.kind, p.start)).collect(),
+            values: Values {
+                params: PARAMS.iter().map(|p| parse(p.kind, p.start)).collect(),
+                frame,
+                link: None,
+                report: None,
+                outcome: Outcome::None,
+                recording: None,
+                returned: Vec::new(),
+            },
             model,
             state: State::Instantiated,
-            inputs,
             time: 0.0,
             stop_time: None,
             step: 0,
-            link: None,
-            recording: None,
-            outcome: Outcome::None,
-            returned: Vec::new(),
         }
+    }
+
+    /// Set and get of variables, over the values of this instance.
+    #[inline]
+    pub fn access(&mut self) -> Access<'_> {
+        Access::new(&self.model, self.state, &mut self.values)
     }
 
     /// Checks that `call` may be made now, by the state machine's one table.
@@ -128,7 +129,7 @@ impl Instance {
         } else if e.status == fmi2Error && self.state != State::Fatal {
             self.state = State::Error;
             // A failed link must not leave a peer waiting on a live slot.
-            if let Some(link) = self.link.as_mut() {
+            if let Some(link) = self.values.link.as_mut() {
                 let _ = link.close();
             }
         }
@@ -166,18 +167,19 @@ impl Instance {
 
     /// Opens the device and publishes this node's initial frame, without waiting.
     pub fn exit_initialization_mode(&mut self) -> FmiResult {
-        let config = link_config(&self.model, &self.params)?;
+        let v = &mut self.values;
+        let config = link_config(&self.model, &v.params)?;
         log::debug!("opening {config:?}");
         let mut link =
             Link::open(config).map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
-        link.payload_mut().copy_from_slice(&self.inputs);
-        link.start_frame(self.time)
+        let report = link
+            .start(self.time, &mut v.frame)
             .map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
-        let file = string(&self.params, Param::RecordFile);
-        self.recording = match file.is_empty() {
+        let file = string(&v.params, Param::RecordFile);
+        v.recording = match file.is_empty() {
             true => None,
             false => Some(
-                Recording::start(file, &self.model, &self.params, &link)
+                Recording::start(file, &self.model, &v.params, &link, &report, &v.frame)
                     .map_err(|e| error(format!("fmi2ExitInitializationMode: {}", e.message)))?,
             ),
         };
@@ -188,15 +190,17 @@ impl Instance {
             link.config().device,
             link.epoch()
         );
-        self.link = Some(link);
+        v.link = Some(link);
+        v.report = Some(report);
+        v.outcome = Outcome::None;
         self.step = 0;
-        self.outcome = Outcome::None;
         self.state = State::StepComplete;
         Ok(())
     }
 
     pub fn terminate(&mut self) -> FmiResult {
         if let Some(link) = self
+            .values
             .link
             .as_ref()
             .filter(|l| l.config().wait == WaitStrategy::Event)
@@ -209,11 +213,11 @@ impl Instance {
                 waits.timed_out
             );
         }
-        if let Some(link) = self.link.as_mut() {
+        if let Some(link) = self.values.link.as_mut() {
             link.close()
                 .map_err(|e| error(format!("fmi2Terminate: {e}")))?;
         }
-        if let Some(recording) = self.recording.take() {
+        if let Some(recording) = self.values.recording.take() {
             recording
                 .finish()
                 .map_err(|e| error(format!("fmi2Terminate: {}", e.message)))?;
@@ -252,20 +256,25 @@ impl Instance {
             }
         }
         let k = self.step;
-        let link = self.link.as_mut().expect("StepComplete has a link");
-        link.payload_mut().copy_from_slice(&self.inputs);
+        let v = &mut self.values;
+        let link = v.link.as_mut().expect("StepComplete has a link");
         // The master's own time for this step: what the peers read as its time.
-        if let Err(e) = link.step_frame(k, t) {
-            // A master may read the outputs after an error to see why: the link
-            // diagnostics say what the link saw; the peers' signals keep their
-            // last good values.
-            self.outcome = Outcome::Failed;
-            return Err(error(format!("fmi2DoStep (step {k}, t = {t}): {e}")));
+        let report = match link.step(k, t, &mut v.frame) {
+            Ok(report) => report,
+            Err(e) => {
+                // A master may read the outputs after an error to see why: the
+                // link diagnostics say what the link saw; the peers' signals keep
+                // their last good values.
+                v.outcome = Outcome::Failed;
+                v.report = Some(link.report());
+                return Err(error(format!("fmi2DoStep (step {k}, t = {t}): {e}")));
+            }
+        };
+        if let Some(recording) = &mut v.recording {
+            recording.step(link, &report, &v.frame);
         }
-        if let Some(recording) = &mut self.recording {
-            recording.step(link);
-        }
-        self.outcome = Outcome::Ok;
+        v.report = Some(report);
+        v.outcome = Outcome::Ok;
         self.step += 1;
         self.time = t + h;
         Ok(())
@@ -278,7 +287,7 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        if let Some(mut link) = self.link.take() {
+        if let Some(mut link) = self.values.link.take() {
             let _ = link.close();
         }
     }

@@ -146,7 +146,7 @@ access!(
     fmi2_get_real,
     *mut fmi2Real,
     slice_mut,
-    |inst, vrs, out| inst.get_plain::<Real>("fmi2GetReal", vrs, out)
+    |inst, vrs, out| inst.access().get_plain::<Real>("fmi2GetReal", vrs, out)
 );
 access!(
     "fmi2GetInteger",
@@ -154,7 +154,9 @@ access!(
     fmi2_get_integer,
     *mut fmi2Integer,
     slice_mut,
-    |inst, vrs, out| inst.get_plain::<Integer>("fmi2GetInteger", vrs, out)
+    |inst, vrs, out| inst
+        .access()
+        .get_plain::<Integer>("fmi2GetInteger", vrs, out)
 );
 access!(
     "fmi2GetBoolean",
@@ -162,7 +164,9 @@ access!(
     fmi2_get_boolean,
     *mut fmi2Boolean,
     slice_mut,
-    |inst, vrs, out| inst.get_plain::<Boolean>("fmi2GetBoolean", vrs, out)
+    |inst, vrs, out| inst
+        .access()
+        .get_plain::<Boolean>("fmi2GetBoolean", vrs, out)
 );
 access!(
     "fmi2GetString",
@@ -170,7 +174,7 @@ access!(
     fmi2_get_string,
     *mut fmi2String,
     slice_mut,
-    |inst, vrs, out| inst.get_string("fmi2GetString", vrs, out)
+    |inst, vrs, out| inst.access().get_string("fmi2GetString", vrs, out)
 );
 access!(
     "fmi2SetReal",
@@ -178,7 +182,7 @@ access!(
     fmi2_set_real,
     *const fmi2Real,
     slice,
-    |inst, vrs, values| inst.set_plain::<Real>("fmi2SetReal", vrs, values)
+    |inst, vrs, values| inst.access().set_plain::<Real>("fmi2SetReal", vrs, values)
 );
 access!(
     "fmi2SetInteger",
@@ -186,7 +190,9 @@ access!(
     fmi2_set_integer,
     *const fmi2Integer,
     slice,
-    |inst, vrs, values| inst.set_plain::<Integer>("fmi2SetInteger", vrs, values)
+    |inst, vrs, values| inst
+        .access()
+        .set_plain::<Integer>("fmi2SetInteger", vrs, values)
 );
 access!(
     "fmi2SetBoolean",
@@ -194,7 +200,9 @@ access!(
     fmi2_set_boolean,
     *const fmi2Boolean,
     slice,
-    |inst, vrs, values| inst.set_plain::<Boolean>("fmi2SetBoolean", vrs, values)
+    |inst, vrs, values| inst
+        .access()
+        .set_plain::<Boolean>("fmi2SetBoolean", vrs, values)
 );
 access!(
     "fmi2SetString",
@@ -202,7 +210,9 @@ access!(
     fmi2_set_string,
     *const fmi2String,
     slice,
-    |inst, vrs, values| inst.set_strings("fmi2SetString", vrs, &texts(values))
+    |inst, vrs, values| inst
+        .access()
+        .set_strings("fmi2SetString", vrs, &texts(values))
 );
 
 export!("fmi2DoStep", DoStep, fmi2_do_step,

@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use rfm_core::frame::framed::crc_of;
-use rfm_core::link::{Layout, Link};
+use rfm_core::frame::framed::{crc_of, FrameBuf};
+use rfm_core::link::{Layout, Link, StepReport};
 use rfm_core::record::{queue_capacity, Header, Kind, Recorder};
 
 use crate::error::{error, FmiError};
-use crate::values::Value;
 use fmu_model::{fmu_params, Model};
+use rfm_core::interface::Value;
 
 /// An open recording of one instance's link.
 #[derive(Debug)]
@@ -25,12 +25,15 @@ pub struct Recording {
 
 impl Recording {
     /// Starts recording `link` into `file`, with the instance's parameters in the
-    /// header, and records the initial frame it published.
+    /// header, and records the initial frame it published (`published`, which
+    /// the start reported as `report`).
     pub fn start(
         file: &str,
         model: &Model,
         params: &[Value],
         link: &Link,
+        report: &StepReport,
+        published: &FrameBuf,
     ) -> Result<Recording, FmiError> {
         if link.config().layout != Layout::Framed {
             return Err(error(format!(
@@ -42,7 +45,7 @@ impl Recording {
             .map(|p| format!("{}={}\n", p.name, params[p.param as usize]))
             .collect();
         let header = Header::for_interface(link.interface(), link.config().node_slot, parameters);
-        let capacity = queue_capacity(link.published().len());
+        let capacity = queue_capacity(published.bytes().len());
         let recorder = Recorder::create(Path::new(file), &header, capacity)
             .map_err(|e| error(format!("recordFile: {e}")))?;
         let mut recording = Recording {
@@ -50,25 +53,24 @@ impl Recording {
             last_taken: vec![None; link.peers().len()],
             warned: false,
         };
-        let now = link.step_wall_ns();
         recording.recorder.record(
             Kind::Published,
             link.config().node_slot,
-            now,
-            link.published(),
+            report.wall_ns,
+            published.bytes(),
         );
         Ok(recording)
     }
 
-    /// Records the frame `link` published in this step and each peer frame it
-    /// took that was not recorded yet, all at the step's time
-    /// ([`Link::step_wall_ns`]: no second clock read).
-    pub fn step(&mut self, link: &Link) {
+    /// Records the frame this step published and each peer frame `link` took
+    /// that was not recorded yet, all at the step's time (the report's
+    /// `wall_ns`: no second clock read).
+    pub fn step(&mut self, link: &Link, report: &StepReport, published: &FrameBuf) {
         let slot = link.config().node_slot;
-        let now = link.step_wall_ns();
+        let now = report.wall_ns;
         let mut kept = self
             .recorder
-            .record(Kind::Published, slot, now, link.published());
+            .record(Kind::Published, slot, now, published.bytes());
         for (peer, last) in link.peers().iter().zip(&mut self.last_taken) {
             if let Some(frame) = peer.taken_frame() {
                 let crc = crc_of(frame);

@@ -1,13 +1,38 @@
-//! Variable values: parameters held by the instance, this node's signals in its
-//! payload, and the peers' outputs read where the link keeps them (nothing is
+//! Where every variable's value lives ([`Values`]): the parameters, this node's
+//! signals in the payload of the frame the instance lends its link, the peers'
+//! frames where the link keeps them, and what the last step reported (nothing is
 //! copied per step to serve a get).
 
-use rfm_core::interface::SignalType;
-use rfm_core::link::Link;
+use std::ffi::CString;
 
 use fmu_model::{Kind, LinkField, PeerValue, Place, Var};
+use rfm_core::frame::framed::{FrameBuf, SyncMode};
+use rfm_core::interface::SignalType;
+use rfm_core::link::{Link, StepReport};
+
+use crate::recording::Recording;
 
 pub use rfm_core::interface::Value;
+
+/// The sources of an instance's variables.
+#[derive(Debug)]
+pub struct Values {
+    /// Indexed by [`fmu_model::Param`].
+    pub params: Vec<Value>,
+    /// This node's frame: the master's sets store into its payload, and each
+    /// step lends it to the link, which seals and publishes it as it is.
+    pub frame: FrameBuf,
+    /// Kept after an error (closed), so that the outputs still say what the link saw.
+    pub link: Option<Link>,
+    /// What the last step (or the start) reported.
+    pub report: Option<StepReport>,
+    /// How the last step went, for `link.ok`.
+    pub outcome: Outcome,
+    /// The recording of `recordFile`, if one is made.
+    pub recording: Option<Recording>,
+    /// Strings handed out by the last fmi2GetString (valid until the next call).
+    pub returned: Vec<CString>,
+}
 
 /// The value a start text of the description stands for.
 pub fn parse(kind: Kind, text: &str) -> Value {
@@ -47,25 +72,27 @@ pub fn store(p: &mut [u8], offset: usize, size: usize, value: &Value) {
     }
 }
 
-/// What an output shows now: the link's newest frame of its peer, or its start
-/// value before the link has taken one.
-pub fn output(link: Option<&Link>, outcome: Outcome, var: &Var) -> Value {
-    let Place::Output { peer, value } = var.place else {
-        unreachable!("outputs only")
-    };
-    let Some(link) = link else {
-        return parse(var.kind, &var.start);
-    };
-    let p = &link.peers()[peer];
-    match value {
-        PeerValue::Link(field) => link_field(link, outcome, peer, field),
-        _ if p.latest().is_none() => parse(var.kind, &var.start),
-        PeerValue::Time => Value::Real(p.latest().map_or(0.0, |h| h.sim_time)),
-        PeerValue::Step => Value::Integer(
-            p.latest()
-                .map_or(-1, |h| h.step.min(i32::MAX as u64) as i32 - 1),
-        ),
-        PeerValue::Signal { offset, size } => load(p.payload(), offset, var.kind, size),
+impl Values {
+    /// What an output shows now: the link's newest frame of its peer, or its
+    /// start value before the link has taken one.
+    pub fn output(&self, var: &Var) -> Value {
+        let Place::Output { peer, value } = var.place else {
+            unreachable!("outputs only")
+        };
+        let (Some(link), Some(report)) = (&self.link, &self.report) else {
+            return parse(var.kind, &var.start);
+        };
+        let p = &link.peers()[peer];
+        match value {
+            PeerValue::Link(field) => link_field(link, report, self.outcome, peer, field),
+            _ if p.latest().is_none() => parse(var.kind, &var.start),
+            PeerValue::Time => Value::Real(p.latest().map_or(0.0, |h| h.sim_time)),
+            PeerValue::Step => Value::Integer(
+                p.latest()
+                    .map_or(-1, |h| h.step.min(i32::MAX as u64) as i32 - 1),
+            ),
+            PeerValue::Signal { offset, size } => load(p.payload(), offset, var.kind, size),
+        }
     }
 }
 
@@ -78,28 +105,31 @@ pub enum Outcome {
     Failed,
 }
 
-fn link_field(link: &Link, outcome: Outcome, peer: usize, field: LinkField) -> Value {
-    let health = link.peers()[peer].health();
+fn link_field(
+    link: &Link,
+    report: &StepReport,
+    outcome: Outcome,
+    peer: usize,
+    field: LinkField,
+) -> Value {
+    let p = &link.peers()[peer];
+    let health = p.health();
     match field {
         // Lockstep: the frame of the last step arrived. Free: the peer session
         // frames are taken from is running (its heartbeat), however old its
         // newest frame.
         LinkField::Ok => Value::Boolean(match outcome {
-            Outcome::Ok if link.config().mode == rfm_core::frame::framed::SyncMode::Free => {
-                link.peer_alive_at(peer)
+            Outcome::Ok if link.config().mode == SyncMode::Free => {
+                p.alive(report.read_at, link.config().timeout)
             }
             Outcome::Ok => true,
             Outcome::None | Outcome::Failed => false,
         }),
-        LinkField::Age => Value::Real(
-            health
-                .age(link.stepped_at())
-                .map_or(-1.0, |a| a.as_secs_f64()),
-        ),
+        LinkField::Age => Value::Real(health.age(report.read_at).map_or(-1.0, |a| a.as_secs_f64())),
         LinkField::Lost => count(health.lost),
         LinkField::BadFrames => count(health.bad_frames),
         LinkField::Restarts => count(health.restarts),
-        LinkField::Wait => Value::Real(link.last_wait().as_secs_f64()),
+        LinkField::Wait => Value::Real(report.waited.as_secs_f64()),
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 
 use rfm_core::backend::shm;
 use rfm_core::backend::shm::ShmError;
-use rfm_core::link::{Link, LinkConfig};
+use rfm_core::link::{AttitudeLink, LinkConfig};
 use rfm_core::{Device, DeviceError, OpenOptions};
 
 const CHILD: &str = "RFM_CORE_FULL_SHM_CHILD";
@@ -76,7 +76,7 @@ fn inside_a_small_dev_shm() {
         "no sparse object left behind"
     );
     // The same through a link, as the FMU's fmi2ExitInitializationMode opens it.
-    let err = Link::open(LinkConfig {
+    let err = AttitudeLink::open(LinkConfig {
         device: "shm:too-big".into(),
         ..LinkConfig::default()
     })

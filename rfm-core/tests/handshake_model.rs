@@ -26,7 +26,7 @@ mod common;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use rfm_core::frame::framed::SyncMode;
+use rfm_core::frame::framed::{FrameBuf, SyncMode};
 use rfm_core::frame::Message;
 use rfm_core::interface;
 use rfm_core::link::liveness::{Beater, HEARTBEAT_PERIOD, MIN_SILENCE};
@@ -77,6 +77,8 @@ fn latest(node: &Node) -> Option<PeerSample> {
 /// One session of one node.
 struct Session {
     node: Node,
+    /// The frame this session publishes (its owner lends it to each publish).
+    frame: FrameBuf,
     epoch: u64,
     beater: Option<Beater>,
     next_beat: Duration,
@@ -194,6 +196,7 @@ impl World {
         )
         .unwrap();
         self.nodes[node].push(Session {
+            frame: FrameBuf::new(n.payload_len()),
             node: n,
             epoch,
             beater: None,
@@ -244,8 +247,8 @@ impl World {
             let t = self.t;
             let s = self.current(node);
             let init = sample(s.epoch, slot, 0);
-            init.write(s.node.payload_mut());
-            match s.node.poll_start(now, init.sim_time) {
+            init.write(s.frame.payload_mut());
+            match s.node.poll_start(now, init.sim_time, &mut s.frame) {
                 Ok(StartPoll::Claimed) => {
                     // The heartbeat thread starts, and beats at once.
                     let mut b = s.node.beater().unwrap();
@@ -270,8 +273,10 @@ impl World {
         let s = self.current(node);
         let (epoch, index) = (s.epoch, s.published);
         let sample = sample(epoch, node as u8, index);
-        sample.write(s.node.payload_mut());
-        s.node.publish(index, sample.sim_time).unwrap();
+        sample.write(s.frame.payload_mut());
+        s.node
+            .publish(index, sample.sim_time, &mut s.frame)
+            .unwrap();
         s.published += 1;
     }
 

@@ -6,9 +6,10 @@ mod common;
 
 use std::time::Duration;
 
+use rfm_core::frame::framed::FrameBuf;
 use rfm_core::frame::framed::SyncMode;
 use rfm_core::frame::Message;
-use rfm_core::link::{Layout, Link, LinkConfig, LinkError, Sample};
+use rfm_core::link::{AttitudeLink, Layout, LinkConfig, LinkError, Sample};
 use rfm_core::wait::WaitStrategy;
 
 fn config(device: &str, node: u8, peer: u8, lag: u8) -> LinkConfig {
@@ -42,8 +43,8 @@ fn loopback() -> String {
 #[test]
 fn lag_one_in_one_thread_exchanges_exactly() {
     let dev = loopback();
-    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
-    let mut b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = AttitudeLink::open(config(&dev, 1, 0, 1)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
     for k in 0..10_000u64 {
@@ -73,9 +74,9 @@ fn lag_zero_in_two_threads_exchanges_exactly() {
 
 /// Nodes 0 and 1 start, then step concurrently in two threads, each checking that
 /// every frame it takes is exactly the other's input of the same step.
-fn exchange_in_two_threads(a: LinkConfig, b: LinkConfig, steps: u64) -> [Link; 2] {
-    let mut a = Link::open(a).unwrap();
-    let mut b = Link::open(b).unwrap();
+fn exchange_in_two_threads(a: LinkConfig, b: LinkConfig, steps: u64) -> [AttitudeLink; 2] {
+    let mut a = AttitudeLink::open(a).unwrap();
+    let mut b = AttitudeLink::open(b).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
     exchange_started(a, b, steps)
@@ -83,8 +84,8 @@ fn exchange_in_two_threads(a: LinkConfig, b: LinkConfig, steps: u64) -> [Link; 2
 
 /// As [`exchange_in_two_threads`], for two started links of slots 0 and 1 (or of
 /// any two slots whose nodes feed `input(0, k)` and `input(1, k)`).
-fn exchange_started(a: Link, b: Link, steps: u64) -> [Link; 2] {
-    let run = |mut link: Link, me: u8| {
+fn exchange_started(a: AttitudeLink, b: AttitudeLink, steps: u64) -> [AttitudeLink; 2] {
+    let run = |mut link: AttitudeLink, me: u8| {
         std::thread::spawn(move || {
             for k in 0..steps {
                 let got = link.step(k, &input(me, k)).unwrap().unwrap();
@@ -100,7 +101,7 @@ fn exchange_started(a: Link, b: Link, steps: u64) -> [Link; 2] {
 #[test]
 fn a_self_loop_echoes_its_own_inputs() {
     let dev = loopback();
-    let mut link = Link::open(config(&dev, 3, 3, 0)).unwrap();
+    let mut link = AttitudeLink::open(config(&dev, 3, 3, 0)).unwrap();
     link.start(&input(3, u64::MAX)).unwrap();
     for k in 0..100 {
         assert_eq!(
@@ -115,8 +116,8 @@ fn a_self_loop_echoes_its_own_inputs() {
 #[test]
 fn frames_left_by_a_dead_session_are_never_taken() {
     let dev = loopback();
-    let mut old_a = Link::open(config(&dev, 0, 1, 1)).unwrap();
-    let mut old_b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    let mut old_a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut old_b = AttitudeLink::open(config(&dev, 1, 0, 1)).unwrap();
     let stale = |k: u64| Sample {
         attitude: [1e6 + k as f64; 3],
         ..Sample::default()
@@ -129,13 +130,13 @@ fn frames_left_by_a_dead_session_are_never_taken() {
     }
     // A crash: no close, the heartbeats stop, the memory keeps every frame. Keep the
     // loopback memory alive while the new nodes open it.
-    let keep = Link::open(config(&dev, 9, 9, 0)).unwrap();
+    let keep = AttitudeLink::open(config(&dev, 9, 9, 0)).unwrap();
     old_a.abandon();
     old_b.abandon();
 
     // Node 1 starts first (taking its slot once the dead holder has been silent for
     // DEAD_AFTER) and sees node 0's stale frames; node 0 starts later.
-    let mut b = Link::open(config(&dev, 1, 0, 0)).unwrap();
+    let mut b = AttitudeLink::open(config(&dev, 1, 0, 0)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
     let tb = std::thread::spawn(move || {
         (0..50u64)
@@ -143,7 +144,7 @@ fn frames_left_by_a_dead_session_are_never_taken() {
             .collect::<Vec<_>>()
     });
     std::thread::sleep(Duration::from_millis(50));
-    let mut a = Link::open(config(&dev, 0, 1, 0)).unwrap();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 0)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     for k in 0..50u64 {
         assert_eq!(
@@ -160,9 +161,9 @@ fn frames_left_by_a_dead_session_are_never_taken() {
 #[test]
 fn a_slot_another_live_node_writes_is_refused() {
     let dev = loopback();
-    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
-    let mut twin = Link::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut twin = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
     let err = twin.start(&input(0, u64::MAX)).unwrap_err();
     assert!(
         matches!(err, LinkError::SlotInUse { slot: 0, .. }),
@@ -185,7 +186,7 @@ fn a_silent_peer_times_out_with_device_slots_step_and_time() {
     let dev = loopback();
     let mut cfg = config(&dev, 2, 5, 0);
     cfg.startup_timeout = Duration::from_millis(50);
-    let mut a = Link::open(cfg).unwrap();
+    let mut a = AttitudeLink::open(cfg).unwrap();
     a.start(&input(2, u64::MAX)).unwrap();
     let err = a.step(0, &input(2, 0)).unwrap_err();
     let LinkError::Timeout {
@@ -210,8 +211,8 @@ fn a_silent_peer_times_out_with_device_slots_step_and_time() {
 #[test]
 fn a_stopped_peer_ends_a_lockstep_wait_at_once() {
     let dev = loopback();
-    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
-    let mut b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = AttitudeLink::open(config(&dev, 1, 0, 1)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
     for k in 0..3 {
@@ -242,8 +243,8 @@ fn a_stopped_peer_ends_a_lockstep_wait_at_once() {
 #[test]
 fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
     let dev = loopback();
-    let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
-    let mut b = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = AttitudeLink::open(config(&dev, 1, 0, 1)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
     for k in 0..3 {
@@ -252,7 +253,7 @@ fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
     }
     let old = b.epoch();
     b.abandon(); // crashed: no close, no heartbeat
-    let mut b2 = Link::open(config(&dev, 1, 0, 1)).unwrap();
+    let mut b2 = AttitudeLink::open(config(&dev, 1, 0, 1)).unwrap();
     // Its slot is held by a silent session: taken once it has been silent DEAD_AFTER.
     let started = std::time::Instant::now();
     b2.start(&input(1, u64::MAX)).unwrap();
@@ -279,8 +280,8 @@ fn incompatible_peers_are_refused_at_first_contact() {
         (1, SyncMode::Free, "syncMode Free"),
     ] {
         let dev = loopback();
-        let mut a = Link::open(config(&dev, 0, 1, 1)).unwrap();
-        let mut b = Link::open(LinkConfig {
+        let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+        let mut b = AttitudeLink::open(LinkConfig {
             lag: peer_lag,
             mode: peer_mode,
             ..config(&dev, 1, 0, 1)
@@ -294,12 +295,12 @@ fn incompatible_peers_are_refused_at_first_contact() {
     }
     // A peer writing the article's layout where ours is expected.
     let dev = loopback();
-    let mut a = Link::open(LinkConfig {
+    let mut a = AttitudeLink::open(LinkConfig {
         mode: SyncMode::Free,
         ..config(&dev, 0, 1, 0)
     })
     .unwrap();
-    let mut b = Link::open(LinkConfig {
+    let mut b = AttitudeLink::open(LinkConfig {
         mode: SyncMode::Free,
         layout: Layout::Seed,
         ..config(&dev, 1, 0, 0)
@@ -317,12 +318,12 @@ fn incompatible_peers_are_refused_at_first_contact() {
     );
     // And a lockstep node meets the seed writer while it waits for its first frame.
     let dev = loopback();
-    let mut a = Link::open(LinkConfig {
+    let mut a = AttitudeLink::open(LinkConfig {
         startup_timeout: Duration::from_secs(60),
         ..config(&dev, 0, 1, 0)
     })
     .unwrap();
-    let mut b = Link::open(LinkConfig {
+    let mut b = AttitudeLink::open(LinkConfig {
         mode: SyncMode::Free,
         layout: Layout::Seed,
         ..config(&dev, 1, 0, 0)
@@ -341,8 +342,8 @@ fn free_mode_takes_the_newest_frame_and_never_waits() {
         mode: SyncMode::Free,
         ..config(&dev, node, peer, 0)
     };
-    let mut a = Link::open(free(0, 1)).unwrap();
-    let mut b = Link::open(free(1, 0)).unwrap();
+    let mut a = AttitudeLink::open(free(0, 1)).unwrap();
+    let mut b = AttitudeLink::open(free(1, 0)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     assert_eq!(
         a.step(0, &input(0, 0)).unwrap(),
@@ -373,7 +374,7 @@ fn free_mode_takes_the_newest_frame_and_never_waits() {
     b.step(6, &input(1, 6)).unwrap();
     assert_eq!(a.step(k + 2, &input(0, k + 2)).unwrap().unwrap().index, 7);
     assert_eq!(a.health().lost, 1, "index 6 was never seen");
-    assert_eq!(a.last_wait(), Duration::ZERO);
+    assert_eq!(a.report().waited, Duration::ZERO);
 }
 
 #[test]
@@ -384,8 +385,8 @@ fn the_seed_layout_interoperates_in_free_mode() {
         layout: Layout::Seed,
         ..config(&dev, node, peer, 0)
     };
-    let mut a = Link::open(seed(0, 1)).unwrap();
-    let mut b = Link::open(seed(1, 0)).unwrap();
+    let mut a = AttitudeLink::open(seed(0, 1)).unwrap();
+    let mut b = AttitudeLink::open(seed(1, 0)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     b.start(&input(1, u64::MAX)).unwrap();
     b.step(0, &input(1, 0)).unwrap();
@@ -451,7 +452,7 @@ fn configurations_that_cannot_work_name_the_parameter() {
         (config("udp:host", 0, 1, 0), "not a form this FMU knows"),
     ];
     for (cfg, part) in cases {
-        let err = Link::open(cfg).unwrap_err();
+        let err = AttitudeLink::open(cfg).unwrap_err();
         assert!(err.to_string().contains(part), "`{err}` lacks `{part}`");
     }
 }
@@ -524,7 +525,7 @@ fn freeing_one_coupling_leaves_the_interrupts_of_another_on_the_same_board_nodes
         ..config(&dev[board], node, peer, 0)
     };
     let started = |c: LinkConfig, me: u8| {
-        let mut link = Link::open(c).unwrap();
+        let mut link = AttitudeLink::open(c).unwrap();
         link.start(&input(me, u64::MAX)).unwrap();
         link
     };
@@ -537,7 +538,7 @@ fn freeing_one_coupling_leaves_the_interrupts_of_another_on_the_same_board_nodes
 
 #[test]
 fn waiting_on_interrupts_is_refused_without_an_rfm2g_board() {
-    let err = Link::open(LinkConfig {
+    let err = AttitudeLink::open(LinkConfig {
         wait: WaitStrategy::Event,
         ..config(&loopback(), 0, 1, 0)
     })
@@ -562,7 +563,7 @@ fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_write
     use std::sync::atomic::Ordering;
 
     let dev = loopback();
-    let mut a = Link::open(LinkConfig {
+    let mut a = AttitudeLink::open(LinkConfig {
         mode: SyncMode::Free,
         ..config(&dev, 0, 1, 0)
     })
@@ -627,12 +628,16 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
         .unwrap()
     });
     let mut beaters = Vec::new();
+    let mut frames = nodes.each_ref().map(|n| FrameBuf::new(n.payload_len()));
     for (n, node) in nodes.iter_mut().enumerate() {
         let mut t = 0;
         loop {
             let init = input(n as u8, u64::MAX);
-            init.write(node.payload_mut());
-            match node.poll_start(ms(t), init.sim_time).unwrap() {
+            init.write(frames[n].payload_mut());
+            match node
+                .poll_start(ms(t), init.sim_time, &mut frames[n])
+                .unwrap()
+            {
                 StartPoll::Claimed => beaters.push(node.beater().unwrap()),
                 StartPoll::Started => break,
                 StartPoll::Pending => t += 1,
@@ -640,10 +645,11 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
         }
     }
     let [a, b] = &mut nodes;
-    let publish = |b: &mut Node, index: u64| {
+    let frame = &mut frames[1];
+    let mut publish = |b: &mut Node, index: u64| {
         let sample = input(1, index - 1);
-        sample.write(b.payload_mut());
-        b.publish(index, sample.sim_time).unwrap();
+        sample.write(frame.payload_mut());
+        b.publish(index, sample.sim_time, frame).unwrap();
     };
     publish(b, 1);
     // a binds b once it has seen b's beat move.
@@ -688,7 +694,7 @@ fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alon
     use std::sync::atomic::Ordering;
 
     let dev = loopback();
-    let mut a = Link::open(config(&dev, 0, 0, 0)).unwrap();
+    let mut a = AttitudeLink::open(config(&dev, 0, 0, 0)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     a.step(0, &input(0, 0)).unwrap();
     let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
@@ -753,19 +759,20 @@ fn first_exchange_error(cockpit_file: &str) -> String {
     use std::sync::Arc;
     let dev = loopback();
     let open = |slot: u8, interface: Interface| {
-        let mut link = Link::open(LinkConfig {
+        let mut link = rfm_core::link::Link::open(LinkConfig {
             interface: Some(Arc::new(interface)),
             ..config(&dev, slot, 1 - slot, 0)
         })
         .unwrap();
-        link.start_frame(0.0).unwrap();
-        link
+        let mut frame = FrameBuf::new(link.payload_len());
+        link.start(0.0, &mut frame).unwrap();
+        (link, frame)
     };
-    let mut cockpit = open(
+    let (mut cockpit, mut cockpit_frame) = open(
         0,
         Interface::parse("cockpit.toml", cockpit_file, &Reserved::NONE).unwrap(),
     );
-    let mut visual = open(
+    let (mut visual, mut visual_frame) = open(
         1,
         Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap(),
     );
@@ -773,10 +780,15 @@ fn first_exchange_error(cockpit_file: &str) -> String {
     // It stays open until the visual has stepped: a node that closed its area is
     // no longer exchanged with.
     let other = std::thread::spawn(move || {
-        let result = cockpit.step_frame(0, 0.0).map_err(|e| e.to_string());
+        let result = cockpit
+            .step(0, 0.0, &mut cockpit_frame)
+            .map_err(|e| e.to_string());
         (cockpit, result)
     });
-    let err = visual.step_frame(0, 0.0).unwrap_err().to_string();
+    let err = visual
+        .step(0, 0.0, &mut visual_frame)
+        .unwrap_err()
+        .to_string();
     let (_cockpit, theirs) = other.join().unwrap();
     let theirs = theirs.unwrap_err();
     assert!(

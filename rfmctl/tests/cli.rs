@@ -803,10 +803,10 @@ fn dump_fill_and_watch_through_the_rfm2g_library() {
 /// stopped one's closed mark, each judged by the watcher's own clock.
 #[test]
 fn watch_tells_a_live_holder_from_a_silent_and_a_closed_one() {
-    use rfm_core::link::{Link, LinkConfig};
+    use rfm_core::link::{AttitudeLink, LinkConfig};
     let m = shm(1 << 20);
     let link = |slot: u8| {
-        let mut l = Link::open(LinkConfig {
+        let mut l = AttitudeLink::open(LinkConfig {
             device: m.device.clone(),
             node_slot: slot,
             peer_slot: slot,

@@ -10,12 +10,9 @@
 
 use std::ffi::CString;
 
-use rfm_core::link::Link;
-
 use crate::error::{error, FmiError, FmiResult};
-use crate::instance::Instance;
-use crate::state_machine::fixed_parameters_settable;
-use crate::values::{count, load, output, store, Value};
+use crate::state_machine::{fixed_parameters_settable, State};
+use crate::values::{count, load, store, Value, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{At, Causality, Kind, Model, Place, Route, Var};
 
@@ -25,11 +22,28 @@ mod runs;
 pub use plain::{Boolean, Integer, Plain, Real};
 use runs::{long_run, run_length, CHUNK};
 
-impl Instance {
+/// One instance's variables as a call sees them: its model, its state, and its
+/// values, borrowed for the call.
+pub struct Access<'i> {
+    model: &'i Model,
+    state: State,
+    values: &'i mut Values,
+}
+
+impl<'i> Access<'i> {
+    #[inline]
+    pub fn new(model: &'i Model, state: State, values: &'i mut Values) -> Access<'i> {
+        Access {
+            model,
+            state,
+            values,
+        }
+    }
+
     fn variable(&self, function: &str, vr: fmi2ValueReference, kind: Kind) -> FmiResult<&Var> {
         match self.model.variables.get(vr as usize) {
             Some(var) if var.kind == kind => Ok(var),
-            _ => Err(Self::not_a(&self.model, function, vr)),
+            _ => Err(Self::not_a(self.model, function, vr)),
         }
     }
 
@@ -63,7 +77,7 @@ impl Instance {
     }
 
     /// Whether `var` may be set now; fixed parameters only before initialization ends.
-    fn check_settable(state: crate::state_machine::State, function: &str, var: &Var) -> FmiResult {
+    fn check_settable(state: State, function: &str, var: &Var) -> FmiResult {
         match var.causality {
             Causality::Output => Err(error(format!(
                 "{function}: `{}` is an output and cannot be set",
@@ -121,7 +135,7 @@ impl Instance {
         Ok(())
     }
 
-    /// [`Instance::set_plain`] of enough values to hold a run: each run the
+    /// [`Access::set_plain`] of enough values to hold a run: each run the
     /// master passes in order is stored at once. Apart, so that the loop over a
     /// few values stays as short as before: in one loop, the attitude's six
     /// values cost 10 ns a step more.
@@ -138,12 +152,12 @@ impl Instance {
         let mut i = 0;
         while i < n {
             let r = vrs[i];
-            let route = Self::route(&self.model, function, r, T::KIND)?;
+            let route = Self::route(self.model, function, r, T::KIND)?;
             if route.at == At::Input && long_run(&self.model.runs, r) {
                 let run = run_length(&self.model.runs, &vrs[i..]);
                 if run > 1 {
                     let (offset, these) = (route.offset as usize, &values[i..i + run]);
-                    if !T::store_run(these, &mut self.inputs, offset) {
+                    if !T::store_run(these, self.values.frame.payload_mut(), offset) {
                         return Err(self.first_refused::<T>(function, &vrs[i..], these));
                     }
                     i += run;
@@ -158,15 +172,15 @@ impl Instance {
 
     #[inline(always)]
     fn set_one<T: Plain>(&mut self, function: &str, r: fmi2ValueReference, c: T::C) -> FmiResult {
-        let route = Self::route(&self.model, function, r, T::KIND)?;
+        let route = Self::route(self.model, function, r, T::KIND)?;
         if route.at == At::Input {
             // Inputs are settable in every state a set is legal in (the call table).
             let (lo, hi) = match route.bounded {
                 true => self.model.variables[r as usize].bounds,
                 false => (f64::NEG_INFINITY, f64::INFINITY),
             };
-            Self::check_number(&self.model, function, r, T::number(c), lo, hi)?;
-            T::store(c, &mut self.inputs, route.offset as usize);
+            Self::check_number(self.model, function, r, T::number(c), lo, hi)?;
+            T::store(c, self.values.frame.payload_mut(), route.offset as usize);
             Ok(())
         } else {
             self.set_variable(function, r, T::value(c))
@@ -223,10 +237,10 @@ impl Instance {
         };
         if let Some(x) = number {
             let (lo, hi) = var.bounds;
-            Self::check_number(&self.model, function, vr, x, lo, hi)?;
+            Self::check_number(self.model, function, vr, x, lo, hi)?;
         }
         match (var.place, &value) {
-            (Place::Param(q), _) => self.params[q as usize] = value,
+            (Place::Param(q), _) => self.values.params[q as usize] = value,
             (Place::Input { offset, size }, Value::String(text)) => {
                 if text.len() > size {
                     return Err(error(format!(
@@ -235,7 +249,7 @@ impl Instance {
                         text.len()
                     )));
                 }
-                store(&mut self.inputs, offset, size, &value);
+                store(self.values.frame.payload_mut(), offset, size, &value);
             }
             (Place::Input { .. }, _) => unreachable!("numeric inputs take the plain path"),
             (Place::Output { .. } | Place::RecordDropped | Place::ReplayDivergence, _) => {
@@ -248,13 +262,17 @@ impl Instance {
     /// The value of `var` now.
     fn value(&self, var: &Var) -> Value {
         match var.place {
-            Place::Param(p) => self.params[p as usize].clone(),
-            Place::Input { offset, size } => load(&self.inputs, offset, var.kind, size),
-            Place::Output { .. } => output(self.link.as_ref(), self.outcome, var),
-            Place::RecordDropped => count(self.recording.as_ref().map_or(0, |r| r.dropped())),
+            Place::Param(p) => self.values.params[p as usize].clone(),
+            Place::Input { offset, size } => {
+                load(self.values.frame.payload(), offset, var.kind, size)
+            }
+            Place::Output { .. } => self.values.output(var),
+            Place::RecordDropped => {
+                count((self.values.recording.as_ref()).map_or(0, |r| r.dropped()))
+            }
             Place::ReplayDivergence => count(
-                (self.link.as_ref())
-                    .and_then(Link::replay_divergence)
+                (self.values.report)
+                    .and_then(|r| r.replay_divergence)
                     .unwrap_or(0),
             ),
         }
@@ -262,7 +280,7 @@ impl Instance {
 
     /// The payload of peer `peer`'s taken frame, if the link has taken one.
     fn taken(&self, peer: u8) -> Option<&[u8]> {
-        self.link.as_ref()?.peers()[usize::from(peer)].taken_payload()
+        self.values.link.as_ref()?.peers()[usize::from(peer)].taken_payload()
     }
 
     /// `fmi2GetReal`, `fmi2GetInteger`, `fmi2GetBoolean`: an input or a peer's
@@ -278,7 +296,7 @@ impl Instance {
         }
         let mut last = None;
         for (&r, o) in vrs.iter().zip(out) {
-            let route = Self::route(&self.model, function, r, T::KIND)?;
+            let route = Self::route(self.model, function, r, T::KIND)?;
             *o = match self.payload(route, &mut last) {
                 Some(p) => T::load(p, route.offset as usize),
                 None => T::from_value(self.value(&self.model.variables[r as usize])),
@@ -287,8 +305,8 @@ impl Instance {
         Ok(())
     }
 
-    /// [`Instance::get_plain`] of enough values to hold a run: each run the
-    /// master asks for in order is loaded at once. Apart, like [`Instance::set_runs`].
+    /// [`Access::get_plain`] of enough values to hold a run: each run the
+    /// master asks for in order is loaded at once. Apart, like [`Access::set_runs`].
     #[inline(never)]
     fn get_runs<T: Plain>(
         &self,
@@ -302,7 +320,7 @@ impl Instance {
         let mut i = 0;
         while i < n {
             let r = vrs[i];
-            let route = Self::route(&self.model, function, r, T::KIND)?;
+            let route = Self::route(self.model, function, r, T::KIND)?;
             match self.payload(route, &mut last) {
                 Some(p) => {
                     let offset = route.offset as usize;
@@ -334,7 +352,7 @@ impl Instance {
         last: &mut Option<(u8, Option<&'s [u8]>)>,
     ) -> Option<&'s [u8]> {
         match route.at {
-            At::Input => Some(&self.inputs),
+            At::Input => Some(self.values.frame.payload()),
             At::Signal => match *last {
                 Some((peer, payload)) if peer == route.peer => payload,
                 _ => {
@@ -354,16 +372,17 @@ impl Instance {
         vrs: &[fmi2ValueReference],
         out: &mut [fmi2String],
     ) -> FmiResult {
-        self.returned.clear();
+        self.values.returned.clear();
         for &r in vrs {
             let var = self.variable(function, r, Kind::String)?;
             let Value::String(text) = self.value(var) else {
                 unreachable!("checked kind")
             };
-            self.returned
+            self.values
+                .returned
                 .push(CString::new(text.replace('\0', "\u{fffd}")).expect("NULs replaced"));
         }
-        for (o, s) in out.iter_mut().zip(&self.returned) {
+        for (o, s) in out.iter_mut().zip(&self.values.returned) {
             *o = s.as_ptr();
         }
         Ok(())

@@ -1,8 +1,15 @@
 //! The attitude preset's payload as numbers: what the article's programs and the
 //! library's own examples step with, beside the FMU's interface-driven signals.
+//! [`AttitudeLink`] is a [`Link`] that steps with [`Sample`]s: its own frame,
+//! its codec, and its first (the preset's only) peer as a [`PeerSample`].
 
+use std::ops::{Deref, DerefMut};
+
+use super::{Link, LinkConfig, LinkError, StepReport};
+use crate::frame::framed::FrameBuf;
 use crate::frame::seed::payload as at;
 use crate::frame::{Message, MESSAGE_LEN};
+use crate::health::PeerHealth;
 
 /// What one node contributes per step.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -48,4 +55,83 @@ pub struct PeerSample {
     pub sample: Sample,
     /// The frame's index (packet id for the seed layout).
     pub index: u64,
+}
+
+/// A [`Link`] that steps with attitude [`Sample`]s: it owns the frame it lends
+/// the link, and reads its first peer as a [`PeerSample`]. Everything else is
+/// the link's (it dereferences to it).
+#[derive(Debug)]
+pub struct AttitudeLink {
+    link: Link,
+    frame: FrameBuf,
+    /// What the last step (or the start) reported.
+    report: Option<StepReport>,
+}
+
+impl AttitudeLink {
+    /// [`Link::open`], with a frame of the link's payload.
+    pub fn open(config: LinkConfig) -> Result<AttitudeLink, LinkError> {
+        let link = Link::open(config)?;
+        let frame = FrameBuf::new(link.payload_len());
+        Ok(AttitudeLink {
+            link,
+            frame,
+            report: None,
+        })
+    }
+
+    /// [`Link::start`] with `init` as the initial frame.
+    pub fn start(&mut self, init: &Sample) -> Result<(), LinkError> {
+        init.write(self.frame.payload_mut());
+        self.report = Some(self.link.start(init.sim_time, &mut self.frame)?);
+        Ok(())
+    }
+
+    /// [`Link::step`] `k` with `sample`: the first peer's frame it took, if any.
+    pub fn step(&mut self, k: u64, sample: &Sample) -> Result<Option<PeerSample>, LinkError> {
+        sample.write(self.frame.payload_mut());
+        self.report = Some(self.link.step(k, sample.sim_time, &mut self.frame)?);
+        Ok(self.latest())
+    }
+
+    /// The first peer's newest frame taken, as an attitude sample (lockstep: the
+    /// one of the last step).
+    pub fn latest(&self) -> Option<PeerSample> {
+        let peer = &self.link.peers()[0];
+        peer.latest().map(|h| PeerSample {
+            sample: Sample::read(peer.payload(), h.sim_time),
+            index: h.step,
+        })
+    }
+
+    /// The first peer's health.
+    pub fn health(&self) -> &PeerHealth {
+        self.link.peers()[0].health()
+    }
+
+    /// Free mode's `link.ok` of the first peer after the last step: the peer
+    /// session frames are taken from is running (false before the start).
+    pub fn peer_alive(&self) -> bool {
+        self.report
+            .is_some_and(|r| self.link.peers()[0].alive(r.read_at, self.link.config().timeout))
+    }
+
+    /// [`Link::abandon`]: leaves the slot as a killed process would.
+    pub fn abandon(self) {
+        self.link.abandon();
+    }
+}
+
+impl Deref for AttitudeLink {
+    type Target = Link;
+
+    fn deref(&self) -> &Link {
+        &self.link
+    }
+}
+
+impl DerefMut for AttitudeLink {
+    fn deref_mut(&mut self) -> &mut Link {
+        &mut self.link
+    }
 }

@@ -34,14 +34,14 @@ pub(crate) struct Expected {
 fn incompatible(expected: &Expected, peer: &Peer, what: String) -> LinkError {
     LinkError::Incompatible {
         device: expected.device.clone(),
-        peer_slot: peer.slot,
+        peer_slot: peer.slot(),
         what,
     }
 }
 
 /// The first frame of a live peer session must agree on slot, mode, lag and interface.
 pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), LinkError> {
-    let what = if h.writer_slot != peer.slot {
+    let what = if h.writer_slot != peer.slot() {
         format!(
             "a frame in its area says it was written by slot {}: two nodes use the same nodeSlot",
             h.writer_slot
@@ -69,7 +69,7 @@ pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), L
 fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError {
     let interface = &c.interface;
     let me = &interface.nodes[c.me];
-    let expected = &interface.nodes[peer.node];
+    let expected = &interface.nodes[peer.node()];
     let described = read_descriptor(peer).ok();
     let fingerprints = format!(
         "its frames carry interface fingerprint {}, this node's is {:#018x}",
@@ -78,7 +78,7 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError 
     );
     let difference = match &described {
         Some(d) => d
-            .first_difference(expected, &peer.geometry.payload)
+            .first_difference(expected, &peer.geometry().payload)
             .unwrap_or_else(|| {
                 format!(
                     "node `{}` publishes what this file says, so the files differ in another \
@@ -90,19 +90,22 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError 
     };
     LinkError::Incompatible {
         device: c.device.clone(),
-        peer_slot: peer.slot,
+        peer_slot: peer.slot(),
         what: format!(
             "node `{}` (slot {}) and this node `{}` (slot {}) were built from different \
              interface files: {difference} ({fingerprints}); build every node's FMU from one file",
-            expected.name, peer.slot, me.name, me.slot
+            expected.name,
+            peer.slot(),
+            me.name,
+            me.slot
         ),
     }
 }
 
 /// The descriptor `peer` wrote into its area.
 fn read_descriptor(peer: &Peer) -> Result<Descriptor, DescriptorError> {
-    let mut bytes = vec![0u8; peer.geometry.descriptor_len];
-    peer.area
+    let mut bytes = vec![0u8; peer.geometry().descriptor_len];
+    peer.area()
         .read(DESCRIPTOR_OFFSET, &mut bytes)
         .map_err(|_| DescriptorError::Missing)?;
     descriptor::decode(&bytes)
@@ -163,14 +166,14 @@ pub(crate) fn check_layout(
     peer: &Peer,
     reading: super::Layout,
 ) -> Result<(), LinkError> {
-    let ring = Ring::of(&peer.geometry);
+    let ring = Ring::of(peer.geometry());
     let found = match reading {
         super::Layout::Framed => {
-            let word = peer.area.load_u32(0, Relaxed)?;
-            (u32::from_le(word) == seed::MAGIC && !holds_framed(&peer.area, ring)?)
+            let word = peer.area().load_u32(0, Relaxed)?;
+            (u32::from_le(word) == seed::MAGIC && !holds_framed(peer.area(), ring)?)
                 .then_some(("seed (the article's FlightData)", "framed"))
         }
-        super::Layout::Seed => holds_framed(&peer.area, ring)?.then_some(("framed", "seed")),
+        super::Layout::Seed => holds_framed(peer.area(), ring)?.then_some(("framed", "seed")),
     };
     match found {
         Some((theirs, ours)) => Err(incompatible(

@@ -7,12 +7,11 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use super::compat::{self, Expected};
-use super::handshake::{Admit, Fault};
-use super::liveness::{self, token, MIN_SILENCE};
-use super::peer::{Peer, Reader};
+use super::handshake::Fault;
+use super::peer::{Found, Peer};
 use super::{Layout, LinkConfig, LinkError};
 use crate::region::RegionError;
-use crate::slot::{ReadError, StepPoll};
+use crate::slot::ReadError;
 
 /// The lockstep wait of one step.
 #[derive(Debug, Clone, Copy)]
@@ -111,9 +110,7 @@ impl Exchange {
             _ => {
                 self.stepped_at = now;
                 for peer in &mut self.peers {
-                    peer.got = false;
-                    peer.unproven = None;
-                    peer.bad_seen = false;
+                    peer.begin_step();
                 }
                 StepWait {
                     step: k,
@@ -123,9 +120,9 @@ impl Exchange {
         };
         let mut all = true;
         for i in 0..self.peers.len() {
-            if !self.peers[i].got {
+            if !self.peers[i].got() {
                 self.poll_peer(i, k, need, now)?;
-                all &= self.peers[i].got;
+                all &= self.peers[i].got();
             }
         }
         if all {
@@ -135,7 +132,7 @@ impl Exchange {
         }
         let waited = now.saturating_duration_since(wait.start);
         for i in 0..self.peers.len() {
-            if self.peers[i].got {
+            if self.peers[i].got() {
                 continue;
             }
             let limit = if self.peers[i].bound().is_some() {
@@ -155,29 +152,19 @@ impl Exchange {
     /// One poll of peer `i` for frame `need` of step `k`.
     fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
         let peer = &mut self.peers[i];
-        if peer.handshake.watch_due(now) && !peer.self_loop {
-            peer.observe(now)?;
-        }
-        let Reader::Framed(reader) = &peer.reader else {
-            unreachable!("validate() refuses lockstep with the seed layout")
-        };
-        match reader.poll_step(need, &mut peer.frames[1 - peer.taken]) {
-            Ok(StepPoll::Ready(h)) => match peer.handshake.admit(h.epoch, now) {
-                Admit::Take { bound_now } => {
-                    if bound_now || h.fingerprint != self.expected.fingerprint {
-                        compat::check_frame(&self.expected, &self.peers[i], &h)?;
-                    }
-                    let peer = &mut self.peers[i];
-                    peer.accept(h, Some(h.epoch), now);
-                    peer.got = true;
-                    return Ok(());
+        peer.watch(now)?;
+        match peer.poll_step(need, now) {
+            Ok(Found::Take { header, bound_now }) => {
+                if bound_now || header.fingerprint != self.expected.fingerprint {
+                    compat::check_frame(&self.expected, &self.peers[i], &header)?;
                 }
-                Admit::NotLive => peer.unproven = Some(h.epoch),
-                Admit::Restarted { old } => {
-                    return Err(self.restarted(i, k, old, format!("{:#018x}", h.epoch)))
-                }
-            },
-            Ok(StepPoll::Overwritten { found }) if peer.bound().is_some() => {
+                self.peers[i].take(header, now);
+                return Ok(());
+            }
+            Ok(Found::Restarted { old, epoch }) => {
+                return Err(self.restarted(i, k, old, format!("{epoch:#018x}")))
+            }
+            Ok(Found::Overwritten { found }) => {
                 return Err(LinkError::Overwritten {
                     device: self.config.device.clone(),
                     step: k,
@@ -185,77 +172,48 @@ impl Exchange {
                     found,
                 })
             }
-            Ok(StepPoll::Overwritten { .. } | StepPoll::NotYet) => {}
+            Ok(Found::Nothing) => {}
             Err(ReadError::Region(e)) => return Err(e.into()),
             Err(err) => {
                 compat::check_readable(&self.expected, &self.peers[i], &err)?;
-                let peer = &mut self.peers[i];
-                if let ReadError::Unreadable { rejections, .. } = &err {
-                    if rejections.saw_bad_frame() && !peer.bad_seen {
-                        peer.bad_seen = true;
-                        peer.health.observe_bad();
-                    }
-                }
+                self.peers[i].count_bad_once(&err);
             }
         }
         let peer = &self.peers[i];
-        let fault = if peer.self_loop {
-            None
-        } else {
-            peer.handshake.fault(now)
-        };
-        match fault {
+        match peer.fault(now) {
             Some(Fault::Stopped) => {
                 return Err(LinkError::PeerStopped {
                     device: self.config.device.clone(),
-                    peer_slot: peer.slot,
+                    peer_slot: peer.slot(),
                     step: k,
                 })
             }
             Some(Fault::Dead { silent }) => {
                 return Err(LinkError::PeerDead {
                     device: self.config.device.clone(),
-                    peer_slot: peer.slot,
+                    peer_slot: peer.slot(),
                     step: k,
                     silent,
                 })
             }
             Some(Fault::Restarted { old, owner }) => {
-                let Reader::Framed(reader) = &peer.reader else {
-                    unreachable!("framed")
-                };
-                let mut buf = reader.buffer();
-                // Its full epoch when its newest frame is there, else its token.
-                let new = match reader.read_latest(&mut buf) {
-                    Ok(h) if token(h.epoch) == owner => format!("{:#018x}", h.epoch),
-                    _ => format!("token {owner:#010x}"),
-                };
+                let new = peer.session_of(owner);
                 return Err(self.restarted(i, k, old, new));
             }
             None => {}
         }
-        if peer.bound().is_none() {
-            // Into the scratch frame, which the next read overwrites anyway: every
-            // poll before a peer is bound comes here, and a buffer of its own cost
-            // an allocation and the CRC table lookup (a lock) each time.
-            let peer = &mut self.peers[i];
-            let Reader::Framed(reader) = &peer.reader else {
-                unreachable!("framed")
-            };
-            let scratch = &mut peer.frames[1 - peer.taken];
-            if let Err(ReadError::Empty) = reader.read_latest(scratch) {
-                compat::check_layout(&self.expected, &self.peers[i], Layout::Framed)?;
-            }
+        if self.peers[i].bound().is_none() && self.peers[i].holds_nothing() {
+            compat::check_layout(&self.expected, &self.peers[i], Layout::Framed)?;
         }
         Ok(())
     }
 
     fn restarted(&mut self, i: usize, k: u64, old: u64, new: String) -> LinkError {
         let peer = &mut self.peers[i];
-        peer.health.restarts += 1;
+        peer.count_restart();
         LinkError::PeerRestarted {
             device: self.config.device.clone(),
-            peer_slot: peer.slot,
+            peer_slot: peer.slot(),
             step: k,
             old,
             new,
@@ -264,43 +222,13 @@ impl Exchange {
 
     fn timeout(&self, i: usize, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
         let peer = &self.peers[i];
-        let silent = peer.handshake.life().silent_for(now);
-        let why = if peer.bad_seen {
-            "its area holds corrupted frames (bad magic or CRC)".to_owned()
-        } else if let Some(epoch) = peer.unproven {
-            let holder = match peer.handshake.life() {
-                liveness::Life::Closed { .. } => "which has closed the slot".to_owned(),
-                liveness::Life::Beating { owner, .. } if owner != token(epoch) => {
-                    format!("while session token {owner:#010x} holds the slot")
-                }
-                _ => "whose heartbeat has not moved since this node started".to_owned(),
-            };
-            format!(
-                "its area holds a frame of session {epoch:#018x}, {holder}: frames left by an \
-                 earlier run are never taken; is the peer's master running?"
-            )
-        } else if peer.bound().is_none() {
-            format!(
-                "nothing from node `{}`: is it running, on the same device and regionOffset, \
-                 built from the same interface (`{}`, fingerprint {:#018x}), and has its \
-                 master left initialization?",
-                self.expected.interface.nodes[peer.node].name,
-                self.expected.interface.name,
-                self.expected.fingerprint
-            )
-        } else if silent >= MIN_SILENCE {
-            // The step's timeout ran out just before the silence reached it.
-            format!("the peer stopped beating {silent:.3?} ago: its process died or is stalled")
-        } else {
-            "the peer has not published that step: it is slower, stalled or stopped".to_owned()
-        };
         LinkError::Timeout {
             device: self.config.device.clone(),
             node_slot: self.config.node_slot,
-            peer_slot: peer.slot,
+            peer_slot: peer.slot(),
             step: wait.step,
             waited,
-            why,
+            why: peer.why_late(now, &self.expected.interface, self.expected.fingerprint),
         }
     }
 
@@ -324,27 +252,16 @@ impl Exchange {
 
     fn free_read_framed(&mut self, i: usize, now: Instant) -> Result<(), LinkError> {
         let peer = &mut self.peers[i];
-        let self_loop = peer.self_loop;
-        if peer.handshake.watch_due(now) && !self_loop {
-            peer.observe(now)?;
-        }
-        let Reader::Framed(reader) = &peer.reader else {
-            unreachable!("framed reader")
-        };
-        match reader.read_latest(&mut peer.frames[1 - peer.taken]) {
-            Ok(h) => {
-                if peer.bound() != Some(h.epoch) && !self_loop {
-                    // Another session than the bound one: judge it on fresh words.
-                    peer.observe(now)?;
+        peer.watch(now)?;
+        match peer.read_newest(now) {
+            Ok(Some((header, bound_now))) => {
+                if bound_now || header.fingerprint != self.expected.fingerprint {
+                    compat::check_frame(&self.expected, &self.peers[i], &header)?;
                 }
-                if let Admit::Take { bound_now } = peer.handshake.admit(h.epoch, now) {
-                    if bound_now || h.fingerprint != self.expected.fingerprint {
-                        compat::check_frame(&self.expected, &self.peers[i], &h)?;
-                    }
-                    self.peers[i].accept(h, Some(h.epoch), now);
-                }
+                self.peers[i].accept(header, Some(header.epoch), now);
                 Ok(())
             }
+            Ok(None) => Ok(()),
             Err(err) => self.no_frame(i, err, Layout::Framed),
         }
     }
@@ -359,7 +276,7 @@ impl Exchange {
                 compat::check_readable(&self.expected, &self.peers[i], &err)?;
                 compat::check_layout(&self.expected, &self.peers[i], layout)?;
                 if rejections.saw_bad_frame() {
-                    self.peers[i].health.observe_bad();
+                    self.peers[i].observe_bad();
                 }
                 Ok(())
             }

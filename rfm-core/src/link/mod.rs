@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
+use crate::frame::framed::FrameBuf;
 use crate::frame::framed::SyncMode;
-use crate::health::PeerHealth;
 use crate::interface::{self, Interface};
 use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, Events, OpenOptions};
@@ -36,7 +36,7 @@ mod node;
 mod peer;
 mod replay;
 
-pub use attitude::{PeerSample, Sample};
+pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
 pub(crate) use clock::wall_clock_ns;
 pub use config::{Layout, LinkConfig, REPLAY_PREFIX};
@@ -80,6 +80,25 @@ pub struct Link {
 pub struct EventWaits {
     pub woken: u64,
     pub timed_out: u64,
+}
+
+/// What a step (or the start) saw beyond the peers' frames, which stay in
+/// place in [`Link::peers`]: all a master's outputs need of it, in one value
+/// the caller keeps until the next step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepReport {
+    /// When the step read the peers (lockstep: when its wait began): the age of a
+    /// frame taken then, and whether its writer is alive, are judged from here.
+    pub read_at: Instant,
+    /// How long the step waited for the peers.
+    pub waited: Duration,
+    /// The wall clock (ns since 1970) when the step last read its clock (after
+    /// publishing and, while waiting, every 64 polls): a recording stamps the
+    /// step's frames with it instead of reading the time again.
+    pub wall_ns: u64,
+    /// `device = replay:PATH`: the steps so far whose payload differed from the
+    /// recording's (`None` when not replaying).
+    pub replay_divergence: Option<u64>,
 }
 
 impl std::fmt::Debug for Link {
@@ -204,12 +223,6 @@ impl Link {
         self.node.config()
     }
 
-    /// `device = replay:PATH`: the steps whose payload differed from the
-    /// recording's (`None` when not replaying).
-    pub fn replay_divergence(&self) -> Option<u64> {
-        self.player.as_ref().map(replay::Player::divergence)
-    }
-
     /// This node's session epoch.
     pub fn epoch(&self) -> u64 {
         self.node.epoch()
@@ -229,75 +242,23 @@ impl Link {
         self.node.me()
     }
 
-    /// This node's signals, to fill in before [`Link::start_frame`] or
-    /// [`Link::step_frame`] publishes them (kept between steps).
-    pub fn payload_mut(&mut self) -> &mut [u8] {
-        self.node.payload_mut()
-    }
-
-    /// The frame [`Link::step_frame`] or [`Link::start_frame`] published last,
-    /// header and payload, as the peers read it.
-    pub fn published(&self) -> &[u8] {
-        self.node.published()
-    }
-
-    pub fn payload(&self) -> &[u8] {
-        self.node.payload()
-    }
-
-    /// The first peer's health (the attitude preset has one peer).
-    pub fn health(&self) -> &PeerHealth {
-        &self.node.peers()[0].health
-    }
-
-    /// The first peer's newest frame taken, as an attitude sample (lockstep: the
-    /// one of the last step).
-    pub fn latest(&self) -> Option<PeerSample> {
-        let peer = &self.node.peers()[0];
-        peer.latest().map(|h| PeerSample {
-            sample: Sample::read(peer.payload(), h.sim_time),
-            index: h.step,
-        })
-    }
-
-    /// When the last step read the peers (lockstep: before its wait; the age of a
-    /// frame taken then is measured from here).
-    pub fn stepped_at(&self) -> Instant {
-        self.node.stepped_at()
-    }
-
-    /// Time the last step spent waiting for the peers.
-    pub fn last_wait(&self) -> Duration {
-        self.node.last_wait()
-    }
-
-    /// Free mode's `link.ok` of peer `i` for the last step: the peer session
-    /// frames are taken from is running.
-    pub fn peer_alive_at(&self, i: usize) -> bool {
-        self.node.peers()[i].alive(self.node.stepped_at(), self.node.config().timeout)
-    }
-
-    /// [`Link::peer_alive_at`] of the first peer.
-    pub fn peer_alive(&self) -> bool {
-        self.peer_alive_at(0)
+    /// Bytes of this node's payload: the frame lent to [`Link::start`] and
+    /// [`Link::step`] is `FrameBuf::new(link.payload_len())`.
+    pub fn payload_len(&self) -> usize {
+        self.node.payload_len()
     }
 
     /// Takes this node's slot (waiting while a silent holder may still be alive, at
     /// most [`liveness::DEAD_AFTER`] plus [`claim::CLAIM_SETTLE`]), starts the
-    /// heartbeat and publishes the initial frame (index 0). Never waits for the peer.
-    pub fn start(&mut self, init: &Sample) -> Result<(), LinkError> {
-        init.write(self.node.payload_mut());
-        self.start_frame(init.sim_time)
-    }
-
-    /// [`Link::start`] with the payload as filled in, at `sim_time`.
-    pub fn start_frame(&mut self, sim_time: f64) -> Result<(), LinkError> {
+    /// heartbeat and publishes `frame`'s payload as the initial frame (index 0) at
+    /// `sim_time`. Never waits for the peer.
+    pub fn start(&mut self, sim_time: f64, frame: &mut FrameBuf) -> Result<StepReport, LinkError> {
         loop {
             let polled = if self.in_process {
                 let _claims = IN_PROCESS_CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
-                self.node.poll_start(Instant::now(), sim_time)
+                self.node.poll_start(Instant::now(), sim_time, frame)
             } else {
-                self.node.poll_start(Instant::now(), sim_time)
+                self.node.poll_start(Instant::now(), sim_time, frame)
             };
             match polled {
                 Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
@@ -305,7 +266,10 @@ impl Link {
                     let beater = self.node.beater()?;
                     self.heartbeat = Some(Heartbeat::start(beater).map_err(LinkError::Heartbeat)?);
                 }
-                Ok(StartPoll::Started) => return self.signal(0),
+                Ok(StartPoll::Started) => {
+                    self.signal(0)?;
+                    return Ok(self.report());
+                }
                 Err(e) => {
                     self.heartbeat = None;
                     return Err(e);
@@ -323,19 +287,17 @@ impl Link {
         Ok(())
     }
 
-    /// Step `k`: publishes this node's sample, then takes the peer's (lockstep: waits
-    /// for exactly the matching step; free: the newest there is, if any).
-    pub fn step(&mut self, k: u64, sample: &Sample) -> Result<Option<PeerSample>, LinkError> {
-        sample.write(self.node.payload_mut());
-        self.step_frame(k, sample.sim_time)?;
-        Ok(self.latest())
-    }
-
-    /// Step `k` with the payload as filled in, at `sim_time`: publishes it, then
-    /// takes every peer's frame (lockstep: waits for exactly the matching step of
-    /// each; free: the newest there is, if any). The peers' frames are then in
-    /// [`Link::peers`].
-    pub fn step_frame(&mut self, k: u64, sim_time: f64) -> Result<(), LinkError> {
+    /// Step `k`: publishes `frame`'s payload (filled in by the caller, who owns
+    /// it) at `sim_time`, then takes every peer's frame (lockstep: waits for
+    /// exactly the matching step of each; free: the newest there is, if any). The
+    /// peers' frames are then in [`Link::peers`]; the report says what else the
+    /// step saw.
+    pub fn step(
+        &mut self,
+        k: u64,
+        sim_time: f64,
+        frame: &mut FrameBuf,
+    ) -> Result<StepReport, LinkError> {
         if let Some(owner) = self.heartbeat.as_ref().and_then(Heartbeat::taken_by) {
             let c = self.node.config();
             return Err(LinkError::SlotTakenOver {
@@ -344,21 +306,23 @@ impl Link {
                 owner,
             });
         }
-        self.node.publish(k + 1, sim_time)?;
+        self.node.publish(k + 1, sim_time, frame)?;
         if let Some(player) = &mut self.player {
-            return player.play(&mut self.node, k, self.clock.now());
+            player.play(&mut self.node, k, self.clock.now(), frame.payload())?;
+            return Ok(self.report());
         }
         self.signal(k + 1)?;
         // One clock read per step (in spin, more only every 64 polls of a wait).
         let mut now = self.clock.now();
         if self.node.config().mode == SyncMode::Free {
-            return self.node.exchange().free_read(now);
+            self.node.exchange().free_read(now)?;
+            return Ok(self.report());
         }
         let wait = self.node.config().wait;
         let mut polls: u64 = 0;
         loop {
             if let Poll::Ready(()) = self.node.exchange().poll_lockstep(k, now)? {
-                return Ok(());
+                return Ok(self.report());
             }
             match (wait, &self.events) {
                 (WaitStrategy::Event, Some(events)) => {
@@ -378,16 +342,21 @@ impl Link {
         }
     }
 
+    /// What the last step (or the start) saw: [`Link::step`] returns it; after a
+    /// step that failed, this is what the failed step saw.
+    #[inline]
+    pub fn report(&self) -> StepReport {
+        StepReport {
+            read_at: self.node.stepped_at(),
+            waited: self.node.last_wait(),
+            wall_ns: self.clock.last_wall_ns(),
+            replay_divergence: self.player.as_ref().map(replay::Player::divergence),
+        }
+    }
+
     /// How this link's waits on network interrupts ended so far.
     pub fn event_waits(&self) -> EventWaits {
         self.event_waits
-    }
-
-    /// The wall clock (ns since 1970) when the step last read its clock, which
-    /// it does after publishing and, while waiting, every 64 polls: a recording
-    /// stamps the frames of a step with it instead of reading the time again.
-    pub fn step_wall_ns(&self) -> u64 {
-        self.clock.last_wall_ns()
     }
 
     /// Stops the heartbeat and marks this node's slot closed: a lockstep peer stops

@@ -65,8 +65,8 @@ pub struct Node {
     /// This node's index in the interface.
     me: usize,
     writer: Writer,
-    /// This node's frame: the caller fills its payload, publishing seals it.
-    frame: FrameBuf,
+    /// Bytes of this node's payload: every frame it is lent must have them.
+    payload_len: usize,
     own: Region,
     descriptor: Vec<u8>,
     fingerprint: u64,
@@ -148,7 +148,7 @@ impl Node {
         Ok(Node {
             exchange: Exchange::new(config.clone(), expected, peers, now),
             phase: Phase::Claiming(Claim::new(Words::read(&own)?, own_packet, now)),
-            frame: FrameBuf::new(geometry.payload.len),
+            payload_len: geometry.payload.len,
             config,
             interface,
             me,
@@ -194,18 +194,10 @@ impl Node {
         self.exchange.peers()
     }
 
-    /// This node's signals, to fill in before a step publishes them.
-    pub fn payload_mut(&mut self) -> &mut [u8] {
-        self.frame.payload_mut()
-    }
-
-    /// The frame published last, header and payload.
-    pub fn published(&self) -> &[u8] {
-        self.frame.bytes()
-    }
-
-    pub fn payload(&self) -> &[u8] {
-        self.frame.payload()
+    /// Bytes of this node's payload: the frames it publishes are
+    /// [`FrameBuf::new`] of this.
+    pub fn payload_len(&self) -> usize {
+        self.payload_len
     }
 
     pub fn last_wait(&self) -> Duration {
@@ -228,9 +220,14 @@ impl Node {
         Ok(Beater::new(self.own.clone(), self.epoch)?)
     }
 
-    /// One step of taking the slot and publishing the payload as it is as frame 0
+    /// One step of taking the slot and publishing `frame`'s payload as frame 0
     /// at `sim_time`. Never waits.
-    pub fn poll_start(&mut self, now: Instant, sim_time: f64) -> Result<StartPoll, LinkError> {
+    pub fn poll_start(
+        &mut self,
+        now: Instant,
+        sim_time: f64,
+        frame: &mut FrameBuf,
+    ) -> Result<StartPoll, LinkError> {
         let packet = self.writer.own_packet();
         let Phase::Claiming(claim) = &mut self.phase else {
             return Ok(StartPoll::Started);
@@ -264,17 +261,35 @@ impl Node {
                 self.own.write(DESCRIPTOR_OFFSET, &described)?;
                 self.exchange.rewatch(self.epoch, now)?;
                 self.phase = Phase::Running;
-                self.publish(0, sim_time)?;
+                self.publish(0, sim_time, frame)?;
                 Ok(StartPoll::Started)
             }
         }
     }
 
-    /// Publishes the payload as frame `index` (step k publishes k + 1) at `sim_time`.
-    pub fn publish(&mut self, index: u64, sim_time: f64) -> Result<(), LinkError> {
+    /// Publishes `frame`'s payload as frame `index` (step k publishes k + 1) at
+    /// `sim_time`, sealing its header. The caller owns the frame and fills its
+    /// payload in place: nothing is copied before the write to memory.
+    pub fn publish(
+        &mut self,
+        index: u64,
+        sim_time: f64,
+        frame: &mut FrameBuf,
+    ) -> Result<(), LinkError> {
+        if frame.payload().len() != self.payload_len {
+            return Err(super::error::config_error(
+                "frame",
+                frame.payload().len(),
+                format!(
+                    "this node publishes payloads of {} bytes: make its frame with \
+                     FrameBuf::new(payload_len)",
+                    self.payload_len
+                ),
+            ));
+        }
         match &mut self.writer {
             Writer::Framed(writer) => writer.publish(
-                &mut self.frame,
+                frame,
                 &Header {
                     writer_slot: self.config.node_slot,
                     lag: self.config.lag,
@@ -287,7 +302,7 @@ impl Node {
                 },
             )?,
             Writer::Seed { writer, .. } => {
-                writer.publish(&seed::from_payload(self.frame.payload(), index, sim_time))?
+                writer.publish(&seed::from_payload(frame.payload(), index, sim_time))?
             }
         }
         Ok(())

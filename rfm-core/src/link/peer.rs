@@ -3,17 +3,18 @@
 
 use std::time::{Duration, Instant};
 
-use super::handshake::Handshake;
-use super::liveness::{Words, MIN_SILENCE};
+use super::handshake::{Admit, Fault, Handshake};
+use super::liveness::{self, token, Words, MIN_SILENCE};
 use super::{Layout, LinkConfig};
 use crate::area::Area;
 use crate::frame::framed::{self, FrameBuf, Header};
 use crate::frame::seed;
 use crate::health::{FrameId, Observation, PeerHealth};
+use crate::interface::Interface;
 use crate::region::{Region, RegionError};
-use crate::slot::{FramedReader, Ring, SeedReader};
+use crate::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
 
-pub(crate) enum Reader {
+enum Reader {
     Framed(FramedReader),
     Seed(SeedReader),
 }
@@ -21,40 +22,54 @@ pub(crate) enum Reader {
 /// The article's packets carry no session and no heartbeat: a seed peer is live
 /// while its packet id moves. The id found when this node started proves nothing.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct SeedWatch {
-    pub(crate) baseline: Option<u64>,
-    pub(crate) moved: Option<(u64, Instant)>,
+struct SeedWatch {
+    baseline: Option<u64>,
+    moved: Option<(u64, Instant)>,
+}
+
+/// What one poll of a peer's ring found for a lockstep step.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Found {
+    /// The frame, of a live session: check it, then [`Peer::take`] it.
+    /// `bound_now`: its session is the one frames are taken from as of now.
+    Take { header: Header, bound_now: bool },
+    /// The frame, of a new session of a peer that was bound to `old`.
+    Restarted { old: u64, epoch: u64 },
+    /// The entry holds a later frame: the one needed was overwritten.
+    Overwritten { found: u64 },
+    /// Nothing to take yet.
+    Nothing,
 }
 
 /// One peer's state in this node.
 pub struct Peer {
     /// Its index in the interface's nodes.
-    pub(crate) node: usize,
-    pub(crate) slot: u8,
-    pub(crate) area: Region,
-    pub(crate) geometry: Area,
-    pub(crate) reader: Reader,
-    pub(crate) handshake: Handshake,
-    pub(crate) seed: SeedWatch,
-    pub(crate) health: PeerHealth,
+    node: usize,
+    slot: u8,
+    area: Region,
+    geometry: Area,
+    reader: Reader,
+    handshake: Handshake,
+    seed: SeedWatch,
+    health: PeerHealth,
     /// The newest frame taken (`frames[taken]`, header `latest`), and where
     /// frames are read before they are taken (the other). Taking one flips
     /// `taken`: the buffers never move, because a swap of them (stored as
     /// vectors) stalled the next get that loaded a buffer's address.
-    pub(crate) frames: [FrameBuf; 2],
-    pub(crate) taken: usize,
-    pub(crate) latest: Option<Header>,
+    frames: [FrameBuf; 2],
+    taken: usize,
+    latest: Option<Header>,
     /// `latest.is_some()`, in a byte of its own for the per-step getters: the
     /// header is stored as vectors, and a byte loaded from it waited for them.
     has_taken: bool,
     /// The peer is this node (the attitude preset's `nodeSlot == peerSlot`).
-    pub(crate) self_loop: bool,
+    self_loop: bool,
     /// Lockstep: this step's frame was taken.
-    pub(crate) got: bool,
+    got: bool,
     /// A complete frame of the step was there, but of a session not proven live.
-    pub(crate) unproven: Option<u64>,
+    unproven: Option<u64>,
     /// This step's wait saw a corrupt frame (counted once per step).
-    pub(crate) bad_seen: bool,
+    bad_seen: bool,
 }
 
 impl std::fmt::Debug for Peer {
@@ -177,7 +192,7 @@ impl Peer {
         self.handshake.bound()
     }
 
-    pub(crate) fn observe(&mut self, now: Instant) -> Result<(), RegionError> {
+    fn observe(&mut self, now: Instant) -> Result<(), RegionError> {
         let words = Words::read(&self.area)?;
         self.handshake.observe(words, now);
         Ok(())
@@ -240,6 +255,179 @@ impl Peer {
                 .seed
                 .moved
                 .is_some_and(|(_, t)| now.saturating_duration_since(t) < timeout.max(MIN_SILENCE)),
+        }
+    }
+
+    /// The peer's area of the coupling region.
+    pub(crate) fn area(&self) -> &Region {
+        &self.area
+    }
+
+    /// How the peer's area is divided.
+    pub(crate) fn geometry(&self) -> &Area {
+        &self.geometry
+    }
+
+    /// A new lockstep step: nothing of it taken or seen yet.
+    pub(crate) fn begin_step(&mut self) {
+        self.got = false;
+        self.unproven = None;
+        self.bad_seen = false;
+    }
+
+    /// Lockstep: this step's frame was taken.
+    pub(crate) fn got(&self) -> bool {
+        self.got
+    }
+
+    /// Reads the peer's liveness words when the handshake is due to look again.
+    pub(crate) fn watch(&mut self, now: Instant) -> Result<(), RegionError> {
+        if self.handshake.watch_due(now) && !self.self_loop {
+            self.observe(now)?;
+        }
+        Ok(())
+    }
+
+    /// One poll for frame `need` of a lockstep step, read into the scratch frame.
+    pub(crate) fn poll_step(&mut self, need: u64, now: Instant) -> Result<Found, ReadError> {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("validate() refuses lockstep with the seed layout")
+        };
+        Ok(
+            match reader.poll_step(need, &mut self.frames[1 - self.taken])? {
+                StepPoll::Ready(h) => match self.handshake.admit(h.epoch, now) {
+                    Admit::Take { bound_now } => Found::Take {
+                        header: h,
+                        bound_now,
+                    },
+                    Admit::NotLive => {
+                        self.unproven = Some(h.epoch);
+                        Found::Nothing
+                    }
+                    Admit::Restarted { old } => Found::Restarted {
+                        old,
+                        epoch: h.epoch,
+                    },
+                },
+                StepPoll::Overwritten { found } if self.bound().is_some() => {
+                    Found::Overwritten { found }
+                }
+                StepPoll::Overwritten { .. } | StepPoll::NotYet => Found::Nothing,
+            },
+        )
+    }
+
+    /// Takes the frame [`Peer::poll_step`] found (header `h`) as this step's.
+    pub(crate) fn take(&mut self, h: Header, now: Instant) {
+        self.accept(h, Some(h.epoch), now);
+        self.got = true;
+    }
+
+    /// Counts a corrupt frame that `err` reports, once per lockstep step.
+    pub(crate) fn count_bad_once(&mut self, err: &ReadError) {
+        if let ReadError::Unreadable { rejections, .. } = err {
+            if rejections.saw_bad_frame() && !self.bad_seen {
+                self.bad_seen = true;
+                self.health.observe_bad();
+            }
+        }
+    }
+
+    /// Counts a corrupt frame (free mode: each read that saw one).
+    pub(crate) fn observe_bad(&mut self) {
+        self.health.observe_bad();
+    }
+
+    /// Counts a restart of the peer.
+    pub(crate) fn count_restart(&mut self) {
+        self.health.restarts += 1;
+    }
+
+    /// What the liveness words say is wrong with the peer, if anything (a
+    /// self-loop is never faulted).
+    pub(crate) fn fault(&self, now: Instant) -> Option<Fault> {
+        if self.self_loop {
+            None
+        } else {
+            self.handshake.fault(now)
+        }
+    }
+
+    /// The session that now holds the peer's slot under token `owner`: its full
+    /// epoch when its newest frame is there, else its token.
+    pub(crate) fn session_of(&self, owner: u32) -> String {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("framed")
+        };
+        let mut buf = reader.buffer();
+        match reader.read_latest(&mut buf) {
+            Ok(h) if token(h.epoch) == owner => format!("{:#018x}", h.epoch),
+            _ => format!("token {owner:#010x}"),
+        }
+    }
+
+    /// Whether the peer's ring holds no frame at all (read into the scratch
+    /// frame, which the next read overwrites anyway: this runs on every poll
+    /// before a peer is bound, and a buffer of its own cost an allocation and
+    /// the CRC table lookup, a lock, each time).
+    pub(crate) fn holds_nothing(&mut self) -> bool {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("framed")
+        };
+        let scratch = &mut self.frames[1 - self.taken];
+        matches!(reader.read_latest(scratch), Err(ReadError::Empty))
+    }
+
+    /// Free mode, framed layout: the newest frame, if its session is live, with
+    /// whether that session is the one frames are taken from as of now.
+    pub(crate) fn read_newest(
+        &mut self,
+        now: Instant,
+    ) -> Result<Option<(Header, bool)>, ReadError> {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("framed reader")
+        };
+        let h = reader.read_latest(&mut self.frames[1 - self.taken])?;
+        if self.bound() != Some(h.epoch) && !self.self_loop {
+            // Another session than the bound one: judge it on fresh words.
+            self.observe(now).map_err(ReadError::Region)?;
+        }
+        Ok(match self.handshake.admit(h.epoch, now) {
+            Admit::Take { bound_now } => Some((h, bound_now)),
+            Admit::NotLive | Admit::Restarted { .. } => None,
+        })
+    }
+
+    /// Why a lockstep step waited out its timeout for this peer, as the
+    /// timeout's message says it; `interface` and `fingerprint` are this node's.
+    pub(crate) fn why_late(&self, now: Instant, interface: &Interface, fingerprint: u64) -> String {
+        let silent = self.handshake.life().silent_for(now);
+        if self.bad_seen {
+            "its area holds corrupted frames (bad magic or CRC)".to_owned()
+        } else if let Some(epoch) = self.unproven {
+            let holder = match self.handshake.life() {
+                liveness::Life::Closed { .. } => "which has closed the slot".to_owned(),
+                liveness::Life::Beating { owner, .. } if owner != token(epoch) => {
+                    format!("while session token {owner:#010x} holds the slot")
+                }
+                _ => "whose heartbeat has not moved since this node started".to_owned(),
+            };
+            format!(
+                "its area holds a frame of session {epoch:#018x}, {holder}: frames left by an \
+                 earlier run are never taken; is the peer's master running?"
+            )
+        } else if self.bound().is_none() {
+            format!(
+                "nothing from node `{}`: is it running, on the same device and regionOffset, \
+                 built from the same interface (`{}`, fingerprint {:#018x}), and has its \
+                 master left initialization?",
+                interface.nodes[self.node].name, interface.name, fingerprint
+            )
+        } else if silent >= MIN_SILENCE {
+            // The step's timeout ran out just before the silence reached it.
+            format!("the peer stopped beating {silent:.3?} ago: its process died or is stalled")
+        } else {
+            "the peer has not published that step: it is slower, stalled or stopped".to_owned()
         }
     }
 }

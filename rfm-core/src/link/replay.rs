@@ -143,7 +143,13 @@ impl Player {
 
     /// Step `k` of `node`, whose frame k + 1 was just published: each peer takes
     /// its recorded frame, and this node's payload is compared with its recorded one.
-    pub fn play(&mut self, node: &mut Node, k: u64, now: Instant) -> Result<(), LinkError> {
+    pub fn play(
+        &mut self,
+        node: &mut Node,
+        k: u64,
+        now: Instant,
+        payload: &[u8],
+    ) -> Result<(), LinkError> {
         let need = (k + 1).saturating_sub(u64::from(node.config().lag));
         for i in 0..node.peers().len() {
             let slot = node.peers()[i].slot();
@@ -160,7 +166,7 @@ impl Player {
             })?;
         }
         if let Some(recorded) = self.frame(self.own_slot, k + 1)? {
-            let (then, now) = (&recorded[HEADER_SIZE..], node.payload());
+            let (then, now) = (&recorded[HEADER_SIZE..], payload);
             if then != now {
                 self.divergence += 1;
                 if self.divergence == 1 {
