@@ -72,7 +72,7 @@ impl Recording {
             .recorder
             .record(Kind::Published, slot, now, published.bytes());
         for (peer, last) in link.peers().iter().zip(&mut self.last_taken) {
-            if let Some(frame) = peer.taken_frame() {
+            if let Some(frame) = peer.observed().taken_frame() {
                 let crc = crc_of(frame);
                 if *last != Some(crc) {
                     *last = Some(crc);

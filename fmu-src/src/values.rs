@@ -85,13 +85,16 @@ impl Values {
         let p = &link.peers()[peer];
         match value {
             PeerValue::Link(field) => link_field(link, report, self.outcome, peer, field),
-            _ if p.latest().is_none() => parse(var.kind, &var.start),
-            PeerValue::Time => Value::Real(p.latest().map_or(0.0, |h| h.sim_time)),
+            _ if p.observed().latest().is_none() => parse(var.kind, &var.start),
+            PeerValue::Time => Value::Real(p.observed().latest().map_or(0.0, |h| h.sim_time)),
             PeerValue::Step => Value::Integer(
-                p.latest()
+                p.observed()
+                    .latest()
                     .map_or(-1, |h| h.step.min(i32::MAX as u64) as i32 - 1),
             ),
-            PeerValue::Signal { offset, size } => load(p.payload(), offset, var.kind, size),
+            PeerValue::Signal { offset, size } => {
+                load(p.observed().payload(), offset, var.kind, size)
+            }
         }
     }
 }
@@ -113,7 +116,7 @@ fn link_field(
     field: LinkField,
 ) -> Value {
     let p = &link.peers()[peer];
-    let health = p.health();
+    let health = p.observed().health();
     match field {
         // Lockstep: the frame of the last step arrived. Free: the peer session
         // frames are taken from is running (its heartbeat), however old its

@@ -68,8 +68,8 @@ fn sample(epoch: u64, slot: u8, index: u64) -> Sample {
 /// The peer's newest frame taken by `node`, as a sample.
 fn latest(node: &Node) -> Option<PeerSample> {
     let peer = &node.peers()[0];
-    peer.latest().map(|h| PeerSample {
-        sample: Sample::read(peer.payload(), h.sim_time),
+    peer.observed().latest().map(|h| PeerSample {
+        sample: Sample::read(peer.observed().payload(), h.sim_time),
         index: h.step,
     })
 }
@@ -322,7 +322,7 @@ impl World {
             s.satisfiable_since = Some(t);
         }
         let k = s.taken;
-        let frames = s.node.peers()[0].health().frames;
+        let frames = s.node.peers()[0].observed().health().frames;
         let got = match mode {
             SyncMode::Lockstep => match s.node.exchange().poll_lockstep(k, now) {
                 Ok(Poll::Ready(())) => latest(&s.node).map(Ok),
@@ -331,7 +331,9 @@ impl World {
             },
             // Free mode never waits: a step with no new frame keeps the old values.
             SyncMode::Free => match s.node.exchange().free_read(now) {
-                Ok(_) if s.node.peers()[0].health().frames == frames => Some(Err(String::new())),
+                Ok(_) if s.node.peers()[0].observed().health().frames == frames => {
+                    Some(Err(String::new()))
+                }
                 Ok(_) => latest(&s.node).map(Ok),
                 Err(e) => Some(Err(e.to_string())),
             },

@@ -658,7 +658,7 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     let Poll::Ready(()) = a.exchange().poll_lockstep(0, ms(101)).unwrap() else {
         panic!("b's frame 1 was there and b beating")
     };
-    assert_eq!(a.peers()[0].latest().unwrap().step, 1);
+    assert_eq!(a.peers()[0].observed().latest().unwrap().step, 1);
     // b runs 17 frames ahead: the entry of frame 2 now holds frame 18.
     for index in 2..=18 {
         publish(b, index);

@@ -17,12 +17,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::frame::framed::{self, FrameBuf};
 use rfm_core::frame::{self, seed::FlightData};
-use rfm_core::health::{FrameId, Observation, PeerHealth};
-use rfm_core::interface::{self, discover, Found, Value};
-use rfm_core::link::liveness::{Life, PeerWatch, Words, MIN_SILENCE};
-use rfm_core::slot::{FramedReader, ReadError, Ring, SeedReader};
+use rfm_core::health::PeerHealth;
+use rfm_core::interface::{self, Found, Value};
+use rfm_core::link::liveness::{Life, PeerWatch, MIN_SILENCE};
+use rfm_core::link::observer::{described, Observer};
+use rfm_core::link::Layout;
+use rfm_core::slot::ReadError;
 use rfm_core::Region;
 use serde_json::json;
 
@@ -82,14 +83,12 @@ fn parse_interval(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{text}` is not a number of seconds from 0.01 to 3600"))
 }
 
+/// What a slot's area is read as.
 enum Reader {
     /// A framed area, decoded by its descriptor.
-    Framed {
-        reader: FramedReader,
-        buf: FrameBuf,
-        found: Box<Found>,
-    },
-    Seed(SeedReader),
+    Framed(Box<Found>),
+    /// The article's packet.
+    Seed,
     /// Nothing describes this slot.
     Undescribed,
 }
@@ -106,11 +105,12 @@ struct Shown {
 struct SlotView {
     slot: u8,
     node: String,
-    /// The node's area, for its liveness words.
-    memory: Option<Region>,
+    /// The node's area as the link's peers observe one (none: undescribed).
+    observer: Option<Observer>,
+    /// The health of an area that has no observer: nothing seen.
+    unobserved: PeerHealth,
     holder: Option<PeerWatch>,
     reader: Reader,
-    health: PeerHealth,
     latest: Option<Shown>,
     seen_at: Option<Instant>,
     /// Why the last read gave no frame.
@@ -124,18 +124,18 @@ struct SlotView {
 }
 
 impl SlotView {
-    fn new(slot: u8, node: String, memory: Option<Region>, reader: Reader) -> SlotView {
-        let holder = memory
+    fn new(slot: u8, node: String, observer: Option<Observer>, reader: Reader) -> SlotView {
+        let holder = observer
             .as_ref()
-            .and_then(|m| Words::read(m).ok())
+            .and_then(|o| o.words().ok())
             .map(|w| PeerWatch::new(w, Instant::now()));
         SlotView {
             slot,
             node,
-            memory,
+            observer,
+            unobserved: PeerHealth::new(),
             holder,
             reader,
-            health: PeerHealth::new(),
             latest: None,
             seen_at: None,
             problem: None,
@@ -175,64 +175,54 @@ impl SlotView {
         }
     }
 
+    fn health(&self) -> &PeerHealth {
+        self.observer
+            .as_ref()
+            .map_or(&self.unobserved, Observer::health)
+    }
+
     fn poll(&mut self, now: Instant) {
-        if let (Some(memory), Some(holder)) = (&self.memory, &mut self.holder) {
-            if let Ok(words) = Words::read(memory) {
-                holder.observe(words, now);
-            }
+        let Some(observer) = &mut self.observer else {
+            self.empty = true;
+            self.problem = Some(format!(
+                "no node describes slot {} in this memory (not started, or started \
+                 without a descriptor)",
+                self.slot
+            ));
+            return;
+        };
+        if let (Some(holder), Ok(words)) = (&mut self.holder, observer.words()) {
+            holder.observe(words, now);
         }
-        let read = match &mut self.reader {
-            Reader::Framed { reader, buf, found } => reader.read_latest(buf).map(|h| {
-                let id = FrameId {
-                    epoch: Some(h.epoch),
-                    step: h.step,
-                    digest: framed::crc_of(buf.bytes()),
-                };
-                let signals = crate::decode::signals(&found.descriptor.signals, buf.payload());
-                let shown = Shown {
-                    epoch: Some(h.epoch),
-                    step: h.step,
-                    sim_time: h.sim_time,
-                    signals,
-                };
-                (shown, id)
-            }),
-            Reader::Seed(r) => r.read().map(|p| {
-                let id = FrameId {
-                    epoch: None,
-                    step: p.packet_id,
-                    digest: seed_digest(&p),
-                };
-                (seed_shown(&p), id)
-            }),
-            Reader::Undescribed => {
-                self.empty = true;
-                self.problem = Some(format!(
-                    "no node describes slot {} in this memory (not started, or started \
-                     without a descriptor)",
-                    self.slot
-                ));
-                return;
-            }
+        let read = match &self.reader {
+            Reader::Seed => observer.read_seed(),
+            _ => observer.read_latest(),
         };
         match read {
-            Ok((latest, id)) => {
+            Ok(h) => {
                 self.problem = None;
-                if matches!(
-                    self.health.observe(id, now),
-                    Observation::First | Observation::Fresh { .. } | Observation::Restarted { .. }
-                ) {
-                    self.latest = Some(latest);
+                let epoch = (!observer.is_seed()).then_some(h.epoch);
+                if observer.accept(h, epoch, now) {
+                    let payload = observer.payload();
+                    self.latest = Some(match &self.reader {
+                        Reader::Framed(found) => Shown {
+                            epoch,
+                            step: h.step,
+                            sim_time: h.sim_time,
+                            signals: crate::decode::signals(&found.descriptor.signals, payload),
+                        },
+                        _ => seed_shown(&frame::seed::from_payload(payload, h.step, h.sim_time)),
+                    });
                     self.seen_at = Some(now);
                     if self.mark.is_none() {
-                        self.mark = Some((now, id.step));
+                        self.mark = Some((now, h.step));
                     }
                 }
             }
             Err(e) => {
                 if let ReadError::Unreadable { rejections, .. } = &e {
                     if rejections.saw_bad_frame() {
-                        self.health.observe_bad();
+                        observer.observe_bad();
                     }
                 }
                 self.empty = matches!(e, ReadError::Empty);
@@ -254,7 +244,7 @@ impl SlotView {
     }
 
     fn row(&self, now: Instant) -> String {
-        let h = &self.health;
+        let h = self.health();
         let tail = format!(
             "{:>9} {:>6} {:>4} {:>8}",
             self.rate.map_or("-".into(), |r| format!("{r:.0}")),
@@ -284,7 +274,7 @@ impl SlotView {
     }
 
     fn json(&self, now: Instant) -> serde_json::Value {
-        let h = &self.health;
+        let h = self.health();
         let (holder, silent_s) = self.holder(now);
         let mut v = json!({
             "slot": self.slot,
@@ -363,15 +353,6 @@ fn seed_shown(p: &FlightData) -> Shown {
     }
 }
 
-/// A digest of a packet's contents, to tell a re-read from a new packet.
-fn seed_digest(p: &FlightData) -> u32 {
-    // The packet has no CRC of its own; any stable hash of its bytes will do.
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    frame::seed::encode(p).hash(&mut h);
-    h.finish() as u32
-}
-
 const HEADER: &str = "slot node               holder    epoch         step    sim time s    age s    rate/s missed  bad restarts  signals";
 
 /// The views of `--layout seed`: the article's packet at each slot's area.
@@ -386,57 +367,32 @@ fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
                         "slot {s} of the attitude layout does not fit the memory: {e}"
                     ))
                 })?;
-            let reader = Reader::Seed(SeedReader::new(area.clone()).map_err(Failure::device)?);
-            Ok(SlotView::new(s, format!("slot{s}"), Some(area), reader))
+            let observer = Observer::new(area, &interface::attitude_area(s), Layout::Seed)
+                .map_err(Failure::device)?;
+            Ok(SlotView::new(
+                s,
+                format!("slot{s}"),
+                Some(observer),
+                Reader::Seed,
+            ))
         })
         .collect()
-}
-
-/// The nodes that describe themselves in `region` (of `slots`, if given), in slot
-/// order; a slot described twice (a stale area left by an earlier coupling)
-/// gives the one whose holder is live, else the last found.
-pub(crate) fn described_nodes(region: &Region, slots: &[u8]) -> Result<Vec<Found>, Failure> {
-    let mut found = discover(region).map_err(Failure::device)?;
-    found.retain(|f| slots.is_empty() || slots.contains(&f.descriptor.slot));
-    let live = |f: &Found| {
-        rfm_core::area::window(region, &f.area)
-            .ok()
-            .and_then(|a| Words::read(&a).ok())
-            .is_some_and(|w| w.closed == 0 && w.owner != 0)
-    };
-    let mut chosen: Vec<Found> = Vec::new();
-    for f in found {
-        match chosen
-            .iter_mut()
-            .find(|c| c.descriptor.slot == f.descriptor.slot)
-        {
-            Some(c) if live(c) && !live(&f) => {}
-            Some(c) => *c = f,
-            None => chosen.push(f),
-        }
-    }
-    chosen.sort_by_key(|f| f.descriptor.slot);
-    Ok(chosen)
 }
 
 /// The views of the framed layout: every node whose descriptor is in `region`
 /// (of `slots`, if given); a slot holding two (a stale one left by an earlier
 /// coupling) shows the one whose holder is live, else the last found.
 fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
-    let chosen = described_nodes(region, slots)?;
+    let chosen = described(region, slots).map_err(Failure::device)?;
     let mut views = Vec::new();
     for f in chosen {
         let area = rfm_core::area::window(region, &f.area).map_err(Failure::device)?;
-        let reader = FramedReader::new(area.clone(), Ring::of(&f.area)).map_err(Failure::device)?;
+        let observer = Observer::new(area, &f.area, Layout::Framed).map_err(Failure::device)?;
         views.push(SlotView::new(
             f.descriptor.slot,
             f.descriptor.node.clone(),
-            Some(area),
-            Reader::Framed {
-                buf: reader.buffer(),
-                reader,
-                found: Box::new(f),
-            },
+            Some(observer),
+            Reader::Framed(Box::new(f)),
         ));
     }
     for &s in slots {

@@ -280,7 +280,9 @@ impl<'i> Access<'i> {
 
     /// The payload of peer `peer`'s taken frame, if the link has taken one.
     fn taken(&self, peer: u8) -> Option<&[u8]> {
-        self.values.link.as_ref()?.peers()[usize::from(peer)].taken_payload()
+        self.values.link.as_ref()?.peers()[usize::from(peer)]
+            .observed()
+            .taken_payload()
     }
 
     /// `fmi2GetReal`, `fmi2GetInteger`, `fmi2GetBoolean`: an input or a peer's

@@ -98,15 +98,15 @@ impl AttitudeLink {
     /// one of the last step).
     pub fn latest(&self) -> Option<PeerSample> {
         let peer = &self.link.peers()[0];
-        peer.latest().map(|h| PeerSample {
-            sample: Sample::read(peer.payload(), h.sim_time),
+        peer.observed().latest().map(|h| PeerSample {
+            sample: Sample::read(peer.observed().payload(), h.sim_time),
             index: h.step,
         })
     }
 
     /// The first peer's health.
     pub fn health(&self) -> &PeerHealth {
-        self.link.peers()[0].health()
+        self.link.peers()[0].observed().health()
     }
 
     /// Free mode's `link.ok` of the first peer after the last step: the peer

@@ -78,7 +78,7 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError 
     );
     let difference = match &described {
         Some(d) => d
-            .first_difference(expected, &peer.geometry().payload)
+            .first_difference(expected, &peer.observed().geometry().payload)
             .unwrap_or_else(|| {
                 format!(
                     "node `{}` publishes what this file says, so the files differ in another \
@@ -104,8 +104,9 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError 
 
 /// The descriptor `peer` wrote into its area.
 fn read_descriptor(peer: &Peer) -> Result<Descriptor, DescriptorError> {
-    let mut bytes = vec![0u8; peer.geometry().descriptor_len];
-    peer.area()
+    let mut bytes = vec![0u8; peer.observed().geometry().descriptor_len];
+    peer.observed()
+        .area()
         .read(DESCRIPTOR_OFFSET, &mut bytes)
         .map_err(|_| DescriptorError::Missing)?;
     descriptor::decode(&bytes)
@@ -166,14 +167,16 @@ pub(crate) fn check_layout(
     peer: &Peer,
     reading: super::Layout,
 ) -> Result<(), LinkError> {
-    let ring = Ring::of(peer.geometry());
+    let ring = Ring::of(peer.observed().geometry());
     let found = match reading {
         super::Layout::Framed => {
-            let word = peer.area().load_u32(0, Relaxed)?;
-            (u32::from_le(word) == seed::MAGIC && !holds_framed(peer.area(), ring)?)
+            let word = peer.observed().area().load_u32(0, Relaxed)?;
+            (u32::from_le(word) == seed::MAGIC && !holds_framed(peer.observed().area(), ring)?)
                 .then_some(("seed (the article's FlightData)", "framed"))
         }
-        super::Layout::Seed => holds_framed(peer.area(), ring)?.then_some(("framed", "seed")),
+        super::Layout::Seed => {
+            holds_framed(peer.observed().area(), ring)?.then_some(("framed", "seed"))
+        }
     };
     match found {
         Some((theirs, ours)) => Err(incompatible(

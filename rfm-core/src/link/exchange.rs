@@ -84,7 +84,7 @@ impl Exchange {
         frame: &[u8],
         now: Instant,
     ) -> Result<(), crate::frame::FrameError> {
-        let scratch = self.peers[i].scratch();
+        let scratch = self.peers[i].observer().scratch();
         if scratch.len() != frame.len() {
             return Err(crate::frame::FrameError::BadLength {
                 found: frame
@@ -95,7 +95,7 @@ impl Exchange {
         }
         scratch.bytes_mut().copy_from_slice(frame);
         let h = scratch.check()?;
-        self.peers[i].accept(h, Some(h.epoch), now);
+        self.peers[i].observer().accept(h, Some(h.epoch), now);
         self.stepped_at = now;
         self.last_wait = Duration::ZERO;
         Ok(())
@@ -258,7 +258,9 @@ impl Exchange {
                 if bound_now || header.fingerprint != self.expected.fingerprint {
                     compat::check_frame(&self.expected, &self.peers[i], &header)?;
                 }
-                self.peers[i].accept(header, Some(header.epoch), now);
+                self.peers[i]
+                    .observer()
+                    .accept(header, Some(header.epoch), now);
                 Ok(())
             }
             Ok(None) => Ok(()),
@@ -276,7 +278,7 @@ impl Exchange {
                 compat::check_readable(&self.expected, &self.peers[i], &err)?;
                 compat::check_layout(&self.expected, &self.peers[i], layout)?;
                 if rejections.saw_bad_frame() {
-                    self.peers[i].observe_bad();
+                    self.peers[i].observer().observe_bad();
                 }
                 Ok(())
             }

@@ -73,6 +73,12 @@ impl Words {
     pub fn is_closed(&self) -> bool {
         self.owner != 0 && self.closed == self.owner
     }
+
+    /// A session holds the slot and has not closed it (alive or not: only a
+    /// beat seen moving proves that, see [`PeerWatch`]).
+    pub fn is_held(&self) -> bool {
+        self.owner != 0 && !self.is_closed()
+    }
 }
 
 /// Writes the claim: this session's token in the owner word, and no closed mark.

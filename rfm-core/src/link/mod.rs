@@ -33,6 +33,7 @@ mod exchange;
 pub mod handshake;
 pub mod liveness;
 mod node;
+pub mod observer;
 mod peer;
 mod replay;
 

@@ -1,23 +1,18 @@
-//! One peer as a node sees it: its area, the session its frames are taken from,
-//! its health, and the newest frame taken (kept in place: outputs are read from it).
+//! One peer as a node sees it: its area observed ([`Observer`]: the newest frame
+//! taken, kept in place because outputs are read from it, and its health), and
+//! the session its frames are taken from (the handshake).
 
 use std::time::{Duration, Instant};
 
 use super::handshake::{Admit, Fault, Handshake};
-use super::liveness::{self, token, Words, MIN_SILENCE};
-use super::{Layout, LinkConfig};
+use super::liveness::{self, token, MIN_SILENCE};
+use super::observer::Observer;
+use super::LinkConfig;
 use crate::area::Area;
-use crate::frame::framed::{self, FrameBuf, Header};
-use crate::frame::seed;
-use crate::health::{FrameId, Observation, PeerHealth};
+use crate::frame::framed::Header;
 use crate::interface::Interface;
 use crate::region::{Region, RegionError};
-use crate::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
-
-enum Reader {
-    Framed(FramedReader),
-    Seed(SeedReader),
-}
+use crate::slot::{ReadError, StepPoll};
 
 /// The article's packets carry no session and no heartbeat: a seed peer is live
 /// while its packet id moves. The id found when this node started proves nothing.
@@ -46,22 +41,9 @@ pub struct Peer {
     /// Its index in the interface's nodes.
     node: usize,
     slot: u8,
-    area: Region,
-    geometry: Area,
-    reader: Reader,
+    observed: Observer,
     handshake: Handshake,
     seed: SeedWatch,
-    health: PeerHealth,
-    /// The newest frame taken (`frames[taken]`, header `latest`), and where
-    /// frames are read before they are taken (the other). Taking one flips
-    /// `taken`: the buffers never move, because a swap of them (stored as
-    /// vectors) stalled the next get that loaded a buffer's address.
-    frames: [FrameBuf; 2],
-    taken: usize,
-    latest: Option<Header>,
-    /// `latest.is_some()`, in a byte of its own for the per-step getters: the
-    /// header is stored as vectors, and a byte loaded from it waited for them.
-    has_taken: bool,
     /// The peer is this node (the attitude preset's `nodeSlot == peerSlot`).
     self_loop: bool,
     /// Lockstep: this step's frame was taken.
@@ -77,7 +59,7 @@ impl std::fmt::Debug for Peer {
         f.debug_struct("Peer")
             .field("slot", &self.slot)
             .field("bound", &self.handshake.bound())
-            .field("latest", &self.latest)
+            .field("latest", &self.observed.latest())
             .finish_non_exhaustive()
     }
 }
@@ -91,34 +73,23 @@ impl Peer {
         own_epoch: Option<u64>,
         now: Instant,
     ) -> Result<Peer, RegionError> {
-        let area = crate::area::window(region, geometry)?;
-        let ring = Ring::of(geometry);
-        let reader = match config.layout {
-            Layout::Framed => Reader::Framed(FramedReader::new(area.clone(), ring)?),
-            Layout::Seed => Reader::Seed(SeedReader::new(area.clone())?),
-        };
+        let observed = Observer::new(
+            crate::area::window(region, geometry)?,
+            geometry,
+            config.layout,
+        )?;
         Ok(Peer {
             node,
             slot: geometry.slot,
             handshake: Handshake::new(
-                Words::read(&area)?,
+                observed.words()?,
                 now,
                 config.mode,
                 config.timeout,
                 own_epoch,
             ),
-            area,
-            geometry: geometry.clone(),
-            reader,
+            observed,
             seed: SeedWatch::default(),
-            health: PeerHealth::new(),
-            frames: [
-                FrameBuf::new(geometry.payload.len),
-                FrameBuf::new(geometry.payload.len),
-            ],
-            taken: 0,
-            latest: None,
-            has_taken: false,
             self_loop: own_epoch.is_some(),
             got: false,
             unproven: None,
@@ -134,15 +105,13 @@ impl Peer {
         now: Instant,
     ) -> Result<(), RegionError> {
         self.handshake = Handshake::new(
-            Words::read(&self.area)?,
+            self.observed.words()?,
             now,
             config.mode,
             config.timeout,
             self.self_loop.then_some(own_epoch),
         );
-        if let Reader::Seed(reader) = &self.reader {
-            self.seed.baseline = reader.read().ok().map(|p| p.packet_id);
-        }
+        self.seed.baseline = self.observed.seed_packet();
         Ok(())
     }
 
@@ -155,36 +124,16 @@ impl Peer {
         self.slot
     }
 
-    pub fn health(&self) -> &PeerHealth {
-        &self.health
-    }
-
-    /// The header of the newest frame taken.
-    pub fn latest(&self) -> Option<&Header> {
-        self.latest.as_ref()
-    }
-
-    /// The peer's signals as of the newest frame taken (zeros before the first).
+    /// The peer's area as observed: the newest frame taken, its payload, the
+    /// health of the link to it.
     #[inline]
-    pub fn payload(&self) -> &[u8] {
-        self.frames[self.taken].payload()
+    pub fn observed(&self) -> &Observer {
+        &self.observed
     }
 
-    /// The peer's signals, once a frame was taken.
-    #[inline]
-    pub fn taken_payload(&self) -> Option<&[u8]> {
-        self.has_taken.then(|| self.payload())
-    }
-
-    /// The whole frame taken last (header and payload), as it was in memory:
-    /// what a recording keeps.
-    pub fn taken_frame(&self) -> Option<&[u8]> {
-        self.has_taken.then(|| self.frames[self.taken].bytes())
-    }
-
-    /// Where the next frame is read before it is taken.
-    pub(crate) fn scratch(&mut self) -> &mut FrameBuf {
-        &mut self.frames[1 - self.taken]
+    /// Replay and free mode: the observer, to read into and take from.
+    pub(crate) fn observer(&mut self) -> &mut Observer {
+        &mut self.observed
     }
 
     /// The peer session frames are taken from (framed layout), once there is one.
@@ -193,51 +142,22 @@ impl Peer {
     }
 
     fn observe(&mut self, now: Instant) -> Result<(), RegionError> {
-        let words = Words::read(&self.area)?;
+        let words = self.observed.words()?;
         self.handshake.observe(words, now);
         Ok(())
     }
 
-    /// Takes the frame in `scratch` (header `h`) if it is new to the health tracker.
-    pub(crate) fn accept(&mut self, h: Header, epoch: Option<u64>, now: Instant) {
-        let id = FrameId {
-            epoch,
-            step: h.step,
-            digest: framed::crc_of(self.frames[1 - self.taken].bytes()),
-        };
-        if matches!(
-            self.health.observe(id, now),
-            Observation::First | Observation::Fresh { .. } | Observation::Restarted { .. }
-        ) {
-            self.taken = 1 - self.taken;
-            self.latest = Some(h);
-            self.has_taken = true;
-        }
-    }
-
     /// Free mode, seed layout: takes the article's packet if its id moved.
-    pub(crate) fn read_seed(&mut self, now: Instant) -> Result<(), crate::slot::ReadError> {
-        let Reader::Seed(reader) = &self.reader else {
-            unreachable!("seed reader")
-        };
-        let p = reader.read()?;
-        let id = p.packet_id;
+    pub(crate) fn read_seed(&mut self, now: Instant) -> Result<(), ReadError> {
+        let h = self.observed.read_seed()?;
+        let id = h.step;
         let moved = match self.seed.moved {
             Some((last, _)) => id != last,
             None => Some(id) != self.seed.baseline,
         };
         if moved {
             self.seed.moved = Some((id, now));
-            seed::to_payload(&p, self.scratch().payload_mut());
-            let h = Header {
-                writer_slot: self.slot,
-                step: id,
-                sim_time: p.timestamp,
-                ..Header::default()
-            };
-            // The digest of a packet: sealing computes a CRC over what it carries.
-            self.scratch().seal(&h);
-            self.accept(h, None, now);
+            self.observed.accept(h, None, now);
         }
         Ok(())
     }
@@ -249,23 +169,13 @@ impl Peer {
         if self.self_loop {
             return true;
         }
-        match self.reader {
-            Reader::Framed(_) => self.handshake.alive(now),
-            Reader::Seed(_) => self
+        match self.observed.is_seed() {
+            false => self.handshake.alive(now),
+            true => self
                 .seed
                 .moved
                 .is_some_and(|(_, t)| now.saturating_duration_since(t) < timeout.max(MIN_SILENCE)),
         }
-    }
-
-    /// The peer's area of the coupling region.
-    pub(crate) fn area(&self) -> &Region {
-        &self.area
-    }
-
-    /// How the peer's area is divided.
-    pub(crate) fn geometry(&self) -> &Area {
-        &self.geometry
     }
 
     /// A new lockstep step: nothing of it taken or seen yet.
@@ -290,36 +200,31 @@ impl Peer {
 
     /// One poll for frame `need` of a lockstep step, read into the scratch frame.
     pub(crate) fn poll_step(&mut self, need: u64, now: Instant) -> Result<Found, ReadError> {
-        let Reader::Framed(reader) = &self.reader else {
-            unreachable!("validate() refuses lockstep with the seed layout")
-        };
-        Ok(
-            match reader.poll_step(need, &mut self.frames[1 - self.taken])? {
-                StepPoll::Ready(h) => match self.handshake.admit(h.epoch, now) {
-                    Admit::Take { bound_now } => Found::Take {
-                        header: h,
-                        bound_now,
-                    },
-                    Admit::NotLive => {
-                        self.unproven = Some(h.epoch);
-                        Found::Nothing
-                    }
-                    Admit::Restarted { old } => Found::Restarted {
-                        old,
-                        epoch: h.epoch,
-                    },
+        Ok(match self.observed.poll_step(need)? {
+            StepPoll::Ready(h) => match self.handshake.admit(h.epoch, now) {
+                Admit::Take { bound_now } => Found::Take {
+                    header: h,
+                    bound_now,
                 },
-                StepPoll::Overwritten { found } if self.bound().is_some() => {
-                    Found::Overwritten { found }
+                Admit::NotLive => {
+                    self.unproven = Some(h.epoch);
+                    Found::Nothing
                 }
-                StepPoll::Overwritten { .. } | StepPoll::NotYet => Found::Nothing,
+                Admit::Restarted { old } => Found::Restarted {
+                    old,
+                    epoch: h.epoch,
+                },
             },
-        )
+            StepPoll::Overwritten { found } if self.bound().is_some() => {
+                Found::Overwritten { found }
+            }
+            StepPoll::Overwritten { .. } | StepPoll::NotYet => Found::Nothing,
+        })
     }
 
     /// Takes the frame [`Peer::poll_step`] found (header `h`) as this step's.
     pub(crate) fn take(&mut self, h: Header, now: Instant) {
-        self.accept(h, Some(h.epoch), now);
+        self.observed.accept(h, Some(h.epoch), now);
         self.got = true;
     }
 
@@ -328,19 +233,14 @@ impl Peer {
         if let ReadError::Unreadable { rejections, .. } = err {
             if rejections.saw_bad_frame() && !self.bad_seen {
                 self.bad_seen = true;
-                self.health.observe_bad();
+                self.observed.observe_bad();
             }
         }
     }
 
-    /// Counts a corrupt frame (free mode: each read that saw one).
-    pub(crate) fn observe_bad(&mut self) {
-        self.health.observe_bad();
-    }
-
     /// Counts a restart of the peer.
     pub(crate) fn count_restart(&mut self) {
-        self.health.restarts += 1;
+        self.observed.count_restart();
     }
 
     /// What the liveness words say is wrong with the peer, if anything (a
@@ -356,11 +256,7 @@ impl Peer {
     /// The session that now holds the peer's slot under token `owner`: its full
     /// epoch when its newest frame is there, else its token.
     pub(crate) fn session_of(&self, owner: u32) -> String {
-        let Reader::Framed(reader) = &self.reader else {
-            unreachable!("framed")
-        };
-        let mut buf = reader.buffer();
-        match reader.read_latest(&mut buf) {
+        match self.observed.peek_latest() {
             Ok(h) if token(h.epoch) == owner => format!("{:#018x}", h.epoch),
             _ => format!("token {owner:#010x}"),
         }
@@ -371,11 +267,7 @@ impl Peer {
     /// before a peer is bound, and a buffer of its own cost an allocation and
     /// the CRC table lookup, a lock, each time).
     pub(crate) fn holds_nothing(&mut self) -> bool {
-        let Reader::Framed(reader) = &self.reader else {
-            unreachable!("framed")
-        };
-        let scratch = &mut self.frames[1 - self.taken];
-        matches!(reader.read_latest(scratch), Err(ReadError::Empty))
+        matches!(self.observed.read_latest(), Err(ReadError::Empty))
     }
 
     /// Free mode, framed layout: the newest frame, if its session is live, with
@@ -384,10 +276,7 @@ impl Peer {
         &mut self,
         now: Instant,
     ) -> Result<Option<(Header, bool)>, ReadError> {
-        let Reader::Framed(reader) = &self.reader else {
-            unreachable!("framed reader")
-        };
-        let h = reader.read_latest(&mut self.frames[1 - self.taken])?;
+        let h = self.observed.read_latest()?;
         if self.bound() != Some(h.epoch) && !self.self_loop {
             // Another session than the bound one: judge it on fresh words.
             self.observe(now).map_err(ReadError::Region)?;

@@ -15,7 +15,7 @@ use rfm_core::slot::{FramedReader, Ring, StepPoll};
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
 use crate::open::{coupling_region, open};
-use crate::watch::described_nodes;
+use rfm_core::link::observer::described;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
@@ -55,7 +55,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     let device = open(&args.device, library)?;
     let region = coupling_region(&device, &args.device, args.region_offset)?;
     // As `watch` chooses them: of a slot described twice, the live one.
-    let found = described_nodes(&region, &args.slots)?;
+    let found = described(&region, &args.slots).map_err(Failure::device)?;
     let Some(first) = found.first() else {
         return Err(Failure::check_failed(anyhow!(
             "no node describes itself in `{}` (regionOffset {:#x}): is a simulator running on it?",

@@ -1,0 +1,241 @@
+//! Watching one node's area without taking part in the coupling: its frames as
+//! a reader finds them, the newest one taken (kept in place: a master's outputs
+//! and a viewer's columns are read from it), and the health of what was read.
+//!
+//! One observer serves every passive reader of an area: each peer of a link
+//! ([`super::peer::Peer`], which adds the handshake that decides whose frames
+//! count), and the tools that only look (`rfmctl watch`, `rfmctl record` through
+//! [`described`]). A frame is new when [`PeerHealth`] has not seen it: its
+//! session, step and CRC (the article's packets have no CRC of their own, so the
+//! observer seals each into a frame, whose CRC then covers its contents).
+
+use std::time::Instant;
+
+use super::liveness::Words;
+use super::Layout;
+use crate::area::Area;
+use crate::frame::framed::{self, FrameBuf, Header};
+use crate::frame::seed;
+use crate::health::{FrameId, Observation, PeerHealth};
+use crate::interface::{discover, Found};
+use crate::region::{Region, RegionError};
+use crate::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
+
+enum Reader {
+    Framed(FramedReader),
+    Seed(SeedReader),
+}
+
+/// One node's area, observed.
+pub struct Observer {
+    area: Region,
+    geometry: Area,
+    reader: Reader,
+    health: PeerHealth,
+    /// The newest frame taken (`frames[taken]`, header `latest`), and where
+    /// frames are read before they are taken (the other). Taking one flips
+    /// `taken`: the buffers never move, because a swap of them (stored as
+    /// vectors) stalled the next get that loaded a buffer's address.
+    frames: [FrameBuf; 2],
+    taken: usize,
+    latest: Option<Header>,
+    /// `latest.is_some()`, in a byte of its own for the per-step getters: the
+    /// header is stored as vectors, and a byte loaded from it waited for them.
+    has_taken: bool,
+}
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Observer")
+            .field("slot", &self.geometry.slot)
+            .field("latest", &self.latest)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Observer {
+    /// Observes `area` (of the coupling region, divided as `geometry`), whose
+    /// writer uses `layout`.
+    pub fn new(area: Region, geometry: &Area, layout: Layout) -> Result<Observer, RegionError> {
+        let reader = match layout {
+            Layout::Framed => Reader::Framed(FramedReader::new(area.clone(), Ring::of(geometry))?),
+            Layout::Seed => Reader::Seed(SeedReader::new(area.clone())?),
+        };
+        Ok(Observer {
+            area,
+            geometry: geometry.clone(),
+            reader,
+            health: PeerHealth::new(),
+            frames: [
+                FrameBuf::new(geometry.payload.len),
+                FrameBuf::new(geometry.payload.len),
+            ],
+            taken: 0,
+            latest: None,
+            has_taken: false,
+        })
+    }
+
+    /// The area observed.
+    pub fn area(&self) -> &Region {
+        &self.area
+    }
+
+    /// How the area is divided.
+    pub fn geometry(&self) -> &Area {
+        &self.geometry
+    }
+
+    /// The area's liveness words now.
+    pub fn words(&self) -> Result<Words, RegionError> {
+        Words::read(&self.area)
+    }
+
+    pub fn health(&self) -> &PeerHealth {
+        &self.health
+    }
+
+    /// The header of the newest frame taken.
+    pub fn latest(&self) -> Option<&Header> {
+        self.latest.as_ref()
+    }
+
+    /// The writer's signals as of the newest frame taken (zeros before the first).
+    #[inline]
+    pub fn payload(&self) -> &[u8] {
+        self.frames[self.taken].payload()
+    }
+
+    /// The writer's signals, once a frame was taken.
+    #[inline]
+    pub fn taken_payload(&self) -> Option<&[u8]> {
+        self.has_taken.then(|| self.payload())
+    }
+
+    /// The whole frame taken last (header and payload), as it was in memory:
+    /// what a recording keeps.
+    pub fn taken_frame(&self) -> Option<&[u8]> {
+        self.has_taken.then(|| self.frames[self.taken].bytes())
+    }
+
+    /// Where the next frame is read before it is taken.
+    pub(crate) fn scratch(&mut self) -> &mut FrameBuf {
+        &mut self.frames[1 - self.taken]
+    }
+
+    /// Framed layout: the frame of step `need`, if the ring holds it, read into
+    /// the scratch frame.
+    pub(crate) fn poll_step(&mut self, need: u64) -> Result<StepPoll, ReadError> {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("validate() refuses lockstep with the seed layout")
+        };
+        reader.poll_step(need, &mut self.frames[1 - self.taken])
+    }
+
+    /// Framed layout: the newest frame of the ring, read into the scratch frame.
+    pub fn read_latest(&mut self) -> Result<Header, ReadError> {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("framed reader")
+        };
+        reader.read_latest(&mut self.frames[1 - self.taken])
+    }
+
+    /// Framed layout: the newest frame's header, read into a buffer of its own
+    /// (the scratch frame is left as it is).
+    pub(crate) fn peek_latest(&self) -> Result<Header, ReadError> {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("framed reader")
+        };
+        reader.read_latest(&mut reader.buffer())
+    }
+
+    /// Seed layout: the article's packet now, sealed into the scratch frame as
+    /// a frame of the area's slot whose step is the packet id.
+    pub fn read_seed(&mut self) -> Result<Header, ReadError> {
+        let Reader::Seed(reader) = &self.reader else {
+            unreachable!("seed reader")
+        };
+        let p = reader.read()?;
+        let scratch = &mut self.frames[1 - self.taken];
+        seed::to_payload(&p, scratch.payload_mut());
+        let h = Header {
+            writer_slot: self.geometry.slot,
+            step: p.packet_id,
+            sim_time: p.timestamp,
+            ..Header::default()
+        };
+        // The digest of a packet: sealing computes a CRC over what it carries.
+        scratch.seal(&h);
+        Ok(h)
+    }
+
+    /// Whether the writer uses the article's layout.
+    pub fn is_seed(&self) -> bool {
+        matches!(self.reader, Reader::Seed(_))
+    }
+
+    /// The packet id the article's writer shows now, if it shows one.
+    pub(crate) fn seed_packet(&self) -> Option<u64> {
+        match &self.reader {
+            Reader::Seed(reader) => reader.read().ok().map(|p| p.packet_id),
+            Reader::Framed(_) => None,
+        }
+    }
+
+    /// Takes the frame in the scratch frame (header `h`, of session `epoch`) if
+    /// it is new to the health tracker; whether it was.
+    pub fn accept(&mut self, h: Header, epoch: Option<u64>, now: Instant) -> bool {
+        let id = FrameId {
+            epoch,
+            step: h.step,
+            digest: framed::crc_of(self.frames[1 - self.taken].bytes()),
+        };
+        let new = matches!(
+            self.health.observe(id, now),
+            Observation::First | Observation::Fresh { .. } | Observation::Restarted { .. }
+        );
+        if new {
+            self.taken = 1 - self.taken;
+            self.latest = Some(h);
+            self.has_taken = true;
+        }
+        new
+    }
+
+    /// Counts a complete but corrupt frame.
+    pub fn observe_bad(&mut self) {
+        self.health.observe_bad();
+    }
+
+    /// Counts a restart of the writer.
+    pub(crate) fn count_restart(&mut self) {
+        self.health.restarts += 1;
+    }
+}
+
+/// The nodes that describe themselves in `region` (of `slots`, if given), in slot
+/// order; a slot described twice (a stale area left by an earlier coupling)
+/// gives the one whose slot is held, else the last found.
+pub fn described(region: &Region, slots: &[u8]) -> Result<Vec<Found>, RegionError> {
+    let mut found = discover(region)?;
+    found.retain(|f| slots.is_empty() || slots.contains(&f.descriptor.slot));
+    let held = |f: &Found| {
+        crate::area::window(region, &f.area)
+            .ok()
+            .and_then(|a| Words::read(&a).ok())
+            .is_some_and(|w| w.is_held())
+    };
+    let mut chosen: Vec<Found> = Vec::new();
+    for f in found {
+        match chosen
+            .iter_mut()
+            .find(|c| c.descriptor.slot == f.descriptor.slot)
+        {
+            Some(c) if held(c) && !held(&f) => {}
+            Some(c) => *c = f,
+            None => chosen.push(f),
+        }
+    }
+    chosen.sort_by_key(|f| f.descriptor.slot);
+    Ok(chosen)
+}
