@@ -14,7 +14,7 @@ use crate::backend::rfm2g::{self, Board, BoardError, Interrupt, Rfm2gError, LINK
 /// its peers on an RFM2g board ([`Device::events`]).
 pub use crate::backend::rfm2g::Events;
 use crate::backend::shm::{self, ShmError, ShmMapping};
-use crate::region::{Region, WORD};
+use crate::region::{OutsideMemory, Region, WORD};
 
 /// The accepted forms, quoted in errors.
 pub const DEVICE_FORMS: &str =
@@ -54,16 +54,8 @@ pub enum DeviceError {
          vendor library or the rfm2g-sim emulator)"
     )]
     NotRfm2g { device: String, what: &'static str },
-    #[error(
-        "device `{device}`: a window of {len} bytes at offset {offset} does not fit its \
-         {size}-byte memory"
-    )]
-    WindowOutOfRange {
-        device: String,
-        offset: u64,
-        len: u64,
-        size: u64,
-    },
+    #[error(transparent)]
+    WindowOutOfRange(OutsideMemory),
     #[error("device `{device}`: offset {offset} is not a multiple of {WORD} bytes")]
     UnalignedWindow { device: String, offset: u64 },
     #[error(transparent)]
@@ -315,12 +307,12 @@ impl Device {
         let size = self.size();
         if !len.is_multiple_of(WORD) || offset.checked_add(len as u64).is_none_or(|end| end > size)
         {
-            return Err(DeviceError::WindowOutOfRange {
+            return Err(DeviceError::WindowOutOfRange(OutsideMemory {
                 device: self.name.clone(),
                 offset,
                 len: len as u64,
                 size,
-            });
+            }));
         }
         let whole = match &self.memory {
             Memory::Rfm2g(board) => return Ok(board.map(offset, len)?),

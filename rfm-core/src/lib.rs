@@ -29,4 +29,4 @@ pub use device::{
     Device, DeviceError, DeviceInfo, DeviceSpec, Events, OpenOptions, DEFAULT_MEMORY_SIZE,
     DEVICE_FORMS,
 };
-pub use region::{Region, RegionError, WORD};
+pub use region::{OutsideMemory, Region, RegionError, WORD};

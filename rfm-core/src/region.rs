@@ -20,6 +20,20 @@ use std::sync::Arc;
 /// Alignment, in bytes, of every offset and length given to a [`Region`].
 pub const WORD: usize = 4;
 
+/// A window asked of a memory that does not fit it: the one rule, and message,
+/// of every backend's and the device's window check.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "device `{device}`: a window of {len} bytes at offset {offset} does not fit its \
+     {size}-byte memory"
+)]
+pub struct OutsideMemory {
+    pub device: String,
+    pub offset: u64,
+    pub len: u64,
+    pub size: u64,
+}
+
 /// An access that would leave the window or break its alignment rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegionError {

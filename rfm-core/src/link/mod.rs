@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use crate::frame::framed::FrameBuf;
 use crate::frame::framed::SyncMode;
 use crate::interface::{self, Interface};
+use crate::region::OutsideMemory;
 use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, Events, OpenOptions};
 
@@ -168,7 +169,7 @@ impl Link {
             None
         };
         let region = device.map(config.region_offset, len).map_err(|e| match e {
-            DeviceError::WindowOutOfRange { size, .. } => {
+            DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
                 let (what, remedy) = if preset {
                     (
                         format!(

@@ -2,6 +2,7 @@
 //! missing or incomplete, or a call into it that failed.
 
 use super::{Rfm2gError, BUILD_HINT};
+use crate::region::OutsideMemory;
 
 /// Why an RFM2g board operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -18,16 +19,8 @@ pub enum BoardError {
     },
     #[error("device `{device}`: {reason}")]
     BadPath { device: String, reason: String },
-    #[error(
-        "device `{device}`: a window of {len} bytes at offset {offset} does not fit its \
-         {size}-byte memory"
-    )]
-    WindowOutOfRange {
-        device: String,
-        offset: u64,
-        len: u64,
-        size: u64,
-    },
+    #[error(transparent)]
+    WindowOutOfRange(OutsideMemory),
     /// A vendor call returned a failure status.
     #[error(transparent)]
     Call(#[from] Rfm2gError),

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use ffi::{RFM2GHANDLE, RFM2G_NODE, RFM2G_STATUS, RFM2G_UINT32, RFM2G_UINT64};
 
+use crate::region::OutsideMemory;
 use crate::region::Region;
 
 /// The library loaded when the caller names none.
@@ -295,13 +296,14 @@ impl Board {
     pub(crate) fn map(self: &Arc<Self>, offset: u64, len: usize) -> Result<Region, BoardError> {
         let page_offset = offset - offset % PAGE_SIZE;
         let span = offset - page_offset + len as u64;
-        let pages =
-            u32::try_from(span.div_ceil(PAGE_SIZE)).map_err(|_| BoardError::WindowOutOfRange {
+        let pages = u32::try_from(span.div_ceil(PAGE_SIZE)).map_err(|_| {
+            BoardError::WindowOutOfRange(OutsideMemory {
                 device: self.device.clone(),
                 offset,
                 len: len as u64,
                 size: self.size,
-            })?;
+            })
+        })?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
         // SAFETY: the handle is open; `ptr` is a valid out pointer.
         let status = unsafe { (self.api.user_memory)(self.handle, &mut ptr, page_offset, pages) };

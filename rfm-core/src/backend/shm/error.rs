@@ -1,5 +1,6 @@
 //! Why a `shm:` object could not be opened or mapped.
 
+use crate::region::OutsideMemory;
 use std::io;
 
 use super::{object_path, NO_ROOM, NO_ROOM_HINT, STALE_HINT};
@@ -64,14 +65,6 @@ pub enum ShmError {
          library creates it with one rule, for its owner)"
     )]
     GrantedToOthers { device: String, who: String },
-    #[error(
-        "device `{device}`: a window of {len} bytes at offset {offset} does not fit its \
-         {size}-byte memory"
-    )]
-    WindowOutOfRange {
-        device: String,
-        offset: u64,
-        len: u64,
-        size: u64,
-    },
+    #[error(transparent)]
+    WindowOutOfRange(OutsideMemory),
 }

@@ -14,6 +14,7 @@ use std::io;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+use crate::region::OutsideMemory;
 use crate::region::Region;
 
 mod error;
@@ -143,12 +144,12 @@ impl ShmObject {
     /// multiple of the page size and the window inside the object.
     pub fn map(&self, offset: usize, len: usize) -> Result<ShmMapping, ShmError> {
         if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.size) {
-            return Err(ShmError::WindowOutOfRange {
+            return Err(ShmError::WindowOutOfRange(OutsideMemory {
                 device: self.device.clone(),
                 offset: offset as u64,
                 len: len as u64,
                 size: self.size as u64,
-            });
+            }));
         }
         let (base, view) = sys::map(&self.object, &self.device, offset, len)?;
         Ok(ShmMapping {
