@@ -104,6 +104,7 @@ unsafe fn component<'a>(c: fmi2Component) -> Option<&'a Component> {
 ///
 /// # Safety
 /// As for [`component`].
+#[inline]
 pub unsafe fn call(
     c: fmi2Component,
     call: Call,
@@ -173,6 +174,7 @@ pub unsafe fn free_instance(c: fmi2Component) {
 
 /// The body of [`call`] on a borrowed instance: the state machine's check, then
 /// `body`.
+#[inline]
 fn run(
     inst: &mut Instance,
     call: Call,

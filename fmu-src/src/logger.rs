@@ -104,6 +104,7 @@ pub struct Scope(*const Logger);
 
 impl Scope {
     /// The logger must outlive the scope (the scope lives inside one FMI call).
+    #[inline]
     pub fn enter(logger: &Logger) -> Scope {
         install_bridge();
         Scope(CURRENT.with(|c| c.replace(logger)))

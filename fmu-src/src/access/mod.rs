@@ -120,6 +120,7 @@ impl<'i> Access<'i> {
 
     /// `fmi2SetReal`, `fmi2SetInteger`, `fmi2SetBoolean`: an input is a checked
     /// store into the payload; anything else goes through its variable.
+    #[inline]
     pub fn set_plain<T: Plain>(
         &mut self,
         function: &str,
@@ -287,6 +288,7 @@ impl<'i> Access<'i> {
 
     /// `fmi2GetReal`, `fmi2GetInteger`, `fmi2GetBoolean`: an input or a peer's
     /// signal is a load from its payload; anything else is computed by its variable.
+    #[inline]
     pub fn get_plain<T: Plain>(
         &self,
         function: &str,

@@ -138,6 +138,7 @@ impl FrameBuf {
     }
 
     /// Bytes of the whole frame.
+    #[inline]
     pub fn len(&self) -> usize {
         HEADER_SIZE + self.payload_len
     }
@@ -153,6 +154,7 @@ impl FrameBuf {
         unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), len) }
     }
 
+    #[inline]
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         let len = self.len();
         // SAFETY: as in `bytes`, and the borrow of `self` is exclusive.
@@ -164,6 +166,7 @@ impl FrameBuf {
         &self.bytes()[HEADER_SIZE..]
     }
 
+    #[inline]
     pub fn payload_mut(&mut self) -> &mut [u8] {
         &mut self.bytes_mut()[HEADER_SIZE..]
     }

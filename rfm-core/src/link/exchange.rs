@@ -250,6 +250,7 @@ impl Exchange {
         Ok(())
     }
 
+    #[inline]
     fn free_read_framed(&mut self, i: usize, now: Instant) -> Result<(), LinkError> {
         let peer = &mut self.peers[i];
         peer.watch(now)?;

@@ -125,6 +125,7 @@ impl Observer {
 
     /// Framed layout: the frame of step `need`, if the ring holds it, read into
     /// the scratch frame.
+    #[inline]
     pub(crate) fn poll_step(&mut self, need: u64) -> Result<StepPoll, ReadError> {
         let Reader::Framed(reader) = &self.reader else {
             unreachable!("validate() refuses lockstep with the seed layout")
@@ -133,6 +134,7 @@ impl Observer {
     }
 
     /// Framed layout: the newest frame of the ring, read into the scratch frame.
+    #[inline]
     pub fn read_latest(&mut self) -> Result<Header, ReadError> {
         let Reader::Framed(reader) = &self.reader else {
             unreachable!("framed reader")
@@ -184,6 +186,7 @@ impl Observer {
 
     /// Takes the frame in the scratch frame (header `h`, of session `epoch`) if
     /// it is new to the health tracker; whether it was.
+    #[inline]
     pub fn accept(&mut self, h: Header, epoch: Option<u64>, now: Instant) -> bool {
         let id = FrameId {
             epoch,

@@ -179,6 +179,7 @@ impl Peer {
     }
 
     /// A new lockstep step: nothing of it taken or seen yet.
+    #[inline]
     pub(crate) fn begin_step(&mut self) {
         self.got = false;
         self.unproven = None;
@@ -186,19 +187,22 @@ impl Peer {
     }
 
     /// Lockstep: this step's frame was taken.
+    #[inline]
     pub(crate) fn got(&self) -> bool {
         self.got
     }
 
     /// Reads the peer's liveness words when the handshake is due to look again.
+    #[inline]
     pub(crate) fn watch(&mut self, now: Instant) -> Result<(), RegionError> {
-        if self.handshake.watch_due(now) && !self.self_loop {
+        if !self.self_loop && self.handshake.watch_due(now) {
             self.observe(now)?;
         }
         Ok(())
     }
 
     /// One poll for frame `need` of a lockstep step, read into the scratch frame.
+    #[inline]
     pub(crate) fn poll_step(&mut self, need: u64, now: Instant) -> Result<Found, ReadError> {
         Ok(match self.observed.poll_step(need)? {
             StepPoll::Ready(h) => match self.handshake.admit(h.epoch, now) {
@@ -223,6 +227,7 @@ impl Peer {
     }
 
     /// Takes the frame [`Peer::poll_step`] found (header `h`) as this step's.
+    #[inline]
     pub(crate) fn take(&mut self, h: Header, now: Instant) {
         self.observed.accept(h, Some(h.epoch), now);
         self.got = true;
@@ -272,6 +277,7 @@ impl Peer {
 
     /// Free mode, framed layout: the newest frame, if its session is live, with
     /// whether that session is the one frames are taken from as of now.
+    #[inline]
     pub(crate) fn read_newest(
         &mut self,
         now: Instant,
