@@ -7,11 +7,11 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use super::compat::{self, Expected};
-use super::handshake::Fault;
-use super::peer::{Found, Peer};
+use super::handshake::{Admit, Fault};
+use super::peer::Peer;
 use super::{Layout, LinkConfig, LinkError};
 use crate::region::RegionError;
-use crate::slot::ReadError;
+use crate::slot::{ReadError, StepPoll};
 
 /// The lockstep wait of one step.
 #[derive(Debug, Clone, Copy)]
@@ -153,18 +153,22 @@ impl Exchange {
     fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
         let peer = &mut self.peers[i];
         peer.watch(now)?;
-        match peer.poll_step(need, now) {
-            Ok(Found::Take { header, bound_now }) => {
-                if bound_now || header.fingerprint != self.expected.fingerprint {
-                    compat::check_frame(&self.expected, &self.peers[i], &header)?;
+        match peer.observer().poll_step(need) {
+            Ok(StepPoll::Ready(h)) => match peer.admit(h.epoch, now) {
+                Admit::Take { bound_now } => {
+                    if bound_now || h.fingerprint != self.expected.fingerprint {
+                        compat::check_frame(&self.expected, &self.peers[i], &h)?;
+                    }
+                    self.peers[i].take(h, now);
+                    return Ok(());
                 }
-                self.peers[i].take(header, now);
-                return Ok(());
-            }
-            Ok(Found::Restarted { old, epoch }) => {
-                return Err(self.restarted(i, k, old, format!("{epoch:#018x}")))
-            }
-            Ok(Found::Overwritten { found }) => {
+                Admit::NotLive => peer.mark_unproven(h.epoch),
+                Admit::Restarted { old } => {
+                    return Err(self.restarted(i, k, old, format!("{:#018x}", h.epoch)))
+                }
+            },
+            // The entry holds a later frame: the one needed was overwritten.
+            Ok(StepPoll::Overwritten { found }) if peer.bound().is_some() => {
                 return Err(LinkError::Overwritten {
                     device: self.config.device.clone(),
                     step: k,
@@ -172,7 +176,7 @@ impl Exchange {
                     found,
                 })
             }
-            Ok(Found::Nothing) => {}
+            Ok(StepPoll::Overwritten { .. } | StepPoll::NotYet) => {}
             Err(ReadError::Region(e)) => return Err(e.into()),
             Err(err) => {
                 compat::check_readable(&self.expected, &self.peers[i], &err)?;

@@ -12,7 +12,7 @@ use crate::area::Area;
 use crate::frame::framed::Header;
 use crate::interface::Interface;
 use crate::region::{Region, RegionError};
-use crate::slot::{ReadError, StepPoll};
+use crate::slot::ReadError;
 
 /// The article's packets carry no session and no heartbeat: a seed peer is live
 /// while its packet id moves. The id found when this node started proves nothing.
@@ -20,20 +20,6 @@ use crate::slot::{ReadError, StepPoll};
 struct SeedWatch {
     baseline: Option<u64>,
     moved: Option<(u64, Instant)>,
-}
-
-/// What one poll of a peer's ring found for a lockstep step.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Found {
-    /// The frame, of a live session: check it, then [`Peer::take`] it.
-    /// `bound_now`: its session is the one frames are taken from as of now.
-    Take { header: Header, bound_now: bool },
-    /// The frame, of a new session of a peer that was bound to `old`.
-    Restarted { old: u64, epoch: u64 },
-    /// The entry holds a later frame: the one needed was overwritten.
-    Overwritten { found: u64 },
-    /// Nothing to take yet.
-    Nothing,
 }
 
 /// One peer's state in this node.
@@ -201,32 +187,19 @@ impl Peer {
         Ok(())
     }
 
-    /// One poll for frame `need` of a lockstep step, read into the scratch frame.
+    /// Whether a frame of session `epoch` may be taken now.
     #[inline]
-    pub(crate) fn poll_step(&mut self, need: u64, now: Instant) -> Result<Found, ReadError> {
-        Ok(match self.observed.poll_step(need)? {
-            StepPoll::Ready(h) => match self.handshake.admit(h.epoch, now) {
-                Admit::Take { bound_now } => Found::Take {
-                    header: h,
-                    bound_now,
-                },
-                Admit::NotLive => {
-                    self.unproven = Some(h.epoch);
-                    Found::Nothing
-                }
-                Admit::Restarted { old } => Found::Restarted {
-                    old,
-                    epoch: h.epoch,
-                },
-            },
-            StepPoll::Overwritten { found } if self.bound().is_some() => {
-                Found::Overwritten { found }
-            }
-            StepPoll::Overwritten { .. } | StepPoll::NotYet => Found::Nothing,
-        })
+    pub(crate) fn admit(&mut self, epoch: u64, now: Instant) -> Admit {
+        self.handshake.admit(epoch, now)
     }
 
-    /// Takes the frame [`Peer::poll_step`] found (header `h`) as this step's.
+    /// A complete frame of this step was there, of session `epoch`, which is
+    /// not proven live (the timeout's diagnosis names it).
+    pub(crate) fn mark_unproven(&mut self, epoch: u64) {
+        self.unproven = Some(epoch);
+    }
+
+    /// Takes the frame read into the scratch frame (header `h`) as this step's.
     #[inline]
     pub(crate) fn take(&mut self, h: Header, now: Instant) {
         self.observed.accept(h, Some(h.epoch), now);
