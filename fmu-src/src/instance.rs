@@ -1,7 +1,7 @@
 //! One FMU instance: the FMI 2.0 co-simulation life cycle over an rfm-core link.
 //!
 //! Every method returns a `Result`; the exported C functions turn it into an
-//! `fmi2Status` once, at the boundary (see lib.rs). An error moves the instance to
+//! `fmi2Status` once, at the boundary (`component::call`). An error moves the instance to
 //! `Error` (only Get*, Terminate, Reset and FreeInstance are then legal); a fatal
 //! error makes every later call but FreeInstance fail. Variable access is in
 //! `access/`, over the instance's [`Values`].
@@ -17,12 +17,10 @@ use crate::config::{link_config, string};
 use crate::error::{error, FmiError, FmiResult};
 use crate::logger::{Category, Logger};
 use crate::recording::Recording;
-use crate::state_machine::{states, Call};
+use crate::state_machine::{states, Call, State};
 use crate::values::{parse, store, Outcome, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{Model, Param, Place, PARAMS};
-
-use crate::state_machine::State;
 
 #[derive(Debug)]
 pub struct Instance {

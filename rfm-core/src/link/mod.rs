@@ -10,8 +10,10 @@
 //! therefore decided by a heartbeat that each open link beats from a thread of its
 //! own ([`liveness`]): who may take a slot ([`claim`]), and which peer session's
 //! frames may be taken ([`handshake`]). [`Node`] holds the protocol as non-blocking
-//! steps; [`Link`] drives it with the real clock, the heartbeat thread and a wait
-//! strategy.
+//! steps (claiming and publishing; its [`Exchange`] reads the peers); [`Link`]
+//! drives it with the real clock, the heartbeat thread and a wait strategy, and
+//! each step hands back a [`StepReport`] of what it saw. The caller owns the
+//! frame a step publishes and lends it to each step.
 
 use std::sync::Arc;
 use std::task::Poll;
