@@ -194,9 +194,10 @@ impl SlotView {
         if let (Some(holder), Ok(words)) = (&mut self.holder, observer.words()) {
             holder.observe(words, now);
         }
-        let read = match &self.reader {
-            Reader::Seed => observer.read_seed(),
-            _ => observer.read_latest(),
+        let read = if observer.is_seed() {
+            observer.read_seed()
+        } else {
+            observer.read_latest()
         };
         match read {
             Ok(h) => {

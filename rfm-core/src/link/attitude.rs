@@ -5,7 +5,7 @@
 
 use std::ops::{Deref, DerefMut};
 
-use super::{Link, LinkConfig, LinkError, StepReport};
+use super::{Link, LinkConfig, LinkError};
 use crate::frame::framed::FrameBuf;
 use crate::frame::seed::payload as at;
 use crate::frame::{Message, MESSAGE_LEN};
@@ -64,8 +64,6 @@ pub struct PeerSample {
 pub struct AttitudeLink {
     link: Link,
     frame: FrameBuf,
-    /// What the last step (or the start) reported.
-    report: Option<StepReport>,
 }
 
 impl AttitudeLink {
@@ -73,24 +71,20 @@ impl AttitudeLink {
     pub fn open(config: LinkConfig) -> Result<AttitudeLink, LinkError> {
         let link = Link::open(config)?;
         let frame = FrameBuf::new(link.payload_len());
-        Ok(AttitudeLink {
-            link,
-            frame,
-            report: None,
-        })
+        Ok(AttitudeLink { link, frame })
     }
 
     /// [`Link::start`] with `init` as the initial frame.
     pub fn start(&mut self, init: &Sample) -> Result<(), LinkError> {
         init.write(self.frame.payload_mut());
-        self.report = Some(self.link.start(init.sim_time, &mut self.frame)?);
+        self.link.start(init.sim_time, &mut self.frame)?;
         Ok(())
     }
 
     /// [`Link::step`] `k` with `sample`: the first peer's frame it took, if any.
     pub fn step(&mut self, k: u64, sample: &Sample) -> Result<Option<PeerSample>, LinkError> {
         sample.write(self.frame.payload_mut());
-        self.report = Some(self.link.step(k, sample.sim_time, &mut self.frame)?);
+        self.link.step(k, sample.sim_time, &mut self.frame)?;
         Ok(self.latest())
     }
 
@@ -110,10 +104,10 @@ impl AttitudeLink {
     }
 
     /// Free mode's `link.ok` of the first peer after the last step: the peer
-    /// session frames are taken from is running (false before the start).
+    /// session frames are taken from is running.
     pub fn peer_alive(&self) -> bool {
-        self.report
-            .is_some_and(|r| self.link.peers()[0].alive(r.read_at, self.link.config().timeout))
+        let read_at = self.link.report().read_at;
+        self.link.peers()[0].alive(read_at, self.link.config().timeout)
     }
 
     /// [`Link::abandon`]: leaves the slot as a killed process would.

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use super::peer::Peer;
-use super::LinkError;
+use super::{LinkConfig, LinkError};
 use crate::area::DESCRIPTOR_OFFSET;
 use crate::area::RING_DEPTH;
 use crate::frame::framed::{self, Header, SyncMode};
@@ -18,13 +18,12 @@ use crate::interface::Interface;
 use crate::region::{Region, RegionError};
 use crate::slot::{ReadError, Ring};
 
-/// What a node expects of every peer's frames: the facts of its own
-/// configuration and interface that the checks compare with.
+/// What a node expects of every peer's frames: its configuration and interface,
+/// which the checks compare with. The node's one copy of them: the node and its
+/// exchange read them from here.
 #[derive(Debug, Clone)]
 pub(crate) struct Expected {
-    pub device: String,
-    pub mode: SyncMode,
-    pub lag: u8,
+    pub config: LinkConfig,
     pub interface: Arc<Interface>,
     pub fingerprint: u64,
     /// This node's index in the interface.
@@ -33,7 +32,7 @@ pub(crate) struct Expected {
 
 fn incompatible(expected: &Expected, peer: &Peer, what: String) -> LinkError {
     LinkError::Incompatible {
-        device: expected.device.clone(),
+        device: expected.config.device.clone(),
         peer_slot: peer.slot(),
         what,
     }
@@ -48,15 +47,15 @@ pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), L
         )
     } else if h.fingerprint != c.fingerprint {
         return Err(other_interface(c, peer, Some(h.fingerprint)));
-    } else if h.mode != c.mode {
+    } else if h.mode != c.config.mode {
         format!(
             "it runs syncMode {:?}, this node {:?}: both must use the same",
-            h.mode, c.mode
+            h.mode, c.config.mode
         )
-    } else if c.mode == SyncMode::Lockstep && h.lag != c.lag {
+    } else if c.config.mode == SyncMode::Lockstep && h.lag != c.config.lag {
         format!(
             "it runs lag {}, this node lag {}: both must use the same",
-            h.lag, c.lag
+            h.lag, c.config.lag
         )
     } else {
         return Ok(());
@@ -89,7 +88,7 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError 
         None => "its descriptor cannot be read".to_owned(),
     };
     LinkError::Incompatible {
-        device: c.device.clone(),
+        device: c.config.device.clone(),
         peer_slot: peer.slot(),
         what: format!(
             "node `{}` (slot {}) and this node `{}` (slot {}) were built from different \

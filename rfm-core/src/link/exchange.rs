@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::compat::{self, Expected};
 use super::handshake::{Admit, Fault};
 use super::peer::Peer;
-use super::{Layout, LinkConfig, LinkError};
+use super::{Layout, LinkError};
 use crate::region::RegionError;
 use crate::slot::{ReadError, StepPoll};
 
@@ -22,7 +22,7 @@ struct StepWait {
 
 /// Every peer of one node, and the state of the step that reads them.
 pub struct Exchange {
-    config: LinkConfig,
+    /// The node's configuration and interface, which its peers must agree with.
     expected: Expected,
     peers: Vec<Peer>,
     wait: Option<StepWait>,
@@ -39,14 +39,8 @@ impl std::fmt::Debug for Exchange {
 }
 
 impl Exchange {
-    pub(crate) fn new(
-        config: LinkConfig,
-        expected: Expected,
-        peers: Vec<Peer>,
-        now: Instant,
-    ) -> Exchange {
+    pub(crate) fn new(expected: Expected, peers: Vec<Peer>, now: Instant) -> Exchange {
         Exchange {
-            config,
             expected,
             peers,
             wait: None,
@@ -57,6 +51,11 @@ impl Exchange {
 
     pub fn peers(&self) -> &[Peer] {
         &self.peers
+    }
+
+    /// What this node is: its configuration and interface.
+    pub(crate) fn expected(&self) -> &Expected {
+        &self.expected
     }
 
     pub fn last_wait(&self) -> Duration {
@@ -71,7 +70,7 @@ impl Exchange {
     /// `own_epoch`, has just taken its slot): what they did before proves nothing.
     pub(crate) fn rewatch(&mut self, own_epoch: u64, now: Instant) -> Result<(), RegionError> {
         for peer in &mut self.peers {
-            peer.rewatch(&self.config, own_epoch, now)?;
+            peer.rewatch(&self.expected.config, own_epoch, now)?;
         }
         Ok(())
     }
@@ -104,7 +103,7 @@ impl Exchange {
     /// Lockstep step `k`, one poll at `now`: exactly every peer's frame
     /// max(k + 1 − lag, 0), once it is there and its session is live.
     pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<()>, LinkError> {
-        let need = (k + 1).saturating_sub(u64::from(self.config.lag));
+        let need = (k + 1).saturating_sub(u64::from(self.expected.config.lag));
         let wait = match self.wait {
             Some(w) if w.step == k => w,
             _ => {
@@ -136,9 +135,9 @@ impl Exchange {
                 continue;
             }
             let limit = if self.peers[i].bound().is_some() {
-                self.config.timeout
+                self.expected.config.timeout
             } else {
-                self.config.startup_timeout
+                self.expected.config.startup_timeout
             };
             if waited >= limit {
                 self.wait = None;
@@ -170,7 +169,7 @@ impl Exchange {
             // The entry holds a later frame: the one needed was overwritten.
             Ok(StepPoll::Overwritten { found }) if peer.bound().is_some() => {
                 return Err(LinkError::Overwritten {
-                    device: self.config.device.clone(),
+                    device: self.expected.config.device.clone(),
                     step: k,
                     need,
                     found,
@@ -187,14 +186,14 @@ impl Exchange {
         match peer.fault(now) {
             Some(Fault::Stopped) => {
                 return Err(LinkError::PeerStopped {
-                    device: self.config.device.clone(),
+                    device: self.expected.config.device.clone(),
                     peer_slot: peer.slot(),
                     step: k,
                 })
             }
             Some(Fault::Dead { silent }) => {
                 return Err(LinkError::PeerDead {
-                    device: self.config.device.clone(),
+                    device: self.expected.config.device.clone(),
                     peer_slot: peer.slot(),
                     step: k,
                     silent,
@@ -216,7 +215,7 @@ impl Exchange {
         let peer = &mut self.peers[i];
         peer.count_restart();
         LinkError::PeerRestarted {
-            device: self.config.device.clone(),
+            device: self.expected.config.device.clone(),
             peer_slot: peer.slot(),
             step: k,
             old,
@@ -227,8 +226,8 @@ impl Exchange {
     fn timeout(&self, i: usize, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
         let peer = &self.peers[i];
         LinkError::Timeout {
-            device: self.config.device.clone(),
-            node_slot: self.config.node_slot,
+            device: self.expected.config.device.clone(),
+            node_slot: self.expected.config.node_slot,
             peer_slot: peer.slot(),
             step: wait.step,
             waited,
@@ -242,7 +241,7 @@ impl Exchange {
         self.last_wait = Duration::ZERO;
         self.stepped_at = now;
         for i in 0..self.peers.len() {
-            match self.config.layout {
+            match self.expected.config.layout {
                 Layout::Framed => self.free_read_framed(i, now)?,
                 Layout::Seed => {
                     if let Err(err) = self.peers[i].read_seed(now) {

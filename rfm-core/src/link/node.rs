@@ -60,16 +60,11 @@ pub enum StartPoll {
 
 /// One node's end of the coupling, polled.
 pub struct Node {
-    config: LinkConfig,
-    interface: Arc<Interface>,
-    /// This node's index in the interface.
-    me: usize,
     writer: Writer,
     /// Bytes of this node's payload: every frame it is lent must have them.
     payload_len: usize,
     own: Region,
     descriptor: Vec<u8>,
-    fingerprint: u64,
     epoch: u64,
     phase: Phase,
     /// The peers and the reading of their frames.
@@ -81,7 +76,7 @@ pub struct Node {
 impl std::fmt::Debug for Node {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Node")
-            .field("config", &self.config)
+            .field("config", self.config())
             .field("epoch", &self.epoch)
             .field("peers", &self.exchange.peers())
             .finish_non_exhaustive()
@@ -138,24 +133,18 @@ impl Node {
         );
         let own_packet = writer.own_packet();
         let expected = Expected {
-            device: config.device.clone(),
-            mode: config.mode,
-            lag: config.lag,
-            interface: interface.clone(),
+            config,
+            interface,
             fingerprint,
             me,
         };
         Ok(Node {
-            exchange: Exchange::new(config.clone(), expected, peers, now),
+            exchange: Exchange::new(expected, peers, now),
             phase: Phase::Claiming(Claim::new(Words::read(&own)?, own_packet, now)),
             payload_len: geometry.payload.len,
-            config,
-            interface,
-            me,
             writer,
             own,
             descriptor,
-            fingerprint,
             epoch,
             claim_settle: super::claim::CLAIM_SETTLE,
         })
@@ -169,16 +158,16 @@ impl Node {
     }
 
     pub fn config(&self) -> &LinkConfig {
-        &self.config
+        &self.exchange.expected().config
     }
 
     pub fn interface(&self) -> &Arc<Interface> {
-        &self.interface
+        &self.exchange.expected().interface
     }
 
     /// This node's index in the interface.
     pub fn me(&self) -> usize {
-        self.me
+        self.exchange.expected().me
     }
 
     pub fn epoch(&self) -> u64 {
@@ -187,7 +176,7 @@ impl Node {
 
     /// The fingerprint of this node's interface, which its frames carry.
     pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
+        self.exchange.expected().fingerprint
     }
 
     pub fn peers(&self) -> &[Peer] {
@@ -233,7 +222,7 @@ impl Node {
             return Ok(StartPoll::Started);
         };
         let words = Words::read(&self.own)?;
-        let c = &self.config;
+        let c = &self.exchange.expected().config;
         match claim.poll(words, packet, now, token(self.epoch), self.claim_settle) {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
             ClaimPoll::Take => {
@@ -287,15 +276,16 @@ impl Node {
                 ),
             ));
         }
+        let expected = self.exchange.expected();
         match &mut self.writer {
             Writer::Framed(writer) => writer.publish(
                 frame,
                 &Header {
-                    writer_slot: self.config.node_slot,
-                    lag: self.config.lag,
-                    mode: self.config.mode,
+                    writer_slot: expected.config.node_slot,
+                    lag: expected.config.lag,
+                    mode: expected.config.mode,
                     epoch: self.epoch,
-                    fingerprint: self.fingerprint,
+                    fingerprint: expected.fingerprint,
                     step: index,
                     sim_time,
                     wall_clock_ns: super::wall_clock_ns(),

@@ -155,12 +155,12 @@ impl Peer {
         if self.self_loop {
             return true;
         }
-        match self.observed.is_seed() {
-            false => self.handshake.alive(now),
-            true => self
-                .seed
+        if self.observed.is_seed() {
+            self.seed
                 .moved
-                .is_some_and(|(_, t)| now.saturating_duration_since(t) < timeout.max(MIN_SILENCE)),
+                .is_some_and(|(_, t)| now.saturating_duration_since(t) < timeout.max(MIN_SILENCE))
+        } else {
+            self.handshake.alive(now)
         }
     }
 
