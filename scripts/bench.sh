@@ -14,5 +14,10 @@ for n in 100 1000; do
     cargo run --release -p build-fmu -- --interface target/interfaces/reals$n.toml --node all \
         --from target/fmu/rfm_attitude.fmu --out target/fmu/reals$n
 done
+# Cases 9 and 10: three nodes of every type, and the three-rate lab.
+for iface in tests/interfaces/mixed.toml examples/lab.toml; do
+    cargo run --release -p build-fmu -- --interface "$iface" --node all \
+        --from target/fmu/rfm_attitude.fmu --out "target/fmu/$(basename "$iface" .toml)"
+done
 cargo build --release -p rfm2g-sim
 cargo run --release -p rfm-bench --bin coupling -- "$@"

@@ -124,6 +124,23 @@ cargo run --release -p artefact-tests --bin lab -- --dir target/fmu/mixed --inte
 cargo run --release -p artefact-tests --bin lab -- --dir target/fmu/reals1000 --interface reals1000 \
     --nodes a,b --steps 10000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
 
+step "time and rates: the lab at 1 kHz, 1/60 s and 10 Hz in three processes over shm:, 10 s of simulated time, every value checked against the rule on time (lags 0 and 1/2/0, random delays), the instructor station paused 3 s, killed (found dead within timeout), free-running beside two lockstep nodes"
+for iface in examples/lab.toml tests/interfaces/freeios.toml; do
+    name=$(basename "$iface" .toml)
+    target/release/build-fmu --interface "$iface" --node all --from target/fmu/rfm_attitude.fmu \
+        --out "target/fmu/$name"
+done
+lab() {
+    cargo run --release -p artefact-tests --bin lab -- --nodes cockpit,visual,ios --stop 10 \
+        --periods 0.001,1/60,0.1 "$@"
+}
+lab --dir target/fmu/lab --interface lab --free visual:ios --jitter 200
+lab --dir target/fmu/lab --interface lab --free visual:ios --lags 1,2,0 --jitter 200
+lab --dir target/fmu/lab --interface lab --free visual:ios --pause ios:30:3 --jitter 200
+lab --dir target/fmu/lab --interface lab --free visual:ios --kill ios:30
+lab --dir target/fmu/freeios --interface freeios --free visual:ios,cockpit:ios --sync ios=free \
+    --real-time-factor 0.2
+
 step "soak: two processes, 10^6 lockstep steps, every value checked (scripts/soak.sh runs 10^8)"
 cargo run --release -p rfm-bench --bin soak -- --steps 1000000
 

@@ -235,6 +235,7 @@ impl Fmu {
             outputs: refs(outputs)?,
             fmu: self,
             c,
+            h: 1e-3,
         };
         for (name, value) in strings {
             let v = CString::new(*value)?;
@@ -284,6 +285,14 @@ impl Fmu {
         let session = self.start_with(strings, &[], inputs, outputs)?;
         timed(session, steps, 1)
     }
+
+    /// As [`Fmu::run_with`], stepping by `h` seconds (a node's period) and
+    /// setting and getting nothing: the cost of the exchange and its waits alone.
+    pub fn run_by(&self, strings: &[(&str, &str)], h: f64, steps: u64) -> Result<Vec<u64>> {
+        let mut session = self.start_with(strings, &[], &[], &[])?;
+        session.h = h;
+        timed(session, steps, 1)
+    }
 }
 
 /// Runs `steps` steps of `session`, feeding input i the value k + i at step k;
@@ -323,14 +332,16 @@ pub struct Session<'a> {
     c: fmi2Component,
     inputs: Vec<u32>,
     outputs: Vec<u32>,
+    /// The communication step, seconds.
+    h: f64,
 }
 
 impl Session<'_> {
-    /// One master step at t = k·1 ms: the inputs set, fmi2DoStep, the peer's
-    /// outputs got; the statuses OR-ed (fmi2OK is 0).
+    /// One master step at t = k·h (1 ms unless a period is given): the inputs
+    /// set, fmi2DoStep, the peer's outputs got; the statuses OR-ed (fmi2OK is 0).
     pub fn step(&mut self, k: u64, inputs: &[f64], outputs: &mut [f64]) -> fmi2Status {
         assert!(inputs.len() == self.inputs.len() && outputs.len() == self.outputs.len());
-        let h = 1e-3;
+        let h = self.h;
         // SAFETY: a live component; as many references as values each way.
         unsafe {
             (self.fmu.set_real)(self.c, self.inputs.as_ptr(), inputs.len(), inputs.as_ptr())

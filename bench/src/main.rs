@@ -25,8 +25,17 @@
 //!    signal; 7b the same with 1,000 Reals (`target/fmu/reals1000`), against
 //!    case 1c;
 //! 8. iceoryx2 publish-subscribe, two processes, the same 64-byte lockstep
-//!    exchange, spinning on receive: the general-purpose peer.
+//!    exchange, spinning on receive: the general-purpose peer;
+//! 9. more lockstep nodes than cores: the three nodes of `tests/interfaces/mixed.toml`
+//!    (`target/fmu/mixed`) in three processes over `shm:`, lag 0, each step a bare
+//!    fmi2DoStep, with waitStrategy adaptive (9a, the default), spin (9b) and
+//!    yield (9c); reported in steps per second of node 0 (on a machine with two
+//!    cores, the point of the case);
+//! 10. the three-rate lab: `examples/lab.toml`'s FMUs (`target/fmu/lab`), the
+//!     cockpit at 1 kHz, the visual system at 1/60 s, the instructor station at
+//!     10 Hz, adaptive, in steps per second of the cockpit.
 //!
+//! Case 2d is case 2 with the default waitStrategy, adaptive, against spin.
 //! Writes `DIR/coupling.json` and `DIR/coupling.png`, and prints a table.
 
 use rfm_bench::{fmu, iceoryx, raw, report, stats, udp};
@@ -159,6 +168,27 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
                 steps,
             )?
         }
+        "nodes" => {
+            // One node of an interface: DIR NAME NODES DEVICE WAIT PERIODS.
+            let [dir, iface, nodes, device, wait, periods] = rest else {
+                bail!("nodes: DIR NAME NODES DEVICE WAIT PERIODS, got {rest:?}")
+            };
+            let name = nodes.split(',').nth(node).context("a node per process")?;
+            let h: f64 = periods
+                .split(',')
+                .nth(node)
+                .context("a period per node")?
+                .parse()?;
+            let fmu = fmu::Fmu::load(
+                &Path::new(dir).join(format!("{iface}_{name}.fmu")),
+                &args.out.join("tmp"),
+            )?;
+            fmu.run_by(
+                &[("device", device.as_str()), ("waitStrategy", wait.as_str())],
+                h,
+                steps,
+            )?
+        }
         "alone" => {
             let fmu = fmu::Fmu::load(&args.fmu, &args.out.join("tmp"))?;
             let device = format!("loopback:bench-{}", std::process::id());
@@ -177,11 +207,23 @@ const REALS: [u64; 2] = [100, 1000];
 
 /// Runs `case` in two processes and returns node 0's samples.
 fn pair(args: &Args, case: &str, steps: u64, extra: &[String]) -> Result<Vec<u64>> {
+    group(args, case, 2, |_| steps, extra)
+}
+
+/// Runs `case` in `count` processes, node n for `steps(n)` steps, and returns
+/// node 0's samples.
+fn group(
+    args: &Args,
+    case: &str,
+    count: usize,
+    steps: impl Fn(usize) -> u64,
+    extra: &[String],
+) -> Result<Vec<u64>> {
     let exe = std::env::current_exe()?;
-    let files: Vec<PathBuf> = (0..2)
+    let files: Vec<PathBuf> = (0..count)
         .map(|n| args.out.join(format!("{case}-{n}.samples")))
         .collect();
-    let children: Vec<_> = (0..2)
+    let children: Vec<_> = (0..count)
         .map(|n| {
             let mut cmd = Command::new(&exe);
             cmd.args([
@@ -193,7 +235,7 @@ fn pair(args: &Args, case: &str, steps: u64, extra: &[String]) -> Result<Vec<u64
                 args.out.as_os_str(),
             ]);
             cmd.arg("--child")
-                .args([case, &n.to_string(), &steps.to_string()])
+                .args([case, &n.to_string(), &steps(n).to_string()])
                 .arg(&files[n])
                 .args(extra);
             cmd.spawn().context("start a benchmark process")
@@ -396,6 +438,61 @@ fn main() -> Result<()> {
         pair(&args, "iceoryx2", n, &[format!("rfm-bench-{pid}")]),
     )?;
 
+    let two_default = {
+        let name_shm = shm("default");
+        let extra = [format!("shm:{name_shm}"), "0".into(), "adaptive".into()];
+        let samples = pair(&args, "fmu", n, &extra);
+        let _ = rfm_core::backend::shm::unlink(&name_shm);
+        samples
+    };
+    run(
+        "2d FMU coupled: lag 0, adaptive (the default)",
+        n,
+        two_default,
+    )?;
+    // More spinning nodes than cores take a time slice a step: far fewer steps.
+    let dir = args.reals.to_str().context("UTF-8 FMU folder")?.to_owned();
+    let few = n.min(100_000);
+    for (name, wait, steps) in [
+        (
+            "9a 3 nodes, 3 processes: adaptive (the default)",
+            "adaptive",
+            few,
+        ),
+        ("9b 3 nodes, 3 processes: spin", "spin", n.min(2_000)),
+        ("9c 3 nodes, 3 processes: yield", "yield", few),
+    ] {
+        let name_shm = shm(&format!("three-{wait}"));
+        let extra = [
+            format!("{dir}/mixed"),
+            "mixed".into(),
+            "cockpit,visual,ios".into(),
+            format!("shm:{name_shm}"),
+            wait.into(),
+            "0.001,0.001,0.001".into(),
+        ];
+        run(name, steps, group(&args, "nodes", 3, |_| steps, &extra))?;
+        let _ = rfm_core::backend::shm::unlink(&name_shm);
+    }
+    // The cockpit's steps: a multiple of 100, so that the others' are whole.
+    let fast = (n.min(100_000) / 100).max(1) * 100;
+    let lab_steps = |node: usize| [fast, fast * 60 / 1000, fast / 100][node];
+    let name_shm = shm("lab");
+    let extra = [
+        format!("{dir}/lab"),
+        "lab".into(),
+        "cockpit,visual,ios".into(),
+        format!("shm:{name_shm}"),
+        "adaptive".into(),
+        format!("0.001,{},0.1", 1.0 / 60.0),
+    ];
+    run(
+        "10 three-rate lab (1 kHz, 1/60 s, 10 Hz): the cockpit, adaptive",
+        fast,
+        group(&args, "nodes", 3, lab_steps, &extra),
+    )?;
+    let _ = rfm_core::backend::shm::unlink(&name_shm);
+
     let case = |prefix: &str| {
         cases
             .iter()
@@ -406,6 +503,10 @@ fn main() -> Result<()> {
     let (reals, iceoryx2, raw128) = (case("7 "), case("8 "), case("1b "));
     let (reals1000, raw8008) = (case("7b "), case("1c "));
     let recording = case("2r ");
+    let two_default = case("2d ");
+    let per_second = |c: &Summary| (c.steps_per_second()).round();
+    let (three_default, three_spin, three_yield) = (case("9a "), case("9b "), case("9c "));
+    let lab = case("10 ");
     let reals1000_over_raw = reals1000.median as f64 / raw8008.median as f64;
     let fmu_over_raw = coupled.median as f64 / raw.median as f64;
     let udp_over_fmu = udp.median as f64 / coupled.median as f64;
@@ -436,7 +537,19 @@ fn main() -> Result<()> {
             "raw128_median_ns": raw128.median,
             "fmu_coupled_over_raw128": (coupled.median as f64 / raw128.median as f64 * 1000.0).round() / 1000.0,
         },
+        // Waiting on few cores: steps per second of node 0 (mean over its steps).
+        "few_cores": {
+            "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+            "three_nodes_steps_per_s": {
+                "adaptive": per_second(three_default),
+                "spin": per_second(three_spin),
+                "yield": per_second(three_yield),
+            },
+            "three_rate_lab_cockpit_steps_per_s": per_second(lab),
+        },
         "ratios": {
+            "three_nodes_adaptive_over_yield_steps_per_s": target(three_default.steps_per_second() / three_yield.steps_per_second(), ">=", 1.0),
+            "two_nodes_adaptive_median_over_spin_median": target(two_default.median as f64 / coupled.median as f64, "<=", 1.2),
             "fmu_coupled_median_over_raw_median": target(fmu_over_raw, "<=", 1.6),
             "fmu_coupled_median_over_iceoryx2_median": target(coupled.median as f64 / iceoryx2.median as f64, "<", 1.0),
             "udp_blocking_median_over_fmu_coupled_median": target(udp_over_fmu, ">=", 100.0),
@@ -462,6 +575,15 @@ fn main() -> Result<()> {
     println!(
         "FMU coupled over the raw exchange of 128-byte frames: {}",
         results["same_bytes"]["fmu_coupled_over_raw128"]
+    );
+    println!(
+        "few cores ({} here): three lockstep nodes {} steps/s adaptive, {} spin, {} yield; the \
+         three-rate lab's cockpit {} steps/s",
+        results["few_cores"]["cores"],
+        results["few_cores"]["three_nodes_steps_per_s"]["adaptive"],
+        results["few_cores"]["three_nodes_steps_per_s"]["spin"],
+        results["few_cores"]["three_nodes_steps_per_s"]["yield"],
+        results["few_cores"]["three_rate_lab_cockpit_steps_per_s"]
     );
     println!(
         "ratios (targets): {}",

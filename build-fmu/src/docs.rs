@@ -81,12 +81,18 @@ code,pre{{background:#f4f4f4}}pre{{padding:.5em}}</style></head><body>
 <h2>What it does</h2>
 {what}
 <ul>
-<li><b>syncMode = lockstep</b> (default, deterministic): after step k the outputs are exactly the peer's
-inputs of its step k &minus; <code>lag</code> (its initial values while k &lt; lag). lag = 0 needs both masters
-stepping at the same time (two PCs or two processes); lag = 1 also works when one master steps two instances
-in turn. lag is at most 7. A peer that does not deliver within <code>timeout</code> (<code>startupTimeout</code>
-for the first step) makes the step fail with a message naming the device, slots, step and time waited; so
-does a peer that stops, restarts or dies.</li>
+<li><b>syncMode = lockstep</b> (default, deterministic): after step k the outputs are exactly each peer's
+inputs of its step k &minus; <code>lag</code> (its initial values while k &lt; lag); with periods in the
+interface file, of the peer's step floor((k &minus; lag) &times; this node's period / the peer's), and the FMU
+steps by exactly its period (the default experiment's step size). lag = 0 needs the masters stepping at the
+same time (separate PCs or processes); lag = 1 also works when one master steps the instances in turn. lag is
+at most 7 (or the interface's max_lag), and each node may run its own. A peer whose heartbeat stops for
+<code>timeout</code> makes the step fail with a message naming the device, the node, the step and the time
+waited; so does a peer that stops, restarts or fails (at once), one that sends nothing within
+<code>startupTimeout</code> of the first step, and a live peer late by more than <code>idleTimeout</code>
+(default 300 s: a paused master is waited for, with a warning every 5 s).</li>
+<li><b>realTimeFactor</b> (default 0): 1 paces each step to the wall clock, for masters that do not pace
+themselves; <code>pace.behind</code> counts the steps that ended late.</li>
 <li><b>syncMode = free</b>: never waits; takes the peer's newest frame. <code>link.ok</code> says whether the
 peer is running, <code>link.age</code> how old its newest frame is.</li>
 <li>The attitude FMU only: <code>nodeSlot = peerSlot</code> is a self-loop: the outputs echo the inputs.</li>
@@ -116,7 +122,7 @@ on both PCs. Linux: <code>ls -l /dev/rfm2g*</code> shows the device; <code>devic
 <code>/dev/rfm2g0</code>. Windows: the board is listed in Device Manager once the vendor's driver is
 installed; <code>device</code> is <code>\\.\rfm2g1</code> for the first board (the vendor numbers them from 1).</li>
 <li>Give both the same <code>device</code> (their local board), the same <code>regionOffset</code>,
-<code>lag</code>, <code>syncMode</code> and <code>layout</code>.</li>
+<code>syncMode</code> and <code>layout</code>.</li>
 {wiring}
 <li>Start both masters; the first step waits up to <code>startupTimeout</code> for the other.</li>
 </ol>

@@ -42,7 +42,7 @@ pub const RESERVED: interface::Reserved = interface::Reserved {
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{14da5f08-d160-4d3f-821c-cdc1161f71df}";
+pub const PRESET_GUID: &str = "{2ea1a31d-82f3-4c91-943b-f929620465ce}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -214,6 +214,12 @@ impl Model {
         )
     }
 
+    /// This node's period, when its interface gives one: its FMU steps by
+    /// exactly it.
+    pub fn period(&self) -> Option<rfm_core::interface::Period> {
+        self.interface.nodes[self.node].period
+    }
+
     /// The variable called `name`.
     pub fn variable(&self, name: &str) -> Option<(u32, &Var)> {
         self.variables
@@ -277,7 +283,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{66c77a60-0f56-4068-3c9c-dd25d94cb93f}",
+            "{bf59e09d-5640-2946-77d8-df1c6ea1a59d}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );
@@ -287,16 +293,19 @@ mod tests {
     fn the_attitude_model_keeps_its_value_references() {
         let m = Model::attitude();
         let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names.len(), 32);
+        assert_eq!(names.len(), 35);
         assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
-        assert_eq!(names[11], "recordFile");
-        assert_eq!(names[12], "roll");
-        assert_eq!(names[17], "peer.roll");
-        assert_eq!(names[23], "peer.step");
-        assert_eq!(names[24], "link.ok");
-        assert_eq!(names[29], "link.wait");
-        assert_eq!(names[30], "record.dropped");
-        assert_eq!(names[31], "replay.divergence");
+        assert_eq!(names[11], "idleTimeout");
+        assert_eq!(names[12], "realTimeFactor");
+        assert_eq!(names[13], "recordFile");
+        assert_eq!(names[14], "roll");
+        assert_eq!(names[19], "peer.roll");
+        assert_eq!(names[25], "peer.step");
+        assert_eq!(names[26], "link.ok");
+        assert_eq!(names[31], "link.wait");
+        assert_eq!(names[32], "record.dropped");
+        assert_eq!(names[33], "replay.divergence");
+        assert_eq!(names[34], "pace.behind");
         assert_eq!(m.model_identifier, "rfm_attitude");
     }
 

@@ -17,6 +17,8 @@ pub enum Param {
     Layout,
     Timeout,
     StartupTimeout,
+    IdleTimeout,
+    RealTimeFactor,
     RecordFile,
 }
 
@@ -118,15 +120,15 @@ pub const PARAMS: &[ParamSpec] = &[
             "lag",
             Kind::Integer,
             "0",
-            "Lockstep lag in steps, 0..7: 0 for concurrent masters, 1 lets one master step all instances in turn",
+            "Lockstep lag in this node's steps (at most the interface's max_lag, 7 unless it says): step k takes each peer's frame of the time (k - lag) x period; 0 for concurrent masters, 1 lets one master step all instances in turn",
         )
     },
     row(
         Param::WaitStrategy,
         "waitStrategy",
         Kind::String,
-        "spin",
-        "spin (lowest latency, one core busy), yield, sleep (low CPU), event (RFM2g network interrupts)",
+        "adaptive",
+        "adaptive (spins a few microseconds, then yields, then sleeps: fast with cores to spare, and it holds with more nodes than cores), spin (lowest latency, one core busy: for pinned dedicated cores), yield, sleep (low CPU), event (RFM2g network interrupts)",
     ),
     row(
         Param::Layout,
@@ -143,7 +145,7 @@ pub const PARAMS: &[ParamSpec] = &[
             "timeout",
             Kind::Real,
             "1.0",
-            "Longest wait for a peer in a step (lockstep); how long a silent heartbeat means a peer is down (at least 0.1 s)",
+            "How long a silent heartbeat means a peer is down, and the longest wait in a step for a peer whose frames are corrupt (at least 0.1 s)",
         )
     },
     ParamSpec {
@@ -155,6 +157,27 @@ pub const PARAMS: &[ParamSpec] = &[
             Kind::Real,
             "30.0",
             "Longest wait for each peer's first frame (first doStep)",
+        )
+    },
+    ParamSpec {
+        unit: Some("s"),
+        min: Some("0"),
+        ..row(
+            Param::IdleTimeout,
+            "idleTimeout",
+            Kind::Real,
+            "300.0",
+            "Longest wait in a step (lockstep) for a peer whose heartbeat beats but which has not published the frame (paused, frozen, slow); a warning every 5 s names it",
+        )
+    },
+    ParamSpec {
+        min: Some("0"),
+        ..row(
+            Param::RealTimeFactor,
+            "realTimeFactor",
+            Kind::Real,
+            "0.0",
+            "Pacing to the wall clock: step k returns no earlier than factor x (its time - the first step's) after the first step returned (once every lockstep peer had started); 0: as fast as possible, 1: real time (pace.behind counts steps that ended late)",
         )
     },
     row(

@@ -84,6 +84,8 @@ pub enum Place {
     RecordDropped,
     /// `replay.divergence`: steps whose inputs differed from the replayed recording's.
     ReplayDivergence,
+    /// `pace.behind`: steps that ended after their real-time deadline.
+    PaceBehind,
 }
 
 /// One `ScalarVariable`.
@@ -150,7 +152,11 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
             start: p.start.to_owned(),
             unit: p.unit.map(str::to_owned),
             min: p.min.map(str::to_owned),
-            max: p.max.map(str::to_owned),
+            // The rings are sized for the interface's max_lag.
+            max: match p.param {
+                Param::Lag => Some(interface.max_lag.to_string()),
+                _ => p.max.map(str::to_owned),
+            },
             bounds: ANY,
             description: p.description.to_owned(),
             place: Place::Param(p.param),
@@ -204,6 +210,12 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
             "With device = replay:PATH: the steps whose inputs differed from the ones recorded \
              (the first is logged with its signal); 0 otherwise",
             Place::ReplayDivergence,
+        ),
+        (
+            "pace.behind",
+            "With realTimeFactor > 0: the steps that ended more than 1 ms after their real-time \
+             deadline (the first is logged as a warning); 0 otherwise",
+            Place::PaceBehind,
         ),
     ] {
         vars.push(Var {

@@ -71,7 +71,7 @@ impl Model {
 
   <CoSimulation
     modelIdentifier="{id}"
-    canHandleVariableCommunicationStepSize="true"
+    canHandleVariableCommunicationStepSize="{variable}"
     canInterpolateInputs="false"
     canRunAsynchronuously="false"
     canBeInstantiatedOnlyOncePerProcess="false"
@@ -81,6 +81,9 @@ impl Model {
     providesDirectionalDerivative="false"/>
 "#,
             id = attr(&self.model_identifier),
+            // A node with a period steps by exactly it: lockstep on time counts
+            // its steps.
+            variable = self.period().is_none(),
             description = attr(&self.description()),
             version = env!("CARGO_PKG_VERSION"),
             convention = super::CONVENTION,
@@ -114,8 +117,10 @@ impl Model {
             );
         }
         out.push_str("  </LogCategories>\n\n");
-        out.push_str(
-            "  <DefaultExperiment startTime=\"0\" stopTime=\"10\" stepSize=\"0.001\"/>\n\n",
+        let step = self.period().map_or(0.001, |p| p.seconds());
+        let _ = writeln!(
+            out,
+            "  <DefaultExperiment startTime=\"0\" stopTime=\"10\" stepSize=\"{step}\"/>\n"
         );
         out.push_str("  <ModelVariables>\n");
         for (i, v) in self.variables.iter().enumerate() {

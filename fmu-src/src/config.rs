@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use rfm_core::area::MAX_LAG;
 use rfm_core::frame::framed::SyncMode;
 use rfm_core::link::{Layout, LinkConfig};
 use rfm_core::wait::WaitStrategy;
@@ -12,7 +11,7 @@ use crate::error::{error, FmiError, FmiResult};
 use crate::values::Value;
 use fmu_model::{Model, Param};
 
-/// The longest `timeout`/`startupTimeout` accepted, in seconds.
+/// The longest `timeout`/`startupTimeout`/`idleTimeout` accepted, in seconds.
 const MAX_SECONDS: f64 = 1e9;
 
 /// The parameter values of an instance, indexed by [`Param`].
@@ -82,7 +81,7 @@ pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
     let wait: WaitStrategy = parsed(
         params,
         Param::WaitStrategy,
-        "expected spin, yield, sleep or event",
+        "expected adaptive, spin, yield, sleep or event",
     )?;
     let layout: Layout = parsed(params, Param::Layout, "expected framed or seed")?;
     if layout == Layout::Seed && !model.preset {
@@ -93,16 +92,27 @@ pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
         ));
     }
     let lag = integer(params, Param::Lag);
+    let max_lag = model.interface.max_lag;
     let lag = u8::try_from(lag)
         .ok()
-        .filter(|l| *l <= MAX_LAG)
+        .filter(|l| *l <= max_lag)
         .ok_or_else(|| {
             bad(
                 "lag",
                 &lag,
-                &format!("expected 0..{MAX_LAG} steps (the frame ring bounds it)"),
+                &format!(
+                    "expected 0..{max_lag} steps (the rings are sized for the interface's max_lag)"
+                ),
             )
         })?;
+    let factor = real(params, Param::RealTimeFactor);
+    if !(factor.is_finite() && (0.0..=1e6).contains(&factor)) {
+        return Err(bad(
+            "realTimeFactor",
+            &factor,
+            "expected 0 (as fast as possible), 1 (real time) or another factor, 0..1e6",
+        ));
+    }
     let offset = integer(params, Param::RegionOffset);
     let region_offset =
         u64::try_from(offset).map_err(|_| bad("regionOffset", &offset, "expected bytes ≥ 0"))?;
@@ -130,5 +140,7 @@ pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
         layout,
         timeout: seconds(params, Param::Timeout)?,
         startup_timeout: seconds(params, Param::StartupTimeout)?,
+        idle_timeout: seconds(params, Param::IdleTimeout)?,
+        real_time_factor: factor,
     })
 }

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use rfm_core::frame::framed::FrameBuf;
+use rfm_core::interface::Period;
 use rfm_core::link::Link;
 use rfm_core::wait::WaitStrategy;
 
@@ -29,6 +30,11 @@ pub struct Instance {
     state: State,
     values: Values,
     time: f64,
+    /// The experiment's start time: a node with a period steps from it.
+    start_time: f64,
+    /// This node's period, if its interface gives one (the model's, kept here
+    /// because every step reads it).
+    period: Option<Period>,
     stop_time: Option<f64>,
     step: u64,
 }
@@ -47,6 +53,7 @@ impl Instance {
                 store(frame.payload_mut(), offset, size, &parse(v.kind, &v.start));
             }
         }
+        let period = model.period();
         Instance {
             logger,
             values: Values {
@@ -61,6 +68,8 @@ impl Instance {
             model,
             state: State::Instantiated,
             time: 0.0,
+            start_time: 0.0,
+            period,
             stop_time: None,
             step: 0,
         }
@@ -154,6 +163,7 @@ impl Instance {
             }
         }
         self.time = start;
+        self.start_time = start;
         self.stop_time = stop;
         Ok(())
     }
@@ -233,6 +243,9 @@ impl Instance {
     }
 
     pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult {
+        if let Some(period) = self.period {
+            self.check_period(period, t, h)?;
+        }
         let tolerance = 1e-9 * t.abs().max(1.0);
         if !t.is_finite() || (t - self.time).abs() > tolerance {
             return Err(error(format!(
@@ -274,7 +287,38 @@ impl Instance {
         v.report = Some(report);
         v.outcome = Outcome::Ok;
         self.step += 1;
-        self.time = t + h;
+        self.time = match self.period {
+            // Exactly the next multiple: no drift from adding h a million times.
+            Some(p) => self.start_time + self.step as f64 * p.seconds(),
+            None => t + h,
+        };
+        Ok(())
+    }
+
+    /// A node with a period steps by exactly it, from the start time: lockstep
+    /// on time counts its steps, so another step size would pair it with the
+    /// peers' frames of another time.
+    fn check_period(&self, period: Period, t: f64, h: f64) -> FmiResult {
+        let node = &self.model.interface.nodes[self.model.node].name;
+        if !period.matches(h) {
+            return Err(error(format!(
+                "fmi2DoStep: communicationStepSize {h} is not the period of node `{node}`, \
+                 {period} s ({} s): its interface file gives it that period, and lockstep \
+                 pairs its steps with the peers' by it; set the master's step size (output \
+                 interval) to {}",
+                period.seconds(),
+                period.seconds()
+            )));
+        }
+        let expected = self.start_time + self.step as f64 * period.seconds();
+        if (t - expected).abs() > 1e-9 * expected.abs().max(period.seconds()) {
+            return Err(error(format!(
+                "fmi2DoStep: currentCommunicationPoint {t} is not step {} x the period {period} s \
+                 of node `{node}` from the start time {} (that is {expected}): a node with a \
+                 period steps by exactly it, without extra or skipped steps",
+                self.step, self.start_time
+            )));
+        }
         Ok(())
     }
 

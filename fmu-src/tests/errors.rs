@@ -255,7 +255,7 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
         ),
         (
             vec![("waitStrategy", "poll".into())],
-            vec!["parameter waitStrategy = \"poll\": expected spin, yield, sleep or event"],
+            vec!["parameter waitStrategy = \"poll\": expected adaptive, spin, yield, sleep or event"],
         ),
         (
             vec![("lag", "9".into())],
@@ -280,6 +280,14 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
         (
             vec![("startupTimeout", "-3".into())],
             vec!["parameter startupTimeout = -3"],
+        ),
+        (
+            vec![("idleTimeout", "0".into())],
+            vec!["parameter idleTimeout = 0: expected seconds greater than 0"],
+        ),
+        (
+            vec![("realTimeFactor", "-1".into())],
+            vec!["parameter realTimeFactor = -1: expected 0 (as fast as possible), 1 (real time)"],
         ),
         (
             vec![("regionOffset", "-4".into())],
@@ -347,7 +355,7 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
                 ("nodeSlot", "40".into()),
             ],
             vec![
-                "parameter regionOffset = 0: slots 0..=40 (nodeSlot 40, peerSlot 1) need 166208 bytes",
+                "parameter regionOffset = 0: slots 0..=40 (nodeSlot 40, peerSlot 1) need 166272 bytes",
                 "does not fit the 65536-byte memory",
                 "lower regionOffset or the slot numbers",
             ],
@@ -445,7 +453,7 @@ fn a_silent_peer_fails_the_step_naming_device_slots_step_and_time() {
         &[
             "fmi2DoStep (step 0, t = 0)",
             &dev,
-            "peer slot 7",
+            "from node `slot7` (slot 7",
             "this node: slot 2",
             "within",
         ],

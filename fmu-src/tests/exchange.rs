@@ -385,3 +385,44 @@ fn two_processes_on_emulated_rfm2g_boards_wait_on_network_interrupts() {
         );
     }
 }
+
+/// Late is not dead, and the master hears of it: a peer whose heartbeat beats
+/// but which does not step (here: the same thread never steps it) is waited for
+/// up to idleTimeout, with a warning naming it every 5 s; then the step fails
+/// saying the peer's heartbeat beats and naming idleTimeout, not timeout.
+#[test]
+fn a_live_peer_that_does_not_step_is_named_in_a_warning_then_an_idle_timeout() {
+    let dev = format!("loopback:{}", unique("idle"));
+    let a = node("a", &dev, 0, 1, 1);
+    let b = node("b", &dev, 1, 0, 1);
+    a.set_all(&[("idleTimeout", "6"), ("timeout", "1")]);
+    for n in [&a, &b] {
+        assert_eq!(n.init(), fmi2OK, "{:?}", n.log());
+    }
+    // Step 0 takes b's initial frame (lag 1); step 1 needs b's step 0.
+    assert_eq!(a.step(0.0, H), fmi2OK, "{:?}", a.log());
+    let started = std::time::Instant::now();
+    assert_eq!(a.step(H, H), fmi2Error);
+    let took = started.elapsed();
+    assert!(
+        (std::time::Duration::from_secs(6)..std::time::Duration::from_secs(8)).contains(&took),
+        "{took:?}"
+    );
+    let log = a.log();
+    let warning = log
+        .iter()
+        .find(|(status, _, m)| *status == fmi2Warning && m.contains("has waited"))
+        .unwrap_or_else(|| panic!("no warning in {log:?}"));
+    assert!(
+        warning.2.contains(
+            "step 1 has waited 5 s for frame 1 (its step 0) of node `slot1` (slot 1), whose \
+             heartbeat beats: its master is paused or slower; waiting up to idleTimeout (6 s)"
+        ),
+        "{warning:?}"
+    );
+    let error = a.last_error();
+    assert!(
+        error.contains("its heartbeat beats") && error.contains("raise idleTimeout"),
+        "{error}"
+    );
+}

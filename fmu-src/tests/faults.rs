@@ -297,7 +297,7 @@ fn killed_peer_in_lockstep(net: Net) {
     // (or as the step's own timeout does, a moment before: it says the same).
     assert!(
         message.contains("fmi2DoStep")
-            && message.contains("peer slot 1")
+            && message.contains("from node `slot1` (slot 1")
             && message.contains("stopped beating")
             && message.contains("its process died or is stalled"),
         "{message}"
@@ -448,7 +448,7 @@ fn paused_peer(make: fn() -> Net) {
     let line = peer.expect("error", Duration::from_secs(10));
     let took = resumed.elapsed();
     assert!(
-        line.contains("stopped (its master terminated)"),
+        line.contains("stopped (its master terminated or failed)"),
         "{}: {line}",
         net.kind
     );

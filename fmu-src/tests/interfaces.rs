@@ -369,3 +369,171 @@ fn resources_that_do_not_belong_to_the_description_are_refused() {
     );
     assert!(uri.starts_with("file:///"));
 }
+
+const RATES: &str = r#"
+name = "rates"
+period = 0.001
+[[node]]
+name = "fast"
+slot = 0
+signals = [ { name = "x", type = "Real" } ]
+[[node]]
+name = "slow"
+slot = 1
+period = "1/60"
+signals = [ { name = "y", type = "Real" } ]
+"#;
+
+/// A node with a period declares it (stepSize, no variable step size) and
+/// steps by exactly it: another step size, or a communication point off its
+/// grid, is refused naming the period and what was passed.
+#[test]
+fn a_node_with_a_period_declares_it_and_refuses_another_step() {
+    let (dir, uri) = resources(RATES, "slow");
+    let model = Model::load(dir.path()).unwrap();
+    let xml = model.xml();
+    assert!(
+        xml.contains(r#"canHandleVariableCommunicationStepSize="false""#)
+            && xml.contains(r#"stepSize="0.016666666666666666""#),
+        "{xml}"
+    );
+    let device = format!("loopback:{}", unique("rates"));
+    let slow = Fmu::of("slow", model, &uri);
+    slow.set_all(&[("device", &device), ("lag", "1")]);
+    assert_eq!(slow.init(), fmi2OK, "{:?}", slow.log());
+    assert_eq!(slow.step(0.0, 0.01), fmi2Error);
+    let message = slow.last_error();
+    for part in [
+        "communicationStepSize 0.01 is not the period of node `slow`, 1/60 s (0.016666666666666666 s)",
+        "set the master's step size (output interval) to 0.016666666666666666",
+    ] {
+        assert!(message.contains(part), "`{message}` lacks `{part}`");
+    }
+    let device = format!("loopback:{}", unique("rates"));
+    let [slow, fast] = ["slow", "fast"].map(|name| {
+        let (dir, uri) = resources(RATES, name);
+        let fmu = Fmu::of(name, Model::load(dir.path()).unwrap(), &uri);
+        fmu.set_all(&[("device", &device), ("lag", "1")]);
+        assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+        fmu
+    });
+    let h = 1.0 / 60.0;
+    // Within the relative 1e-9 of the period: accepted; a point off the grid is not.
+    assert_eq!(
+        slow.step(0.0, h * (1.0 + 1e-12)),
+        fmi2OK,
+        "{:?}",
+        slow.log()
+    );
+    for k in 0..17 {
+        assert_eq!(fast.step(k as f64 * 1e-3, 1e-3), fmi2OK, "{:?}", fast.log());
+    }
+    assert_eq!(slow.step(h, h), fmi2OK, "{:?}", slow.log());
+    assert_eq!(slow.step(2.5 * h, h), fmi2Error);
+    let message = slow.last_error();
+    assert!(
+        message.contains("currentCommunicationPoint 0.041666666666666664 is not step 2 x the period 1/60 s of node `slow`"),
+        "{message}"
+    );
+    let (dir, _) = resources(RATES, "fast");
+    let xml = Model::load(dir.path()).unwrap().xml();
+    assert!(xml.contains(r#"stepSize="0.001""#), "{xml}");
+    // Without periods, as before: any step size.
+    let (dir, _) = resources(LAB, "visual");
+    let xml = Model::load(dir.path()).unwrap().xml();
+    assert!(
+        xml.contains(r#"canHandleVariableCommunicationStepSize="true""#),
+        "{xml}"
+    );
+}
+
+const TWO_RATES: &str = r#"
+name = "tworates"
+[[node]]
+name = "fast"
+slot = 0
+period = 0.001
+signals = [ { name = "x", type = "Real" }, { name = "n", type = "Integer" } ]
+[[node]]
+name = "slow"
+slot = 1
+period = 0.004
+signals = [ { name = "y", type = "Real" } ]
+"#;
+
+/// The node `name` of [`TWO_RATES`] on `device` at lag 1, recording into `record`.
+fn two_rates_node(name: &str, device: &str, record: &str) -> Fmu {
+    let (dir, uri) = resources(TWO_RATES, name);
+    let fmu = Fmu::of(name, Model::load(dir.path()).unwrap(), &uri);
+    fmu.set_all(&[("device", device), ("lag", "1"), ("recordFile", record)]);
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+    fmu
+}
+
+/// Each step's outputs of one node of [`TWO_RATES`]: the other's values, time
+/// and step, as bits.
+fn two_rates_outputs(fmu: &Fmu, peer: &str) -> Vec<u64> {
+    let signals: &[&str] = if peer == "fast" { &["x"] } else { &["y"] };
+    let mut out: Vec<u64> = signals
+        .iter()
+        .map(|s| fmu.real(&format!("{peer}.{s}")).to_bits())
+        .collect();
+    out.push(fmu.real(&format!("{peer}.time")).to_bits());
+    out.push(fmu.integer(&format!("{peer}.step")) as u64);
+    out
+}
+
+/// Step `k` of node `name` of [`TWO_RATES`] (period `h`): its inputs set to
+/// a function of `k`, the step, which must succeed, and its outputs after it.
+fn two_rates_step(fmu: &Fmu, name: &str, k: usize, h: f64) -> Vec<u64> {
+    if name == "fast" {
+        fmu.set_all(&[
+            ("x", &format!("{:?}", (k as f64 * 0.37).sin())),
+            ("n", &k.to_string()),
+        ]);
+    } else {
+        fmu.set_all(&[("y", &format!("{:?}", k as f64 * 0.5))]);
+    }
+    assert_eq!(fmu.step(k as f64 * h, h), fmi2OK, "{:?}", fmu.log());
+    two_rates_outputs(fmu, if name == "fast" { "slow" } else { "fast" })
+}
+
+/// Two nodes at 1 and 4 ms record their run, in one thread at lag 1 (each
+/// communication point in time order, the slow node first); each node then
+/// replays alone against its own recording and gets every output bit for bit,
+/// its inputs never diverging: the rule on time and the frames' times replay.
+#[test]
+fn nodes_at_two_rates_record_and_replay_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = |n: &str| dir.path().join(format!("{n}.rec")).display().to_string();
+    let device = format!("loopback:{}", unique("tworates"));
+    let fast = two_rates_node("fast", &device, &rec("fast"));
+    let slow = two_rates_node("slow", &device, &rec("slow"));
+    let (mut seen_fast, mut seen_slow) = (Vec::new(), Vec::new());
+    for k in 0..400usize {
+        if k % 4 == 0 {
+            seen_slow.push(two_rates_step(&slow, "slow", k / 4, 0.004));
+        }
+        seen_fast.push(two_rates_step(&fast, "fast", k, 0.001));
+        // The rule: fast step k holds slow's step floor((k - 1) / 4).
+        let want = if k == 0 { -1 } else { ((k - 1) / 4) as i32 };
+        assert_eq!(fast.integer("slow.step"), want, "fast step {k}");
+    }
+    assert_eq!(slow.integer("fast.step"), 4 * 99 - 4);
+    for fmu in [&fast, &slow] {
+        assert_eq!(fmu.terminate(), fmi2OK, "{:?}", fmu.log());
+    }
+    drop((fast, slow));
+    for (name, seen, period) in [("fast", &seen_fast, 0.001), ("slow", &seen_slow, 0.004)] {
+        let replay = format!("replay:{}", rec(name));
+        let fmu = two_rates_node(name, &replay, "");
+        for (k, want) in seen.iter().enumerate() {
+            assert_eq!(
+                &two_rates_step(&fmu, name, k, period),
+                want,
+                "{name} step {k}"
+            );
+        }
+        assert_eq!(fmu.integer("replay.divergence"), 0, "{name}");
+    }
+}

@@ -59,9 +59,10 @@ fn fmus() -> &'static [(Model, CString, CString); 2] {
     })
 }
 
-/// The value reference of `name` (the two FMUs agree on the parameters').
-fn vr(name: &str) -> u32 {
-    fmus()[0].0.variable(name).expect("a parameter").0
+/// The value reference of parameter `name` in FMU `fmu` (the interface FMU
+/// has no nodeSlot/peerSlot, so the two differ after them).
+fn vr(fmu: usize, name: &str) -> u32 {
+    fmus()[fmu].0.variable(name).expect("a parameter").0
 }
 
 /// Reads the fuzz input as a stream of small numbers.
@@ -101,16 +102,18 @@ impl Input<'_> {
 fuzz_target!(|data: &[u8]| {
     let mut input = Input(data);
     let cb = master::callbacks();
-    let mut components: Vec<fmi2Component> = Vec::new();
+    // Each component with the FMU it was instantiated from.
+    let mut components: Vec<(fmi2Component, usize)> = Vec::new();
     let mut time = 0.0f64;
     while let Some(op) = input.byte() {
         let pick = input.byte().unwrap_or(0);
         // A live, freed or NULL component.
-        let c = if components.is_empty() || pick == 255 {
-            std::ptr::null_mut()
+        let (c, m) = if components.is_empty() || pick == 255 {
+            (std::ptr::null_mut(), 0)
         } else {
             components[usize::from(pick) % components.len()]
         };
+        let vr = |name: &str| vr(m, name);
         let r = input.u32() % (fmus()[0].0.variables.len().max(fmus()[1].0.variables.len()) as u32 + 2);
         // SAFETY: every pointer passed is NULL or valid for the count passed with
         // it; components are NULL or came from fmi2Instantiate (freed ones too:
@@ -123,7 +126,7 @@ fuzz_target!(|data: &[u8]| {
                     let g = if input.byte().unwrap_or(0) % 4 == 0 { input.text() } else { guid.clone() };
                     let made = fmi2_instantiate(name.as_ptr(), fmi2CoSimulation, g.as_ptr(), uri.as_ptr(), &cb, 0, 1);
                     if !made.is_null() {
-                        components.push(made);
+                        components.push((made, usize::from(pick % 2)));
                     }
                 }
                 1 => fmi2_free_instance(c),
@@ -140,8 +143,8 @@ fuzz_target!(|data: &[u8]| {
                     let dev = CString::new(format!("loopback:fuzz-{}", pick % 3)).unwrap();
                     let dvr = vr("device");
                     let _ = fmi2_set_string(c, &dvr, 1, &dev.as_ptr());
-                    let tvr = [vr("timeout"), vr("startupTimeout")];
-                    let _ = fmi2_set_real(c, tvr.as_ptr(), 2, [0.01, 0.01].as_ptr());
+                    let tvr = [vr("timeout"), vr("startupTimeout"), vr("idleTimeout")];
+                    let _ = fmi2_set_real(c, tvr.as_ptr(), 3, [0.01, 0.01, 0.01].as_ptr());
                     let _ = fmi2_exit_initialization_mode(c);
                 }
                 5 => {
@@ -153,7 +156,14 @@ fuzz_target!(|data: &[u8]| {
                 }
                 6 => {
                     let v = input.f64();
-                    let v = if r == vr("timeout") || r == vr("startupTimeout") { v.min(0.01) } else { v };
+                    let v = if r == vr("timeout") || r == vr("startupTimeout") || r == vr("idleTimeout") {
+                        v.min(0.01)
+                    } else if r == vr("realTimeFactor") {
+                        // Pacing sleeps for the steps' time: a fuzzed step size could be years.
+                        0.0
+                    } else {
+                        v
+                    };
                     let _ = fmi2_set_real(c, &r, 1, &v);
                 }
                 7 => {
@@ -215,7 +225,11 @@ fuzz_target!(|data: &[u8]| {
                 17 => {
                     let vrs = [r, r.wrapping_add(1), u32::MAX];
                     let vals = [input.f64(), input.f64(), input.f64()];
-                    let _ = fmi2_set_real(c, vrs.as_ptr(), 3, vals.as_ptr());
+                    // The waits and the pacing stay as op 6 keeps them: short.
+                    let timed = ["timeout", "startupTimeout", "idleTimeout", "realTimeFactor"];
+                    if !vrs.iter().any(|v| timed.iter().any(|&t| vr(t) == *v)) {
+                        let _ = fmi2_set_real(c, vrs.as_ptr(), 3, vals.as_ptr());
+                    }
                 }
                 _ => {
                     let _ = fmi2_get_types_platform();
@@ -224,7 +238,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    for c in components {
+    for (c, _) in components {
         // SAFETY: components from fmi2Instantiate; freeing twice is answered.
         unsafe { fmi2_free_instance(c) };
     }

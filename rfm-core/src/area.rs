@@ -9,7 +9,7 @@
 //! | 0 | 128 | head block: the framed layout's head word, or the seed layout's packet |
 //! | 128 | 64 | liveness: owner, heartbeat and closed words ([`crate::link::liveness`]) |
 //! | 192 | d | descriptor: what the node publishes, by name ([`crate::interface::descriptor`]) |
-//! | 192 + d | 16 × e | ring: the frame of step s in entry s mod 16 |
+//! | 192 + d | n × e | ring: the frame of step s in entry s mod n (n a power of two, 16 unless rates need more) |
 //!
 //! An entry is a 64-byte frame header followed by the payload, rounded up to 64
 //! bytes so that no two entries share a cache line.
@@ -30,14 +30,17 @@ pub const DESCRIPTOR_OFFSET: usize = LIVENESS_OFFSET + LIVENESS_LEN;
 /// Bytes of a frame's header, before the payload.
 pub const FRAME_HEADER: usize = 64;
 
-/// Frames kept per area by the framed layout.
-pub const RING_DEPTH: usize = 16;
-
-/// Largest lockstep lag the ring supports.
+/// Frames a ring holds at least, and every ring of a file without periods:
+/// 2L + 2 for lag L = [`MAX_LAG`], what two nodes stepping alike need.
 ///
 /// With lag L, a peer stepping concurrently can run up to L steps ahead and publish
 /// one more before it blocks, while this node still needs its frame from L steps
-/// back: 2L + 2 frames must coexist, so L ≤ (RING_DEPTH − 2) / 2.
+/// back: 2L + 2 frames must coexist. Nodes at other rates get deeper rings
+/// ([`crate::interface::rates`]).
+pub const RING_DEPTH: usize = 16;
+
+/// The largest lag the rings are sized for unless an interface file says
+/// (`max_lag`): L ≤ (RING_DEPTH − 2) / 2.
 pub const MAX_LAG: u8 = ((RING_DEPTH - 2) / 2) as u8;
 
 fn align_up(n: usize, to: usize) -> usize {
@@ -57,6 +60,8 @@ pub struct Area {
     pub descriptor_len: usize,
     /// Bytes of one ring entry: frame header and payload, aligned.
     pub entry_len: usize,
+    /// Entries of the ring: a power of two.
+    pub depth: usize,
     /// Bytes of the whole area.
     pub len: usize,
 }
@@ -64,24 +69,28 @@ pub struct Area {
 impl Area {
     /// The area of node `node` (in `slot`, publishing `payload`) at `offset`,
     /// whose descriptor takes `descriptor_bytes` (the caller encodes it: the
-    /// descriptor's format is not this module's).
+    /// descriptor's format is not this module's), with a ring of `depth` entries
+    /// (a power of two).
     pub(crate) fn new(
         node: usize,
         slot: u8,
         payload: Payload,
         descriptor_bytes: usize,
         offset: u64,
+        depth: usize,
     ) -> Area {
+        debug_assert!(depth.is_power_of_two());
         let descriptor_len = align_up(descriptor_bytes, ALIGN);
         let entry_len = align_up(FRAME_HEADER + payload.len, ALIGN);
         Area {
             node,
             slot,
             offset,
-            len: DESCRIPTOR_OFFSET + descriptor_len + RING_DEPTH * entry_len,
+            len: DESCRIPTOR_OFFSET + descriptor_len + depth * entry_len,
             payload,
             descriptor_len,
             entry_len,
+            depth,
         }
     }
 
@@ -97,7 +106,7 @@ impl Area {
 
     /// Offset within the area of the ring entry that holds `step`.
     pub fn entry_offset(&self, step: u64) -> usize {
-        self.ring_offset() + (step % RING_DEPTH as u64) as usize * self.entry_len
+        self.ring_offset() + (step & (self.depth as u64 - 1)) as usize * self.entry_len
     }
 
     /// The end of the area, from the start of the region.

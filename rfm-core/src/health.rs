@@ -60,7 +60,21 @@ impl PeerHealth {
     }
 
     /// Records a frame read at `now`.
+    #[inline]
     pub fn observe(&mut self, id: FrameId, now: Instant) -> Observation {
+        self.observe_counting(id, now, true)
+    }
+
+    /// Records a frame a lockstep reader took at `now`: exactly the one its
+    /// rule names, so the frames it passed over (a faster writer's) are not
+    /// lost.
+    #[inline]
+    pub fn observe_chosen(&mut self, id: FrameId, now: Instant) -> Observation {
+        self.observe_counting(id, now, false)
+    }
+
+    #[inline]
+    fn observe_counting(&mut self, id: FrameId, now: Instant, gaps_lost: bool) -> Observation {
         let Some(last) = self.last else {
             self.accept(id, now);
             return Observation::First;
@@ -89,7 +103,11 @@ impl PeerHealth {
             self.out_of_order += 1;
             return Observation::OutOfOrder;
         }
-        let lost = id.step - last.step - 1;
+        let lost = if gaps_lost {
+            id.step - last.step - 1
+        } else {
+            0
+        };
         self.lost += lost;
         self.accept(id, now);
         Observation::Fresh { lost }

@@ -7,7 +7,6 @@
 use std::fmt;
 use std::sync::atomic::{fence, Ordering};
 
-use crate::area::RING_DEPTH;
 use crate::area::{Area, HEAD_BLOCK};
 use crate::frame::framed::{FrameBuf, Header, HEAD_OFFSET, STEP_OFFSET};
 use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
@@ -119,6 +118,8 @@ pub struct Ring {
     pub offset: usize,
     pub entry_len: usize,
     pub payload_len: usize,
+    /// Entries: a power of two.
+    pub depth: usize,
 }
 
 impl Ring {
@@ -127,16 +128,24 @@ impl Ring {
             offset: area.ring_offset(),
             entry_len: area.entry_len,
             payload_len: area.payload.len,
+            depth: area.depth,
         }
     }
 
+    /// The entry (0..depth) that holds `step`.
+    #[inline]
+    pub fn entry(&self, step: u64) -> usize {
+        (step & (self.depth as u64 - 1)) as usize
+    }
+
     /// Offset within the area of the entry that holds `step`.
+    #[inline]
     pub fn entry_offset(&self, step: u64) -> usize {
-        self.offset + (step % RING_DEPTH as u64) as usize * self.entry_len
+        self.offset + self.entry(step) * self.entry_len
     }
 
     fn end(&self) -> usize {
-        self.offset + RING_DEPTH * self.entry_len
+        self.offset + self.depth * self.entry_len
     }
 }
 
@@ -146,7 +155,7 @@ pub struct FramedWriter {
     area: Region,
     ring: Ring,
     /// The writer's copy of each ring entry's sequence word.
-    seqs: [u32; RING_DEPTH],
+    seqs: Vec<u32>,
 }
 
 impl FramedWriter {
@@ -154,7 +163,7 @@ impl FramedWriter {
     /// (an odd value left by a writer that died mid-frame is closed by the next write).
     pub fn new(area: Region, ring: Ring) -> Result<FramedWriter, RegionError> {
         check_len(&area, ring.end())?;
-        let mut seqs = [0u32; RING_DEPTH];
+        let mut seqs = vec![0u32; ring.depth];
         for (i, seq) in seqs.iter_mut().enumerate() {
             *seq = area.load_u32(ring.entry_offset(i as u64), Ordering::Relaxed)?;
         }
@@ -165,7 +174,7 @@ impl FramedWriter {
     /// the ring entry of `header.step`, then advances the head.
     pub fn publish(&mut self, frame: &mut FrameBuf, header: &Header) -> Result<(), RegionError> {
         frame.seal(header);
-        let entry = (header.step % RING_DEPTH as u64) as usize;
+        let entry = self.ring.entry(header.step);
         seqlock::write(
             &self.area,
             self.ring.entry_offset(header.step),

@@ -1,9 +1,13 @@
 //! Waiting for exactly step k of a peer: the lockstep primitive.
 //!
-//! The strategies are the article's polling table: `Spin` (a core at 100 %, the
-//! lowest latency: what flight simulators run), `Yield` (`Sleep(0)`: gives the
-//! core away between polls), `Sleep` (low CPU, latency of the sleep granularity).
-//! Each poll reads one word (the slot head) until the step is there, then the frame.
+//! The strategies are the article's polling table, and one that combines them:
+//! `Adaptive` (the default: spins briefly, then yields, then sleeps, so that it
+//! is as fast as `Spin` when the peer answers within microseconds and gives the
+//! core away when more nodes than cores take turns or a peer is paused), `Spin`
+//! (a core at 100 %, the lowest latency, for pinned dedicated cores), `Yield`
+//! (`Sleep(0)`: gives the core away between polls), `Sleep` (low CPU, latency of
+//! the sleep granularity). Each poll reads one word (the slot head) until the
+//! step is there, then the frame.
 
 use std::time::{Duration, Instant};
 
@@ -13,8 +17,12 @@ use crate::slot::{FramedReader, ReadError, StepPoll};
 /// How to spend the time between polls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WaitStrategy {
-    /// Busy-poll with a spin hint.
+    /// Spinning as long as spinning has paid in this node's recent waits (at
+    /// most [`ADAPTIVE_SPINS`] polls), then yielding for [`ADAPTIVE_YIELDS`]
+    /// polls, then sleeping [`SLEEP_QUANTUM`] between polls ([`Waiter`]).
     #[default]
+    Adaptive,
+    /// Busy-poll with a spin hint.
     Spin,
     /// `sched_yield` between polls.
     Yield,
@@ -26,14 +34,113 @@ pub enum WaitStrategy {
     Event,
 }
 
-impl WaitStrategy {
-    /// Spends the time between two polls. `Event` yields here: waiting on an
-    /// interrupt needs the device, which only the link holds.
-    pub fn pause(self) {
-        match self {
+/// Most polls an adaptive wait spins for: a few microseconds, longer than a
+/// peer on another core takes to publish (a step's exchange is well under one),
+/// far shorter than the time slice a descheduled peer needs to run.
+pub const ADAPTIVE_SPINS: u64 = 256;
+
+/// At no spin budget, one wait in this many spins [`ADAPTIVE_PROBE_SPINS`]
+/// polls: the probe that finds out when spinning pays again (a peer back on a
+/// core of its own).
+pub const ADAPTIVE_PROBE: u32 = 64;
+
+/// The polls a probe spins: enough for a peer running on another core, which
+/// answers within a few hundred nanoseconds; a probe that pays doubles from
+/// here.
+pub const ADAPTIVE_PROBE_SPINS: u64 = 16;
+
+/// Polls an adaptive wait yields for after its spins, before it sleeps: a few
+/// milliseconds when nothing else wants the core, so that a paused or much
+/// slower peer costs this node almost no CPU.
+pub const ADAPTIVE_YIELDS: u64 = 4096;
+
+/// How a node spends the time between polls, with what its adaptive waits
+/// learned: how long spinning pays.
+///
+/// Spinning pays only while the peer runs on another core; with more nodes
+/// than cores the peer a node waits for is often descheduled, and every spin
+/// holds the core it needs. So the spin budget follows what the spins did: a
+/// wait that ended while spinning doubles it (up to [`ADAPTIVE_SPINS`]), one
+/// that outlasted its spins halves it, down to none: the wait then yields at
+/// once, as `yield` does, and one wait in [`ADAPTIVE_PROBE`] spins a little to
+/// find out whether spinning pays again. Two nodes with cores to
+/// spare keep the whole budget; three on two cores soon spin hardly at all.
+#[derive(Debug, Clone, Copy)]
+pub struct Waiter {
+    strategy: WaitStrategy,
+    /// Adaptive: the polls a wait spins for, learned.
+    budget: u64,
+    /// The polls this wait spins for: the budget, or a probe's.
+    current: u64,
+    /// Waits since the last probe, at no budget.
+    since_probe: u32,
+}
+
+impl Waiter {
+    pub fn new(strategy: WaitStrategy) -> Waiter {
+        Waiter {
+            strategy,
+            budget: ADAPTIVE_SPINS,
+            current: ADAPTIVE_SPINS,
+            since_probe: 0,
+        }
+    }
+
+    pub fn strategy(&self) -> WaitStrategy {
+        self.strategy
+    }
+
+    /// A wait begins (its first poll found nothing): how long it spins.
+    #[inline]
+    pub fn begin(&mut self) {
+        self.current = self.budget;
+        if self.budget == 0 {
+            self.since_probe += 1;
+            if self.since_probe >= ADAPTIVE_PROBE {
+                self.since_probe = 0;
+                self.current = ADAPTIVE_PROBE_SPINS;
+            }
+        }
+    }
+
+    /// Spends the time after poll `polls` (counted from 0 in this wait) until
+    /// the next. `Event` yields here: waiting on an interrupt needs the device,
+    /// which only the link holds.
+    #[inline]
+    pub fn pause(&self, polls: u64) {
+        match self.strategy {
             WaitStrategy::Spin => std::hint::spin_loop(),
+            WaitStrategy::Adaptive if polls < self.current => std::hint::spin_loop(),
+            WaitStrategy::Adaptive if polls < self.current + ADAPTIVE_YIELDS => {
+                std::thread::yield_now()
+            }
             WaitStrategy::Yield | WaitStrategy::Event => std::thread::yield_now(),
-            WaitStrategy::Sleep => std::thread::sleep(SLEEP_QUANTUM),
+            WaitStrategy::Sleep | WaitStrategy::Adaptive => std::thread::sleep(SLEEP_QUANTUM),
+        }
+    }
+
+    /// Whether the pause after poll `polls` is a spin, short enough that the
+    /// clock need not be read after it (it costs more than a poll).
+    #[inline]
+    pub fn spins(&self, polls: u64) -> bool {
+        match self.strategy {
+            WaitStrategy::Spin => true,
+            WaitStrategy::Adaptive => polls < self.current,
+            _ => false,
+        }
+    }
+
+    /// The wait begun last ended after `polls` unsuccessful polls: adapts the
+    /// spin budget to whether its spins served it.
+    #[inline]
+    pub fn waited(&mut self, polls: u64) {
+        if self.strategy != WaitStrategy::Adaptive || polls == 0 {
+            return;
+        }
+        if polls <= self.current {
+            self.budget = (self.current * 2).clamp(1, ADAPTIVE_SPINS);
+        } else if self.current > 0 {
+            self.budget /= 2;
         }
     }
 }
@@ -46,12 +153,13 @@ impl std::str::FromStr for WaitStrategy {
 
     fn from_str(s: &str) -> Result<WaitStrategy, String> {
         match s {
+            "adaptive" => Ok(WaitStrategy::Adaptive),
             "spin" => Ok(WaitStrategy::Spin),
             "yield" => Ok(WaitStrategy::Yield),
             "sleep" => Ok(WaitStrategy::Sleep),
             "event" => Ok(WaitStrategy::Event),
             other => Err(format!(
-                "unknown wait strategy `{other}`; expected spin, yield, sleep or event"
+                "unknown wait strategy `{other}`; expected adaptive, spin, yield, sleep or event"
             )),
         }
     }
@@ -81,9 +189,11 @@ pub fn wait_step(
     strategy: WaitStrategy,
 ) -> Result<Header, WaitError> {
     // The clock is read only every few spins: it costs more than a poll of local memory.
-    const SPINS_PER_CLOCK: u32 = 64;
+    const SPINS_PER_CLOCK: u64 = 64;
     let mut start: Option<Instant> = None;
-    let mut spins = 0u32;
+    let mut waiter = Waiter::new(strategy);
+    waiter.begin();
+    let mut polls = 0u64;
     loop {
         match reader.poll_step(step, buf) {
             Ok(StepPoll::Ready(header)) => return Ok(header),
@@ -96,15 +206,15 @@ pub fn wait_step(
             Err(ReadError::Unreadable { rejections, .. }) if !rejections.saw_bad_frame() => {}
             Err(err) => return Err(err.into()),
         }
-        spins += 1;
-        if strategy != WaitStrategy::Spin || spins % SPINS_PER_CLOCK == 1 {
+        if !waiter.spins(polls) || polls.is_multiple_of(SPINS_PER_CLOCK) {
             let now = Instant::now();
             let waited = now - *start.get_or_insert(now);
             if waited >= timeout {
                 return Err(WaitError::Timeout { step, waited });
             }
         }
-        strategy.pause();
+        waiter.pause(polls);
+        polls += 1;
     }
 }
 
@@ -225,14 +335,60 @@ mod tests {
         t.join().unwrap();
     }
 
+    /// More nodes than cores: waits that outlast the spins halve them until an
+    /// adaptive wait yields at once; waits that end while spinning win them back.
+    #[test]
+    fn an_adaptive_wait_spins_only_while_spinning_pays() {
+        let mut w = Waiter::new(WaitStrategy::Adaptive);
+        assert!(w.spins(ADAPTIVE_SPINS - 1) && !w.spins(ADAPTIVE_SPINS));
+        // Waits that outlast their spins halve them, to none.
+        for _ in 0..9 {
+            w.begin();
+            w.waited(ADAPTIVE_SPINS + 10);
+        }
+        w.begin();
+        assert!(!w.spins(0), "{w:?}");
+        // A wait that found its frame at once says nothing about spinning.
+        w.waited(0);
+        // Yielding waits do not change it; one wait in ADAPTIVE_PROBE probes,
+        // and when the probe pays, the budget grows back.
+        let mut waits = 0;
+        loop {
+            w.begin();
+            waits += 1;
+            if w.spins(0) {
+                assert!(!w.spins(ADAPTIVE_PROBE_SPINS), "{w:?}");
+                w.waited(3);
+                break;
+            }
+            w.waited(3);
+        }
+        // (The wait begun above, at no budget, was the first of them.)
+        assert_eq!(waits + 1, ADAPTIVE_PROBE);
+        for _ in 0..5 {
+            w.begin();
+            w.waited(3);
+        }
+        w.begin();
+        assert!(
+            w.spins(ADAPTIVE_SPINS - 1) && !w.spins(ADAPTIVE_SPINS),
+            "{w:?}"
+        );
+        let mut spin = Waiter::new(WaitStrategy::Spin);
+        spin.waited(1 << 20);
+        assert!(spin.spins(1 << 40));
+        assert!(!Waiter::new(WaitStrategy::Yield).spins(0));
+    }
+
     #[test]
     fn parses_the_strategy_names() {
         assert_eq!("spin".parse(), Ok(WaitStrategy::Spin));
+        assert_eq!("adaptive".parse(), Ok(WaitStrategy::Adaptive));
         assert_eq!("sleep".parse(), Ok(WaitStrategy::Sleep));
         assert_eq!("event".parse(), Ok(WaitStrategy::Event));
         let err = "poll".parse::<WaitStrategy>().unwrap_err();
         assert!(
-            err.contains("expected spin, yield, sleep or event"),
+            err.contains("expected adaptive, spin, yield, sleep or event"),
             "{err}"
         );
     }

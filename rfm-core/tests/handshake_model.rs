@@ -1,6 +1,7 @@
 //! The handshake, exhaustively: every interleaving of two nodes' scripts of init,
 //! publish, take, stall, stop, kill and restart, with and without frames of dead
-//! sessions in memory, replayed deterministically.
+//! sessions in memory, replayed deterministically, for two nodes stepping alike
+//! and for two nodes at different rates (a step of one spans two of the other).
 //!
 //! The model runs the real protocol ([`Node`]) over real slot memory (a loopback
 //! region) in one thread. Only time and the heartbeat threads are modelled: the
@@ -28,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use rfm_core::frame::framed::{FrameBuf, SyncMode};
 use rfm_core::frame::Message;
-use rfm_core::interface;
+use rfm_core::interface::{self, Interface};
 use rfm_core::link::liveness::{Beater, HEARTBEAT_PERIOD, MIN_SILENCE};
 use rfm_core::link::{LinkConfig, Node, PeerSample, Sample, StartPoll};
 use rfm_core::{Device, OpenOptions, Region};
@@ -36,6 +37,8 @@ use rfm_core::{Device, OpenOptions, Region};
 const TICK: Duration = Duration::from_millis(1);
 const TIMEOUT: Duration = Duration::from_millis(150);
 const STARTUP_TIMEOUT: Duration = Duration::from_millis(700);
+/// How long a bound peer whose heartbeat beats is waited for: between the two.
+const IDLE_TIMEOUT: Duration = Duration::from_millis(300);
 /// Longest time a satisfiable take may stay pending: proving a session live takes
 /// two sightings of its beat, one heartbeat period apart.
 const TAKE_WITHIN: Duration = Duration::from_millis(35);
@@ -111,13 +114,39 @@ struct World {
     /// A fault (kill, stop, restart, long stall) happened to this node.
     faulted: [bool; 2],
     label: String,
+    interface: std::sync::Arc<Interface>,
+}
+
+/// The attitude pair, or two nodes of its signals at `periods` (seconds).
+fn pair_interface(periods: Option<[&str; 2]>) -> Interface {
+    let Some(periods) = periods else {
+        return interface::attitude(0, 1);
+    };
+    let signals = r#"signals = [
+  { name = "roll", type = "Real" }, { name = "pitch", type = "Real" },
+  { name = "yaw", type = "Real" }, { name = "status", type = "Integer" },
+  { name = "message", type = "String", size = 31 },
+]"#;
+    let text = format!(
+        "name = \"rates\"\n[[node]]\nname = \"slot0\"\nslot = 0\nperiod = \"{}\"\n{signals}\n\
+         [[node]]\nname = \"slot1\"\nslot = 1\nperiod = \"{}\"\n{signals}\n",
+        periods[0], periods[1]
+    );
+    Interface::parse("rates.toml", &text, &interface::Reserved::NONE).unwrap()
 }
 
 impl World {
-    fn new(mode: SyncMode, lag: u8, stale: Stale, label: String) -> World {
+    fn new(
+        mode: SyncMode,
+        lag: u8,
+        stale: Stale,
+        periods: Option<[&str; 2]>,
+        label: String,
+    ) -> World {
         let name = format!("loopback:{}", common::unique("model"));
         let device = Device::open(&name, &OpenOptions::default()).unwrap();
-        let map = interface::attitude(0, 1).map().unwrap();
+        let interface = std::sync::Arc::new(pair_interface(periods));
+        let map = interface.map().unwrap();
         let region = device.map(0, map.len() as usize).unwrap();
         let cfg = |node: u8| LinkConfig {
             device: name.clone(),
@@ -127,6 +156,8 @@ impl World {
             lag,
             timeout: TIMEOUT,
             startup_timeout: STARTUP_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+            interface: periods.is_some().then(|| interface.clone()),
             ..LinkConfig::default()
         };
         let mut w = World {
@@ -139,6 +170,7 @@ impl World {
             next_epoch: 0x51,
             faulted: [false; 2],
             label,
+            interface,
         };
         if stale != Stale::None {
             w.leave_stale_sessions(stale);
@@ -184,7 +216,7 @@ impl World {
 
     fn new_session(&mut self, node: usize) {
         let epoch = self.epoch();
-        let interface = std::sync::Arc::new(interface::attitude(0, 1));
+        let interface = self.interface.clone();
         let map = interface.map().unwrap();
         let n = Node::new(
             self.cfg[node].clone(),
@@ -280,10 +312,24 @@ impl World {
         s.published += 1;
     }
 
-    /// The peer's frame index node's next take needs.
+    /// The peer's frame index node's next take needs: the rule on time, counted
+    /// here from the periods alone.
     fn need(&self, node: usize) -> u64 {
         let s = self.nodes[node].last().unwrap();
-        (s.taken + 1).saturating_sub(u64::from(self.cfg[node].lag))
+        let Some(behind) = s.taken.checked_sub(u64::from(self.cfg[node].lag)) else {
+            return 0;
+        };
+        let (mine, theirs) = match (
+            self.interface.nodes[node].period,
+            self.interface.nodes[1 - node].period,
+        ) {
+            (Some(a), Some(b)) => (a, b),
+            _ => return behind + 1,
+        };
+        // j = floor(behind·T_me / T_peer), in integers.
+        let num = u128::from(behind) * u128::from(mine.num()) * u128::from(theirs.den());
+        let den = u128::from(mine.den()) * u128::from(theirs.num());
+        (num / den) as u64 + 1
     }
 
     /// The take of `node` could complete now: a running peer session has published
@@ -348,7 +394,7 @@ impl World {
                     );
                 }
                 assert!(
-                    t - since <= STARTUP_TIMEOUT + TICK,
+                    t - since <= STARTUP_TIMEOUT.max(IDLE_TIMEOUT) + TICK,
                     "{label}: node {node} step {k} waits past every timeout"
                 );
             }
@@ -522,10 +568,18 @@ enum Stale {
 /// Replays one interleaving: `order[i]` says which node does its next action.
 /// Returns false for an order two masters cannot produce: a node acting again while
 /// its step still waits for something its peer does later in the order.
-fn replay(mode: SyncMode, lag: u8, stale: Stale, scripts: &[Vec<Act>; 2], order: &[usize]) -> bool {
-    let label =
-        format!("{mode:?} lag {lag}, stale {stale:?}, scripts {scripts:?}, order {order:?}");
-    let mut w = World::new(mode, lag, stale, label.clone());
+fn replay(
+    mode: SyncMode,
+    lag: u8,
+    stale: Stale,
+    periods: Option<[&str; 2]>,
+    scripts: &[Vec<Act>; 2],
+    order: &[usize],
+) -> bool {
+    let label = format!(
+        "{mode:?} lag {lag}, periods {periods:?}, stale {stale:?}, scripts {scripts:?}, order {order:?}"
+    );
+    let mut w = World::new(mode, lag, stale, periods, label.clone());
     for node in 0..2 {
         w.new_session(node);
     }
@@ -601,13 +655,18 @@ fn steps(n: usize) -> Vec<Act> {
     s
 }
 
-fn run_all(mode: SyncMode, lags: &[u8], scripts: &[[Vec<Act>; 2]]) -> usize {
+fn run_all(
+    mode: SyncMode,
+    lags: &[u8],
+    periods: Option<[&str; 2]>,
+    scripts: &[[Vec<Act>; 2]],
+) -> usize {
     let mut runs = 0;
     for stale in [Stale::None, Stale::Killed, Stale::Closed] {
         for &lag in lags {
             for pair in scripts {
                 for order in interleavings(pair[0].len(), pair[1].len()) {
-                    runs += usize::from(replay(mode, lag, stale, pair, &order));
+                    runs += usize::from(replay(mode, lag, stale, periods, pair, &order));
                 }
             }
         }
@@ -617,10 +676,31 @@ fn run_all(mode: SyncMode, lags: &[u8], scripts: &[[Vec<Act>; 2]]) -> usize {
 
 #[test]
 fn healthy_lockstep_pairs_never_deadlock_or_take_a_stale_frame_in_any_order() {
-    let runs = run_all(SyncMode::Lockstep, &[0, 1, 2], &[[steps(3), steps(3)]]);
+    let runs = run_all(
+        SyncMode::Lockstep,
+        &[0, 1, 2],
+        None,
+        &[[steps(3), steps(3)]],
+    );
     // Of the 3 × 3 × 3432 orders, those two masters can produce.
     println!("healthy lockstep: {runs} interleavings replayed");
     assert!(runs > 3 * 3 * 1000, "{runs}");
+}
+
+/// Two rates: node 0 steps 1 ms, node 1 2 ms, so node 1's step j takes node 0's
+/// frame of step 2(j − lag) and node 0's step k node 1's of step floor((k − lag)/2).
+#[test]
+fn healthy_lockstep_pairs_at_two_rates_never_deadlock_or_take_a_stale_frame_in_any_order() {
+    let periods = Some(["0.001", "0.002"]);
+    let runs = run_all(
+        SyncMode::Lockstep,
+        &[0, 1, 2],
+        periods,
+        &[[steps(4), steps(2)]],
+    );
+    // Of the 3 × 3 × 2002 orders, those two masters can produce.
+    println!("healthy lockstep at two rates: {runs} interleavings replayed");
+    assert!(runs > 3 * 3 * 300, "{runs}");
 }
 
 #[test]
@@ -635,9 +715,17 @@ fn a_peer_that_stalls_stops_dies_or_restarts_is_never_taken_stale_and_never_hang
         vec![Kill, Restart, Publish, Take],
     ];
     let scripts: Vec<[Vec<Act>; 2]> = faults.iter().map(|b| [steps(2), b.clone()]).collect();
-    let runs = run_all(SyncMode::Lockstep, &[0, 1], &scripts);
+    let runs = run_all(SyncMode::Lockstep, &[0, 1], None, &scripts);
     println!("faulty lockstep peers: {runs} interleavings replayed");
     assert!(runs > 3_000, "{runs}");
+    let runs = run_all(
+        SyncMode::Lockstep,
+        &[0, 1],
+        Some(["0.001", "0.002"]),
+        &scripts,
+    );
+    println!("faulty lockstep peers at two rates: {runs} interleavings replayed");
+    assert!(runs > 1_000, "{runs}");
 }
 
 #[test]
@@ -662,7 +750,7 @@ fn free_mode_takes_only_live_sessions_frames_through_faults_and_stale_memory() {
         [taker.clone(), vec![Init, Publish, Stop, Restart, Publish]],
         [taker, vec![Init, Publish, Stall(200), Publish]],
     ];
-    let runs = run_all(SyncMode::Free, &[0], &scripts);
+    let runs = run_all(SyncMode::Free, &[0], None, &scripts);
     println!("free mode: {runs} interleavings replayed");
     assert!(runs > 1_000, "{runs}");
 }

@@ -213,7 +213,59 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
                 (0..100).map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }}")).collect::<Vec<_>>().join(", ")
             ),
             (4, 8),
-            "node `big` needs bytes 0..15808 of the coupling region, past the end of the 8192-byte memory",
+            "node `big` needs bytes 0..15808 of the coupling region (a ring of 16 frames), past the end of the 8192-byte memory",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nperiod = 0\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (5, 10),
+            "period `0`: expected a positive number of seconds, a decimal such as 0.001 or an exact fraction such as \"1/60\"",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nperiod = \"1/0\"\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (5, 10),
+            "period `1/0`: expected a positive number",
+        ),
+        (
+            format!(
+                "period = -0.5\n{}",
+                with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
+            ),
+            (1, 10),
+            "period `-0.5`: expected a positive number",
+        ),
+        (
+            format!(
+                "{}[[node]]\nname = \"b\"\nslot = 1\nsignals = [{{ name = \"y\", type = \"Real\" }}]\n",
+                with_node("name = \"a\"\nslot = 0\nperiod = 0.01\nsignals = [{ name = \"x\", type = \"Real\" }]")
+            ),
+            (8, 8),
+            "node `b` has no period while `a` has one: give every node a period, or a top-level `period` for the nodes that state none",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nfree = [\"ghost\"]\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (5, 9),
+            "node `a` is free of `ghost`, which is no node of this file (nodes: a)",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nfree = [\"a\"]\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (5, 9),
+            "node `a` lists itself in its free",
+        ),
+        (
+            format!(
+                "{}[[node]]\nname = \"b\"\nslot = 1\nfree = [\"a\"]\nsignals = [{{ name = \"y\", type = \"Real\" }}]\n",
+                with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
+            ),
+            (3, 8),
+            "node `a` waits for `b` in lockstep, but `b` never waits for `a`, neither directly nor through nodes that wait for it: it could run any number of steps ahead and overwrite the frames `a` needs; list `b` in `a`'s free, or let `b` wait for `a`",
+        ),
+        (
+            format!(
+                "max_lag = 200\n{}",
+                with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
+            ),
+            (1, 11),
+            "max_lag 200: expected the largest lag (steps) a node may run, 0..127",
         ),
         (
             format!(
@@ -232,6 +284,11 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             "name = \"lab\"\nmemory_size = -5\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]\n".into(),
             (2, 15),
             "memory_size -5: expected the bytes of memory the coupling may use",
+        ),
+        (
+            "name = \"lab\"\nmemory_size = 1099511627776\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]\n".into(),
+            (2, 15),
+            "memory_size 1099511627776: expected the bytes of memory the coupling may use from regionOffset, a positive multiple of 4, at most 268435456 (256 MiB, the largest RFM2g board)",
         ),
     ];
     for (text, (line, column), part) in cases {

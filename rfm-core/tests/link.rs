@@ -181,6 +181,47 @@ fn a_slot_another_live_node_writes_is_refused() {
     twin.start(&input(0, u64::MAX)).unwrap();
 }
 
+/// The lag belongs to the reader: a node at lag 2 and its peer at lag 0 couple,
+/// each taking exactly the frame its own lag names; and a free node's frames
+/// are taken by a free reader, which a lockstep peer does not refuse.
+#[test]
+fn peers_of_different_lags_and_a_free_reader_of_a_lockstep_node_couple_exactly() {
+    let dev = loopback();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 2)).unwrap();
+    let mut b = AttitudeLink::open(config(&dev, 1, 0, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    for k in 0..1_000u64 {
+        // a (lag 2) takes b's inputs of step k - 2; b (lag 0) a's of step k.
+        let got_a = a.step(k, &input(0, k)).unwrap().unwrap();
+        let want = k.checked_sub(2).map_or(input(1, u64::MAX), |j| input(1, j));
+        assert_eq!(got_a.sample, want, "a, step {k}");
+        let got_b = b.step(k, &input(1, k)).unwrap().unwrap();
+        assert_eq!(got_b.sample, input(0, k), "b, step {k}");
+    }
+    let dev = loopback();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = AttitudeLink::open(LinkConfig {
+        mode: SyncMode::Free,
+        ..config(&dev, 1, 0, 0)
+    })
+    .unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    // b never waits: a's frames are whole and of the step they name.
+    let mut seen = 0;
+    for k in 0..200u64 {
+        if let Some(got) = b.step(k, &input(1, k)).unwrap() {
+            let j = got.index.checked_sub(1).map_or(u64::MAX, |j| j);
+            assert_eq!(got.sample, input(0, j), "b, step {k}");
+            seen += 1;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    assert!(seen > 0);
+    drop(a);
+}
+
 #[test]
 fn a_silent_peer_times_out_with_device_slots_step_and_time() {
     let dev = loopback();
@@ -200,7 +241,7 @@ fn a_silent_peer_times_out_with_device_slots_step_and_time() {
     for part in [
         &*dev,
         "step 0",
-        "peer slot 5",
+        "from node `slot5` (slot 5",
         "this node: slot 2",
         "nothing from node `slot5`",
     ] {
@@ -234,8 +275,9 @@ fn a_stopped_peer_ends_a_lockstep_wait_at_once() {
         "{err:?}"
     );
     assert!(
-        err.to_string()
-            .contains("stopped (its master terminated) before step 4"),
+        err.to_string().contains(
+            "node `slot1` (slot 1) stopped (its master terminated or failed) before step 4"
+        ),
         "{err}"
     );
 }
@@ -275,24 +317,22 @@ fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
 
 #[test]
 fn incompatible_peers_are_refused_at_first_contact() {
-    for (peer_lag, peer_mode, part) in [
-        (2, SyncMode::Lockstep, "lag 2, this node lag 1"),
-        (1, SyncMode::Free, "syncMode Free"),
-    ] {
-        let dev = loopback();
-        let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
-        let mut b = AttitudeLink::open(LinkConfig {
-            lag: peer_lag,
-            mode: peer_mode,
-            ..config(&dev, 1, 0, 1)
-        })
-        .unwrap();
-        a.start(&input(0, u64::MAX)).unwrap();
-        b.start(&input(1, u64::MAX)).unwrap();
-        let err = a.step(0, &input(0, 0)).unwrap_err();
-        assert!(matches!(err, LinkError::Incompatible { .. }), "{err:?}");
-        assert!(err.to_string().contains(part), "{err}");
-    }
+    // A lockstep node refuses a free-running peer it waits for: its frames
+    // would be overwritten before they are taken.
+    let dev = loopback();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = AttitudeLink::open(LinkConfig {
+        mode: SyncMode::Free,
+        ..config(&dev, 1, 0, 1)
+    })
+    .unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let err = a.step(0, &input(0, 0)).unwrap_err();
+    assert!(matches!(err, LinkError::Incompatible { .. }), "{err:?}");
+    let part = "node `slot1` runs syncMode = free, and this node waits for it in lockstep: run \
+                `slot1` with syncMode = lockstep, or list it in this node's `free`";
+    assert!(err.to_string().contains(part), "{err}");
     // A peer writing the article's layout where ours is expected.
     let dev = loopback();
     let mut a = AttitudeLink::open(LinkConfig {
@@ -678,7 +718,7 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     );
     assert!(
         err.to_string()
-            .contains("at step 1 this node needs the peer's frame 2, but its ring entry already holds frame 18"),
+            .contains("at step 1 this node needs frame 2 of node `slot1`, but its ring entry already holds frame 18"),
         "{err}"
     );
 }
@@ -828,6 +868,78 @@ fn peers_built_from_different_interface_files_are_refused_naming_the_first_diffe
     let text = first_exchange_error(&other_unit);
     assert!(
         text.contains(r#"signal `cockpit.roll` has unit "deg" there and "rad" here"#),
+        "{text}"
+    );
+}
+
+/// Runs a lockstep pair in which `b` stops stepping for `pause` after step 4
+/// (its heartbeat beating the while, as a frozen master's does), with `a`'s
+/// step timeout 0.2 s and idle timeout `idle`: `a`'s result of step 5, and how
+/// long that step waited.
+fn a_pause_of_the_peer(pause: Duration, idle: Duration) -> Result<Duration, LinkError> {
+    let dev = loopback();
+    let mut a = AttitudeLink::open(LinkConfig {
+        timeout: Duration::from_millis(200),
+        idle_timeout: idle,
+        ..config(&dev, 0, 1, 0)
+    })
+    .unwrap();
+    let mut b = AttitudeLink::open(config(&dev, 1, 0, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let other = std::thread::spawn(move || {
+        for k in 0..8 {
+            if k == 5 {
+                std::thread::sleep(pause);
+            }
+            if b.step(k, &input(1, k)).is_err() {
+                break;
+            }
+        }
+        b
+    });
+    let mut result = Ok(Duration::ZERO);
+    for k in 0..8 {
+        match a.step(k, &input(0, k)) {
+            Ok(got) => {
+                assert_eq!(got.unwrap().sample, input(1, k), "step {k}");
+                if k == 5 {
+                    result = Ok(a.report().waited);
+                }
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    a.close().unwrap();
+    drop(other.join().unwrap());
+    result
+}
+
+/// Late is not dead: a peer whose heartbeat beats but whose master froze for
+/// 1 s (five times the step timeout) is waited for, and the pair goes on
+/// exactly; with idleTimeout shorter than the freeze, the wait ends then, saying
+/// the peer's heartbeat beats and naming idleTimeout.
+#[test]
+fn a_live_peer_that_is_late_is_waited_for_up_to_the_idle_timeout() {
+    let waited = a_pause_of_the_peer(Duration::from_secs(1), Duration::from_secs(30)).unwrap();
+    assert!(waited >= Duration::from_millis(900), "{waited:?}");
+    let err = a_pause_of_the_peer(Duration::from_secs(3), Duration::from_millis(500)).unwrap_err();
+    let LinkError::Timeout {
+        step: 5, waited, ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(
+        (Duration::from_millis(500)..Duration::from_secs(2)).contains(waited),
+        "{waited:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("heartbeat beats") && text.contains("idleTimeout"),
         "{text}"
     );
 }

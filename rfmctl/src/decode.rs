@@ -1,7 +1,6 @@
 //! What the bytes of a coupling's memory are, by the descriptors its nodes wrote:
 //! for `dump --decode`, and the signal text `watch` shows.
 
-use rfm_core::area::RING_DEPTH;
 use rfm_core::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
 use rfm_core::interface::descriptor::Described;
 use rfm_core::interface::{Found, Value};
@@ -75,15 +74,19 @@ pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u6
                 DESCRIPTOR_OFFSET,
                 ring.offset,
                 format!(
-                    "{who}: descriptor of interface `{}` (fingerprint {:#018x}), {} signals",
+                    "{who}: descriptor of interface `{}` (fingerprint {:#018x}), {} signals, \
+                     a ring of {} frames{}",
                     d.interface,
                     d.fingerprint,
-                    d.signals.len()
+                    d.signals.len(),
+                    d.ring_depth,
+                    d.period
+                        .map_or(String::new(), |p| format!(", period {p} s"))
                 ),
             ),
         ];
         let reader = FramedReader::new(area.clone(), ring).ok();
-        for i in 0..RING_DEPTH {
+        for i in 0..ring.depth {
             let at = ring.entry_offset(i as u64);
             let text = match &reader {
                 None => "unreadable".to_owned(),

@@ -860,6 +860,7 @@ fn dump_decode_names_the_parts_of_an_area_and_its_signals() {
         "0x00001000-0x0000107f  node `slot1` (slot 1): head, newest step (low 32 bits) 3",
         "0x00001080-0x000010bf  node `slot1` (slot 1): liveness, owner token 0x00000000",
         "node `slot1` (slot 1): descriptor of interface `rfm_attitude`",
+        "5 signals, a ring of 16 frames",
         "node `slot1` (slot 1): ring entry 3: step 3, t = 0.003, session 0x12345679: roll=0.25 rad, pitch=-0.5 rad, yaw=1 rad, status=7, message=\"slot 1\"",
         "ring entry 4: empty",
     ] {

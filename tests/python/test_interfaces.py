@@ -1,12 +1,17 @@
 """FMUs built from interface files, in FMPy 0.3.32.
 
 Run by scripts/test.sh after it packed target/fmu/mixed/*.fmu (three nodes, every
-signal type) and target/fmu/reals1000/*.fmu (two nodes of 1,000 Reals).
+signal type), target/fmu/reals1000/*.fmu (two nodes of 1,000 Reals) and
+target/fmu/lab/*.fmu (examples/lab.toml: three nodes at 1 kHz, 1/60 s and 10 Hz).
 """
 
+import csv
+import math
+import re
 import subprocess
 import sys
 import uuid
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -22,6 +27,7 @@ GENERATED = [
     FMUS / "mixed" / "mixed_visual.fmu",
     FMUS / "mixed" / "mixed_ios.fmu",
     FMUS / "reals1000" / "reals1000_a.fmu",
+    FMUS / "lab" / "lab_visual.fmu",
 ]
 
 
@@ -92,3 +98,64 @@ def test_two_nodes_of_a_thousand_reals_exchange_exactly_with_lag_one():
         s.terminate()
         s.freeInstance()
     Path(f"/dev/shm/{name}").unlink(missing_ok=True)
+
+
+def lab_snippet():
+    """The README's "A lab in FMPy" script, verbatim, and the line it prints."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("**A lab in FMPy.**", 1)[1].split("\n## ", 1)[0]
+    script = section.split("```python\n", 1)[1].split("```", 1)[0]
+    example = section.split("e.g.\n`", 1)[1].split("`", 1)[0]
+    return script, example
+
+
+LAB = {"cockpit": Fraction(1, 1000), "visual": Fraction(1, 60), "ios": Fraction(1, 10)}
+
+
+def test_the_readmes_lab_runs_three_nodes_at_their_periods_paced_by_one(tmp_path):
+    """Three FMPy processes, each at its own period, the instructor station paced
+    to real time: every peer step each node read is the rule's, and all three
+    take the simulated 10 s in wall time (within 5 %)."""
+    script, example = lab_snippet()
+    line = re.compile(r"^(\w+): (\d+) steps of ([\d.]+) s in ([\d.]+) s$")
+    assert line.match(example), example
+    (tmp_path / "node.py").write_text(script)
+    for node in LAB:
+        fmu = FMUS / "lab" / f"lab_{node}.fmu"
+        assert fmu.is_file(), f"{fmu} is missing: scripts/test.sh packs it"
+        (tmp_path / fmu.name).write_bytes(fmu.read_bytes())
+    args = {"ios": ["1"], "cockpit": [], "visual": []}
+    try:
+        runs = {
+            node: subprocess.Popen(
+                [sys.executable, "node.py", node, *extra],
+                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )
+            for node, extra in args.items()
+        }
+        outs = {node: r.communicate(timeout=300) for node, r in runs.items()}
+    finally:
+        Path("/dev/shm/lab").unlink(missing_ok=True)
+    for node, (out, err) in outs.items():
+        assert runs[node].returncode == 0, out + err
+        m = line.match(out.strip())
+        assert m and m.group(1) == node, out + err
+        assert int(m.group(2)) == 10 / LAB[node], out
+        assert 9.5 <= float(m.group(4)) <= 10.5, f"{node} took {m.group(4)} s of wall time for 10 s"
+    free = {("visual", "ios")}
+    for node, period in LAB.items():
+        with open(tmp_path / f"{node}.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == 10 / period + 1
+        for i, row in enumerate(rows[1:]):
+            k = i  # the row after doStep k
+            for peer, theirs in LAB.items():
+                if peer == node:
+                    continue
+                got = int(float(row[f"{peer}.step"]))
+                assert row[f"{peer}.link.ok"] in ("True", "1", "1.0"), (node, k, row)
+                if (node, peer) in free:
+                    assert -1 <= got <= k * period / theirs + 1, (node, k, peer, got)
+                else:
+                    want = math.floor(k * period / theirs)
+                    assert got == want, f"{node} step {k}: {peer}.step {got}, the rule {want}"

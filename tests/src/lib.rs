@@ -4,7 +4,7 @@
 //! node of an interface). What both masters do to start their processes is here.
 
 use std::ffi::CString;
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 
 /// Starts one copy of this program per node (`args(i)` for node i) and waits for
 /// every one, whether or not an earlier one failed. With `rfm2g_sim =
@@ -18,6 +18,18 @@ pub fn run_nodes(
     rfm2g_sim: Option<(&str, &str)>,
     memory: &str,
 ) -> bool {
+    run_node_processes(nodes, args, rfm2g_sim, memory)
+        .iter()
+        .all(|s| s.success())
+}
+
+/// [`run_nodes`], with how each process ended.
+pub fn run_node_processes(
+    nodes: usize,
+    args: impl Fn(usize) -> Vec<String>,
+    rfm2g_sim: Option<(&str, &str)>,
+    memory: &str,
+) -> Vec<ExitStatus> {
     let exe = std::env::current_exe().expect("own path");
     let children: Vec<_> = (0..nodes)
         .map(|i| {
@@ -32,13 +44,13 @@ pub fn run_nodes(
             child.spawn().expect("start a simulator process")
         })
         .collect();
-    let results: Vec<bool> = children
+    let results: Vec<ExitStatus> = children
         .into_iter()
-        .map(|mut c| c.wait().is_ok_and(|s| s.success()))
+        .map(|mut c| c.wait().expect("wait for a simulator process"))
         .collect();
     let path = CString::new(memory).expect("no NUL");
     // SAFETY: a valid C string; removes the run's own memory (absent if a device
     // given by the caller named another).
     unsafe { libc::shm_unlink(path.as_ptr()) };
-    results.iter().all(|&ok| ok)
+    results
 }

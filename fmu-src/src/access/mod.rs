@@ -253,7 +253,13 @@ impl<'i> Access<'i> {
                 store(self.values.frame.payload_mut(), offset, size, &value);
             }
             (Place::Input { .. }, _) => unreachable!("numeric inputs take the plain path"),
-            (Place::Output { .. } | Place::RecordDropped | Place::ReplayDivergence, _) => {
+            (
+                Place::Output { .. }
+                | Place::RecordDropped
+                | Place::ReplayDivergence
+                | Place::PaceBehind,
+                _,
+            ) => {
                 unreachable!("check_settable refuses outputs")
             }
         }
@@ -276,6 +282,7 @@ impl<'i> Access<'i> {
                     .and_then(|r| r.replay_divergence)
                     .unwrap_or(0),
             ),
+            Place::PaceBehind => count(self.values.link.as_ref().map_or(0, |l| l.behind_pace())),
         }
     }
 

@@ -12,18 +12,24 @@
 //! | 8 | 8 | interface fingerprint ([`super::Interface::fingerprint`]) |
 //! | 16 | 4 | bytes of the whole descriptor |
 //! | 20 | 4 | CRC-32C of the bytes from 24 to the end |
-//! | 24 | | interface name, node name |
+//! | 24 | 4 | frames in the node's ring (a power of two) |
+//! | 28 | 4 | reserved (zero) |
+//! | 32 | 8 | the node's period in seconds: numerator (0: none) |
+//! | 40 | 8 | … and denominator |
+//! | 48 | | interface name, node name |
 //! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
 
 use super::payload::Payload;
-use super::{NodeSpec, Signal, SignalType, Start, Value};
+use super::{NodeSpec, Period, Signal, SignalType, Start, Value};
 use crate::area::Area;
 
 /// `"RFMd"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");
-/// Descriptor format version.
-pub const VERSION: u8 = 1;
-const HEADER: usize = 24;
+/// Descriptor format version. Version 2: the ring's depth and the period.
+pub const VERSION: u8 = 2;
+/// Where the CRC's coverage starts.
+const CRC_START: usize = 24;
+const HEADER: usize = 48;
 
 /// One signal as a descriptor names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +48,9 @@ pub struct Descriptor {
     pub interface: String,
     pub node: String,
     pub slot: u8,
+    /// Frames in the node's ring.
+    pub ring_depth: usize,
+    pub period: Option<Period>,
     pub signals: Vec<Described>,
 }
 
@@ -85,6 +94,11 @@ pub fn encode(interface: &str, fingerprint: u64, node: &NodeSpec, payload: &Payl
     out.extend_from_slice(&(node.signals.len() as u16).to_le_bytes());
     out.extend_from_slice(&fingerprint.to_le_bytes());
     out.extend_from_slice(&[0; 8]); // length and CRC, below
+    out.extend_from_slice(&(node.ring_depth as u32).to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    let (num, den) = node.period.map_or((0, 0), |p| (p.num(), p.den()));
+    out.extend_from_slice(&num.to_le_bytes());
+    out.extend_from_slice(&den.to_le_bytes());
     put_str(&mut out, interface);
     put_str(&mut out, &node.name);
     for (s, field) in node.signals.iter().zip(&payload.fields) {
@@ -102,7 +116,7 @@ pub fn encode(interface: &str, fingerprint: u64, node: &NodeSpec, payload: &Payl
     }
     let len = out.len() as u32;
     out[16..20].copy_from_slice(&len.to_le_bytes());
-    let crc = crc32c::crc32c(&out[HEADER..]);
+    let crc = crc32c::crc32c(&out[CRC_START..]);
     out[20..24].copy_from_slice(&crc.to_le_bytes());
     out
 }
@@ -155,19 +169,32 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
         Some(MAGIC) => {}
         Some(_) => return Err(DescriptorError::Damaged("wrong magic")),
     }
+    match bytes.get(4) {
+        Some(&VERSION) => {}
+        Some(&other) => return Err(DescriptorError::Version(other)),
+        None => return Err(DescriptorError::Damaged("truncated")),
+    }
     let len = word(16).ok_or(DescriptorError::Damaged("truncated"))? as usize;
     if len < HEADER || len > bytes.len() {
         return Err(DescriptorError::Damaged("length out of range"));
     }
     let bytes = &bytes[..len];
-    if word(20) != Some(crc32c::crc32c(&bytes[HEADER..])) {
+    if word(20) != Some(crc32c::crc32c(&bytes[CRC_START..])) {
         return Err(DescriptorError::Damaged("CRC mismatch"));
-    }
-    if bytes[4] != VERSION {
-        return Err(DescriptorError::Version(bytes[4]));
     }
     let count = u16::from_le_bytes([bytes[6], bytes[7]]);
     let fingerprint = u64::from_le_bytes(bytes[8..16].try_into().expect("8"));
+    let ring_depth = word(24).expect("within the header") as usize;
+    if !ring_depth.is_power_of_two() || ring_depth > super::rates::MAX_DEPTH {
+        return Err(DescriptorError::Damaged("ring depth not a power of two"));
+    }
+    let long = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"));
+    let period = match (long(32), long(40)) {
+        (0, _) => None,
+        (num, den) => {
+            Some(Period::new(num, den).ok_or(DescriptorError::Damaged("period of denominator 0"))?)
+        }
+    };
     let mut c = Cursor { bytes, at: HEADER };
     let interface = c.string()?;
     let node = c.string()?;
@@ -195,6 +222,8 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
         interface,
         node,
         slot: bytes[5],
+        ring_depth,
+        period,
         signals,
     })
 }
@@ -204,22 +233,25 @@ impl Descriptor {
     /// values and descriptions are not in the descriptor).
     pub fn node_spec(&self) -> NodeSpec {
         NodeSpec {
-            name: self.node.clone(),
-            slot: self.slot,
-            offset: None,
-            signals: self
-                .signals
-                .iter()
-                .map(|d| Signal {
-                    name: d.name.clone(),
-                    kind: d.kind,
-                    unit: (!d.unit.is_empty()).then(|| d.unit.clone()),
-                    start: Start::Real(0.0),
-                    min: None,
-                    max: None,
-                    description: None,
-                })
-                .collect(),
+            period: self.period,
+            ring_depth: self.ring_depth,
+            ..NodeSpec::new(
+                self.node.clone(),
+                self.slot,
+                None,
+                self.signals
+                    .iter()
+                    .map(|d| Signal {
+                        name: d.name.clone(),
+                        kind: d.kind,
+                        unit: (!d.unit.is_empty()).then(|| d.unit.clone()),
+                        start: Start::Real(0.0),
+                        min: None,
+                        max: None,
+                        description: None,
+                    })
+                    .collect(),
+            )
         }
     }
 
@@ -235,6 +267,7 @@ impl Descriptor {
             payload,
             encoded_len(&self.interface, &spec),
             offset,
+            self.ring_depth,
         );
         let laid_out = area.payload.fields.iter().map(|f| f.offset);
         laid_out

@@ -13,14 +13,16 @@ use crate::area::{Area, ALIGN};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MapError {
     #[error(
-        "node `{node}` needs bytes {start}..{end} of the coupling region, past the end of the \
-         {memory_size}-byte memory: give fewer or smaller signals, or declare the memory the \
-         coupling has (memory_size = …, e.g. 67108864 for a 64 MiB RFM2g board)"
+        "node `{node}` needs bytes {start}..{end} of the coupling region (a ring of {ring} \
+         frames), past the end of the {memory_size}-byte memory: give fewer or smaller signals, \
+         bring the nodes' periods closer or lower max_lag (they set the ring), or declare the \
+         memory the coupling has (memory_size = …, e.g. 67108864 for a 64 MiB RFM2g board)"
     )]
     TooLarge {
         node: String,
         start: u64,
         end: u64,
+        ring: usize,
         memory_size: u64,
     },
     #[error(
@@ -84,6 +86,7 @@ impl MemoryMap {
                 Payload::of(spec.signals.iter().map(|s| s.kind)),
                 descriptor::encoded_len(&interface.name, spec),
                 offset,
+                spec.ring_depth,
             );
             next = area.end();
             if area.end() > interface.memory_size {
@@ -91,6 +94,7 @@ impl MemoryMap {
                     node: spec.name.clone(),
                     start: area.offset,
                     end: area.end(),
+                    ring: area.depth,
                     memory_size: interface.memory_size,
                 });
             }
@@ -144,8 +148,8 @@ impl fmt::Display for MapTable<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:<16} {:>4} {:>10} {:>10} {:>8} {:>8}",
-            "node", "slot", "offset", "bytes", "signals", "payload"
+            "{:<16} {:>4} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8}",
+            "node", "slot", "offset", "bytes", "signals", "payload", "ring", "period"
         )?;
         let mut areas: Vec<&Area> = self.map.areas.iter().collect();
         areas.sort_by_key(|a| a.offset);
@@ -153,13 +157,15 @@ impl fmt::Display for MapTable<'_> {
             let node = &self.interface.nodes[a.node];
             writeln!(
                 f,
-                "{:<16} {:>4} {:>#10x} {:>10} {:>8} {:>8}",
+                "{:<16} {:>4} {:>#10x} {:>10} {:>8} {:>8} {:>6} {:>8}",
                 node.name,
                 a.slot,
                 a.offset,
                 a.len,
                 node.signals.len(),
-                a.payload.len
+                a.payload.len,
+                a.depth,
+                node.period.map_or("-".to_owned(), |p| format!("{p} s")),
             )?;
         }
         write!(

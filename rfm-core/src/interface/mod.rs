@@ -17,7 +17,11 @@
 //! what breaks one, with what is allowed, including that the nodes' areas fit the
 //! memory without overlapping ([`layout`]). Optional keys: `memory_size` (bytes
 //! the coupling may use from `regionOffset`, default 1 MiB, the size of a `shm:`
-//! object) at the top, and `offset` (of the node's area) in a node.
+//! object), `period` (the default of the nodes') and `max_lag` (the largest
+//! `lag` a node may run, default 7: the rings are sized for it) at the top;
+//! `offset` (of the node's area), `period` (its step in seconds: `0.001` or
+//! `"1/60"`) and `free` (the peers it takes the newest frame of instead of
+//! waiting) in a node ([`rates`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -31,11 +35,13 @@ mod discover;
 pub mod layout;
 pub mod payload;
 mod preset;
+pub mod rates;
 mod value;
 
 pub use discover::{discover, Found};
 pub use layout::{MapError, MemoryMap};
 pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, ATTITUDE_STRIDE};
+pub use rates::{Period, StepRatio};
 pub use value::Value;
 
 /// Longest String signal, in bytes.
@@ -74,8 +80,19 @@ pub struct Interface {
     pub name: String,
     /// Bytes of memory the coupling may use, from `regionOffset`.
     pub memory_size: u64,
+    /// The largest `lag` a node of the coupling may run: the rings are deep
+    /// enough for it.
+    pub max_lag: u8,
     pub nodes: Vec<NodeSpec>,
 }
+
+/// The largest `memory_size`: the memory of the largest RFM2g board (a
+/// PCIE-5565 holds 64-256 MiB). More cannot be a card's, and in-process or
+/// shared memory of that size is a typo, not a coupling.
+pub const MAX_MEMORY_SIZE: u64 = 256 << 20;
+
+/// The largest lag rings are sized for when a file does not say.
+pub const DEFAULT_MAX_LAG: u8 = crate::area::MAX_LAG;
 
 /// One node: the slot it writes and the signals it publishes.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,6 +102,34 @@ pub struct NodeSpec {
     /// Where its area starts in the region, if the file says (else: packed).
     pub offset: Option<u64>,
     pub signals: Vec<Signal>,
+    /// Its step, when the file gives periods (every node then has one).
+    pub period: Option<Period>,
+    /// The peers (by name) it does not wait for: it takes their newest frame.
+    pub free: Vec<String>,
+    /// Frames its ring holds: a power of two, deep enough for its slowest
+    /// lockstep reader ([`rates::ring_depths`]).
+    pub ring_depth: usize,
+}
+
+impl NodeSpec {
+    /// A node of no period that waits for every peer, with the ring of a file
+    /// without periods.
+    pub fn new(name: String, slot: u8, offset: Option<u64>, signals: Vec<Signal>) -> NodeSpec {
+        NodeSpec {
+            name,
+            slot,
+            offset,
+            signals,
+            period: None,
+            free: Vec::new(),
+            ring_depth: crate::area::RING_DEPTH,
+        }
+    }
+
+    /// Whether this node waits for `peer` in lockstep (when it runs lockstep).
+    pub fn waits_for(&self, peer: &NodeSpec) -> bool {
+        peer.name != self.name && !self.free.contains(&peer.name)
+    }
 }
 
 /// One published signal.
@@ -157,6 +202,8 @@ pub struct InterfaceError {
 struct RawInterface {
     name: Spanned<String>,
     memory_size: Option<Spanned<i64>>,
+    period: Option<Spanned<toml::Value>>,
+    max_lag: Option<Spanned<i64>>,
     #[serde(default)]
     node: Vec<Spanned<RawNode>>,
 }
@@ -167,6 +214,8 @@ struct RawNode {
     name: Spanned<String>,
     slot: Spanned<i64>,
     offset: Option<Spanned<i64>>,
+    period: Option<Spanned<toml::Value>>,
+    free: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
     signals: Vec<Spanned<RawSignal>>,
 }
@@ -255,13 +304,14 @@ impl Interface {
             None => crate::DEFAULT_MEMORY_SIZE as u64,
             Some(size) => u64::try_from(*size.get_ref())
                 .ok()
-                .filter(|&n| n > 0 && n.is_multiple_of(4))
+                .filter(|&n| n > 0 && n.is_multiple_of(4) && n <= MAX_MEMORY_SIZE)
                 .ok_or_else(|| {
                     src.error(
                         size.span(),
                         format!(
                             "memory_size {}: expected the bytes of memory the coupling may use \
-                             from regionOffset, a positive multiple of 4",
+                             from regionOffset, a positive multiple of 4, at most \
+                             {MAX_MEMORY_SIZE} (256 MiB, the largest RFM2g board)",
                             size.get_ref()
                         ),
                     )
@@ -279,9 +329,51 @@ impl Interface {
                 &mut slots,
             )?);
         }
+        let max_lag = match &raw.max_lag {
+            None => DEFAULT_MAX_LAG,
+            Some(l) => u8::try_from(*l.get_ref())
+                .ok()
+                .filter(|&l| l <= 127)
+                .ok_or_else(|| {
+                    src.error(
+                        l.span(),
+                        format!(
+                            "max_lag {}: expected the largest lag (steps) a node may run, 0..127",
+                            l.get_ref()
+                        ),
+                    )
+                })?,
+        };
+        let default_period = raw
+            .period
+            .as_ref()
+            .map(|p| period_value(&src, p))
+            .transpose()?;
+        for (spec, raw_node) in nodes.iter_mut().zip(&raw.node) {
+            let raw_node = raw_node.get_ref();
+            spec.period = match &raw_node.period {
+                Some(p) => Some(period_value(&src, p)?),
+                None => default_period,
+            };
+        }
+        if let Some(with) = nodes.iter().find(|n| n.period.is_some()) {
+            if let Some((i, _)) = nodes.iter().enumerate().find(|(_, n)| n.period.is_none()) {
+                return Err(src.error(
+                    raw.node[i].get_ref().name.span(),
+                    format!(
+                        "node `{}` has no period while `{}` has one: give every node a period, \
+                         or a top-level `period` for the nodes that state none",
+                        nodes[i].name, with.name
+                    ),
+                ));
+            }
+        }
+        check_free(&src, &raw.node, &mut nodes)?;
+        set_ring_depths(&src, &raw.node, &mut nodes, max_lag)?;
         let interface = Interface {
             name: name.clone(),
             memory_size,
+            max_lag,
             nodes,
         };
         if let Err(e) = interface.map() {
@@ -341,6 +433,21 @@ impl Interface {
                 eat(s.kind.to_string().as_bytes());
                 eat(s.unit.as_deref().unwrap_or("").as_bytes());
             }
+            // Rates place the rings and decide who waits: peers must agree on
+            // them. A file without them keeps the fingerprint it always had.
+            if let Some(p) = n.period {
+                eat(b"period");
+                eat(&p.num().to_le_bytes());
+                eat(&p.den().to_le_bytes());
+            }
+            for f in &n.free {
+                eat(b"free");
+                eat(f.as_bytes());
+            }
+        }
+        if self.max_lag != DEFAULT_MAX_LAG {
+            eat(b"max_lag");
+            eat(&[self.max_lag]);
         }
         h
     }
@@ -363,6 +470,21 @@ impl Interface {
                 return Some(format!(
                     "node `{}` writes slot {} here and slot {} there",
                     mine.name, mine.slot, other.slot
+                ));
+            }
+            if mine.period != other.period {
+                let show = |p: Option<Period>| p.map_or("none".to_owned(), |p| format!("{p} s"));
+                return Some(format!(
+                    "node `{}` has period {} here and {} there",
+                    mine.name,
+                    show(mine.period),
+                    show(other.period)
+                ));
+            }
+            if mine.free != other.free {
+                return Some(format!(
+                    "node `{}` is free of {:?} here and of {:?} there",
+                    mine.name, mine.free, other.free
                 ));
             }
             for (i, s) in mine.signals.iter().enumerate() {
@@ -401,11 +523,15 @@ impl Interface {
                 ));
             }
         }
-        theirs
-            .nodes
-            .iter()
-            .find(|n| self.node(&n.name).is_none())
-            .map(|n| format!("node `{}` is missing here", n.name))
+        if let Some(n) = theirs.nodes.iter().find(|n| self.node(&n.name).is_none()) {
+            return Some(format!("node `{}` is missing here", n.name));
+        }
+        (self.max_lag != theirs.max_lag).then(|| {
+            format!(
+                "max_lag is {} here and {} there",
+                self.max_lag, theirs.max_lag
+            )
+        })
     }
 }
 
@@ -484,12 +610,91 @@ fn check_node<'a>(
     for s in &node.signals {
         signals.push(check_signal(src, name, s.get_ref(), &mut seen)?);
     }
-    Ok(NodeSpec {
-        name: name.clone(),
-        slot: slot_u8,
-        offset,
-        signals,
-    })
+    Ok(NodeSpec::new(name.clone(), slot_u8, offset, signals))
+}
+
+/// A `period` value: a number as written (its digits, not the float TOML makes
+/// of them) or a string such as "1/60".
+fn period_value(src: &Source<'_>, value: &Spanned<toml::Value>) -> Result<Period, InterfaceError> {
+    let text = match value.get_ref() {
+        toml::Value::String(s) => s.clone(),
+        _ => src.text[value.span()]
+            .trim_start_matches('+')
+            .replace('_', ""),
+    };
+    Period::parse(&text).map_err(|e| src.error(value.span(), e))
+}
+
+/// Every name in a node's `free` is another node of the file, once.
+fn check_free(
+    src: &Source<'_>,
+    raw: &[Spanned<RawNode>],
+    nodes: &mut [NodeSpec],
+) -> Result<(), InterfaceError> {
+    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    for (spec, raw_node) in nodes.iter_mut().zip(raw) {
+        let Some(free) = &raw_node.get_ref().free else {
+            continue;
+        };
+        for peer in free.get_ref() {
+            let name = peer.get_ref();
+            let what = if *name == spec.name {
+                format!("node `{name}` lists itself in its free: it never waits for itself")
+            } else if !names.contains(name) {
+                format!(
+                    "node `{}` is free of `{name}`, which is no node of this file (nodes: {})",
+                    spec.name,
+                    names.join(", ")
+                )
+            } else if spec.free.contains(name) {
+                format!("node `{}` lists `{name}` twice in its free", spec.name)
+            } else {
+                spec.free.push(name.clone());
+                continue;
+            };
+            return Err(src.error(peer.span(), what));
+        }
+    }
+    Ok(())
+}
+
+/// Sizes every node's ring for its slowest lockstep reader ([`rates`]).
+fn set_ring_depths(
+    src: &Source<'_>,
+    raw: &[Spanned<RawNode>],
+    nodes: &mut [NodeSpec],
+    max_lag: u8,
+) -> Result<(), InterfaceError> {
+    let rate_nodes: Vec<rates::RateNode> = nodes
+        .iter()
+        .map(|n| rates::RateNode {
+            name: &n.name,
+            period: n.period,
+            waits_for: (0..nodes.len())
+                .filter(|&j| n.waits_for(&nodes[j]))
+                .collect(),
+        })
+        .collect();
+    let at = |name: &str| {
+        let i = nodes.iter().position(|n| n.name == name).unwrap_or(0);
+        let node = raw[i].get_ref();
+        node.period
+            .as_ref()
+            .map_or_else(|| node.name.span(), Spanned::span)
+    };
+    let depths =
+        rates::ring_depths(&rate_nodes, max_lag, crate::area::RING_DEPTH).map_err(|e| {
+            let node = match &e {
+                rates::RateError::Unbounded { reader, .. } => reader.clone(),
+                rates::RateError::Incommensurable { b, .. } => b.clone(),
+                rates::RateError::TooDeep { node, .. } => node.clone(),
+            };
+            src.error(at(&node), e.to_string())
+        })?;
+    for (node, depth) in nodes.iter_mut().zip(depths) {
+        node.ring_depth = depth;
+    }
+    Ok(())
 }
 
 fn check_signal<'a>(

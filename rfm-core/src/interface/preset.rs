@@ -63,13 +63,16 @@ pub fn attitude(node_slot: u8, peer_slot: u8) -> Interface {
     Interface {
         name: ATTITUDE_NAME.into(),
         memory_size: crate::DEFAULT_MEMORY_SIZE as u64,
+        max_lag: super::DEFAULT_MAX_LAG,
         nodes: slots
             .into_iter()
-            .map(|slot| NodeSpec {
-                name: format!("slot{slot}"),
-                slot,
-                offset: Some(u64::from(slot) * ATTITUDE_STRIDE),
-                signals: attitude_signals(),
+            .map(|slot| {
+                NodeSpec::new(
+                    format!("slot{slot}"),
+                    slot,
+                    Some(u64::from(slot) * ATTITUDE_STRIDE),
+                    attitude_signals(),
+                )
             })
             .collect(),
     }

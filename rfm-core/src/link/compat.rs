@@ -10,7 +10,6 @@ use std::sync::Arc;
 use super::peer::Peer;
 use super::{LinkConfig, LinkError};
 use crate::area::DESCRIPTOR_OFFSET;
-use crate::area::RING_DEPTH;
 use crate::frame::framed::{self, Header, SyncMode};
 use crate::frame::{seed, FrameError};
 use crate::interface::descriptor::{self, Descriptor, DescriptorError};
@@ -47,15 +46,14 @@ pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), L
         )
     } else if h.fingerprint != c.fingerprint {
         return Err(other_interface(c, peer, Some(h.fingerprint)));
-    } else if h.mode != c.config.mode {
+    } else if peer.waited_for() && h.mode == SyncMode::Free {
+        // A free writer never waits, so it overwrites frames a lockstep reader
+        // still needs. The other way round is fine: a free reader takes the newest.
+        let name = &c.interface.nodes[peer.node()].name;
         format!(
-            "it runs syncMode {:?}, this node {:?}: both must use the same",
-            h.mode, c.config.mode
-        )
-    } else if c.config.mode == SyncMode::Lockstep && h.lag != c.config.lag {
-        format!(
-            "it runs lag {}, this node lag {}: both must use the same",
-            h.lag, c.config.lag
+            "node `{name}` runs syncMode = free, and this node waits for it in lockstep: run \
+             `{name}` with syncMode = lockstep, or list it in this node's `free` in the \
+             interface file (then this node takes its newest frame)"
         )
     } else {
         return Ok(());
@@ -147,7 +145,7 @@ pub(crate) fn check_readable(c: &Expected, peer: &Peer, err: &ReadError) -> Resu
 
 /// Whether some ring entry of `area` holds a framed frame's magic.
 fn holds_framed(area: &Region, ring: Ring) -> Result<bool, RegionError> {
-    for i in 0..RING_DEPTH as u64 {
+    for i in 0..ring.depth as u64 {
         let word = area.load_u32(ring.entry_offset(i) + 8, Relaxed)?;
         if u32::from_le(word) == framed::MAGIC {
             return Ok(true);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::error::config_error;
 use super::LinkError;
-use crate::area::{MAX_LAG, RING_DEPTH};
+use crate::area::MAX_LAG;
 use crate::frame::framed::SyncMode;
 use crate::interface::Interface;
 use crate::wait::WaitStrategy;
@@ -57,7 +57,20 @@ pub struct LinkConfig {
     pub timeout: Duration,
     /// Longest wait for the peer's first frame.
     pub startup_timeout: Duration,
+    /// Longest wait in a lockstep step for a bound peer whose heartbeat beats
+    /// but which has not published the frame (a frozen or slow master): late is
+    /// not dead. A peer whose heartbeat stops is still found dead within
+    /// `timeout`, and one that closed its slot at once.
+    pub idle_timeout: Duration,
+    /// Pacing to the wall clock: step k returns no earlier than
+    /// factor × (its communication point − the first's) after the first step
+    /// returned; 0: as fast as it can.
+    pub real_time_factor: f64,
 }
+
+/// The default [`LinkConfig::idle_timeout`]: five minutes, as long as an
+/// instructor's freeze or a debugger break usually lasts.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The device form that plays the peers from a recording: `replay:PATH`.
 pub const REPLAY_PREFIX: &str = "replay:";
@@ -77,6 +90,8 @@ impl Default for LinkConfig {
             layout: Layout::Framed,
             timeout: Duration::from_secs(1),
             startup_timeout: Duration::from_secs(30),
+            idle_timeout: IDLE_TIMEOUT,
+            real_time_factor: 0.0,
         }
     }
 }
@@ -84,11 +99,15 @@ impl Default for LinkConfig {
 impl LinkConfig {
     /// Checks the combination before anything is opened.
     pub fn validate(&self) -> Result<(), LinkError> {
-        if self.lag > MAX_LAG {
+        let max_lag = self.interface.as_ref().map_or(MAX_LAG, |i| i.max_lag);
+        if self.lag > max_lag {
             return Err(config_error(
                 "lag",
                 self.lag,
-                format!("at most {MAX_LAG} (the ring holds {RING_DEPTH} frames per slot)"),
+                format!(
+                    "at most {max_lag}: the rings are sized for it (max_lag of the interface, \
+                     default {MAX_LAG})"
+                ),
             ));
         }
         if !self.region_offset.is_multiple_of(WORD as u64) {
@@ -108,6 +127,7 @@ impl LinkConfig {
         for (name, value) in [
             ("timeout", self.timeout),
             ("startupTimeout", self.startup_timeout),
+            ("idleTimeout", self.idle_timeout),
         ] {
             if value.is_zero() {
                 return Err(config_error(
@@ -116,6 +136,13 @@ impl LinkConfig {
                     "must be greater than 0 s",
                 ));
             }
+        }
+        if !(self.real_time_factor.is_finite() && self.real_time_factor >= 0.0) {
+            return Err(config_error(
+                "realTimeFactor",
+                self.real_time_factor,
+                "expected 0 (as fast as possible), 1 (real time) or another factor ≥ 0",
+            ));
         }
         Ok(())
     }

@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
-use crate::area::RING_DEPTH;
 use crate::{DeviceError, RegionError};
 
 #[derive(Debug, thiserror::Error)]
@@ -70,23 +69,26 @@ pub enum LinkError {
     #[error("could not start the heartbeat thread: {0}")]
     Heartbeat(#[source] std::io::Error),
     #[error(
-        "{device}: no frame of step {step} from peer slot {peer_slot} (this node: slot \
-         {node_slot}) within {waited:.3?}: {why}"
+        "{device}: no frame for step {step} from node `{peer}` (slot {peer_slot}; this node: \
+         slot {node_slot}) within {waited:.3?}: {why}"
     )]
     Timeout {
         device: String,
         node_slot: u8,
+        /// The peer's node name.
+        peer: String,
         peer_slot: u8,
         step: u64,
         waited: Duration,
         why: String,
     },
     #[error(
-        "{device}: the peer in slot {peer_slot} restarted (session {old:#018x} became \
+        "{device}: node `{peer}` (slot {peer_slot}) restarted (session {old:#018x} became \
          {new}) at step {step}; a lockstep run cannot continue across a restart"
     )]
     PeerRestarted {
         device: String,
+        peer: String,
         peer_slot: u8,
         step: u64,
         old: u64,
@@ -94,19 +96,22 @@ pub enum LinkError {
         new: String,
     },
     #[error(
-        "{device}: the peer in slot {peer_slot} stopped (its master terminated) before step {step}"
+        "{device}: node `{peer}` (slot {peer_slot}) stopped (its master terminated or failed) \
+         before step {step}"
     )]
     PeerStopped {
         device: String,
+        peer: String,
         peer_slot: u8,
         step: u64,
     },
     #[error(
-        "{device}: no frame of step {step} from peer slot {peer_slot}: the peer stopped beating \
-         {silent:.3?} ago: its process died or is stalled"
+        "{device}: no frame for step {step} from node `{peer}` (slot {peer_slot}): it stopped \
+         beating {silent:.3?} ago: its process died or is stalled"
     )]
     PeerDead {
         device: String,
+        peer: String,
         peer_slot: u8,
         step: u64,
         silent: Duration,
@@ -118,12 +123,15 @@ pub enum LinkError {
         what: String,
     },
     #[error(
-        "{device}: at step {step} this node needs the peer's frame {need}, but its ring entry \
-         already holds frame {found}: the peer ran more than the ring's {RING_DEPTH} frames \
-         ahead (frame i is the peer's output after its step i - 1; frame 0 its initial values)"
+        "{device}: at step {step} this node needs frame {need} of node `{peer}`, but its ring \
+         entry already holds frame {found}: it ran more than its ring's {depth} frames ahead \
+         (frame i is its output after its step i - 1; frame 0 its initial values): were its FMU \
+         and this one built from one interface file?"
     )]
     Overwritten {
         device: String,
+        peer: String,
+        depth: usize,
         step: u64,
         need: u64,
         found: u64,

@@ -18,7 +18,13 @@ use crate::slot::{ReadError, StepPoll};
 struct StepWait {
     step: u64,
     start: Instant,
+    /// Warnings given so far that a live peer is late (one per [`LATE_WARNING`]).
+    warned: u32,
 }
+
+/// How often a lockstep wait for a live but late peer tells the master's logger
+/// that it still waits.
+pub const LATE_WARNING: Duration = Duration::from_secs(5);
 
 /// Every peer of one node, and the state of the step that reads them.
 pub struct Exchange {
@@ -100,26 +106,32 @@ impl Exchange {
         Ok(())
     }
 
-    /// Lockstep step `k`, one poll at `now`: exactly every peer's frame
-    /// max(k + 1 − lag, 0), once it is there and its session is live.
+    /// Lockstep step `k`, one poll at `now`: exactly the frame the step needs of
+    /// every peer it waits for ([`crate::interface::rates`]), once it is there
+    /// and its session is live; then the newest frame of every other peer.
     pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<()>, LinkError> {
-        let need = (k + 1).saturating_sub(u64::from(self.expected.config.lag));
+        let lag = self.expected.config.lag;
         let wait = match self.wait {
             Some(w) if w.step == k => w,
             _ => {
                 self.stepped_at = now;
                 for peer in &mut self.peers {
-                    peer.begin_step();
+                    peer.begin_step(k, lag);
                 }
                 StepWait {
                     step: k,
                     start: now,
+                    warned: 0,
                 }
             }
         };
         let mut all = true;
         for i in 0..self.peers.len() {
-            if !self.peers[i].got() {
+            let peer = &self.peers[i];
+            if peer.got() {
+                continue;
+            }
+            if let Some(need) = peer.need() {
                 self.poll_peer(i, k, need, now)?;
                 all &= self.peers[i].got();
             }
@@ -127,25 +139,70 @@ impl Exchange {
         if all {
             self.wait = None;
             self.last_wait = now.saturating_duration_since(wait.start);
+            for i in 0..self.peers.len() {
+                if !self.peers[i].waited_for() {
+                    self.free_read_framed(i, now)?;
+                }
+            }
             return Ok(Poll::Ready(()));
         }
         let waited = now.saturating_duration_since(wait.start);
+        let c = &self.expected.config;
         for i in 0..self.peers.len() {
-            if self.peers[i].got() {
+            let peer = &self.peers[i];
+            if peer.got() || !peer.waited_for() {
                 continue;
             }
-            let limit = if self.peers[i].bound().is_some() {
-                self.expected.config.timeout
-            } else {
-                self.expected.config.startup_timeout
+            // Late is not dead: a bound peer is waited for up to idleTimeout (its
+            // heartbeat's silence, checked on every poll, finds it dead within
+            // `timeout`); corrupt frames, and a peer not bound yet, are not late.
+            let limit = match (peer.bound(), peer.saw_bad_frame()) {
+                (Some(_), false) => c.idle_timeout,
+                (Some(_), true) => c.timeout,
+                (None, _) => c.startup_timeout,
             };
             if waited >= limit {
                 self.wait = None;
                 return Err(self.timeout(i, &wait, waited, now));
             }
         }
+        let mut wait = wait;
+        if waited >= LATE_WARNING * (wait.warned + 1) {
+            wait.warned += 1;
+            self.warn_late(k, waited);
+        }
         self.wait = Some(wait);
         Ok(Poll::Pending)
+    }
+
+    /// Tells the master's logger which peers step `k` still waits for.
+    #[cold]
+    fn warn_late(&self, k: u64, waited: Duration) {
+        let c = &self.expected.config;
+        for peer in self.peers.iter().filter(|p| p.waited_for() && !p.got()) {
+            let need = peer.need().unwrap_or(0);
+            let (state, limit, name) = match peer.bound() {
+                Some(_) => (
+                    "whose heartbeat beats: its master is paused or slower",
+                    c.idle_timeout,
+                    "idleTimeout",
+                ),
+                None => (
+                    "which has not started yet",
+                    c.startup_timeout,
+                    "startupTimeout",
+                ),
+            };
+            log::warn!(
+                "step {k} has waited {:.0} s for frame {need} (its step {}) of node `{}` (slot {}), \
+                 {state}; waiting up to {name} ({} s)",
+                waited.as_secs_f64(),
+                need as i64 - 1,
+                peer.name(&self.expected.interface),
+                peer.slot(),
+                limit.as_secs_f64()
+            );
+        }
     }
 
     /// One poll of peer `i` for frame `need` of step `k`.
@@ -170,6 +227,8 @@ impl Exchange {
             Ok(StepPoll::Overwritten { found }) if peer.bound().is_some() => {
                 return Err(LinkError::Overwritten {
                     device: self.expected.config.device.clone(),
+                    peer: peer.name(&self.expected.interface).to_owned(),
+                    depth: peer.observed().geometry().depth,
                     step: k,
                     need,
                     found,
@@ -183,10 +242,12 @@ impl Exchange {
             }
         }
         let peer = &self.peers[i];
+        let name = || peer.name(&self.expected.interface).to_owned();
         match peer.fault(now) {
             Some(Fault::Stopped) => {
                 return Err(LinkError::PeerStopped {
                     device: self.expected.config.device.clone(),
+                    peer: name(),
                     peer_slot: peer.slot(),
                     step: k,
                 })
@@ -194,6 +255,7 @@ impl Exchange {
             Some(Fault::Dead { silent }) => {
                 return Err(LinkError::PeerDead {
                     device: self.expected.config.device.clone(),
+                    peer: name(),
                     peer_slot: peer.slot(),
                     step: k,
                     silent,
@@ -216,6 +278,7 @@ impl Exchange {
         peer.count_restart();
         LinkError::PeerRestarted {
             device: self.expected.config.device.clone(),
+            peer: peer.name(&self.expected.interface).to_owned(),
             peer_slot: peer.slot(),
             step: k,
             old,
@@ -228,6 +291,7 @@ impl Exchange {
         LinkError::Timeout {
             device: self.expected.config.device.clone(),
             node_slot: self.expected.config.node_slot,
+            peer: peer.name(&self.expected.interface).to_owned(),
             peer_slot: peer.slot(),
             step: wait.step,
             waited,

@@ -18,6 +18,7 @@
 //! | Bound(e) | e closed (while waiting) | error: stopped | link down |
 //! | Bound(e) | e's beat silent for `timeout` (≥ [`MIN_SILENCE`]) | error: dead | link down |
 //! | Bound(e) | another holder (while waiting) | error: restarted | seek again |
+//! | Seeking | the holder seen beating since this node started closes, or falls silent for `timeout` | error: stopped, dead | link down |
 //!
 //! A self-loop (`nodeSlot == peerSlot`) is bound to its own session from the start.
 //! After a bind, frames of e are taken without reading the liveness words again:
@@ -68,6 +69,9 @@ pub(crate) struct Handshake {
     mode: SyncMode,
     /// How long a silent beat means death: `timeout`, at least [`MIN_SILENCE`].
     silence: Duration,
+    /// The holder last seen beating since this node began watching, bound or not:
+    /// when it closes or falls silent, the wait for its frames is over.
+    seen_beating: Option<u32>,
 }
 
 impl Handshake {
@@ -86,6 +90,7 @@ impl Handshake {
             watched_at: now,
             mode,
             silence: timeout.max(MIN_SILENCE),
+            seen_beating: None,
         }
     }
 
@@ -106,7 +111,11 @@ impl Handshake {
     /// Records the peer slot's words read at `now`.
     pub(crate) fn observe(&mut self, words: Words, now: Instant) -> Life {
         self.watched_at = now;
-        self.watch.observe(words, now)
+        let life = self.watch.observe(words, now);
+        if let Life::Beating { owner, .. } = life {
+            self.seen_beating = Some(owner);
+        }
+        life
     }
 
     /// The verdict of the last reading.
@@ -133,7 +142,17 @@ impl Handshake {
     /// What the last reading says about the bound session, if anything is wrong.
     pub(crate) fn fault(&self, now: Instant) -> Option<Fault> {
         let Peer::Bound { epoch } = self.state else {
-            return None;
+            // Not bound yet: a holder seen beating since this node started, whose
+            // frame was not taken, that closes or falls silent will not send one.
+            let seen = self.seen_beating?;
+            return match self.life() {
+                Life::Closed { owner } if owner == seen => Some(Fault::Stopped),
+                life @ Life::Beating { owner, .. } if owner == seen => {
+                    let silent = life.silent_for(now);
+                    (silent >= self.silence).then_some(Fault::Dead { silent })
+                }
+                _ => None,
+            };
         };
         match self.life() {
             Life::Closed { owner } if owner == token(epoch) => Some(Fault::Stopped),

@@ -1,9 +1,11 @@
 //! The link: one node coupled to one peer through a device, step by step.
 //!
 //! Frame indices: the frame published at start is index 0; step k (k = 0, 1, …)
-//! publishes index k + 1. In lockstep with lag L, step k returns exactly the peer's
-//! index max(k + 1 − L, 0): the peer's inputs of its step k − L, or its initial
-//! values while k < L.
+//! publishes index k + 1. In lockstep with lag L, step k returns exactly each
+//! waited-for peer's frame of its step j = floor((k − L)·T_self / T_peer) (index
+//! j + 1; index 0, its initial values, while k < L): with equal periods, or
+//! none, its step k − L ([`crate::interface::rates`]). Peers the node runs free
+//! of (free mode, or its interface's `free`) give their newest frame.
 //!
 //! Reflective memory (and a `shm:` object) keeps its contents across runs, so a
 //! reader may find frames a dead session left behind. Every liveness question is
@@ -23,7 +25,7 @@ use crate::frame::framed::FrameBuf;
 use crate::frame::framed::SyncMode;
 use crate::interface::{self, Interface};
 use crate::region::OutsideMemory;
-use crate::wait::WaitStrategy;
+use crate::wait::{WaitStrategy, Waiter};
 use crate::{Device, DeviceError, Events, OpenOptions};
 
 mod attitude;
@@ -37,19 +39,22 @@ pub mod handshake;
 pub mod liveness;
 mod node;
 pub mod observer;
+mod pace;
 mod peer;
 mod replay;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
 pub(crate) use clock::wall_clock_ns;
-pub use config::{Layout, LinkConfig, REPLAY_PREFIX};
+pub use config::{Layout, LinkConfig, IDLE_TIMEOUT, REPLAY_PREFIX};
 use error::config_error;
 pub use error::LinkError;
 pub use exchange::Exchange;
+pub use exchange::LATE_WARNING;
 pub use handshake::WATCH_INTERVAL;
 use liveness::Heartbeat;
 pub use node::{Node, StartPoll};
+pub use pace::PACE_SLACK;
 pub use peer::Peer;
 
 /// How long [`Link::start`] sleeps between polls of its claim.
@@ -75,6 +80,10 @@ pub struct Link {
     player: Option<replay::Player>,
     /// How the waits on network interrupts ended.
     event_waits: EventWaits,
+    /// `realTimeFactor`: holds each step back until its time.
+    pacer: pace::Pacer,
+    /// The wait strategy, with what its adaptive waits learned.
+    waiter: Waiter,
 }
 
 /// How the waits of a link on network interrupts (waitStrategy = event) ended:
@@ -201,6 +210,7 @@ impl Link {
             other => other.into(),
         })?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
+        let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(
             config,
             interface,
@@ -220,6 +230,8 @@ impl Link {
             events,
             player,
             event_waits: EventWaits::default(),
+            pacer: pace::Pacer::new(real_time_factor),
+            waiter: Waiter::new(wait),
         })
     }
 
@@ -316,19 +328,24 @@ impl Link {
             return Ok(self.report());
         }
         self.signal(k + 1)?;
-        // One clock read per step (in spin, more only every 64 polls of a wait).
+        // One clock read per step (while spinning, more only every 64 polls).
         let mut now = self.clock.now();
         if self.node.config().mode == SyncMode::Free {
             self.node.exchange().free_read(now)?;
+            self.pace(k, sim_time);
             return Ok(self.report());
         }
-        let wait = self.node.config().wait;
         let mut polls: u64 = 0;
         loop {
             if let Poll::Ready(()) = self.node.exchange().poll_lockstep(k, now)? {
+                self.waiter.waited(polls);
+                self.pace(k, sim_time);
                 return Ok(self.report());
             }
-            match (wait, &self.events) {
+            if polls == 0 {
+                self.waiter.begin();
+            }
+            match (self.waiter.strategy(), &self.events) {
                 (WaitStrategy::Event, Some(events)) => {
                     // Slices of at most 10 ms: the driver queues one event per type, so
                     // a wake-up that raced the last poll costs at most one slice.
@@ -337,13 +354,45 @@ impl Link {
                         None => self.event_waits.timed_out += 1,
                     }
                 }
-                (strategy, _) => strategy.pause(),
+                _ => self.waiter.pause(polls),
             }
-            polls += 1;
-            if wait != WaitStrategy::Spin || polls.is_multiple_of(64) {
+            if !self.waiter.spins(polls) || polls.is_multiple_of(64) {
                 now = self.clock.now();
             }
+            polls += 1;
         }
+    }
+
+    /// `realTimeFactor`: holds step `k` (at `sim_time`) back until its time;
+    /// warns the first time a step ends behind it. Unpaced, one comparison.
+    #[inline]
+    fn pace(&mut self, k: u64, sim_time: f64) {
+        if self.pacer.paces() {
+            self.pace_step(k, sim_time);
+        }
+    }
+
+    #[inline(never)]
+    fn pace_step(&mut self, k: u64, sim_time: f64) {
+        if let Some(behind) = self.pacer.finish(sim_time) {
+            if behind.first {
+                let c = self.node.config();
+                log::warn!(
+                    "node `{}` fell behind its real-time pace (realTimeFactor {}) at step {k} \
+                     (t = {sim_time}): it ended {:.3} ms after its time; pace.behind counts \
+                     such steps",
+                    self.node.interface().nodes[self.node.me()].name,
+                    c.real_time_factor,
+                    behind.late.as_secs_f64() * 1e3
+                );
+            }
+        }
+    }
+
+    /// Steps that ended more than [`PACE_SLACK`] after their real-time deadline
+    /// (`realTimeFactor` > 0).
+    pub fn behind_pace(&self) -> u64 {
+        self.pacer.behind()
     }
 
     /// What the last step (or the start) saw: [`Link::step`] returns it; after a

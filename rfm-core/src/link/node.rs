@@ -13,12 +13,12 @@ use super::claim::{Claim, ClaimPoll};
 use super::compat::Expected;
 use super::exchange::Exchange;
 use super::liveness::{self, token, Beater, Words};
-use super::peer::Peer;
+use super::peer::{Peer, Rate};
 use super::{Layout, LinkConfig, LinkError};
 use crate::area::DESCRIPTOR_OFFSET;
-use crate::frame::framed::{FrameBuf, Header};
+use crate::frame::framed::{FrameBuf, Header, SyncMode};
 use crate::frame::seed;
-use crate::interface::{descriptor, Interface, MemoryMap};
+use crate::interface::{descriptor, Interface, MemoryMap, StepRatio};
 use crate::region::Region;
 use crate::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
 
@@ -83,6 +83,34 @@ impl std::fmt::Debug for Node {
     }
 }
 
+/// How node `me` reads node `peer`: in lockstep at the ratio of their periods,
+/// unless it runs free or its interface lists the peer in its `free`.
+fn rate_of(
+    config: &LinkConfig,
+    interface: &Interface,
+    me: usize,
+    peer: usize,
+) -> Result<Rate, LinkError> {
+    let (mine, theirs) = (&interface.nodes[me], &interface.nodes[peer]);
+    if config.mode == SyncMode::Free || (peer != me && !mine.waits_for(theirs)) {
+        return Ok(Rate::Newest);
+    }
+    let ratio = match (mine.period, theirs.period) {
+        (Some(a), Some(b)) => StepRatio::of(a, b).ok_or_else(|| {
+            super::error::config_error(
+                "interface",
+                &interface.name,
+                format!(
+                    "the periods of `{}` and `{}` have no ratio that fits 64 bits",
+                    mine.name, theirs.name
+                ),
+            )
+        })?,
+        _ => StepRatio::ONE,
+    };
+    Ok(Rate::Lockstep(ratio))
+}
+
 impl Node {
     /// A node of session `epoch` over `region` (laid out by `map`), which starts
     /// observing its own slot at `now`. Nothing is written yet.
@@ -115,14 +143,33 @@ impl Node {
             },
         };
         let others: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != me).collect();
+        let rate = |i: usize| rate_of(&config, &interface, me, i);
         let peers = if others.is_empty() && config.peer_slot == config.node_slot {
             // The attitude preset's self-loop: the peer is this node.
-            vec![Peer::new(&config, region, me, geometry, Some(epoch), now)?]
+            vec![Peer::new(
+                &config,
+                region,
+                me,
+                geometry,
+                rate(me)?,
+                Some(epoch),
+                now,
+            )?]
         } else {
             others
                 .into_iter()
-                .map(|i| Peer::new(&config, region, i, map.area(i), None, now))
-                .collect::<Result<_, _>>()?
+                .map(|i| {
+                    Ok(Peer::new(
+                        &config,
+                        region,
+                        i,
+                        map.area(i),
+                        rate(i)?,
+                        None,
+                        now,
+                    )?)
+                })
+                .collect::<Result<_, LinkError>>()?
         };
         let fingerprint = interface.fingerprint();
         let descriptor = descriptor::encode(

@@ -188,13 +188,36 @@ impl Observer {
     /// it is new to the health tracker; whether it was.
     #[inline]
     pub fn accept(&mut self, h: Header, epoch: Option<u64>, now: Instant) -> bool {
+        self.accept_counting(h, epoch, now, true)
+    }
+
+    /// [`Observer::accept`] for the frame a lockstep step needed: the writer's
+    /// frames it passes over are not lost ([`PeerHealth::observe_chosen`]).
+    #[inline]
+    pub(crate) fn accept_chosen(&mut self, h: Header, epoch: Option<u64>, now: Instant) -> bool {
+        self.accept_counting(h, epoch, now, false)
+    }
+
+    #[inline]
+    fn accept_counting(
+        &mut self,
+        h: Header,
+        epoch: Option<u64>,
+        now: Instant,
+        gaps_lost: bool,
+    ) -> bool {
         let id = FrameId {
             epoch,
             step: h.step,
             digest: framed::crc_of(self.frames[1 - self.taken].bytes()),
         };
+        let seen = if gaps_lost {
+            self.health.observe(id, now)
+        } else {
+            self.health.observe_chosen(id, now)
+        };
         let new = matches!(
-            self.health.observe(id, now),
+            seen,
             Observation::First | Observation::Fresh { .. } | Observation::Restarted { .. }
         );
         if new {

@@ -9,8 +9,8 @@ use super::liveness::{self, token, MIN_SILENCE};
 use super::observer::Observer;
 use super::LinkConfig;
 use crate::area::Area;
-use crate::frame::framed::Header;
-use crate::interface::Interface;
+use crate::frame::framed::{Header, SyncMode};
+use crate::interface::{Interface, StepRatio};
 use crate::region::{Region, RegionError};
 use crate::slot::ReadError;
 
@@ -32,8 +32,12 @@ pub struct Peer {
     seed: SeedWatch,
     /// The peer is this node (the attitude preset's `nodeSlot == peerSlot`).
     self_loop: bool,
+    /// This node waits for the peer's frames (lockstep), or takes the newest.
+    rate: Rate,
     /// Lockstep: this step's frame was taken.
     got: bool,
+    /// Lockstep: the frame this step needs (`None`: the newest is taken).
+    need: Option<u64>,
     /// A complete frame of the step was there, but of a session not proven live.
     unproven: Option<u64>,
     /// This step's wait saw a corrupt frame (counted once per step).
@@ -50,12 +54,34 @@ impl std::fmt::Debug for Peer {
     }
 }
 
+/// How a node reads one peer: waiting for the frame its step needs, or taking
+/// the newest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rate {
+    /// Lockstep: step k takes the peer's frame [`StepRatio::frame_needed`].
+    Lockstep(StepRatio),
+    /// The newest frame there is (free mode, or a peer in the node's `free`).
+    Newest,
+}
+
+impl Rate {
+    /// How the handshake treats the peer's sessions: a lockstep reader cannot
+    /// go on across a restart, a free one rebinds.
+    fn mode(self) -> SyncMode {
+        match self {
+            Rate::Lockstep(_) => SyncMode::Lockstep,
+            Rate::Newest => SyncMode::Free,
+        }
+    }
+}
+
 impl Peer {
     pub(crate) fn new(
         config: &LinkConfig,
         region: &Region,
         node: usize,
         geometry: &Area,
+        rate: Rate,
         own_epoch: Option<u64>,
         now: Instant,
     ) -> Result<Peer, RegionError> {
@@ -70,14 +96,16 @@ impl Peer {
             handshake: Handshake::new(
                 observed.words()?,
                 now,
-                config.mode,
+                rate.mode(),
                 config.timeout,
                 own_epoch,
             ),
             observed,
             seed: SeedWatch::default(),
             self_loop: own_epoch.is_some(),
+            rate,
             got: false,
+            need: None,
             unproven: None,
             bad_seen: false,
         })
@@ -93,7 +121,7 @@ impl Peer {
         self.handshake = Handshake::new(
             self.observed.words()?,
             now,
-            config.mode,
+            self.rate.mode(),
             config.timeout,
             self.self_loop.then_some(own_epoch),
         );
@@ -108,6 +136,35 @@ impl Peer {
 
     pub fn slot(&self) -> u8 {
         self.slot
+    }
+
+    /// The peer's node name, for messages.
+    pub(crate) fn name<'i>(&self, interface: &'i Interface) -> &'i str {
+        &interface.nodes[self.node].name
+    }
+
+    /// Whether this node waits for the peer's frames (lockstep) rather than
+    /// taking its newest.
+    #[inline]
+    pub fn waited_for(&self) -> bool {
+        matches!(self.rate, Rate::Lockstep(_))
+    }
+
+    /// Lockstep: the frame this step needs, as [`Peer::begin_step`] worked it
+    /// out (`None` for a peer whose newest frame is taken).
+    #[inline]
+    pub(crate) fn need(&self) -> Option<u64> {
+        self.need
+    }
+
+    /// Lockstep: the frame index step `k` takes with lag `lag` (`None` for a
+    /// peer whose newest frame is taken).
+    #[inline]
+    pub(crate) fn frame_needed(&self, k: u64, lag: u8) -> Option<u64> {
+        match self.rate {
+            Rate::Lockstep(ratio) => Some(ratio.frame_needed(k, lag)),
+            Rate::Newest => None,
+        }
     }
 
     /// The peer's area as observed: the newest frame taken, its payload, the
@@ -164,12 +221,19 @@ impl Peer {
         }
     }
 
-    /// A new lockstep step: nothing of it taken or seen yet.
+    /// A new lockstep step `k` at lag `lag`: nothing of it taken or seen yet,
+    /// and the frame it needs worked out once for all its polls.
     #[inline]
-    pub(crate) fn begin_step(&mut self) {
+    pub(crate) fn begin_step(&mut self, k: u64, lag: u8) {
+        self.need = self.frame_needed(k, lag);
         self.got = false;
         self.unproven = None;
         self.bad_seen = false;
+    }
+
+    /// This step's wait saw a corrupt frame of the peer.
+    pub(crate) fn saw_bad_frame(&self) -> bool {
+        self.bad_seen
     }
 
     /// Lockstep: this step's frame was taken.
@@ -202,7 +266,7 @@ impl Peer {
     /// Takes the frame read into the scratch frame (header `h`) as this step's.
     #[inline]
     pub(crate) fn take(&mut self, h: Header, now: Instant) {
-        self.observed.accept(h, Some(h.epoch), now);
+        self.observed.accept_chosen(h, Some(h.epoch), now);
         self.got = true;
     }
 
@@ -293,9 +357,11 @@ impl Peer {
             )
         } else if silent >= MIN_SILENCE {
             // The step's timeout ran out just before the silence reached it.
-            format!("the peer stopped beating {silent:.3?} ago: its process died or is stalled")
+            format!("it stopped beating {silent:.3?} ago: its process died or is stalled")
         } else {
-            "the peer has not published that step: it is slower, stalled or stopped".to_owned()
+            "it has not published that frame though its heartbeat beats (its master is paused, \
+             stalled or much slower): raise idleTimeout to wait longer"
+                .to_owned()
         }
     }
 }

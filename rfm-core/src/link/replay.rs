@@ -1,9 +1,13 @@
 //! `device = replay:PATH`: the peers played from a recording instead of memory.
 //!
 //! The node runs as always on a private loopback memory; only the peers' frames
-//! come from the recording: at step k each peer's recorded frame of step
-//! k + 1 - lag is taken, as a lockstep link takes it from memory (so every
-//! output, `link.*` included, is computed the same way). This node's payload is
+//! come from the recording: at step k each lockstep peer's recorded frame that
+//! the rule on time names ([`crate::interface::rates`]: k + 1 - lag with equal
+//! periods) is taken, as a lockstep link takes it from memory (so every output,
+//! `link.*` included, is computed the same way), and of a peer the node takes
+//! the newest frame of (`free`), the frame the recorded step had taken (exact
+//! when the node replays its own recording; against another node's, the one
+//! that node had taken by the same step number). This node's payload is
 //! compared with its recorded frame of the same step: a difference does not fail
 //! the step, it is counted (and the first one logged, by signal).
 //!
@@ -38,12 +42,26 @@ pub(crate) struct Player {
     own: Descriptor,
     /// The slots whose frames are wanted: this node's and its peers'.
     wanted: Vec<u8>,
-    /// Frames read ahead: writer slot → (frame index, frame), in order.
-    ahead: HashMap<u8, VecDeque<(u64, Vec<u8>)>>,
+    /// Frames read ahead: writer slot → frames, in order.
+    ahead: HashMap<u8, VecDeque<Queued>>,
+    /// The index of the last frame the recording's maker published: the tag
+    /// of the frames read after it (see [`Player::read_one`]).
+    own_index: Option<u64>,
     /// The last frame index read, per slot (for the end-of-recording message).
     last: HashMap<u8, u64>,
     ended: bool,
     divergence: u64,
+}
+
+/// A recorded frame read ahead of the step that takes it.
+#[derive(Debug)]
+struct Queued {
+    /// Its frame index (the header's step).
+    index: u64,
+    /// The index of the maker's own frame recorded last before it: the step
+    /// that published that frame took this one.
+    tag: u64,
+    body: Vec<u8>,
 }
 
 fn problem(path: &str, problem: String) -> LinkError {
@@ -96,6 +114,7 @@ impl Player {
             own,
             wanted: interface.nodes.iter().map(|n| n.slot).collect(),
             ahead: HashMap::new(),
+            own_index: None,
             last: HashMap::new(),
             ended: false,
             divergence: 0,
@@ -108,41 +127,71 @@ impl Player {
     }
 
     /// The recorded frame `index` of writer `slot`; `None` if the recording has none.
+    /// Reads the next record into its slot's queue, tagged with the own frame
+    /// recorded last (the recorder writes a step's own frame, then the frames it
+    /// took): a frame tagged t was taken by the step that published own frame t.
+    fn read_one(&mut self) -> Result<(), LinkError> {
+        let Some(record) = self
+            .reader
+            .next_record()
+            .map_err(|e| problem(&self.path, e.to_string()))?
+        else {
+            self.ended = true;
+            return Ok(());
+        };
+        if record.kind == Kind::Missed || !self.wanted.contains(&record.slot) {
+            return Ok(());
+        }
+        let Some(index) = frame_index(&record.body) else {
+            return Ok(());
+        };
+        if record.kind == Kind::Published {
+            self.own_index = Some(index);
+        }
+        let tag = self.own_index.unwrap_or(0);
+        self.last.insert(record.slot, index);
+        (self.ahead.entry(record.slot).or_default()).push_back(Queued {
+            index,
+            tag,
+            body: record.body,
+        });
+        Ok(())
+    }
+
+    /// The recorded frame `index` of `slot`, if the recording has it. It stays
+    /// queued: a slower peer's frame serves several steps.
     fn frame(&mut self, slot: u8, index: u64) -> Result<Option<Vec<u8>>, LinkError> {
         loop {
             let queue = self.ahead.entry(slot).or_default();
-            while queue.front().is_some_and(|&(i, _)| i < index) {
+            while queue.front().is_some_and(|q| q.index < index) {
                 queue.pop_front();
             }
             match queue.front() {
-                Some(&(i, _)) if i == index => return Ok(queue.pop_front().map(|(_, f)| f)),
+                Some(q) if q.index == index => return Ok(Some(q.body.clone())),
                 Some(_) => return Ok(None),
                 None if self.ended => return Ok(None),
-                None => {}
+                None => self.read_one()?,
             }
-            let Some(record) = self
-                .reader
-                .next_record()
-                .map_err(|e| problem(&self.path, e.to_string()))?
-            else {
-                self.ended = true;
-                continue;
-            };
-            // Published by the recording node or taken from a peer: either way
-            // the frame its writer published.
-            if record.kind == Kind::Missed || !self.wanted.contains(&record.slot) {
-                continue;
-            }
-            let Some(index) = frame_index(&record.body) else {
-                continue;
-            };
-            self.last.insert(record.slot, index);
-            (self.ahead.entry(record.slot).or_default()).push_back((index, record.body));
         }
     }
 
-    /// Step `k` of `node`, whose frame k + 1 was just published: each peer takes
-    /// its recorded frame, and this node's payload is compared with its recorded one.
+    /// A peer whose newest frame the node takes (free): the newest frame of
+    /// `slot` the recorded step that published own frame `own` had taken.
+    fn newest_taken(&mut self, slot: u8, own: u64) -> Result<Option<Vec<u8>>, LinkError> {
+        // Every record of that step is read once the next step's own frame is.
+        while !self.ended && self.own_index.is_none_or(|i| i <= own) {
+            self.read_one()?;
+        }
+        let queue = self.ahead.entry(slot).or_default();
+        while queue.get(1).is_some_and(|q| q.tag <= own) {
+            queue.pop_front();
+        }
+        Ok(queue
+            .front()
+            .filter(|q| q.tag <= own)
+            .map(|q| q.body.clone()))
+    }
+
     pub fn play(
         &mut self,
         node: &mut Node,
@@ -150,9 +199,18 @@ impl Player {
         now: Instant,
         payload: &[u8],
     ) -> Result<(), LinkError> {
-        let need = (k + 1).saturating_sub(u64::from(node.config().lag));
+        let lag = node.config().lag;
         for i in 0..node.peers().len() {
             let slot = node.peers()[i].slot();
+            let Some(need) = node.peers()[i].frame_needed(k, lag) else {
+                // Free of this peer: what the recorded step took, if anything.
+                if let Some(frame) = self.newest_taken(slot, k + 1)? {
+                    node.exchange().take_recorded(i, &frame, now).map_err(|e| {
+                        problem(&self.path, format!("its newest frame of slot {slot}: {e}"))
+                    })?;
+                }
+                continue;
+            };
             let Some(frame) = self.frame(slot, need)? else {
                 return Err(LinkError::ReplayEnded {
                     path: self.path.clone(),
