@@ -3,7 +3,7 @@
 //! step with fmi2SetReal (the Real inputs), fmi2DoStep, fmi2GetReal (the peer's
 //! Reals): 3 each way for the attitude FMU.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_void, CString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -54,20 +54,20 @@ pub struct Fmu {
     do_step: DoStep,
 }
 
-/// Errors go to stderr; the FMU passes "%s" + one string (see fmu-src's tests for
-/// why a fixed-arity function serves as the variadic logger on x86-64/AArch64 Linux).
+/// Errors go to stderr. The FMU passes its message as a format that prints as
+/// itself (`%` doubled) and no variadic argument, so a five-parameter function
+/// serves as the variadic logger.
 unsafe extern "C" fn logger(
     _: *mut c_void,
     _: fmi2String,
     status: fmi2Status,
     _: fmi2String,
-    _: fmi2String,
-    msg: *const c_char,
+    format: fmi2String,
 ) {
-    if status >= fmi2Error && !msg.is_null() {
+    if status >= fmi2Error && !format.is_null() {
         // SAFETY: the FMU passes a NUL-terminated string.
-        let text = unsafe { std::ffi::CStr::from_ptr(msg) };
-        eprintln!("FMU: {}", text.to_string_lossy());
+        let text = unsafe { std::ffi::CStr::from_ptr(format) };
+        eprintln!("FMU: {}", text.to_string_lossy().replace("%%", "%"));
     }
 }
 
@@ -76,14 +76,7 @@ fn callbacks() -> fmi2CallbackFunctions {
         // SAFETY: see `logger`.
         logger: Some(unsafe {
             std::mem::transmute::<
-                unsafe extern "C" fn(
-                    *mut c_void,
-                    fmi2String,
-                    fmi2Status,
-                    fmi2String,
-                    fmi2String,
-                    *const c_char,
-                ),
+                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String),
                 fmi2CallbackLogger,
             >(logger)
         }),

@@ -32,7 +32,8 @@ pub type fmi2StatusKind = c_int;
 pub const fmi2LastSuccessfulTime: fmi2StatusKind = 2;
 pub const fmi2Terminated: fmi2StatusKind = 3;
 
-/// The master's logger: printf-style, so messages are passed as `"%s"` + text.
+/// The master's logger: printf-style, so each message is passed as a format that
+/// prints as itself (`%` doubled) and no arguments.
 pub type fmi2CallbackLogger = unsafe extern "C" fn(
     fmi2ComponentEnvironment,
     fmi2String,

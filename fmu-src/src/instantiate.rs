@@ -3,7 +3,7 @@
 //! interface in its resources), and a new component made.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, Weak};
 
 use fmu_model::fmi2::*;
 use fmu_model::{Model, PRESET_GUID};
@@ -127,9 +127,17 @@ pub fn resource_path(uri: &str) -> Result<String, String> {
 /// The model of the FMU whose description has GUID `guid`: the attitude FMU, or
 /// the one its resources describe (which must give that GUID).
 fn model_for(guid: &str, resources: Option<&str>) -> Result<Arc<Model>, String> {
-    static ATTITUDE: OnceLock<Arc<Model>> = OnceLock::new();
+    // Weak, so that the model is freed with the last instance: a static's
+    // contents are never dropped, and an unloaded library would leave it behind.
+    static ATTITUDE: Mutex<Weak<Model>> = Mutex::new(Weak::new());
     if guid == PRESET_GUID {
-        return Ok(ATTITUDE.get_or_init(|| Arc::new(Model::attitude())).clone());
+        let mut shared = ATTITUDE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(model) = shared.upgrade() {
+            return Ok(model);
+        }
+        let model = Arc::new(Model::attitude());
+        *shared = Arc::downgrade(&model);
+        return Ok(model);
     }
     let Some(dir) = resources else {
         return Err(format!(

@@ -7,7 +7,7 @@
 //! logger of the instance being called.
 
 use std::cell::Cell;
-use std::ffi::{c_char, CString};
+use std::ffi::CString;
 use std::sync::Once;
 
 use fmu_model::fmi2::*;
@@ -26,6 +26,17 @@ pub struct Logger {
 /// C strings cannot hold NUL: replace it rather than lose the message.
 fn c_string(text: &str) -> CString {
     CString::new(text.replace('\0', "\u{fffd}")).expect("NULs replaced")
+}
+
+/// The message as a printf format that prints as itself: every `%` doubled.
+///
+/// A message is passed as the format, with no arguments, because many masters'
+/// loggers (small C ones especially) print the format and ignore what follows;
+/// passing `"%s"` and the text showed them only `%s`. A formatting logger
+/// (FMPy, fmusim) turns each `%%` back into `%`, so every master shows the same
+/// text.
+fn c_format(text: &str) -> CString {
+    c_string(&text.replace('%', "%%"))
 }
 
 impl Logger {
@@ -75,18 +86,18 @@ impl Logger {
             return;
         };
         let cat = c_string(category.name());
-        let msg = c_string(message);
+        let format = c_format(message);
         // SAFETY: the master gave this callback for this instance (checked non-NULL at
         // instantiation); every string passed is NUL-terminated and outlives the call;
-        // the message goes through "%s" so a `%` in it is never read as a format.
+        // the format holds no conversion (every `%` is doubled), so a logger that
+        // formats reads no argument.
         unsafe {
             logger(
                 self.callbacks.componentEnvironment,
                 self.name.as_ptr(),
                 category.status(),
                 cat.as_ptr(),
-                c"%s".as_ptr(),
-                msg.as_ptr() as *const c_char,
+                format.as_ptr(),
             )
         };
     }
@@ -150,4 +161,15 @@ fn install_bridge() {
             log::set_max_level(log::LevelFilter::Trace);
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::c_format;
+
+    #[test]
+    fn a_message_is_a_format_that_prints_as_itself() {
+        let format = c_format("100% of `shm:a%sb`\0!");
+        assert_eq!(format.to_str().unwrap(), "100%% of `shm:a%%sb`\u{fffd}!");
+    }
 }

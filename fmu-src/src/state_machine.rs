@@ -67,13 +67,13 @@ macro_rules! calls {
         /// Every exported function that takes a live component (`fmi2FreeInstance`
         /// is legal in every state and is not listed).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr(u8)]
         pub enum Call {
             $($call,)*
         }
 
         impl Call {
-            /// Every function, for the table's own test.
-            #[cfg(test)]
+            /// Every function, in declaration order: `ALL[call as usize] == call`.
             pub const ALL: &'static [Call] = &[$(Call::$call,)*];
 
             /// The exported C name.

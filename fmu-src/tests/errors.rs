@@ -316,6 +316,12 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
             vec![("device", "shm:a/b".into())],
             vec!["device `shm:a/b`", "'/' is not allowed"],
         ),
+        // The logger prints the format alone (common::printed): a `%` the user
+        // wrote shows as itself, not as a conversion.
+        (
+            vec![("device", "tcp:50%s%n%%".into())],
+            vec!["`tcp:50%s%n%%` is not a form this FMU knows"],
+        ),
         (
             vec![("layout", "seed".into())],
             vec!["parameter layout = seed", "syncMode = free"],

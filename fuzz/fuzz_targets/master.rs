@@ -1,6 +1,6 @@
 //! What the FMI fuzz targets share: a master's callbacks with a silent logger.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::c_void;
 
 use fmu_model::fmi2::*;
 
@@ -10,19 +10,17 @@ unsafe extern "C" fn logger(
     _status: fmi2Status,
     _category: fmi2String,
     _format: fmi2String,
-    _arg: *const c_char,
 ) {
 }
 
 /// Callbacks whose logger drops every message.
 pub fn callbacks() -> fmi2CallbackFunctions {
     fmi2CallbackFunctions {
-        // SAFETY: the FMU calls its logger with "%s" and one string argument; on
-        // x86-64 the fixed six-argument function reads them from the same
-        // registers a variadic call fills.
+        // SAFETY: the FMU calls its logger with no variadic argument (its message
+        // is the format), so the five fixed parameters are all it passes.
         logger: Some(unsafe {
             std::mem::transmute::<
-                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String, *const c_char),
+                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String),
                 fmi2CallbackLogger,
             >(logger)
         }),

@@ -22,6 +22,7 @@ pub mod record;
 mod region;
 mod seqlock;
 pub mod slot;
+mod thread;
 pub mod wait;
 
 pub use backend::rfm2g::{Interrupt, Rfm2gError};

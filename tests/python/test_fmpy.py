@@ -182,3 +182,45 @@ def test_the_readmes_fmpy_snippets_run_as_written(tmp_path):
     command[0] = str(FMPY)
     run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+UNLOAD_CYCLES = r'''
+import sys, uuid
+from fmpy import simulate_fmu
+
+def deleted_copies():
+    with open("/proc/self/maps") as maps:
+        return sum(1 for line in maps if "rfm_attitude" in line and "(deleted)" in line)
+
+def rss_kib():
+    with open("/proc/self/status") as status:
+        return next(int(l.split()[1]) for l in status if l.startswith("VmRSS"))
+
+def run():
+    simulate_fmu(sys.argv[1], fmi_type="CoSimulation", stop_time=0.1, output_interval=0.01,
+                 start_values={"device": f"loopback:unload-{uuid.uuid4().hex[:8]}", "peerSlot": 0})
+
+for _ in range(3):
+    run()
+before = rss_kib()
+for _ in range(20):
+    run()
+print(deleted_copies(), rss_kib() - before)
+'''
+
+
+def test_twenty_runs_of_fresh_copies_leave_no_copy_mapped(tmp_path):
+    """FMPy's simulate_fmu unpacks a fresh copy per run, dlcloses it and deletes
+    its folder. A spawned heartbeat thread once pinned each copy (std's spawn
+    hooks register a thread-local destructor in the master's thread): twenty runs
+    left eighty mappings of deleted copies, about 1.6 MB each run."""
+    script = tmp_path / "cycles.py"
+    script.write_text(UNLOAD_CYCLES)
+    run = subprocess.run([sys.executable, str(script), str(FMU)], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    mapped, growth_kib = map(int, run.stdout.split())
+    assert mapped == 0, f"{mapped} mappings of deleted copies after twenty runs"
+    # FMPy and the dynamic loader keep about 25 KiB a run themselves (measured
+    # with instances only instantiated and freed); a pinned copy kept 1.6 MB.
+    assert growth_kib < 20 * 100, f"the process grew {growth_kib} KiB in twenty runs"

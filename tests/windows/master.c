@@ -87,7 +87,7 @@ static void die(const char *fmt, ...) {
     exit(1);
 }
 
-/* Everything the FMU logs: it passes its text as "%s" and one argument. */
+/* Everything the FMU logs: its text is the format (every `%` doubled), with no arguments. */
 static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
                    fmi2String category, fmi2String message, ...) {
     (void)env;

@@ -13,8 +13,7 @@
 //! over `n` zero bytes. That shift is linear in `x`, so it is a table per byte of
 //! `x` (4 × 256 words), built once per frame length and shared.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, Weak};
 
 type Table = [[u32; 256]; 4];
 
@@ -39,20 +38,27 @@ impl std::fmt::Debug for Lanes {
 
 /// The lanes for `words` words, shared by every frame of that length; `None`
 /// where the CPU has no CRC-32C instruction (the crc32c crate's path then).
+///
+/// The cache holds the lanes weakly: their tables are freed with the last frame
+/// that uses them, so a library unloaded after its last instance leaves no
+/// tables behind in the master's heap (a static's contents are never dropped).
 pub(crate) fn lanes(words: usize) -> Option<Arc<Lanes>> {
     if !supported() || words < 3 {
         return None;
     }
-    static CACHE: OnceLock<Mutex<HashMap<usize, Arc<Lanes>>>> = OnceLock::new();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    Some(Arc::clone(
-        cache
-            .entry(words)
-            .or_insert_with(|| Arc::new(Lanes::new(words))),
-    ))
+    static CACHE: Mutex<Vec<Weak<Lanes>>> = Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    cache.retain(|weak| weak.strong_count() > 0);
+    if let Some(lanes) = cache
+        .iter()
+        .filter_map(Weak::upgrade)
+        .find(|lanes| lanes.words == words)
+    {
+        return Some(lanes);
+    }
+    let lanes = Arc::new(Lanes::new(words));
+    cache.push(Arc::downgrade(&lanes));
+    Some(lanes)
 }
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]

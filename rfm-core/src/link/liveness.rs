@@ -22,11 +22,11 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::area::LIVENESS_OFFSET;
 use crate::region::{Region, RegionError};
+use crate::thread::Thread;
 
 /// How often a holder's heartbeat advances its beat word.
 pub const HEARTBEAT_PERIOD: Duration = Duration::from_millis(10);
@@ -133,7 +133,7 @@ pub struct Heartbeat {
     stop: Arc<(Mutex<bool>, Condvar)>,
     /// The token found in the owner word when another session took the slot (0: none).
     taken_by: Arc<AtomicU32>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<Thread>,
 }
 
 impl Heartbeat {
@@ -143,31 +143,29 @@ impl Heartbeat {
         let taken_by = Arc::new(AtomicU32::new(0));
         let thread = {
             let (stop, taken_by) = (stop.clone(), taken_by.clone());
-            std::thread::Builder::new()
-                .name("rfm-heartbeat".into())
-                .spawn(move || {
-                    let (lock, wake) = &*stop;
-                    let mut stopped = lock.lock().unwrap_or_else(|e| e.into_inner());
-                    while !*stopped {
-                        match beater.beat() {
-                            Ok(None) => {}
-                            Ok(Some(other)) => {
-                                // Another session holds the slot: beating on would
-                                // write into its slot. Stop, and let the link say why.
-                                taken_by.store(other.max(1), Ordering::Release);
-                                return;
-                            }
-                            // The words lie inside the slot the node checked when it
-                            // opened: out of bounds cannot happen. Were it to, the beat
-                            // stops and peers see the node silent, never a wrong beat.
-                            Err(_) => return,
+            Thread::spawn("rfm-heartbeat", move || {
+                let (lock, wake) = &*stop;
+                let mut stopped = lock.lock().unwrap_or_else(|e| e.into_inner());
+                while !*stopped {
+                    match beater.beat() {
+                        Ok(None) => {}
+                        Ok(Some(other)) => {
+                            // Another session holds the slot: beating on would
+                            // write into its slot. Stop, and let the link say why.
+                            taken_by.store(other.max(1), Ordering::Release);
+                            return;
                         }
-                        stopped = wake
-                            .wait_timeout(stopped, HEARTBEAT_PERIOD)
-                            .unwrap_or_else(|e| e.into_inner())
-                            .0;
+                        // The words lie inside the slot the node checked when it
+                        // opened: out of bounds cannot happen. Were it to, the beat
+                        // stops and peers see the node silent, never a wrong beat.
+                        Err(_) => return,
                     }
-                })?
+                    stopped = wake
+                        .wait_timeout(stopped, HEARTBEAT_PERIOD)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            })?
         };
         Ok(Heartbeat {
             stop,
@@ -190,7 +188,7 @@ impl Heartbeat {
         *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
         wake.notify_all();
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            thread.join();
         }
     }
 }

@@ -8,12 +8,12 @@
 //! A single-producer ring (rtrb) needs no allocation, lock or system call in the
 //! step.
 
+use crate::thread::Thread;
 use std::fs::File;
 use std::io::{self, Write};
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rtrb::{Consumer, CopyToUninit, Producer, RingBuffer};
@@ -63,7 +63,7 @@ pub struct Recorder {
     dropped: u64,
     /// The first write error, kept for [`Recorder::finish`].
     failed: Arc<Mutex<Option<io::Error>>>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<Thread>,
 }
 
 impl Recorder {
@@ -107,9 +107,7 @@ impl Recorder {
         let (ring, records) = RingBuffer::new(capacity);
         let failed = Arc::new(Mutex::new(None));
         let thread_failed = Arc::clone(&failed);
-        let thread = std::thread::Builder::new()
-            .name("rfm-recorder".into())
-            .spawn(move || drain(records, sink, &thread_failed))
+        let thread = Thread::spawn("rfm-recorder", move || drain(records, sink, &thread_failed))
             .map_err(|cause| RecorderError::Thread {
                 path: path.to_owned(),
                 cause,
@@ -189,7 +187,7 @@ impl Recorder {
         // A dropped producer ends the writer's loop once the ring is empty.
         self.ring = None;
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            thread.join();
         }
         match self
             .failed
