@@ -46,6 +46,8 @@ cargo run --release -p build-fmu -- --platform linux64,win64
 step "Windows under Wine: shm: (named file mappings) through rfm-core's conformance suite, and its security and size refusals"
 wine_setup
 cargo test -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
+# loopback: across two copies of the library: the file mapping Local\rfm-loopback.PID.HASH
+cargo test -p rfm-core --target x86_64-pc-windows-gnu --lib backend::loopback
 
 step "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:, and over two emulated RFM2g boards through rfm2gdll_stdc_64.dll (spin, event)"
 cargo build --release -p rfm2g-sim --target x86_64-pc-windows-gnu

@@ -537,3 +537,23 @@ fn nodes_at_two_rates_record_and_replay_bit_for_bit() {
         assert_eq!(fmu.integer("replay.divergence"), 0, "{name}");
     }
 }
+
+/// `memory_size = 2^40` edited into a packaged FMU's resources (build-fmu
+/// refuses such a file): over `loopback:` it once aborted the master in
+/// `fmi2ExitInitializationMode` ("memory allocation of 1099511627776 bytes
+/// failed"). Now the instance is refused at instantiation, naming the key and
+/// its bound, and this process (the master) goes on.
+#[test]
+fn a_memory_size_of_2_to_the_40_is_refused_and_the_master_survives() {
+    let huge = LAB.replacen("[[node]]", "memory_size = 1099511627776\n[[node]]", 1);
+    let (_dir, uri) = resources(&huge, "visual");
+    let text = refusal("{00000000-0000-0000-0000-000000000000}", &uri);
+    assert!(
+        text.contains("memory_size 1099511627776")
+            && text.contains("at most 268435456 (256 MiB, the largest RFM2g board)"),
+        "{text}"
+    );
+    // The same master instantiates and couples a good node afterwards.
+    let fmu = node("visual", &format!("loopback:{}", common::unique("huge")));
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+}

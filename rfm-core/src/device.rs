@@ -25,6 +25,8 @@ pub const DEVICE_FORMS: &str =
 /// for all 256 slots. (RFM2g boards have their own size: 64, 128 or 256 MB.)
 pub const DEFAULT_MEMORY_SIZE: usize = 1 << 20;
 
+pub use crate::region::MAX_MEMORY_SIZE;
+
 /// Longest `loopback:` name.
 pub const MAX_LOOPBACK_NAME_LEN: usize = 255;
 
@@ -49,6 +51,11 @@ pub enum DeviceError {
     BadDevice { device: String, reason: String },
     #[error("device `{device}`: a size of {size} bytes cannot be used")]
     BadSize { device: String, size: u64 },
+    #[error(
+        "device `{device}`: memory_size {size} is more than {MAX_MEMORY_SIZE} bytes (256 MiB, \
+         the largest RFM2g board): give the interface a memory_size the coupling needs"
+    )]
+    TooLarge { device: String, size: u64 },
     #[error(
         "device `{device}` is not an RFM2g board: {what} needs one (`/dev/rfm2gN` through the \
          vendor library or the rfm2g-sim emulator)"
@@ -182,6 +189,11 @@ impl Device {
         let sized = |size: usize| {
             if size == 0 || !size.is_multiple_of(WORD) {
                 Err(DeviceError::BadSize {
+                    device: device.to_owned(),
+                    size: size as u64,
+                })
+            } else if size as u64 > MAX_MEMORY_SIZE {
+                Err(DeviceError::TooLarge {
                     device: device.to_owned(),
                     size: size as u64,
                 })

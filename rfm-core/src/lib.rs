@@ -28,6 +28,6 @@ pub mod wait;
 pub use backend::rfm2g::{Interrupt, Rfm2gError};
 pub use device::{
     Device, DeviceError, DeviceInfo, DeviceSpec, Events, OpenOptions, DEFAULT_MEMORY_SIZE,
-    DEVICE_FORMS,
+    DEVICE_FORMS, MAX_MEMORY_SIZE,
 };
 pub use region::{OutsideMemory, Region, RegionError, WORD};

@@ -20,6 +20,12 @@ use std::sync::Arc;
 /// Alignment, in bytes, of every offset and length given to a [`Region`].
 pub const WORD: usize = 4;
 
+/// The largest `shm:` or `loopback:` memory, and the largest `memory_size` an
+/// interface may give: the memory of the largest RFM2g board (a PCIE-5565 holds
+/// 64-256 MiB). More cannot be a card's, and in-process or shared memory of
+/// that size is a typo, not a coupling (2^40 bytes aborted a master).
+pub const MAX_MEMORY_SIZE: u64 = 256 << 20;
+
 /// A window asked of a memory that does not fit it: the one rule, and message,
 /// of every backend's and the device's window check.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -159,3 +159,79 @@ def test_the_readmes_lab_runs_three_nodes_at_their_periods_paced_by_one(tmp_path
                 else:
                     want = math.floor(k * period / theirs)
                     assert got == want, f"{node} step {k}: {peer}.step {got}, the rule {want}"
+
+
+# What each lab node sends at its step k: every type, a function of k.
+LAB_INPUTS = {
+    "cockpit": lambda k: {"latitude": k * 1e-3, "flap_detent": k % 5, "gear_down": k % 2 == 0,
+                          "callsign": f"C{k}"},
+    "visual": lambda k: {"frame_count": k, "ready": k % 2 == 1},
+    "ios": lambda k: {"reposition": k % 100, "freeze": k % 3 == 0, "failure": f"F{k}",
+                      "wind_speed": k * 0.5},
+}
+
+
+def test_the_three_lab_fmus_in_one_process_couple_over_loopback_exactly():
+    """The three lab .fmus in one FMPy process, each unpacked into its own folder
+    (three copies of the binary), one thread each, over `loopback:` (each copy
+    once had its own loopback memory: the README said to use `shm:`). One
+    simulated second: every value of every type is the one the rule on time
+    names; the visual system's free peer (ios) is a whole frame."""
+    device = f"loopback:lab-{uuid.uuid4().hex[:8]}"
+    seen, failures = {}, []
+
+    def run(node):
+        try:
+            path = FMUS / "lab" / f"lab_{node}.fmu"
+            s, vr = slave(path, node)
+            h = float(read_model_description(str(path)).defaultExperiment.stepSize)
+            s.setString([vr["device"]], [device])
+            s.setupExperiment(startTime=0.0)
+            s.enterInitializationMode()
+            s.exitInitializationMode()
+            peers = [p for p in LAB if p != node]
+            outputs = [f"{p}.{name}" for p in peers for name in [*LAB_INPUTS[p](0), "step"]]
+            rows = []
+            for k in range(int(1 / LAB[node])):
+                for name, value in LAB_INPUTS[node](k).items():
+                    setter = {float: s.setReal, int: s.setInteger, bool: s.setBoolean,
+                              str: s.setString}[type(value)]
+                    setter([vr[name]], [value])
+                s.doStep(currentCommunicationPoint=k * h, communicationStepSize=h)
+                rows.append({o: get(s, vr, o) for o in outputs})
+            s.terminate()
+            s.freeInstance()
+            seen[node] = rows
+        except Exception as e:  # reported by the main thread
+            failures.append((node, repr(e)))
+
+    import threading
+    threads = [threading.Thread(target=run, args=(node,)) for node in LAB]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not failures, failures
+    for node, rows in seen.items():
+        for k, row in enumerate(rows):
+            for peer in (p for p in LAB if p != node):
+                j = row[f"{peer}.step"]
+                if (node, peer) != ("visual", "ios"):
+                    assert j == math.floor(k * LAB[node] / LAB[peer]), (node, k, peer, j)
+                assert j >= -1, (node, k, peer, j)
+                if j == -1:
+                    continue  # a free peer not yet stepped: its initial frame
+                for name, value in LAB_INPUTS[peer](j).items():
+                    assert row[f"{peer}.{name}"] == value, (node, k, peer, name, row)
+
+
+def get(s, vr, name):
+    """One output of any type, as the Python value LAB_INPUTS gives."""
+    v = vr[name]
+    if name.endswith(".step") or name.endswith((".flap_detent", ".frame_count", ".reposition")):
+        return s.getInteger([v])[0]
+    if name.endswith((".gear_down", ".ready", ".freeze")):
+        return bool(s.getBoolean([v])[0])
+    if name.endswith((".callsign", ".failure")):
+        return s.getString([v])[0].decode()
+    return s.getReal([v])[0]

@@ -86,10 +86,7 @@ pub struct Interface {
     pub nodes: Vec<NodeSpec>,
 }
 
-/// The largest `memory_size`: the memory of the largest RFM2g board (a
-/// PCIE-5565 holds 64-256 MiB). More cannot be a card's, and in-process or
-/// shared memory of that size is a typo, not a coupling.
-pub const MAX_MEMORY_SIZE: u64 = 256 << 20;
+pub use crate::device::MAX_MEMORY_SIZE;
 
 /// The largest lag rings are sized for when a file does not say.
 pub const DEFAULT_MAX_LAG: u8 = crate::area::MAX_LAG;

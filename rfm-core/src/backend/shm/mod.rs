@@ -172,6 +172,23 @@ pub(crate) fn open(
     Ok(Arc::new(object.map(0, size)?))
 }
 
+/// Maps all of a memory this process created itself (`fd`, `size` bytes): the
+/// `loopback:` memfd, mapped as a `shm:` object is.
+#[cfg(target_os = "linux")]
+pub(crate) fn map_adopted(
+    device: &str,
+    fd: std::os::fd::OwnedFd,
+    size: usize,
+) -> Result<Arc<ShmMapping>, ShmError> {
+    let object = ShmObject {
+        object: unix::adopt(device, fd, size)?,
+        device: device.to_owned(),
+        size,
+        created: true,
+    };
+    Ok(Arc::new(object.map(0, size)?))
+}
+
 /// Longest NAME accepted (Linux allows 255 bytes for the whole `/NAME`; Windows
 /// 260 characters for `Local\\rfm-NAME`).
 pub const MAX_NAME_LEN: usize = 200;

@@ -156,6 +156,25 @@ pub(super) fn open(
     Ok((Object { fd }, size, created))
 }
 
+/// An object this process made itself and sized (a `loopback:` memfd): every
+/// page is allocated now, as for `/NAME`, so a full memory is an error here
+/// rather than a SIGBUS in a step.
+#[cfg(target_os = "linux")]
+pub(super) fn adopt(
+    device: &str,
+    fd: std::os::fd::OwnedFd,
+    size: usize,
+) -> Result<Object, ShmError> {
+    use std::os::fd::IntoRawFd;
+    let fd = Fd(fd.into_raw_fd());
+    back_every_page(&fd, size).map_err(|source| ShmError::NoSpace {
+        device: device.to_owned(),
+        size: size as u64,
+        source,
+    })?;
+    Ok(Object { fd })
+}
+
 /// Maps `len` bytes of `object` from `offset` (page-aligned, inside the object).
 pub(super) fn map(
     object: &Object,
