@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rfm_core::frame::framed::FrameBuf;
 use rfm_core::frame::framed::SyncMode;
@@ -297,7 +297,7 @@ fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
     b.abandon(); // crashed: no close, no heartbeat
     let mut b2 = AttitudeLink::open(config(&dev, 1, 0, 1)).unwrap();
     // Its slot is held by a silent session: taken once it has been silent DEAD_AFTER.
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     b2.start(&input(1, u64::MAX)).unwrap();
     assert!(started.elapsed() >= rfm_core::link::liveness::DEAD_AFTER);
     let err = a.step(3, &input(0, 3)).unwrap_err();
@@ -645,7 +645,6 @@ fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_write
 fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     use rfm_core::link::{Node, StartPoll};
     use std::task::Poll;
-    use std::time::Instant;
 
     let dev = loopback();
     let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
@@ -942,4 +941,131 @@ fn a_live_peer_that_is_late_is_waited_for_up_to_the_idle_timeout() {
         text.contains("heartbeat beats") && text.contains("idleTimeout"),
         "{text}"
     );
+}
+
+/// Two nodes whose files differ in layout (the cockpit publishes twelve Reals
+/// more, so the visual's area lies elsewhere in the cockpit's file): each used
+/// to wait `startupTimeout` where its file puts the other. Both are told within
+/// a second, naming both nodes.
+#[test]
+fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
+    use rfm_core::interface::{Interface, Reserved};
+    use std::sync::Arc;
+    let more: String = (0..12)
+        .map(|i| format!(r#", {{ name = "extra{i}", type = "Real" }}"#))
+        .collect();
+    let cockpit_file = LAB.replace(
+        r#"{ name = "flap_detent", type = "Integer" } ]"#,
+        &format!(r#"{{ name = "flap_detent", type = "Integer" }}{more} ]"#),
+    );
+    let dev = loopback();
+    let open = |slot: u8, interface: Interface| {
+        let mut link = rfm_core::link::Link::open(LinkConfig {
+            interface: Some(Arc::new(interface)),
+            startup_timeout: Duration::from_secs(20),
+            ..config(&dev, slot, 1 - slot, 0)
+        })
+        .unwrap();
+        let mut frame = FrameBuf::new(link.payload_len());
+        link.start(0.0, &mut frame).unwrap();
+        (link, frame)
+    };
+    let cockpit = Interface::parse("cockpit.toml", &cockpit_file, &Reserved::NONE).unwrap();
+    let visual = Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap();
+    assert_ne!(
+        cockpit.map().unwrap().area(1).offset,
+        visual.map().unwrap().area(1).offset,
+        "the files must lay the visual out apart"
+    );
+    let (mut cockpit, mut cockpit_frame) = open(0, cockpit);
+    let (mut visual, mut visual_frame) = open(1, visual);
+    let started = Instant::now();
+    let other = std::thread::spawn(move || {
+        let result = cockpit.step(0, 0.0, &mut cockpit_frame);
+        (
+            cockpit,
+            result.map_err(|e| e.to_string()),
+            started.elapsed(),
+        )
+    });
+    let visual_result = visual
+        .step(0, 0.0, &mut visual_frame)
+        .map_err(|e| e.to_string());
+    let visual_took = started.elapsed();
+    let (_cockpit, cockpit_result, cockpit_took) = other.join().unwrap();
+    for (who, result, took, peer) in [
+        ("cockpit", cockpit_result, cockpit_took, "visual"),
+        ("visual", visual_result, visual_took, "cockpit"),
+    ] {
+        let text = result.expect_err(who);
+        assert!(took < Duration::from_secs(1), "{who} took {took:?}: {text}");
+        assert!(
+            text.contains("were built from different interface files")
+                && text.contains(&format!("node `{peer}`"))
+                && text.contains(&format!("this node `{who}`")),
+            "{who}: {text}"
+        );
+    }
+}
+
+/// A node of another interface whose area lies over a running pair's memory:
+/// it used to leave initialization and break the pair within milliseconds. It
+/// is refused before it writes anything, naming what it found, and the pair
+/// steps on exactly.
+#[test]
+fn a_node_of_another_interface_over_a_running_pair_is_refused_and_the_pair_runs_on() {
+    use rfm_core::interface::{Interface, Reserved};
+    use std::sync::Arc;
+    let dev = loopback();
+    let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
+    let mut b = AttitudeLink::open(config(&dev, 1, 0, 1)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let step = |a: &mut AttitudeLink, b: &mut AttitudeLink, k: u64| {
+        let got_a = a.step(k, &input(0, k)).unwrap().unwrap();
+        let got_b = b.step(k, &input(1, k)).unwrap().unwrap();
+        let want = |node| {
+            k.checked_sub(1)
+                .map_or(input(node, u64::MAX), |j| input(node, j))
+        };
+        assert_eq!((got_a.sample, got_b.sample), (want(1), want(0)), "step {k}");
+    };
+    for k in 0..100 {
+        step(&mut a, &mut b, k);
+    }
+    let foreign = Interface::parse(
+        "pq.toml",
+        r#"
+name = "pq"
+[[node]]
+name = "p"
+slot = 7
+signals = [ { name = "x", type = "Real" } ]
+[[node]]
+name = "q"
+slot = 8
+signals = [ { name = "y", type = "Real" } ]
+"#,
+        &Reserved::NONE,
+    )
+    .unwrap();
+    let mut q = rfm_core::link::Link::open(LinkConfig {
+        interface: Some(Arc::new(foreign)),
+        ..config(&dev, 8, 7, 0)
+    })
+    .unwrap();
+    let mut frame = FrameBuf::new(q.payload_len());
+    // The pair's heartbeats beat on their own threads while q watches them.
+    let err = q.start(0.0, &mut frame).unwrap_err();
+    assert!(matches!(err, LinkError::Foreign { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("whose heartbeat beats")
+            && text.contains("it is of interface `rfm_attitude`, this node of `pq`")
+            && text.contains("Nothing was written"),
+        "{text}"
+    );
+    for k in 100..1_000 {
+        step(&mut a, &mut b, k);
+    }
 }

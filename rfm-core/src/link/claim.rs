@@ -11,8 +11,9 @@
 //!    heartbeat, so a packet id that moves also holds the slot.)
 //! 2. **Settling**: in the same call that found the slot free, write this session's
 //!    token into the owner word (the caller starts beating now), then wait
-//!    [`CLAIM_SETTLE`] (no time for in-process `loopback:` memory, whose claims
-//!    poll under one process-wide lock, which makes read and write one step).
+//!    [`CLAIM_SETTLE`] (no time for `loopback:` memory that only this copy of the
+//!    library reaches, whose claims poll under one lock, which makes read and
+//!    write one step).
 //! 3. **Verify**: if the owner word still holds this token, the slot is ours;
 //!    otherwise another node claimed it in the same moment and the claim fails.
 //!

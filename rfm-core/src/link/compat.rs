@@ -13,6 +13,7 @@ use crate::area::DESCRIPTOR_OFFSET;
 use crate::frame::framed::{self, Header, SyncMode};
 use crate::frame::{seed, FrameError};
 use crate::interface::descriptor::{self, Descriptor, DescriptorError};
+use crate::interface::Found;
 use crate::interface::Interface;
 use crate::region::{Region, RegionError};
 use crate::slot::{ReadError, Ring};
@@ -64,9 +65,7 @@ pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), L
 /// The peer was built from another interface: names the first difference its
 /// descriptor shows from this node's file, and both nodes.
 fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError {
-    let interface = &c.interface;
-    let me = &interface.nodes[c.me];
-    let expected = &interface.nodes[peer.node()];
+    let expected = &c.interface.nodes[peer.node()];
     let described = read_descriptor(peer).ok();
     let fingerprints = format!(
         "its frames carry interface fingerprint {}, this node's is {:#018x}",
@@ -85,6 +84,37 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError 
             }),
         None => "its descriptor cannot be read".to_owned(),
     };
+    built_apart(c, peer, &difference, &fingerprints)
+}
+
+/// The peer's descriptor found elsewhere in the memory (`found`, live): built
+/// from a file of another layout, it writes where this node's file does not
+/// look, and waiting for it there would last `startupTimeout`.
+pub(crate) fn misplaced(c: &Expected, peer: &Peer, found: &Found) -> LinkError {
+    let expected = &c.interface.nodes[peer.node()];
+    let geometry = peer.observed().geometry();
+    let difference = found
+        .descriptor
+        .first_difference(expected, &geometry.payload)
+        .unwrap_or_else(|| {
+            format!(
+                "node `{}` is at offset {} there and {} here (the files differ in the nodes \
+                 before it)",
+                expected.name, found.area.offset, geometry.offset
+            )
+        });
+    let fingerprints = format!(
+        "its descriptor, at offset {}, carries interface fingerprint {:#018x}, this node's is \
+         {:#018x}",
+        found.area.offset, found.descriptor.fingerprint, c.fingerprint
+    );
+    built_apart(c, peer, &difference, &fingerprints)
+}
+
+/// Nodes of one interface built from different files.
+fn built_apart(c: &Expected, peer: &Peer, difference: &str, fingerprints: &str) -> LinkError {
+    let me = &c.interface.nodes[c.me];
+    let expected = &c.interface.nodes[peer.node()];
     LinkError::Incompatible {
         device: c.config.device.clone(),
         peer_slot: peer.slot(),

@@ -116,6 +116,22 @@ pub enum LinkError {
         step: u64,
         silent: Duration,
     },
+    #[error(
+        "{device}: node `{node}` (slot {slot}), whose heartbeat beats, writes bytes {start}..{end} \
+         of this memory, over the area of node `{ours}` (slot {ours_slot}) of this coupling: \
+         {what}. Nothing was written: give the two couplings different devices or \
+         regionOffsets, or stop that node"
+    )]
+    Foreign {
+        device: String,
+        node: String,
+        slot: u8,
+        start: u64,
+        end: u64,
+        ours: String,
+        ours_slot: u8,
+        what: String,
+    },
     #[error("{device}: peer in slot {peer_slot} is incompatible: {what}")]
     Incompatible {
         device: String,

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use super::compat::{self, Expected};
 use super::handshake::{Admit, Fault};
 use super::peer::Peer;
+use super::strangers::Lookout;
 use super::{Layout, LinkError};
 use crate::region::RegionError;
 use crate::slot::{ReadError, StepPoll};
@@ -31,6 +32,9 @@ pub struct Exchange {
     /// The node's configuration and interface, which its peers must agree with.
     expected: Expected,
     peers: Vec<Peer>,
+    /// The memory and this file's map of it: where a peer never seen may be
+    /// found written from another file.
+    lookout: Lookout,
     wait: Option<StepWait>,
     last_wait: Duration,
     stepped_at: Instant,
@@ -45,10 +49,16 @@ impl std::fmt::Debug for Exchange {
 }
 
 impl Exchange {
-    pub(crate) fn new(expected: Expected, peers: Vec<Peer>, now: Instant) -> Exchange {
+    pub(crate) fn new(
+        expected: Expected,
+        peers: Vec<Peer>,
+        lookout: Lookout,
+        now: Instant,
+    ) -> Exchange {
         Exchange {
             expected,
             peers,
+            lookout,
             wait: None,
             last_wait: Duration::ZERO,
             stepped_at: now,
@@ -62,6 +72,11 @@ impl Exchange {
     /// What this node is: its configuration and interface.
     pub(crate) fn expected(&self) -> &Expected {
         &self.expected
+    }
+
+    /// The memory and this node's map of it.
+    pub(crate) fn lookout(&self) -> &Lookout {
+        &self.lookout
     }
 
     pub fn last_wait(&self) -> Duration {
@@ -267,8 +282,16 @@ impl Exchange {
             }
             None => {}
         }
-        if self.peers[i].bound().is_none() && self.peers[i].holds_nothing() {
-            compat::check_layout(&self.expected, &self.peers[i], Layout::Framed)?;
+        if self.peers[i].bound().is_none() {
+            if self.peers[i].holds_nothing() {
+                compat::check_layout(&self.expected, &self.peers[i], Layout::Framed)?;
+            }
+            // Never seen: perhaps written from another file, elsewhere (what
+            // its area holds here is then not its frames either).
+            let node = self.peers[i].node();
+            if let Some(found) = self.lookout.look_for(&self.expected.interface, node, now)? {
+                return Err(compat::misplaced(&self.expected, &self.peers[i], &found));
+            }
         }
         Ok(())
     }

@@ -42,6 +42,7 @@ pub mod observer;
 mod pace;
 mod peer;
 mod replay;
+mod strangers;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
@@ -60,9 +61,11 @@ pub use peer::Peer;
 /// How long [`Link::start`] sleeps between polls of its claim.
 const CLAIM_POLL: Duration = Duration::from_millis(1);
 
-/// Serializes the claims of in-process (`loopback:`) memory: no other process can
-/// reach it, so holding this lock around each claim poll makes the claim atomic
-/// and Fischer's settling delay unnecessary.
+/// Serializes the claims of in-process (`loopback:`) memory made by this copy of
+/// the library. Where no other copy can reach the memory (heap memory: Miri, or
+/// a platform without a process-wide object), holding it around each claim poll
+/// makes the claim atomic and Fischer's settling delay unnecessary; where other
+/// copies can (see `backend::loopback`), the delay stays.
 static IN_PROCESS_CLAIMS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// One node's end of the coupling: a [`Node`] driven by the real clock, with the
@@ -219,7 +222,9 @@ impl Link {
             new_epoch(),
             Instant::now(),
         )?;
-        if in_process {
+        // The lock serializes the claims of this copy of the library only: where
+        // other copies in the process share the memory, Fischer's delay stays.
+        if in_process && !crate::backend::loopback::SHARED_ACROSS_COPIES {
             node.claims_under_one_lock();
         }
         Ok(Link {

@@ -14,10 +14,12 @@ use super::compat::Expected;
 use super::exchange::Exchange;
 use super::liveness::{self, token, Beater, Words};
 use super::peer::{Peer, Rate};
+use super::strangers::{self, Judged, Stranger};
 use super::{Layout, LinkConfig, LinkError};
 use crate::area::DESCRIPTOR_OFFSET;
 use crate::frame::framed::{FrameBuf, Header, SyncMode};
 use crate::frame::seed;
+use crate::interface::Found;
 use crate::interface::{descriptor, Interface, MemoryMap, StepRatio};
 use crate::region::Region;
 use crate::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
@@ -42,6 +44,9 @@ impl Writer {
 }
 
 enum Phase {
+    /// Strangers hold areas this coupling uses: watching their beats before
+    /// anything is written ([`super::strangers`]).
+    Checking(Vec<Stranger>),
     Claiming(Claim),
     Running,
     Closed,
@@ -178,7 +183,17 @@ impl Node {
             &interface.nodes[me],
             &geometry.payload,
         );
-        let own_packet = writer.own_packet();
+        // Nodes of another interface over this coupling's areas. Nodes of this
+        // interface from another file are left to the first exchange, where
+        // every side learns it (a node refused here would write nothing, and
+        // its peers would wait for it).
+        let strangers: Vec<Stranger> = strangers::find(region, &interface, map, now)?
+            .into_iter()
+            .filter(|s| {
+                s.found.descriptor.interface != interface.name
+                    && strangers::overlaps_map(&s.found, map)
+            })
+            .collect();
         let expected = Expected {
             config,
             interface,
@@ -186,8 +201,13 @@ impl Node {
             me,
         };
         Ok(Node {
-            exchange: Exchange::new(expected, peers, now),
-            phase: Phase::Claiming(Claim::new(Words::read(&own)?, own_packet, now)),
+            exchange: Exchange::new(
+                expected,
+                peers,
+                strangers::Lookout::new(region.clone(), map.clone()),
+                now,
+            ),
+            phase: Phase::Checking(strangers),
             payload_len: geometry.payload.len,
             writer,
             own,
@@ -265,6 +285,15 @@ impl Node {
         frame: &mut FrameBuf,
     ) -> Result<StartPoll, LinkError> {
         let packet = self.writer.own_packet();
+        if let Phase::Checking(strangers) = &mut self.phase {
+            match strangers::judge(&self.exchange.lookout().region, strangers, now)? {
+                Judged::Live(found) => return Err(self.foreign(&found)),
+                Judged::Watching => return Ok(StartPoll::Pending),
+                Judged::Clear => {
+                    self.phase = Phase::Claiming(Claim::new(Words::read(&self.own)?, packet, now));
+                }
+            }
+        }
         let Phase::Claiming(claim) = &mut self.phase else {
             return Ok(StartPoll::Started);
         };
@@ -350,13 +379,40 @@ impl Node {
     pub fn close(&mut self) -> Result<(), LinkError> {
         let claimed = !matches!(
             self.phase,
-            Phase::Closed | Phase::Claiming(Claim::Observing { .. })
+            Phase::Closed | Phase::Checking(_) | Phase::Claiming(Claim::Observing { .. })
         );
         self.phase = Phase::Closed;
         if claimed && Words::read(&self.own)?.owner == token(self.epoch) {
             liveness::write_closed(&self.own, self.epoch)?;
         }
         Ok(())
+    }
+
+    /// The refusal of a live stranger over an area of this coupling.
+    #[cold]
+    fn foreign(&self, found: &Found) -> LinkError {
+        let e = self.exchange.expected();
+        let (interface, map) = (&e.interface, &self.exchange.lookout().map);
+        let over = map
+            .areas
+            .iter()
+            .find(|a| strangers::overlaps(a, &found.area))
+            .map(|a| &interface.nodes[a.node]);
+        let d = &found.descriptor;
+        let what = format!(
+            "it is of interface `{}`, this node of `{}`",
+            d.interface, interface.name
+        );
+        LinkError::Foreign {
+            device: e.config.device.clone(),
+            node: d.node.clone(),
+            slot: d.slot,
+            start: found.area.offset,
+            end: found.area.end(),
+            ours: over.map_or_else(String::new, |n| n.name.clone()),
+            ours_slot: over.map_or(0, |n| n.slot),
+            what,
+        }
     }
 
     /// Leaves the slot as a killed process would: held, not closed.
