@@ -235,3 +235,145 @@ def get(s, vr, name):
     if name.endswith((".callsign", ".failure")):
         return s.getString([v])[0].decode()
     return s.getReal([v])[0]
+
+
+NODE_SCRIPT = r'''
+import sys, time
+from pathlib import Path
+from fmpy import extract, read_model_description
+from fmpy.fmi2 import FMU2Slave
+
+fmu, device, ready, others = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4:]
+md = read_model_description(fmu)
+vr = {v.name: v.valueReference for v in md.modelVariables}
+s = FMU2Slave(guid=md.guid, unzipDirectory=extract(fmu),
+              modelIdentifier=md.coSimulation.modelIdentifier, instanceName=ready.name)
+s.instantiate()
+s.setString([vr["device"]], [device])
+s.setReal([vr["startupTimeout"]], [20.0])
+s.setupExperiment(startTime=0.0)
+s.enterInitializationMode()
+s.exitInitializationMode()
+ready.touch()
+deadline = time.monotonic() + 60
+while not all(Path(o).exists() for o in others):  # both nodes have started
+    assert time.monotonic() < deadline, "the other node never started"
+    time.sleep(0.001)
+h = float(md.defaultExperiment.stepSize)
+t0 = time.monotonic()
+try:
+    for k in range(100):
+        s.doStep(currentCommunicationPoint=k * h, communicationStepSize=h)
+    print("stepped", flush=True)
+except Exception:
+    print(f"failed after {time.monotonic() - t0:.3f} s", flush=True)
+'''
+
+
+def test_nodes_whose_files_differ_in_layout_are_told_within_a_second_in_two_processes(tmp_path):
+    """The cockpit built from a file in which it publishes twelve Reals more (the
+    visual's area lies elsewhere in it), the visual from examples/lab.toml, two
+    FMPy processes over `shm:`: each used to wait `startupTimeout` (20 s here) and
+    say "nothing from node …". Both fail their first step within a second of both
+    having started, naming both nodes."""
+    lab = (ROOT / "examples" / "lab.toml").read_text()
+    anchor = '{ name = "callsign", type = "String", size = 16, start = "RFM001", description = "ATC callsign" },'
+    assert anchor in lab
+    more = "".join(f'\n  {{ name = "extra{i}", type = "Real" }},' for i in range(12))
+    (tmp_path / "other.toml").write_text(lab.replace(anchor, anchor + more))
+    build = ROOT / "target" / "release" / "build-fmu"
+    run = subprocess.run([str(build), "--interface", str(tmp_path / "other.toml"), "--node", "cockpit",
+                          "--from", str(FMUS / "rfm_attitude.fmu"), "--out", str(tmp_path / "other_cockpit.fmu")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (tmp_path / "node.py").write_text(NODE_SCRIPT)
+    device = f"shm:layout-{uuid.uuid4().hex[:8]}"
+    fmus = {"cockpit": tmp_path / "other_cockpit.fmu", "visual": FMUS / "lab" / "lab_visual.fmu"}
+    ready = {node: tmp_path / f"{node}.ready" for node in fmus}
+    try:
+        runs = {
+            node: subprocess.Popen(
+                [sys.executable, "node.py", str(fmu), device, str(ready[node]),
+                 *(str(r) for other, r in ready.items() if other != node)],
+                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for node, fmu in fmus.items()
+        }
+        outs = {node: r.communicate(timeout=120) for node, r in runs.items()}
+    finally:
+        Path(f"/dev/shm/{device[4:]}").unlink(missing_ok=True)
+    for node, (out, err) in outs.items():
+        peer = "visual" if node == "cockpit" else "cockpit"
+        m = re.search(r"^failed after ([\d.]+) s$", out, re.M)
+        assert m, f"{node}: {out[-3000:]} {err[-3000:]}"
+        assert float(m.group(1)) < 1.0, f"{node} was told after {m.group(1)} s"
+        assert "were built from different interface files" in out, out[-3000:]
+        assert f"node `{peer}`" in out and f"this node `{node}`" in out, out[-3000:]
+
+
+PAIR_SCRIPT = r'''
+import sys, time
+from fmpy import extract, read_model_description
+from fmpy.fmi2 import FMU2Slave
+
+fmu, device, me, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+md = read_model_description(fmu)
+vr = {v.name: v.valueReference for v in md.modelVariables}
+s = FMU2Slave(guid=md.guid, unzipDirectory=extract(fmu),
+              modelIdentifier=md.coSimulation.modelIdentifier, instanceName=f"node{me}")
+s.instantiate()
+s.setString([vr["device"]], [device])
+s.setInteger([vr["nodeSlot"], vr["peerSlot"]], [me, 1 - me])
+s.setReal([vr["realTimeFactor"]], [1.0])
+s.setupExperiment(startTime=0.0)
+s.enterInitializationMode()
+s.exitInitializationMode()
+wrong, h = 0, 1e-3
+for k in range(steps):
+    s.setReal([vr["roll"]], [k + 0.5 * me])
+    s.doStep(currentCommunicationPoint=k * h, communicationStepSize=h)
+    wrong += s.getReal([vr["peer.roll"]])[0] != k + 0.5 * (1 - me)
+s.terminate()
+print(f"{steps} steps, {wrong} wrong", flush=True)
+'''
+
+
+def test_a_node_of_another_interface_over_a_running_pair_is_refused_and_the_pair_finishes_exactly(
+        tmp_path, capsys):
+    """An attitude pair in two FMPy processes over `shm:`, paced to real time for
+    3 s; after 1 s a node of another interface (`pq`, node `q` in slot 8, whose
+    area lies over the pair's) starts on the same memory. It used to leave
+    initialization and break the pair within milliseconds; it is refused at
+    fmi2ExitInitializationMode, naming what it found, and the pair finishes
+    exactly."""
+    (tmp_path / "pq.toml").write_text(
+        'name = "pq"\n[[node]]\nname = "p"\nslot = 7\nsignals = [ { name = "x", type = "Real" } ]\n'
+        '[[node]]\nname = "q"\nslot = 8\nsignals = [ { name = "y", type = "Real" } ]\n')
+    build = ROOT / "target" / "release" / "build-fmu"
+    run = subprocess.run([str(build), "--interface", str(tmp_path / "pq.toml"), "--node", "q",
+                          "--from", str(FMUS / "rfm_attitude.fmu"), "--out", str(tmp_path / "pq_q.fmu")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (tmp_path / "pair.py").write_text(PAIR_SCRIPT)
+    device = f"shm:foreign-{uuid.uuid4().hex[:8]}"
+    try:
+        pair = [subprocess.Popen([sys.executable, "pair.py", str(FMUS / "rfm_attitude.fmu"), device,
+                                  str(me), "3000"],
+                                 cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for me in (0, 1)]
+        import time
+        time.sleep(1.5)
+        q, vr = slave(tmp_path / "pq_q.fmu", "q")
+        q.setString([vr["device"]], [device])
+        q.setupExperiment(startTime=0.0)
+        q.enterInitializationMode()
+        with pytest.raises(Exception, match="fmi2ExitInitializationMode"):
+            q.exitInitializationMode()
+        told = capsys.readouterr().out  # FMPy's logger prints what the FMU logs
+        outs = [p.communicate(timeout=120) for p in pair]
+    finally:
+        Path(f"/dev/shm/{device[4:]}").unlink(missing_ok=True)
+    assert "whose heartbeat beats" in told and "it is of interface `rfm_attitude`, this node of `pq`" in told \
+        and "Nothing was written" in told, told[-3000:]
+    for p, (out, err) in zip(pair, outs):
+        assert p.returncode == 0, out[-3000:] + err[-3000:]
+        assert "3000 steps, 0 wrong" in out, out[-3000:]

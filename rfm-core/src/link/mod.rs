@@ -182,36 +182,45 @@ impl Link {
         } else {
             None
         };
-        let region = device.map(config.region_offset, len).map_err(|e| match e {
-            DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
-                let (what, remedy) = if preset {
-                    (
+        // The window reaches as far as the interface's memory_size (and the
+        // device), not only to its last area: the descriptors of nodes written
+        // from other files may lie beyond (see `strangers`).
+        let scanned = (interface.memory_size)
+            .min(device.size().saturating_sub(config.region_offset))
+            .try_into()
+            .unwrap_or(len);
+        let region = device
+            .map(config.region_offset, len.max(scanned))
+            .map_err(|e| match e {
+                DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
+                    let (what, remedy) = if preset {
+                        (
+                            format!(
+                                "slots 0..={} (nodeSlot {}, peerSlot {})",
+                                config.node_slot.max(config.peer_slot),
+                                config.node_slot,
+                                config.peer_slot
+                            ),
+                            "lower regionOffset or the slot numbers",
+                        )
+                    } else {
+                        (
+                            format!("interface `{}`", interface.name),
+                            "lower regionOffset, or give the nodes smaller offsets",
+                        )
+                    };
+                    config_error(
+                        "regionOffset",
+                        config.region_offset,
                         format!(
-                            "slots 0..={} (nodeSlot {}, peerSlot {})",
-                            config.node_slot.max(config.peer_slot),
-                            config.node_slot,
-                            config.peer_slot
-                        ),
-                        "lower regionOffset or the slot numbers",
-                    )
-                } else {
-                    (
-                        format!("interface `{}`", interface.name),
-                        "lower regionOffset, or give the nodes smaller offsets",
-                    )
-                };
-                config_error(
-                    "regionOffset",
-                    config.region_offset,
-                    format!(
-                        "{what} need {len} bytes from there, which does not fit the \
+                            "{what} need {len} bytes from there, which does not fit the \
                          {size}-byte memory of `{}`: {remedy} ({e})",
-                        config.device
-                    ),
-                )
-            }
-            other => other.into(),
-        })?;
+                            config.device
+                        ),
+                    )
+                }
+                other => other.into(),
+            })?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
         let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(

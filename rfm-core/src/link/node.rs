@@ -76,6 +76,9 @@ pub struct Node {
     exchange: Exchange,
     /// See [`Node::claims_under_one_lock`].
     claim_settle: Duration,
+    /// A node of this interface from another file holds part of this node's
+    /// area: it is not cleared at the claim (the first exchange fails anyway).
+    spare: bool,
 }
 
 impl std::fmt::Debug for Node {
@@ -187,13 +190,18 @@ impl Node {
         // interface from another file are left to the first exchange, where
         // every side learns it (a node refused here would write nothing, and
         // its peers would wait for it).
-        let strangers: Vec<Stranger> = strangers::find(region, &interface, map, now)?
-            .into_iter()
-            .filter(|s| {
-                s.found.descriptor.interface != interface.name
-                    && strangers::overlaps_map(&s.found, map)
-            })
-            .collect();
+        let (ours, strangers): (Vec<Stranger>, Vec<Stranger>) =
+            strangers::find(region, &interface, map, now)?
+                .into_iter()
+                .filter(|s| strangers::overlaps_map(&s.found, map))
+                .partition(|s| s.found.descriptor.interface == interface.name);
+        // A node of this interface from another file over this node's own area
+        // keeps what it wrote: clearing the area would wipe its descriptor and
+        // liveness words, and then it could learn nothing of this node, nor
+        // this node of it.
+        let spare = ours
+            .iter()
+            .any(|s| strangers::overlaps(&s.found.area, geometry));
         let expected = Expected {
             config,
             interface,
@@ -214,6 +222,7 @@ impl Node {
             descriptor,
             epoch,
             claim_settle: super::claim::CLAIM_SETTLE,
+            spare,
         })
     }
 
@@ -318,6 +327,7 @@ impl Node {
             }),
             ClaimPoll::Won => {
                 match &mut self.writer {
+                    _ if self.spare => {}
                     Writer::Framed(writer) => writer.clear()?,
                     Writer::Seed { writer, .. } => writer.clear()?,
                 }

@@ -93,8 +93,10 @@ pub(crate) fn find(
     Ok(strangers)
 }
 
-/// Reads each stranger's words again at `now`: one whose beat moved is live;
-/// ones closed, taken over or silent for [`WATCH`] are dropped.
+/// Reads each stranger's words again at `now`: one whose beat moved since it
+/// was first seen is live (also when it has closed since: a node that ran and
+/// then failed was live); ones closed, taken over or silent for [`WATCH`]
+/// are dropped.
 pub(crate) fn judge(
     region: &Region,
     strangers: &mut Vec<Stranger>,
@@ -104,8 +106,8 @@ pub(crate) fn judge(
     while i < strangers.len() {
         let s = &strangers[i];
         let words = Words::read(&window(region, &s.found.area)?)?;
-        if words.owner == s.words.owner && words.is_held() && words.beat != s.words.beat {
-            return Ok(Judged::Live(Box::new(s.found.clone())));
+        if words.owner == s.words.owner && words.beat != s.words.beat {
+            return Ok(Judged::Live(Box::new(strangers.swap_remove(i).found)));
         }
         if words.owner != s.words.owner
             || !words.is_held()
@@ -123,14 +125,17 @@ pub(crate) fn judge(
     })
 }
 
-/// The whole coupling memory and this file's map of it, and the strangers a
-/// node waiting for a peer it has never seen has found so far.
+/// The whole coupling memory and this file's map of it, and the strangers of
+/// this interface a node waiting for peers it has never seen has found.
 #[derive(Debug)]
 pub(crate) struct Lookout {
     pub region: Region,
     pub map: MemoryMap,
     next: Option<Instant>,
-    seen: Vec<Stranger>,
+    /// Strangers of this interface whose beat has not moved yet.
+    watched: Vec<Stranger>,
+    /// Strangers of this interface seen live.
+    live: Vec<Found>,
 }
 
 impl Lookout {
@@ -139,42 +144,40 @@ impl Lookout {
             region,
             map,
             next: None,
-            seen: Vec::new(),
+            watched: Vec::new(),
+            live: Vec::new(),
         }
     }
 
-    /// At most every [`LOOK_EVERY`]: a stranger of this interface in the slot or
-    /// with the name of node `peer`, whose beat moved since the last look.
+    /// A live stranger of this interface in the slot or with the name of node
+    /// `peer`. The memory is looked at again at most every [`LOOK_EVERY`],
+    /// for every peer at once.
     pub(crate) fn look_for(
         &mut self,
         interface: &Interface,
         peer: usize,
         now: Instant,
     ) -> Result<Option<Found>, RegionError> {
-        if self.next.is_some_and(|next| now < next) {
-            return Ok(None);
+        if self.next.is_none_or(|next| now >= next) {
+            self.next = Some(now + LOOK_EVERY);
+            while let Judged::Live(found) = judge(&self.region, &mut self.watched, now)? {
+                self.live.push(*found);
+            }
+            for stranger in find(&self.region, interface, &self.map, now)? {
+                let at = stranger.found.area.offset;
+                let known = (self.watched.iter().map(|s| &s.found))
+                    .chain(&self.live)
+                    .any(|f| f.area.offset == at);
+                if stranger.found.descriptor.interface == interface.name && !known {
+                    self.watched.push(stranger);
+                }
+            }
         }
-        self.next = Some(now + LOOK_EVERY);
         let spec = &interface.nodes[peer];
-        let is_peer = |f: &Found| {
-            f.descriptor.interface == interface.name
-                && (f.descriptor.node == spec.name || f.descriptor.slot == spec.slot)
-        };
-        if let Judged::Live(found) = judge(&self.region, &mut self.seen, now)? {
-            if is_peer(&found) {
-                return Ok(Some(*found));
-            }
-        }
-        for stranger in find(&self.region, interface, &self.map, now)? {
-            if is_peer(&stranger.found)
-                && !self
-                    .seen
-                    .iter()
-                    .any(|s| s.found.area.offset == stranger.found.area.offset)
-            {
-                self.seen.push(stranger);
-            }
-        }
-        Ok(None)
+        Ok(self
+            .live
+            .iter()
+            .find(|f| f.descriptor.node == spec.name || f.descriptor.slot == spec.slot)
+            .cloned())
     }
 }
