@@ -45,8 +45,13 @@ impl Writer {
 
 enum Phase {
     /// Strangers hold areas this coupling uses: watching their beats before
-    /// anything is written ([`super::strangers`]).
-    Checking(Vec<Stranger>),
+    /// anything is written ([`super::strangers`]). `foreign`: of another
+    /// interface, over any area of this coupling; `kin`: of this interface from
+    /// another file, over this node's own area.
+    Checking {
+        foreign: Vec<Stranger>,
+        kin: Vec<Stranger>,
+    },
     Claiming(Claim),
     Running,
     Closed,
@@ -76,8 +81,9 @@ pub struct Node {
     exchange: Exchange,
     /// See [`Node::claims_under_one_lock`].
     claim_settle: Duration,
-    /// A node of this interface from another file holds part of this node's
-    /// area: it is not cleared at the claim (the first exchange fails anyway).
+    /// A live node of this interface from another file holds part of this
+    /// node's area: it is not cleared at the claim (the first exchange fails
+    /// anyway).
     spare: bool,
 }
 
@@ -195,13 +201,10 @@ impl Node {
                 .into_iter()
                 .filter(|s| strangers::overlaps_map(&s.found, map))
                 .partition(|s| s.found.descriptor.interface == interface.name);
-        // A node of this interface from another file over this node's own area
-        // keeps what it wrote: clearing the area would wipe its descriptor and
-        // liveness words, and then it could learn nothing of this node, nor
-        // this node of it.
-        let spare = ours
-            .iter()
-            .any(|s| strangers::overlaps(&s.found.area, geometry));
+        let kin: Vec<Stranger> = ours
+            .into_iter()
+            .filter(|s| strangers::overlaps(&s.found.area, geometry))
+            .collect();
         let expected = Expected {
             config,
             interface,
@@ -215,14 +218,17 @@ impl Node {
                 strangers::Lookout::new(region.clone(), map.clone()),
                 now,
             ),
-            phase: Phase::Checking(strangers),
+            phase: Phase::Checking {
+                foreign: strangers,
+                kin,
+            },
             payload_len: geometry.payload.len,
             writer,
             own,
             descriptor,
             epoch,
             claim_settle: super::claim::CLAIM_SETTLE,
-            spare,
+            spare: false,
         })
     }
 
@@ -294,14 +300,30 @@ impl Node {
         frame: &mut FrameBuf,
     ) -> Result<StartPoll, LinkError> {
         let packet = self.writer.own_packet();
-        if let Phase::Checking(strangers) = &mut self.phase {
-            match strangers::judge(&self.exchange.lookout().region, strangers, now)? {
+        if let Phase::Checking { foreign, kin } = &mut self.phase {
+            let region = self.exchange.lookout().region.clone();
+            let mut pending = match strangers::judge(&region, foreign, now)? {
                 Judged::Live(found) => return Err(self.foreign(&found)),
-                Judged::Watching => return Ok(StartPoll::Pending),
-                Judged::Clear => {
-                    self.phase = Phase::Claiming(Claim::new(Words::read(&self.own)?, packet, now));
+                Judged::Watching => true,
+                Judged::Clear => false,
+            };
+            match strangers::judge(&region, kin, now)? {
+                // A live node of this interface from another file over this
+                // node's area keeps what it wrote: clearing the area would wipe
+                // its descriptor and liveness words, and then it could learn
+                // nothing of this node, nor this node of it (the first exchange
+                // fails on both sides). Left-overs are cleared as always.
+                Judged::Live(_) => {
+                    self.spare = true;
+                    kin.clear();
                 }
+                Judged::Watching => pending = true,
+                Judged::Clear => {}
             }
+            if pending {
+                return Ok(StartPoll::Pending);
+            }
+            self.phase = Phase::Claiming(Claim::new(Words::read(&self.own)?, packet, now));
         }
         let Phase::Claiming(claim) = &mut self.phase else {
             return Ok(StartPoll::Started);
@@ -389,7 +411,7 @@ impl Node {
     pub fn close(&mut self) -> Result<(), LinkError> {
         let claimed = !matches!(
             self.phase,
-            Phase::Closed | Phase::Checking(_) | Phase::Claiming(Claim::Observing { .. })
+            Phase::Closed | Phase::Checking { .. } | Phase::Claiming(Claim::Observing { .. })
         );
         self.phase = Phase::Closed;
         if claimed && Words::read(&self.own)?.owner == token(self.epoch) {
