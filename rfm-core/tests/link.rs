@@ -1069,3 +1069,135 @@ signals = [ { name = "y", type = "Real" } ]
         step(&mut a, &mut b, k);
     }
 }
+
+/// The cockpit (from [`LAB`] with twelve Reals more, so that its area covers
+/// where [`LAB`] puts the visual's) and the visual (from [`LAB`]), opened
+/// together so that neither sees the other's descriptor, then claiming in the
+/// order given: both started, and the time (ms after the returned instant)
+/// when the later did.
+fn started_apart(
+    cockpit_wins_first: bool,
+) -> ([rfm_core::link::Node; 2], Instant, u64, rfm_core::Device) {
+    use rfm_core::interface::{Interface, Reserved};
+    use rfm_core::link::{Node, StartPoll};
+    use std::sync::Arc;
+    let more: String = (0..12)
+        .map(|i| format!(r#", {{ name = "extra{i}", type = "Real" }}"#))
+        .collect();
+    let cockpit_file = LAB.replace(
+        r#"{ name = "flap_detent", type = "Integer" } ]"#,
+        &format!(r#"{{ name = "flap_detent", type = "Integer" }}{more} ]"#),
+    );
+    let dev = loopback();
+    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let region = memory.map(0, memory.size() as usize).unwrap();
+    let files = [
+        Interface::parse("cockpit.toml", &cockpit_file, &Reserved::NONE).unwrap(),
+        Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap(),
+    ];
+    let t0 = Instant::now();
+    let mut nodes = [0u8, 1].map(|n| {
+        let interface = Arc::new(files[usize::from(n)].clone());
+        let map = interface.map().unwrap();
+        Node::new(
+            LinkConfig {
+                interface: Some(interface.clone()),
+                ..config(&dev, n, 1 - n, 0)
+            },
+            interface,
+            &map,
+            &region,
+            0x21 + 2 * u64::from(n),
+            t0,
+        )
+        .unwrap()
+    });
+    let mut frames = nodes.each_ref().map(|n| FrameBuf::new(n.payload_len()));
+    let mut poll = |n: usize, ms: u64| {
+        nodes[n]
+            .poll_start(t0 + Duration::from_millis(ms), 0.0, &mut frames[n])
+            .unwrap_or_else(|e| panic!("node {n} at {ms} ms: {e}"))
+    };
+    // Both look at the memory (nothing there) and write their owner words.
+    for n in [0, 1] {
+        assert_eq!(poll(n, 0), StartPoll::Claimed);
+    }
+    let (first, second) = if cockpit_wins_first { (0, 1) } else { (1, 0) };
+    assert_eq!(poll(first, 30), StartPoll::Started);
+    let mut ms = 30;
+    while poll(second, ms) != StartPoll::Started {
+        ms += 1;
+        assert!(ms < 1_000, "node {second} never started");
+    }
+    (nodes, t0, ms, memory)
+}
+
+/// Whether `text` names both nodes of [`started_apart`] as built apart, told
+/// to node `n`.
+fn names_both_apart(text: &str, n: usize) -> bool {
+    let [who, peer] = if n == 0 {
+        ["cockpit", "visual"]
+    } else {
+        ["visual", "cockpit"]
+    };
+    text.contains(&format!(
+        "node `{peer}` (slot {}) and this node `{who}` (slot {n}) were built from different \
+         interface files",
+        1 - n
+    ))
+}
+
+/// Two nodes whose files differ in layout, started together and claiming in
+/// the two orders a race can take: the cockpit's clear used to wipe the owner
+/// word the visual had just written ("slot 1 was claimed by another node at
+/// the same moment") or the descriptor it had written. Both start, and each
+/// one's first exchange names both nodes.
+#[test]
+fn nodes_whose_files_differ_in_layout_both_start_whichever_claims_first() {
+    for cockpit_wins_first in [true, false] {
+        let (mut nodes, t0, started, _memory) = started_apart(cockpit_wins_first);
+        let mut beaters: Vec<_> = nodes.iter().map(|n| n.beater().unwrap()).collect();
+        let mut t = started + 1;
+        let mut errors = [None, None];
+        while errors.iter().any(Option::is_none) {
+            for b in &mut beaters {
+                b.beat().unwrap();
+            }
+            for n in [0, 1] {
+                if errors[n].is_none() {
+                    let at = t0 + Duration::from_millis(t);
+                    if let Err(e) = nodes[n].exchange().poll_lockstep(0, at) {
+                        errors[n] = Some(e.to_string());
+                    }
+                }
+            }
+            t += 10;
+            assert!(t < 5_000, "{errors:?}");
+        }
+        for n in [0, 1] {
+            let text = errors[n].as_deref().unwrap();
+            assert!(names_both_apart(text, n), "{cockpit_wins_first}: {text}");
+        }
+    }
+}
+
+/// The cockpit of the other file fails and closes while the visual waits for
+/// its first frame: the visual used to say "node `cockpit` stopped", which
+/// sends the user to restart it; its descriptor says why it stopped.
+#[test]
+fn a_peer_from_another_file_that_stops_before_its_first_frame_is_named_built_apart() {
+    let (mut nodes, t0, started, _memory) = started_apart(true);
+    let mut cockpit = nodes[0].beater().unwrap();
+    let at = |ms: u64| t0 + Duration::from_millis(started + ms);
+    for ms in [1, 11] {
+        cockpit.beat().unwrap();
+        assert!(nodes[1]
+            .exchange()
+            .poll_lockstep(0, at(ms))
+            .unwrap()
+            .is_pending());
+    }
+    nodes[0].close().unwrap();
+    let err = nodes[1].exchange().poll_lockstep(0, at(21)).unwrap_err();
+    assert!(names_both_apart(&err.to_string(), 1), "{err}");
+}

@@ -27,11 +27,7 @@ pub fn discover(region: &Region) -> Result<Vec<Found>, RegionError> {
     let mut bytes = Vec::new();
     while at + 24 <= region.len() {
         if region.load_u32(at, Ordering::Acquire)? == descriptor::MAGIC {
-            let len = region.load_u32(at + 16, Ordering::Relaxed)? as usize;
-            // Memory is read in whole words; the decoder ignores bytes past its length.
-            let len = len.next_multiple_of(WORD).min(region.len() - at);
-            bytes.resize(len, 0);
-            region.read(at, &mut bytes)?;
+            read_at(region, at, &mut bytes)?;
             if let Some(f) = accept(&bytes, (at - DESCRIPTOR_OFFSET) as u64, region.len()) {
                 found.push(f);
             }
@@ -39,6 +35,30 @@ pub fn discover(region: &Region) -> Result<Vec<Found>, RegionError> {
         at += ALIGN;
     }
     Ok(found)
+}
+
+/// The descriptor at `at` of `region` (an area's own window, or the whole
+/// memory), however long its header says it is: a node of this interface
+/// built from another file writes a descriptor of another length than this
+/// file's.
+pub fn descriptor_at(region: &Region, at: usize) -> Result<Descriptor, DescriptorError> {
+    let mut bytes = Vec::new();
+    read_at(region, at, &mut bytes).map_err(|_| DescriptorError::Missing)?;
+    descriptor::decode(&bytes)
+}
+
+/// Reads into `bytes` the descriptor at `at`, as long as its header says (at
+/// most to the end of `region`; nothing when the header does not fit).
+fn read_at(region: &Region, at: usize, bytes: &mut Vec<u8>) -> Result<(), RegionError> {
+    bytes.clear();
+    if at + 24 > region.len() {
+        return Ok(());
+    }
+    let len = region.load_u32(at + 16, Ordering::Relaxed)? as usize;
+    // Memory is read in whole words; the decoder ignores bytes past its length.
+    let len = len.next_multiple_of(WORD).min(region.len() - at);
+    bytes.resize(len, 0);
+    region.read(at, bytes)
 }
 
 fn accept(bytes: &[u8], offset: u64, region_len: usize) -> Option<Found> {

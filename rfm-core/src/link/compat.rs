@@ -12,7 +12,7 @@ use super::{LinkConfig, LinkError};
 use crate::area::DESCRIPTOR_OFFSET;
 use crate::frame::framed::{self, Header, SyncMode};
 use crate::frame::{seed, FrameError};
-use crate::interface::descriptor::{self, Descriptor, DescriptorError};
+use crate::interface::descriptor::{Descriptor, DescriptorError};
 use crate::interface::Found;
 use crate::interface::Interface;
 use crate::region::{Region, RegionError};
@@ -46,7 +46,14 @@ pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), L
             h.writer_slot
         )
     } else if h.fingerprint != c.fingerprint {
-        return Err(other_interface(c, peer, Some(h.fingerprint)));
+        return Err(other_interface(
+            c,
+            peer,
+            &format!(
+                "its frames carry interface fingerprint {:#018x}",
+                h.fingerprint
+            ),
+        ));
     } else if peer.waited_for() && h.mode == SyncMode::Free {
         // A free writer never waits, so it overwrites frames a lockstep reader
         // still needs. The other way round is fine: a free reader takes the newest.
@@ -64,14 +71,10 @@ pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), L
 
 /// The peer was built from another interface: names the first difference its
 /// descriptor shows from this node's file, and both nodes.
-fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError {
+fn other_interface(c: &Expected, peer: &Peer, theirs: &str) -> LinkError {
     let expected = &c.interface.nodes[peer.node()];
     let described = read_descriptor(peer).ok();
-    let fingerprints = format!(
-        "its frames carry interface fingerprint {}, this node's is {:#018x}",
-        theirs.map_or("of another length".to_owned(), |f| format!("{f:#018x}")),
-        c.fingerprint
-    );
+    let fingerprints = format!("{theirs}, this node's is {:#018x}", c.fingerprint);
     let difference = match &described {
         Some(d) => d
             .first_difference(expected, &peer.observed().geometry().payload)
@@ -85,6 +88,24 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: Option<u64>) -> LinkError 
         None => "its descriptor cannot be read".to_owned(),
     };
     built_apart(c, peer, &difference, &fingerprints)
+}
+
+/// A peer never taken from that has stopped or died may have been built from
+/// another file: its descriptor says so, and that is what its end tells (its
+/// master most likely failed on this very difference, and the user must fix
+/// the files, not restart it).
+pub(crate) fn check_described(c: &Expected, peer: &Peer) -> Result<(), LinkError> {
+    match read_descriptor(peer) {
+        Ok(d) if d.fingerprint != c.fingerprint => Err(other_interface(
+            c,
+            peer,
+            &format!(
+                "its descriptor carries interface fingerprint {:#018x}",
+                d.fingerprint
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The peer's descriptor found elsewhere in the memory (`found`, live): built
@@ -131,12 +152,7 @@ fn built_apart(c: &Expected, peer: &Peer, difference: &str, fingerprints: &str) 
 
 /// The descriptor `peer` wrote into its area.
 fn read_descriptor(peer: &Peer) -> Result<Descriptor, DescriptorError> {
-    let mut bytes = vec![0u8; peer.observed().geometry().descriptor_len];
-    peer.observed()
-        .area()
-        .read(DESCRIPTOR_OFFSET, &mut bytes)
-        .map_err(|_| DescriptorError::Missing)?;
-    descriptor::decode(&bytes)
+    crate::interface::descriptor_at(peer.observed().area(), DESCRIPTOR_OFFSET)
 }
 
 /// A frame of another format version or interface shows as a complete frame that
@@ -164,7 +180,7 @@ pub(crate) fn check_readable(c: &Expected, peer: &Peer, err: &ReadError) -> Resu
                 Err(DescriptorError::Damaged(_)) => {}
                 Ok(d) if d.fingerprint == c.fingerprint => {}
                 Ok(_) | Err(DescriptorError::Missing | DescriptorError::Version(_)) => {
-                    return Err(other_interface(c, peer, None))
+                    return Err(other_interface(c, peer, "its frames are of another length"))
                 }
             },
             _ => {}

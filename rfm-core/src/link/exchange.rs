@@ -258,7 +258,11 @@ impl Exchange {
         }
         let peer = &self.peers[i];
         let name = || peer.name(&self.expected.interface).to_owned();
-        match peer.fault(now) {
+        let fault = peer.fault(now);
+        if matches!(fault, Some(Fault::Stopped | Fault::Dead { .. })) && peer.bound().is_none() {
+            compat::check_described(&self.expected, peer)?;
+        }
+        match fault {
             Some(Fault::Stopped) => {
                 return Err(LinkError::PeerStopped {
                     device: self.expected.config.device.clone(),

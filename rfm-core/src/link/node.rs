@@ -85,6 +85,10 @@ pub struct Node {
     /// node's area: it is not cleared at the claim (the first exchange fails
     /// anyway).
     spare: bool,
+    /// Where the descriptors of this interface over this node's area lay
+    /// when it opened: one written since is a node that claimed its slot
+    /// meanwhile, so it is live ([`Node::kin_arrived`]).
+    seen_kin: Vec<u64>,
 }
 
 impl std::fmt::Debug for Node {
@@ -205,6 +209,7 @@ impl Node {
             .into_iter()
             .filter(|s| strangers::overlaps(&s.found.area, geometry))
             .collect();
+        let seen_kin = kin.iter().map(|s| s.found.area.offset).collect();
         let expected = Expected {
             config,
             interface,
@@ -229,7 +234,29 @@ impl Node {
             epoch,
             claim_settle: super::claim::CLAIM_SETTLE,
             spare: false,
+            seen_kin,
         })
+    }
+
+    /// Whether a node of this interface from another file has written its
+    /// descriptor over this node's area since it opened. Two such nodes that
+    /// start together both find the memory clear: the first to win its claim
+    /// clears its area, and with it the other's owner word, or the other's
+    /// descriptor. Each side asks this where that shows (a claim that lost
+    /// its owner word, a clear about to be done), and then spares the other,
+    /// so that both start and their first exchange names both nodes.
+    fn kin_arrived(&mut self, now: Instant) -> Result<bool, LinkError> {
+        let lookout = self.exchange.lookout();
+        let (interface, area) = (self.interface(), lookout.map.area(self.me()));
+        let arrived: Vec<u64> = strangers::find(&lookout.region, interface, &lookout.map, now)?
+            .into_iter()
+            .filter(|s| s.found.descriptor.interface == interface.name)
+            .filter(|s| strangers::overlaps(&s.found.area, area))
+            .map(|s| s.found.area.offset)
+            .filter(|at| !self.seen_kin.contains(at))
+            .collect();
+        self.seen_kin.extend(&arrived);
+        Ok(!arrived.is_empty())
     }
 
     /// Declares that every claimant of this memory calls [`Node::poll_start`]
@@ -329,25 +356,32 @@ impl Node {
             return Ok(StartPoll::Started);
         };
         let words = Words::read(&self.own)?;
-        let c = &self.exchange.expected().config;
         match claim.poll(words, packet, now, token(self.epoch), self.claim_settle) {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
             ClaimPoll::Take => {
                 liveness::write_owner(&self.own, self.epoch)?;
                 Ok(StartPoll::Claimed)
             }
+            ClaimPoll::Held { .. } | ClaimPoll::Contended { .. } if self.kin_arrived(now)? => {
+                self.spare = true;
+                self.phase = Phase::Claiming(Claim::new(Words::read(&self.own)?, packet, now));
+                Ok(StartPoll::Pending)
+            }
             ClaimPoll::Held { owner, ago } => Err(LinkError::SlotInUse {
-                device: c.device.clone(),
-                slot: c.node_slot,
+                device: self.config().device.clone(),
+                slot: self.config().node_slot,
                 owner,
                 last_beat: ago,
             }),
             ClaimPoll::Contended { owner } => Err(LinkError::SlotContended {
-                device: c.device.clone(),
-                slot: c.node_slot,
+                device: self.config().device.clone(),
+                slot: self.config().node_slot,
                 owner,
             }),
             ClaimPoll::Won => {
+                if self.kin_arrived(now)? {
+                    self.spare = true;
+                }
                 match &mut self.writer {
                     _ if self.spare => {}
                     Writer::Framed(writer) => writer.clear()?,
