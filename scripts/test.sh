@@ -96,7 +96,7 @@ for _ in $(seq 120); do
     target/release/rfmctl watch "shm:rfm-test-record-$$" --once 2>/dev/null | grep -q live && break
     sleep 0.5
 done
-target/release/rfmctl record "shm:rfm-test-record-$$" --out target/record/third-party.rec --seconds 1
+target/release/rfmctl record "shm:rfm-test-record-$$" --out target/record/third-party.rec --overwrite --seconds 1
 wait "$coupling"
 target/release/rfmctl show target/record/third-party.rec
 # Each aircraft alone against the other's recording (replay:), then its own:

@@ -42,7 +42,7 @@ pub const RESERVED: interface::Reserved = interface::Reserved {
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{2ea1a31d-82f3-4c91-943b-f929620465ce}";
+pub const PRESET_GUID: &str = "{5eced7b4-3be8-4919-966d-f7a6291688f0}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -283,7 +283,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{bf59e09d-5640-2946-77d8-df1c6ea1a59d}",
+            "{3087ed05-9764-6ab0-7497-d5dd8de3f859}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );
@@ -293,19 +293,20 @@ mod tests {
     fn the_attitude_model_keeps_its_value_references() {
         let m = Model::attitude();
         let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names.len(), 35);
+        assert_eq!(names.len(), 36);
         assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
         assert_eq!(names[11], "idleTimeout");
         assert_eq!(names[12], "realTimeFactor");
         assert_eq!(names[13], "recordFile");
-        assert_eq!(names[14], "roll");
-        assert_eq!(names[19], "peer.roll");
-        assert_eq!(names[25], "peer.step");
-        assert_eq!(names[26], "link.ok");
-        assert_eq!(names[31], "link.wait");
-        assert_eq!(names[32], "record.dropped");
-        assert_eq!(names[33], "replay.divergence");
-        assert_eq!(names[34], "pace.behind");
+        assert_eq!(names[14], "recordOverwrite");
+        assert_eq!(names[15], "roll");
+        assert_eq!(names[20], "peer.roll");
+        assert_eq!(names[26], "peer.step");
+        assert_eq!(names[27], "link.ok");
+        assert_eq!(names[32], "link.wait");
+        assert_eq!(names[33], "record.dropped");
+        assert_eq!(names[34], "replay.divergence");
+        assert_eq!(names[35], "pace.behind");
         assert_eq!(m.model_identifier, "rfm_attitude");
     }
 

@@ -20,6 +20,7 @@ pub enum Param {
     IdleTimeout,
     RealTimeFactor,
     RecordFile,
+    RecordOverwrite,
 }
 
 /// One row of [`PARAMS`].
@@ -185,7 +186,14 @@ pub const PARAMS: &[ParamSpec] = &[
         "recordFile",
         Kind::String,
         "",
-        "File to record every frame this node publishes and takes into (rfmctl show reads it); empty: no recording",
+        "File to record every frame this node publishes and takes into (rfmctl show reads it); {start} in it is replaced by the start time (UTC, as 20261201T154632Z), so that every run gets its own file; empty: no recording",
+    ),
+    row(
+        Param::RecordOverwrite,
+        "recordOverwrite",
+        Kind::Boolean,
+        "false",
+        "Replace recordFile if it exists (false: initialization refuses an existing file, such as yesterday's run)",
     ),
 ];
 

@@ -201,8 +201,9 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
     for (name, description, place) in [
         (
             "record.dropped",
-            "Records the recording (parameter recordFile) lost because its writer fell behind: \
-             a step never waits for the disk",
+            "Records the recording (parameter recordFile) lost: dropped because its writer fell \
+             behind, or lost because writing the file failed (a full disk; the log says when \
+             it began and ended): a step never waits for the disk",
             Place::RecordDropped,
         ),
         (

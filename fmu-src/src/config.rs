@@ -30,6 +30,13 @@ pub(crate) fn string(params: &Params, p: Param) -> &str {
     }
 }
 
+pub(crate) fn boolean(params: &Params, p: Param) -> bool {
+    match params[p as usize] {
+        Value::Boolean(b) => b,
+        ref other => unreachable!("the parameter table: {p:?} is {other:?}"),
+    }
+}
+
 fn integer(params: &Params, p: Param) -> i32 {
     match params[p as usize] {
         Value::Integer(i) => i,

@@ -180,17 +180,26 @@ impl Instance {
         log::debug!("opening {config:?}");
         let mut link =
             Link::open(config).map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
-        let report = link
-            .start(self.time, &mut v.frame)
-            .map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
-        let file = string(&v.params, Param::RecordFile);
-        v.recording = match file.is_empty() {
+        let mut recording = match string(&v.params, Param::RecordFile).is_empty() {
             true => None,
             false => Some(
-                Recording::start(file, &self.model, &v.params, &link, &report, &v.frame)
+                Recording::create(&self.model, &v.params, &link, &self.logger.instance_name())
                     .map_err(|e| error(format!("fmi2ExitInitializationMode: {}", e.message)))?,
             ),
         };
+        let report = match link.start(self.time, &mut v.frame) {
+            Ok(report) => report,
+            Err(e) => {
+                if let Some(recording) = recording {
+                    recording.discard();
+                }
+                return Err(error(format!("fmi2ExitInitializationMode: {e}")));
+            }
+        };
+        if let Some(recording) = &mut recording {
+            recording.started(&link, &report, &v.frame);
+        }
+        v.recording = recording;
         log::info!(
             "node `{}` (slot {}) on {} published its initial frame (session {:#018x})",
             link.interface().nodes[link.me()].name,

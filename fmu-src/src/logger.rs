@@ -23,6 +23,13 @@ pub struct Logger {
     enabled: Vec<bool>,
 }
 
+impl Logger {
+    /// The instance's name, as the master gave it.
+    pub fn instance_name(&self) -> String {
+        self.name.to_string_lossy().into_owned()
+    }
+}
+
 /// C strings cannot hold NUL: replace it rather than lose the message.
 fn c_string(text: &str) -> CString {
     CString::new(text.replace('\0', "\u{fffd}")).expect("NULs replaced")

@@ -1,65 +1,100 @@
 //! The parameter `recordFile`: every frame this node publishes and every peer
 //! frame it takes, into a recording (`rfm_core::record`), without a step ever
-//! waiting for the disk.
+//! waiting for the disk, and without losing a record unsaid: every one lost
+//! counts in `record.dropped`, and the master's logger is told when losing
+//! begins, when it ends, and at terminate.
 
 use std::path::Path;
 
 use rfm_core::frame::framed::{crc_of, FrameBuf};
 use rfm_core::link::{Layout, Link, StepReport};
-use rfm_core::record::{queue_capacity, Header, Kind, Recorder};
+use rfm_core::record::{
+    expand_file_name, queue_capacity, wall_ns, Header, Kind, LossNews, Recorder, RecorderError,
+    START_PLACEHOLDER,
+};
 
+use crate::config::{boolean, string};
 use crate::error::{error, FmiError};
-use fmu_model::{fmu_params, Model};
+use fmu_model::{fmu_params, Model, Param};
 use rfm_core::interface::Value;
 
 /// An open recording of one instance's link.
 #[derive(Debug)]
 pub struct Recording {
     recorder: Recorder,
+    /// The file's name as the recording made it (placeholder replaced).
+    file: String,
     /// Per peer, the CRC of the frame recorded last: in free mode a step may
     /// take no new frame, and one frame is recorded once.
     last_taken: Vec<Option<u32>>,
-    /// Whether the first dropped record was logged (once per recording).
+    /// Whether the first record dropped because the queue was full was
+    /// logged (once per recording).
     warned: bool,
 }
 
 impl Recording {
-    /// Starts recording `link` into `file`, with the instance's parameters in the
-    /// header, and records the initial frame it published (`published`, which
-    /// the start reported as `report`).
-    pub fn start(
-        file: &str,
+    /// Creates the recording `recordFile` names for `link` (opened, not yet
+    /// started: a file that cannot be recorded into refuses initialization
+    /// before the node takes its slot), with the instance's parameters in
+    /// the header.
+    pub fn create(
         model: &Model,
         params: &[Value],
         link: &Link,
-        report: &StepReport,
-        published: &FrameBuf,
+        instance: &str,
     ) -> Result<Recording, FmiError> {
+        let template = string(params, Param::RecordFile);
         if link.config().layout != Layout::Framed {
             return Err(error(format!(
-                "recordFile `{file}`: recording needs layout = framed (the seed layout's packets \
-                 are the article's, without steps)"
+                "recordFile `{template}`: recording needs layout = framed (the seed layout's \
+                 packets are the article's, without steps)"
             )));
         }
+        let started_ns = wall_ns();
+        let file = expand_file_name(template, started_ns);
         let parameters: String = fmu_params(model.preset)
             .map(|p| format!("{}={}\n", p.name, params[p.param as usize]))
+            .chain([format!("instanceName={instance}\n")])
             .collect();
-        let header = Header::for_interface(link.interface(), link.config().node_slot, parameters);
-        let capacity = queue_capacity(published.bytes().len());
-        let recorder = Recorder::create(Path::new(file), &header, capacity)
-            .map_err(|e| error(format!("recordFile: {e}")))?;
-        let mut recording = Recording {
+        let slot = link.config().node_slot;
+        let mut header = Header::for_interface(link.interface(), Some(slot), parameters);
+        header.started_ns = started_ns;
+        let capacity = queue_capacity(header.largest_frame(), 1 + link.peers().len());
+        let overwrite = boolean(params, Param::RecordOverwrite);
+        let by = format!(
+            "instance `{instance}` (slot {slot}, process {})",
+            std::process::id()
+        );
+        let recorder = Recorder::create(Path::new(&file), &header, capacity, overwrite, &by)
+            .map_err(|e| {
+                let fix = match e {
+                    RecorderError::Exists { .. } => format!(
+                        ": set recordOverwrite = true to replace it, or put {START_PLACEHOLDER} \
+                         in recordFile to give every run its own file"
+                    ),
+                    RecorderError::InUse { .. } => ": give each instance its own recordFile".into(),
+                    _ => String::new(),
+                };
+                error(format!("recordFile: {e}{fix}"))
+            })?;
+        if file != template {
+            log::info!("recordFile: recording into `{file}`");
+        }
+        Ok(Recording {
             recorder,
+            file,
             last_taken: vec![None; link.peers().len()],
             warned: false,
-        };
-        recording.recorder.record(
-            Kind::Published,
-            link.config().node_slot,
-            report.wall_ns,
-            published.bytes(),
-        );
-        Ok(recording)
+        })
+    }
+
+    /// Records the initial frame the link published (`published`, which its
+    /// start reported as `report`).
+    pub fn started(&mut self, link: &Link, report: &StepReport, published: &FrameBuf) {
+        let slot = link.config().node_slot;
+        self.recorder
+            .record(Kind::Published, slot, report.wall_ns, published.bytes());
+        self.tell();
     }
 
     /// Records the frame this step published and each peer frame `link` took
@@ -85,23 +120,49 @@ impl Recording {
             log::warn!(
                 "recordFile `{}`: its writer falls behind; records are dropped (counted in \
                  record.dropped) rather than holding up the steps",
-                self.recorder.path().display()
+                self.file
             );
+        }
+        self.tell();
+    }
+
+    /// Tells the master's logger when writing the file begins or stops failing.
+    fn tell(&mut self) {
+        match self.recorder.loss_news() {
+            None => {}
+            Some(LossNews::Began { error }) => log::warn!(
+                "recordFile `{}`: writing failed ({error}); records are lost from here on, \
+                 counted in record.dropped (the steps go on)",
+                self.file
+            ),
+            Some(LossNews::Ended { lost }) => log::warn!(
+                "recordFile `{}`: writing works again; {lost} records were lost in all, \
+                 counted in record.dropped (the file marks where)",
+                self.file
+            ),
         }
     }
 
-    /// Records lost because the writer fell behind.
+    /// Removes the file of a run that never started.
+    pub fn discard(self) {
+        self.recorder.discard();
+    }
+
+    /// Records lost: dropped because the writer fell behind, or lost because
+    /// writing the file failed.
     pub fn dropped(&self) -> u64 {
         self.recorder.dropped()
     }
 
-    /// Writes what is queued and closes the file.
-    pub fn finish(self) -> Result<(), FmiError> {
-        let dropped = self.recorder.dropped();
-        if dropped > 0 {
+    /// Writes what is queued and closes the file; an error if any record is
+    /// not in it.
+    pub fn finish(mut self) -> Result<(), FmiError> {
+        self.tell();
+        let full = self.recorder.dropped_full();
+        if full > 0 {
             log::warn!(
-                "recordFile `{}`: {dropped} records were dropped because its writer fell behind",
-                self.recorder.path().display()
+                "recordFile `{}`: {full} records were dropped because its writer fell behind",
+                self.file
             );
         }
         self.recorder

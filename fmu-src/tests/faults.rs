@@ -506,7 +506,7 @@ fn a_killed_recorder_leaves_a_recording_read_up_to_its_last_record() {
     peer.expect("step 450", Duration::from_secs(10));
     peer.kill();
     let mut reader = rfm_core::record::Reader::open(&file).unwrap();
-    assert_eq!(reader.header().node, 1);
+    assert_eq!(reader.header().node, Some(1));
     let mut steps = Vec::new();
     while let Some(record) = reader.next_record().unwrap() {
         if record.kind == rfm_core::record::Kind::Published {

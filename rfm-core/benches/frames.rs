@@ -170,8 +170,8 @@ fn recording(c: &mut Criterion) {
     frame.seal(&header);
     let published = frame.bytes().to_vec();
     let taken = published.clone();
-    let head = Header::for_interface(&interface::attitude(0, 1), 0, String::new());
-    let capacity = queue_capacity(published.len());
+    let head = Header::for_interface(&interface::attitude(0, 1), Some(0), String::new());
+    let capacity = queue_capacity(published.len(), 2);
     let mut recorder =
         Recorder::with_sink("bench.rec".as_ref(), std::io::sink(), &head, capacity).unwrap();
     g.bench_function("step_records_paced", |b| {

@@ -2,7 +2,7 @@
 //! file gets an error naming the file, line and column and what is allowed.
 
 use rfm_core::interface::{
-    Interface, InterfaceError, Reserved, SignalType, Start, MAX_STRING_SIZE,
+    Interface, InterfaceError, Reserved, SignalType, Start, MAX_SIGNALS, MAX_STRING_SIZE,
 };
 
 const EXAMPLE: &str = r#"name = "cockpit_link"            # FMUs are named <name>_<node>
@@ -70,6 +70,37 @@ fn a_thousand_reals_per_node_parse() {
 }
 
 /// `text` with the example's cockpit node replaced by `node` (a TOML table body).
+/// A node of 65,537 Booleans used to build, and its descriptor then said "1
+/// signals" (its count is 16 bits): rfmctl showed one, and `export --csv`
+/// dropped the rest. The largest count the descriptor holds parses and is
+/// described whole; one more is refused naming the limit.
+#[test]
+fn a_node_of_more_signals_than_the_descriptor_counts_is_refused_naming_the_limit() {
+    let node = |n: usize| {
+        let signals: String = (0..n)
+            .map(|i| format!("{{ name = \"b{i}\", type = \"Boolean\" }},"))
+            .collect();
+        format!("name = \"wide\"\nmemory_size = 67108864\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{signals}]\n")
+    };
+    let most = Interface::parse("wide.toml", &node(MAX_SIGNALS), &Reserved::NONE).unwrap();
+    let map = most.map().unwrap();
+    let bytes = rfm_core::interface::descriptor::encode(
+        &most.name,
+        most.fingerprint(),
+        &most.nodes[0],
+        &map.area(0).payload,
+    );
+    let described = rfm_core::interface::descriptor::decode(&bytes).unwrap();
+    assert_eq!(described.signals.len(), MAX_SIGNALS);
+    let err = Interface::parse("wide.toml", &node(MAX_SIGNALS + 2), &Reserved::NONE)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("node `a` publishes 65537 signals: at most 65535"),
+        "{err}"
+    );
+}
+
 fn with_node(node: &str) -> String {
     format!("name = \"lab\"\n[[node]]\n{node}\n")
 }

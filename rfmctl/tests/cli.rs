@@ -913,7 +913,7 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
     );
     assert!(text.contains("slot   3: "), "{text}");
     let mut reader = rfm_core::record::Reader::open(&out).unwrap();
-    assert_eq!(reader.header().node, rfm_core::record::NO_NODE);
+    assert_eq!(reader.header().node, None);
     assert_eq!(reader.header().descriptors.len(), 1);
     let (mut steps, mut missed) = (Vec::new(), 0);
     while let Some(r) = reader.next_record().unwrap() {

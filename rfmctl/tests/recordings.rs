@@ -39,8 +39,8 @@ fn write_recording_with(path: &Path, at: (u64, u64), change: &dyn Fn(&mut [u8]))
     let iface = interface::attitude(0, 1);
     let map = iface.map().unwrap();
     let fingerprint = iface.fingerprint();
-    let header = Header::for_interface(&iface, 0, "device=shm:lab\nlag=0\n".into());
-    let mut recorder = Recorder::create(path, &header, 1 << 20).unwrap();
+    let header = Header::for_interface(&iface, Some(0), "device=shm:lab\nlag=0\n".into());
+    let mut recorder = Recorder::create(path, &header, 1 << 20, true, "a test").unwrap();
     let frame = |slot: u8, epoch: u64, step: u64| {
         let mut f = FrameBuf::new(map.area(usize::from(slot)).payload.len);
         let roll = step as f64 + f64::from(slot) / 2.0;
@@ -122,7 +122,7 @@ fn bad_recordings_are_refused_with_status_4_naming_the_problem() {
         (
             "newer.rec",
             newer,
-            "format version 9; this build reads version 1",
+            "format version 9; this build reads version 2",
         ),
         (
             "text.rec",

@@ -47,6 +47,10 @@ pub use value::Value;
 /// Longest String signal, in bytes.
 pub const MAX_STRING_SIZE: u16 = 1024;
 
+/// Most signals one node publishes: its descriptor in memory (what rfmctl and
+/// every peer read it by) counts them in 16 bits.
+pub const MAX_SIGNALS: usize = u16::MAX as usize;
+
 /// Names a program that turns interfaces into variables keeps for itself, so
 /// that no signal or node of a file collides with them. The FMU's are
 /// `fmu_model::RESERVED`; this crate knows none of its own.
@@ -600,6 +604,16 @@ fn check_node<'a>(
         return Err(src.error(
             span,
             format!("node `{name}` publishes no signal: give it at least one in `signals`"),
+        ));
+    }
+    if node.signals.len() > MAX_SIGNALS {
+        return Err(src.error(
+            span,
+            format!(
+                "node `{name}` publishes {} signals: at most {MAX_SIGNALS} (its descriptor in \
+                 memory counts them in 16 bits); split it into several nodes",
+                node.signals.len()
+            ),
         ));
     }
     let mut seen: HashMap<&str, Range<usize>> = HashMap::new();

@@ -38,6 +38,8 @@ pub(crate) struct Player {
     reader: Reader<BufReader<File>>,
     /// This node's slot.
     own_slot: u8,
+    /// The slot of the node that made the recording.
+    maker: Option<u8>,
     /// Its descriptor, to name a diverging signal.
     own: Descriptor,
     /// The slots whose frames are wanted: this node's and its peers'.
@@ -111,6 +113,7 @@ impl Player {
             path: path.to_owned(),
             reader,
             own_slot: slot,
+            maker: header.node,
             own,
             wanted: interface.nodes.iter().map(|n| n.slot).collect(),
             ahead: HashMap::new(),
@@ -139,7 +142,11 @@ impl Player {
             self.ended = true;
             return Ok(());
         };
-        if record.kind == Kind::Missed || !self.wanted.contains(&record.slot) {
+        // A self-loop's maker took its own frames: the same frames it
+        // published, recorded again out of order (step k publishes frame k + 1
+        // and takes frame k + 1 - lag); they are played from the published ones.
+        let own_taken = record.kind == Kind::Taken && Some(record.slot) == self.maker;
+        if record.kind == Kind::Missed || own_taken || !self.wanted.contains(&record.slot) {
             return Ok(());
         }
         let Some(index) = frame_index(&record.body) else {
@@ -159,14 +166,23 @@ impl Player {
     }
 
     /// The recorded frame `index` of `slot`, if the recording has it. It stays
-    /// queued: a slower peer's frame serves several steps.
-    fn frame(&mut self, slot: u8, index: u64) -> Result<Option<Vec<u8>>, LinkError> {
+    /// queued: a slower peer's frame serves several steps. The frames before
+    /// it are dropped unless `keep_older` (a self-loop's own frames, which the
+    /// node's lag still needs when its step is compared).
+    fn frame(
+        &mut self,
+        slot: u8,
+        index: u64,
+        keep_older: bool,
+    ) -> Result<Option<Vec<u8>>, LinkError> {
         loop {
             let queue = self.ahead.entry(slot).or_default();
-            while queue.front().is_some_and(|q| q.index < index) {
-                queue.pop_front();
+            if !keep_older {
+                while queue.front().is_some_and(|q| q.index < index) {
+                    queue.pop_front();
+                }
             }
-            match queue.front() {
+            match queue.iter().find(|q| q.index >= index) {
                 Some(q) if q.index == index => return Ok(Some(q.body.clone())),
                 Some(_) => return Ok(None),
                 None if self.ended => return Ok(None),
@@ -211,7 +227,7 @@ impl Player {
                 }
                 continue;
             };
-            let Some(frame) = self.frame(slot, need)? else {
+            let Some(frame) = self.frame(slot, need, false)? else {
                 return Err(LinkError::ReplayEnded {
                     path: self.path.clone(),
                     slot,
@@ -223,7 +239,8 @@ impl Player {
                 problem(&self.path, format!("its frame {need} of slot {slot}: {e}"))
             })?;
         }
-        if let Some(recorded) = self.frame(self.own_slot, k + 1)? {
+        let self_loop = node.peers().iter().any(|p| p.slot() == self.own_slot);
+        if let Some(recorded) = self.frame(self.own_slot, k + 1, self_loop)? {
             let (then, now) = (&recorded[HEADER_SIZE..], payload);
             if then != now {
                 self.divergence += 1;

@@ -6,11 +6,8 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
-use super::{Header, Kind, Record, MAGIC, MAX_RECORD, RECORD_HEAD, VERSION};
+use super::{Header, Kind, Record, MAGIC, MAX_HEADER, NO_NODE, RECORD_HEAD, VERSION};
 use crate::interface::descriptor;
-
-/// Largest header accepted: 256 descriptors of any size fit many times over.
-const MAX_HEADER: u32 = 64 << 20;
 
 /// Why a recording cannot be read (further).
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +54,8 @@ pub struct Reader<R> {
     offset: u64,
     /// Bytes after the last complete record, once the end is reached.
     cut: u64,
+    /// The longest record body the header allows ([`Header::largest_body`]).
+    largest_body: usize,
 }
 
 impl Reader<BufReader<File>> {
@@ -122,10 +121,11 @@ impl<R: Read> Reader<R> {
         if crc32c::crc32c(&covered) != stored {
             return Err(corrupt("its CRC does not match".into()));
         }
-        let header = parse_header(body).map_err(corrupt)?;
+        let header = parse_header(body, version).map_err(corrupt)?;
         Ok(Reader {
             file,
             source,
+            largest_body: header.largest_body(),
             header,
             index: 0,
             offset: 16 + rest.len() as u64,
@@ -160,8 +160,11 @@ impl<R: Read> Reader<R> {
             return Ok(None);
         }
         let len = u32::from_le_bytes(len);
-        if !(RECORD_HEAD as u32..=MAX_RECORD).contains(&len) {
-            return Err(self.corrupt(format!("a record length of {len} bytes")));
+        if !(RECORD_HEAD..=self.largest_body).contains(&(len as usize)) {
+            return Err(self.corrupt(format!(
+                "a record length of {len} bytes (its nodes' records are {RECORD_HEAD} to {})",
+                self.largest_body
+            )));
         }
         let mut body = vec![0u8; len as usize + 4];
         let got = read_full(&mut self.source, &mut body).map_err(|cause| RecordError::Read {
@@ -224,8 +227,9 @@ fn read_full(source: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(have)
 }
 
-/// The header's fields; the error says which one does not parse.
-fn parse_header(b: &[u8]) -> Result<Header, String> {
+/// The header's fields of format `version`; the error says which one does not
+/// parse.
+fn parse_header(b: &[u8], version: u32) -> Result<Header, String> {
     let mut at = 0usize;
     let mut take = |n: usize, what: &str| -> Result<&[u8], String> {
         let end = at
@@ -238,9 +242,19 @@ fn parse_header(b: &[u8]) -> Result<Header, String> {
     };
     let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes")) as usize;
     let fingerprint = u64::from_le_bytes(take(8, "the fingerprint")?.try_into().expect("8"));
-    let node = take(1, "the node")?[0];
-    let count = take(1, "the node count")?[0];
-    take(2, "the reserved bytes")?;
+    let u16_of = |s: &[u8]| u16::from_le_bytes(s.try_into().expect("2 bytes"));
+    let (node, count) = if version == 1 {
+        let node = take(1, "the node")?[0];
+        let count = take(1, "the node count")?[0];
+        take(2, "the reserved bytes")?;
+        ((node != u8::MAX).then_some(node), u16::from(count))
+    } else {
+        let node = match u16_of(take(2, "the node")?) {
+            NO_NODE => None,
+            slot => Some(u8::try_from(slot).map_err(|_| format!("a node slot of {slot}"))?),
+        };
+        (node, u16_of(take(2, "the node count")?))
+    };
     let started_ns = u64::from_le_bytes(take(8, "the start time")?.try_into().expect("8"));
     let mut text = |what: &str| -> Result<String, String> {
         let len = u32_of(take(4, what)?);

@@ -13,7 +13,7 @@ use crate::interface;
 fn header() -> Header {
     let mut h = Header::for_interface(
         &interface::attitude(0, 1),
-        0,
+        Some(0),
         "device=shm:x\nlag=0\n".into(),
     );
     h.started_ns = 1_700_000_000_000_000_000;
@@ -50,6 +50,13 @@ impl Write for Memory {
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Memory {
+    fn cut_to(&mut self, len: u64) -> std::io::Result<()> {
+        self.0.lock().unwrap().truncate(len as usize);
         Ok(())
     }
 }
@@ -216,15 +223,15 @@ fn a_changed_byte_is_never_read_as_a_record() {
 #[test]
 fn a_recording_of_a_newer_format_is_refused_naming_both_versions() {
     let (mut bytes, _) = recording(1);
-    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
     let err = Reader::new("new.rec", &bytes[..]).unwrap_err();
     assert!(
-        matches!(err, RecordError::NewerVersion { found: 2, .. }),
+        matches!(err, RecordError::NewerVersion { found: 3, .. }),
         "{err:?}"
     );
     let text = err.to_string();
     assert!(
-        text.contains("version 2") && text.contains("reads version 1"),
+        text.contains("version 3") && text.contains("reads version 2"),
         "{text}"
     );
 }
@@ -253,6 +260,12 @@ impl Write for Stuck {
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Stuck {
+    fn cut_to(&mut self, _: u64) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -288,4 +301,204 @@ fn a_full_queue_drops_and_counts_records_instead_of_waiting() {
     assert_eq!(recorder.dropped(), 5);
     drop(held);
     recorder.finish().unwrap();
+}
+
+/// A disk that fills: writes fail from byte `full_at` on until the test frees
+/// it. What was written before a failed write stays (partly written records
+/// too, as on a real disk).
+#[derive(Clone)]
+struct Disk {
+    bytes: Arc<Mutex<Vec<u8>>>,
+    room: Arc<Mutex<usize>>,
+}
+
+impl Write for Disk {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = *self.room.lock().unwrap();
+        let mut bytes = self.bytes.lock().unwrap();
+        let n = buf.len().min(room.saturating_sub(bytes.len()));
+        if n == 0 {
+            return Err(std::io::Error::from_raw_os_error(28)); // ENOSPC
+        }
+        bytes.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Disk {
+    fn cut_to(&mut self, len: u64) -> std::io::Result<()> {
+        self.bytes.lock().unwrap().truncate(len as usize);
+        Ok(())
+    }
+}
+
+/// Waits until `f` holds, at most 10 s.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !f() {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// The disk fills mid-run: used to go unsaid until the end (`dropped` 0, no
+/// news). Every record lost is counted, the news says when losing began (with
+/// the error) and when it ended, the file reads back whole up to the loss, a
+/// kind-2 record per slot says how many are missing, and writing goes on.
+#[test]
+fn a_full_disk_counts_every_lost_record_and_the_file_reads_on_after_it() {
+    let disk = Disk {
+        bytes: Arc::default(),
+        room: Arc::new(Mutex::new(usize::MAX)),
+    };
+    let f = frame(0, 0);
+    let mut recorder = Recorder::with_sink(
+        Path::new("full.rec"),
+        disk.clone(),
+        &header(),
+        64 * in_flight_len(f.len()),
+    )
+    .unwrap();
+    let record = |r: &mut Recorder, k: u64| {
+        for (kind, slot) in [(Kind::Published, 0), (Kind::Taken, 1)] {
+            assert!(r.record(kind, slot, stamp(k, slot), &frame(slot, k)));
+        }
+    };
+    for k in 0..10 {
+        record(&mut recorder, k);
+    }
+    let head = recording(0).0.len();
+    let record_len = 4 + RECORD_HEAD + f.len() + 4;
+    eventually("the first records are written", || {
+        disk.bytes.lock().unwrap().len() == head + 20 * record_len
+    });
+    assert_eq!(recorder.loss_news(), None);
+    // The disk holds half a record more, then nothing.
+    let full_at = disk.bytes.lock().unwrap().len() + f.len() / 2;
+    *disk.room.lock().unwrap() = full_at;
+    for k in 10..20 {
+        record(&mut recorder, k);
+    }
+    eventually("the loss is counted", || recorder.dropped() == 20);
+    let began = recorder.loss_news();
+    assert!(
+        matches!(&began, Some(LossNews::Began { error }) if error.contains("No space left")),
+        "{began:?}"
+    );
+    assert_eq!(recorder.loss_news(), None);
+    *disk.room.lock().unwrap() = usize::MAX;
+    for k in 20..30 {
+        record(&mut recorder, k);
+    }
+    eventually("writing works again", || {
+        recorder.loss_news() == Some(LossNews::Ended { lost: 20 })
+    });
+    let err = recorder.finish().unwrap_err().to_string();
+    assert!(err.contains("20 records are lost"), "{err}");
+    let (_, records, error, cut) = read_all(&disk.bytes.lock().unwrap());
+    assert!(error.is_none() && cut == 0, "{error:?}, {cut} bytes cut");
+    let steps = |slot: u8| -> Vec<u64> {
+        records
+            .iter()
+            .filter(|r| r.slot == slot && r.kind != Kind::Missed)
+            .map(|r| {
+                crate::frame::framed::check(&r.body, f.len() - 64)
+                    .unwrap()
+                    .step
+            })
+            .collect()
+    };
+    let expected: Vec<u64> = (0..10).chain(20..30).collect();
+    assert_eq!((steps(0), steps(1)), (expected.clone(), expected));
+    let missed: Vec<(u8, u64)> = records
+        .iter()
+        .filter_map(|r| Some((r.slot, r.missed()?)))
+        .collect();
+    assert_eq!(missed, [(0, 10), (1, 10)]);
+}
+
+/// 256 nodes (slots 0..=255, which interfaces allow) used to panic the
+/// header's one-byte count; the recorder in slot 255 is no "no node" either.
+#[test]
+fn a_recording_of_256_nodes_by_the_node_in_slot_255_reads_back() {
+    let nodes: String = (0..=255)
+        .map(|i| {
+            format!(
+                "[[node]]\nname = \"n{i}\"\nslot = {i}\nsignals = [ {{ name = \"x\", type = \"Real\" }} ]\n"
+            )
+        })
+        .collect();
+    let text = format!("name = \"wide\"\nmemory_size = 67108864\n{nodes}");
+    let wide = interface::Interface::parse("wide.toml", &text, &interface::Reserved::NONE).unwrap();
+    let header = Header::for_interface(&wide, Some(255), String::new());
+    let sink = Memory::default();
+    let recorder = Recorder::with_sink(Path::new("wide.rec"), sink.clone(), &header, 4096).unwrap();
+    recorder.finish().unwrap();
+    let (read, _, error, _) = read_all(&sink.0.lock().unwrap());
+    assert!(error.is_none(), "{error:?}");
+    let read = read.unwrap();
+    assert_eq!((read.node, read.nodes().len()), (Some(255), 256));
+}
+
+/// The largest frame an interface allows (one node filling a 256 MiB memory
+/// with its ring of 16): the reader used to cap records at 16 MiB whatever
+/// the writer took. What the writer takes, the reader reads.
+#[test]
+fn the_largest_frame_an_interface_allows_reads_back() {
+    let signals: String = (0..16_200)
+        .map(|i| format!("{{ name = \"s{i}\", type = \"String\", size = 1024 }},"))
+        .collect();
+    let text = format!(
+        "name = \"big\"\nmemory_size = 268435456\nmax_lag = 1\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{signals}]\n"
+    );
+    let big = interface::Interface::parse("big.toml", &text, &interface::Reserved::NONE).unwrap();
+    let payload = big.map().unwrap().area(0).payload.len;
+    assert!(payload > 16_000 << 10, "{payload}");
+    let header = Header::for_interface(&big, Some(0), String::new());
+    let mut f = FrameBuf::new(payload);
+    f.payload_mut()[payload - 1] = 0x5a;
+    let sink = Memory::default();
+    let capacity = queue_capacity(header.largest_frame(), 1);
+    let mut recorder =
+        Recorder::with_sink(Path::new("big.rec"), sink.clone(), &header, capacity).unwrap();
+    assert!(recorder.record(Kind::Published, 0, 1, f.bytes()));
+    recorder.finish().unwrap();
+    let (_, records, error, _) = read_all(&sink.0.lock().unwrap());
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].body.len(), f.bytes().len());
+    assert_eq!(records[0].body.last(), Some(&0x5a));
+}
+
+/// A version-1 file (one byte each for the recorder's slot and the count)
+/// still reads.
+#[test]
+fn a_recording_of_format_version_1_still_reads() {
+    let h = header();
+    let mut body = h.encode();
+    // Version 1: slot (1), count (1), two reserved, in the place of two u16s.
+    body.splice(8..12, [0u8, 2, 0, 0]);
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    bytes.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    let crc = crc32c::crc32c(&bytes[MAGIC.len()..]);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    let read = Reader::new("old.rec", &bytes[..]).unwrap();
+    assert_eq!(read.header(), &h);
+}
+
+/// The start-time placeholder gives every run's file its own name, valid on
+/// every file system.
+#[test]
+fn the_start_placeholder_names_the_file_by_its_start_in_utc() {
+    let at = 1_796_086_923_000_000_000; // 2026-12-01 01:02:03 UTC
+    assert_eq!(
+        expand_file_name("runs/cockpit-{start}.rec", at),
+        "runs/cockpit-20261201T010203Z.rec"
+    );
+    assert_eq!(expand_file_name("plain.rec", at), "plain.rec");
 }

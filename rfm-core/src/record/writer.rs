@@ -9,24 +9,41 @@
 //! step.
 
 use crate::thread::Thread;
-use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 
-use rtrb::{Consumer, CopyToUninit, Producer, RingBuffer};
+use rtrb::{CopyToUninit, Producer, RingBuffer};
 
-use super::{Header, Kind, MAGIC, RECORD_HEAD, SEQUENCE_WORD, VERSION};
+use super::drain::{drain, Loss, Sink};
+use super::{Header, Kind, MAGIC, MAX_FRAME, MAX_HEADER, RECORD_HEAD, SEQUENCE_WORD, VERSION};
 
 /// Why a recording could not be made or finished.
 #[derive(Debug, thiserror::Error)]
 pub enum RecorderError {
     #[error("cannot create the recording `{path}`: {cause}")]
     Create { path: PathBuf, cause: io::Error },
-    #[error("writing the recording `{path}` failed: {cause}; records after the failure are lost")]
-    Write { path: PathBuf, cause: io::Error },
+    #[error("`{path}` exists, and a recording does not replace a file unless asked to")]
+    Exists { path: PathBuf },
+    #[error("`{path}` is being recorded into by {writer}: two recorders cannot write one file")]
+    InUse { path: PathBuf, writer: String },
+    #[error("the recording `{path}` cannot hold {what}: at most {limit} bytes")]
+    TooLarge {
+        path: PathBuf,
+        what: String,
+        limit: usize,
+    },
+    #[error(
+        "writing the recording `{path}` failed: {cause}; {lost} records are lost (the file holds \
+         every record before them)"
+    )]
+    Write {
+        path: PathBuf,
+        cause: String,
+        lost: u64,
+    },
     #[error("the recording `{path}`'s writer thread could not start: {cause}")]
     Thread { path: PathBuf, cause: io::Error },
 }
@@ -46,13 +63,27 @@ pub fn in_flight_len(frame_len: usize) -> usize {
 /// queue dropped one record in ten in a 20,000-step demo run).
 const QUEUE_RECORDS: usize = 65_536;
 /// The most memory a ring takes: large frames get fewer records in flight
-/// (65,536 of 1,000 Reals would be 530 MB).
+/// (65,536 of 1,000 Reals would be 530 MB), but never fewer than two steps'.
 const QUEUE_BYTES: usize = 64 << 20;
 
 /// The capacity to give [`Recorder::create`] for records of frames up to
-/// `largest_frame` bytes: what the FMU and a third-party recorder both use.
-pub fn queue_capacity(largest_frame: usize) -> usize {
-    (QUEUE_RECORDS * in_flight_len(largest_frame)).min(QUEUE_BYTES)
+/// `largest_frame` bytes, `per_step` of them a step: what the FMU and a
+/// third-party recorder both use.
+pub fn queue_capacity(largest_frame: usize, per_step: usize) -> usize {
+    let record = in_flight_len(largest_frame);
+    (QUEUE_RECORDS * record)
+        .min(QUEUE_BYTES)
+        .max(2 * per_step.max(1) * record)
+}
+
+/// What the writer thread has lost, news since the last look
+/// ([`Recorder::loss_news`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LossNews {
+    /// Writing fails: records are lost from here on.
+    Began { error: String },
+    /// Writing works again; `lost` records are lost in all.
+    Ended { lost: u64 },
 }
 
 /// An open recording. Dropping it finishes the file, like [`Recorder::finish`].
@@ -60,64 +91,120 @@ pub fn queue_capacity(largest_frame: usize) -> usize {
 pub struct Recorder {
     path: PathBuf,
     ring: Option<Producer<u8>>,
+    /// Records dropped because the ring was full.
     dropped: u64,
-    /// The first write error, kept for [`Recorder::finish`].
-    failed: Arc<Mutex<Option<io::Error>>>,
+    loss: Arc<Loss>,
+    /// The failures and whether one went on, at the last [`Recorder::loss_news`].
+    seen: (u32, bool),
     thread: Option<Thread>,
+    /// The file's lock, held until the writer thread has finished with it.
+    _file: Option<super::file::Locked>,
+}
+
+/// The file's first bytes: magic, version, header and its CRC.
+fn file_head(path: &Path, header: &Header) -> Result<Vec<u8>, RecorderError> {
+    let too_large = |what: String, limit: usize| RecorderError::TooLarge {
+        path: path.to_owned(),
+        what,
+        limit,
+    };
+    let frame = header.largest_frame();
+    if frame > MAX_FRAME {
+        return Err(too_large(
+            format!("frames of {frame} bytes (its largest node's)"),
+            MAX_FRAME,
+        ));
+    }
+    let body = header.encode();
+    if body.len() > MAX_HEADER as usize {
+        return Err(too_large(
+            format!(
+                "a header of {} bytes (the descriptors of {} nodes)",
+                body.len(),
+                header.descriptors.len()
+            ),
+            MAX_HEADER as usize,
+        ));
+    }
+    let mut head = Vec::with_capacity(20 + body.len());
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    head.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    head.extend_from_slice(&body);
+    let crc = crc32c::crc32c(&head[MAGIC.len()..]);
+    head.extend_from_slice(&crc.to_le_bytes());
+    Ok(head)
 }
 
 impl Recorder {
-    /// Creates (or replaces) the file at `path`, writes `header`, and starts the
-    /// writer thread with room for `capacity` bytes of records in flight (see
-    /// [`in_flight_len`]).
+    /// Creates the file at `path` for the recorder `by` describes (named to
+    /// a second recorder refused the same file), writes `header`, and starts
+    /// the writer thread with room for `capacity` bytes of records in flight
+    /// (see [`queue_capacity`]). An existing file is replaced only with
+    /// `overwrite`.
     pub fn create(
         path: &Path,
         header: &Header,
         capacity: usize,
+        overwrite: bool,
+        by: &str,
     ) -> Result<Recorder, RecorderError> {
-        let file = File::create(path).map_err(|cause| RecorderError::Create {
-            path: path.to_owned(),
-            cause,
-        })?;
-        Self::with_sink(path, file, header, capacity)
+        let head = file_head(path, header)?;
+        let locked = super::file::create(path, overwrite, by)?;
+        let file = locked
+            .file
+            .try_clone()
+            .map_err(|cause| RecorderError::Create {
+                path: path.to_owned(),
+                cause,
+            })?;
+        let mut recorder = Self::start(path, file, head, capacity)?;
+        recorder._file = Some(locked);
+        Ok(recorder)
     }
 
-    /// [`Recorder::create`] writing into `sink` (tests hold the writer up with one).
-    pub fn with_sink<W: Write + Send + 'static>(
+    /// [`Recorder::create`] writing into `sink` (tests hold the writer up, or
+    /// fill its disk, with one).
+    pub fn with_sink<W: Sink>(
+        path: &Path,
+        sink: W,
+        header: &Header,
+        capacity: usize,
+    ) -> Result<Recorder, RecorderError> {
+        Self::start(path, sink, file_head(path, header)?, capacity)
+    }
+
+    fn start<W: Sink>(
         path: &Path,
         mut sink: W,
-        header: &Header,
+        head: Vec<u8>,
         capacity: usize,
     ) -> Result<Recorder, RecorderError> {
         let failed_create = |cause| RecorderError::Create {
             path: path.to_owned(),
             cause,
         };
-        let body = header.encode();
-        let mut head = Vec::with_capacity(20 + body.len());
-        head.extend_from_slice(&MAGIC);
-        head.extend_from_slice(&VERSION.to_le_bytes());
-        head.extend_from_slice(&(body.len() as u32).to_le_bytes());
-        head.extend_from_slice(&body);
-        let crc = crc32c::crc32c(&head[MAGIC.len()..]);
-        head.extend_from_slice(&crc.to_le_bytes());
         sink.write_all(&head).map_err(failed_create)?;
         sink.flush().map_err(failed_create)?;
-
         let (ring, records) = RingBuffer::new(capacity);
-        let failed = Arc::new(Mutex::new(None));
-        let thread_failed = Arc::clone(&failed);
-        let thread = Thread::spawn("rfm-recorder", move || drain(records, sink, &thread_failed))
-            .map_err(|cause| RecorderError::Thread {
-                path: path.to_owned(),
-                cause,
-            })?;
+        let loss = Arc::new(Loss::default());
+        let thread_loss = Arc::clone(&loss);
+        let written = head.len() as u64;
+        let thread = Thread::spawn("rfm-recorder", move || {
+            drain(records, sink, written, &thread_loss)
+        })
+        .map_err(|cause| RecorderError::Thread {
+            path: path.to_owned(),
+            cause,
+        })?;
         Ok(Recorder {
             path: path.to_owned(),
             ring: Some(ring),
             dropped: 0,
-            failed,
+            loss,
+            seen: (0, false),
             thread: Some(thread),
+            _file: None,
         })
     }
 
@@ -168,38 +255,85 @@ impl Recorder {
         true
     }
 
-    /// Records dropped so far because the ring was full.
+    /// Records lost so far: dropped because the ring was full, or lost
+    /// because a write failed.
     pub fn dropped(&self) -> u64 {
+        self.dropped + self.loss.lost.load(Ordering::Acquire)
+    }
+
+    /// Records dropped so far because the ring was full (the writer fell behind).
+    pub fn dropped_full(&self) -> u64 {
         self.dropped
+    }
+
+    /// What the writer thread's losses have done since the last call: a
+    /// failure that began (its error) or one that ended. Two atomic loads.
+    pub fn loss_news(&mut self) -> Option<LossNews> {
+        let failures = self.loss.failures.load(Ordering::Acquire);
+        let failing = self.loss.failing.load(Ordering::Acquire);
+        let news = if failures != self.seen.0 {
+            Some(LossNews::Began {
+                error: self.loss.error(),
+            })
+        } else if self.seen.1 && !failing {
+            Some(LossNews::Ended {
+                lost: self.loss.lost.load(Ordering::Acquire),
+            })
+        } else {
+            None
+        };
+        // A failure that began and ended between two looks is told as begun
+        // now, and as ended at the next look.
+        self.seen = (failures, failing || failures != self.seen.0);
+        news
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Writes what is queued, closes the file, and says whether every write
-    /// succeeded (within a millisecond of the writer's next look at the ring).
+    /// Writes what is queued, closes the file, and says whether every record
+    /// is in it: an error names the loss, however it ended.
     pub fn finish(mut self) -> Result<(), RecorderError> {
         self.stop()
+    }
+
+    /// Stops and removes the file: a recording of a run that never started
+    /// (its node could not take its slot) holds nothing, and left behind it
+    /// would refuse the next try as an existing file.
+    pub fn discard(mut self) {
+        let _ = self.stop();
+        let _ = std::fs::remove_file(&self.path);
     }
 
     fn stop(&mut self) -> Result<(), RecorderError> {
         // A dropped producer ends the writer's loop once the ring is empty.
         self.ring = None;
-        if let Some(thread) = self.thread.take() {
-            thread.join();
-        }
-        match self
-            .failed
+        let Some(thread) = self.thread.take() else {
+            return Ok(());
+        };
+        thread.join();
+        self._file = None;
+        let lost = self.loss.lost.load(Ordering::Acquire);
+        let broken = (self
+            .loss
+            .broken
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        {
-            Some(cause) => Err(RecorderError::Write {
+            .unwrap_or_else(PoisonError::into_inner))
+        .take();
+        match (lost, broken) {
+            (0, None) if !self.loss.failing.load(Ordering::Acquire) => Ok(()),
+            (lost, broken) => Err(RecorderError::Write {
                 path: self.path.clone(),
-                cause,
+                cause: match broken {
+                    Some(e) => format!(
+                        "{}, and the file could not be cut back: {e}",
+                        self.loss.error()
+                    ),
+                    None => self.loss.error(),
+                },
+                lost,
             }),
-            None => Ok(()),
         }
     }
 }
@@ -242,84 +376,4 @@ fn copy_into(parts: &[&[u8]], first: &mut [MaybeUninit<u8>], second: &mut [Maybe
         dst.is_empty() && rest.is_empty(),
         "a record's parts fill its chunk"
     );
-}
-
-/// How long the writer sleeps between two looks at the ring. A writer blocked on
-/// the ring would have to be woken by the step that queues the next record, a
-/// system call in the step; a polling one never is.
-const POLL: Duration = Duration::from_millis(1);
-
-/// The writer thread: takes everything in the ring, appends each record's CRC,
-/// and writes it all at once, so that a killed process loses at most what was in
-/// the ring and the last millisecond. After a failed write it keeps taking
-/// records (the steps must not wait) but writes none.
-fn drain<W: Write>(mut ring: Consumer<u8>, mut out: W, failed: &Mutex<Option<io::Error>>) {
-    let mut taken = Vec::new();
-    let mut file_bytes = Vec::new();
-    let mut broken = false;
-    let mut unflushed = false;
-    let fail = |e: io::Error, broken: &mut bool| {
-        *broken = true;
-        failed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert(e);
-    };
-    loop {
-        // Read before the count: a producer gone before it holds nothing more.
-        let abandoned = ring.is_abandoned();
-        let n = ring.slots();
-        if n == 0 {
-            if abandoned {
-                break;
-            }
-            if unflushed && !broken {
-                if let Err(e) = out.flush() {
-                    fail(e, &mut broken);
-                }
-                unflushed = false;
-            }
-            std::thread::sleep(POLL);
-            continue;
-        }
-        let chunk = ring.read_chunk(n).expect("n slots are there");
-        let (first, second) = chunk.as_slices();
-        taken.clear();
-        taken.extend_from_slice(first);
-        taken.extend_from_slice(second);
-        chunk.commit_all();
-        if broken {
-            continue;
-        }
-        with_crcs(&taken, &mut file_bytes);
-        if let Err(e) = out.write_all(&file_bytes) {
-            fail(e, &mut broken);
-        }
-        unflushed = true;
-        // A millisecond's records per write, not a few: fewer system calls, and
-        // less of the CPU the steps spin on. Straight on when the ring is filling.
-        if ring.slots() < ring.buffer().capacity() / 2 {
-            std::thread::sleep(POLL);
-        }
-    }
-    if !broken {
-        if let Err(e) = out.flush() {
-            fail(e, &mut broken);
-        }
-    }
-}
-
-/// The file's bytes of the whole records in `taken`: each followed by the CRC-32C
-/// of its body.
-fn with_crcs(taken: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    let mut at = 0;
-    while at < taken.len() {
-        let len = u32::from_le_bytes(taken[at..at + 4].try_into().expect("4 bytes")) as usize;
-        let end = at + 4 + len;
-        let body = &taken[at + 4..end];
-        out.extend_from_slice(&taken[at..end]);
-        out.extend_from_slice(&crc32c::crc32c(body).to_le_bytes());
-        at = end;
-    }
 }

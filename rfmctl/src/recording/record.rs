@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Args;
 use rfm_core::interface::descriptor;
-use rfm_core::record::{queue_capacity, wall_ns, Header, Kind, Recorder, NO_NODE};
+use rfm_core::record::{queue_capacity, wall_ns, Header, Kind, Recorder};
 use rfm_core::slot::{FramedReader, Ring, StepPoll};
 
 use crate::failure::Failure;
@@ -20,9 +20,12 @@ use rfm_core::link::observer::described;
 #[derive(Args, Debug)]
 pub struct RecordArgs {
     pub device: String,
-    /// The recording to write (replaced if it exists)
+    /// The recording to write (an existing file is refused unless --overwrite)
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace the file at --out if it exists
+    #[arg(long)]
+    pub overwrite: bool,
     /// Slots to record (default: every node that describes itself)
     #[arg(long, value_delimiter = ',')]
     pub slots: Vec<u8>,
@@ -65,7 +68,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     };
     let header = Header {
         fingerprint: first.descriptor.fingerprint,
-        node: NO_NODE,
+        node: None,
         started_ns: wall_ns(),
         interface: first.descriptor.interface.clone(),
         parameters: format!(
@@ -98,8 +101,15 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
         .map(|s| s.buf.bytes().len())
         .max()
         .unwrap_or(0);
-    let mut recorder =
-        Recorder::create(&args.out, &header, queue_capacity(largest)).map_err(Failure::device)?;
+    let by = format!("rfmctl record (process {})", std::process::id());
+    let capacity = queue_capacity(largest, sources.len());
+    let mut recorder = Recorder::create(&args.out, &header, capacity, args.overwrite, &by)
+        .map_err(|e| match e {
+            rfm_core::record::RecorderError::Exists { .. } => {
+                Failure::usage(anyhow!("{e}: pass --overwrite to replace it"))
+            }
+            e => Failure::device(e),
+        })?;
     let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
     while Instant::now() < deadline {
         let mut idle = true;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rfm_core::frame::framed::{self, HEADER_SIZE};
-use rfm_core::record::{Kind, Reader, NO_NODE};
+use rfm_core::record::{Kind, Reader};
 
 use crate::failure::Failure;
 
@@ -36,14 +36,15 @@ pub fn show(file: &Path) -> Result<(), Failure> {
     );
     println!(
         "recorded by {}",
-        if header.node == NO_NODE {
-            "a recorder (no node)".to_owned()
-        } else {
-            let name = nodes
-                .iter()
-                .find(|n| n.slot == header.node)
-                .map_or("?", |n| n.node.as_str());
-            format!("node `{name}` (slot {})", header.node)
+        match header.node {
+            None => "a recorder (no node)".to_owned(),
+            Some(slot) => {
+                let name = nodes
+                    .iter()
+                    .find(|n| n.slot == slot)
+                    .map_or("?", |n| n.node.as_str());
+                format!("node `{name}` (slot {slot})")
+            }
         }
     );
     for line in header.parameters.lines() {
