@@ -268,10 +268,15 @@ fn write(target: &Target, binaries: &[binaries::Binary]) -> Result<()> {
     entries.extend(target.resources.iter().cloned());
     let out = &target.out;
     step(&format!("writing {}", out.display()));
-    archive::write(out, &entries)?;
-    step("verifying the archive…");
-    verify::check_archive(out, &model, &packed)
-        .with_context(|| format!("verification of {} failed", out.display()))?;
+    archive::write(out, &entries, |written| {
+        step("verifying the archive…");
+        verify::check_archive(written, &model, &packed).with_context(|| {
+            format!(
+                "verification of {} failed (the file there is left as it was)",
+                out.display()
+            )
+        })
+    })?;
     let size = std::fs::metadata(out)?.len();
     let names: Vec<_> = packed.iter().map(|(d, _)| *d).collect();
     step(&format!(
