@@ -22,7 +22,9 @@ pub fn write(
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let name = path.file_name().map_or("out".into(), |n| n.to_string_lossy());
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy());
     let temp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".partial")

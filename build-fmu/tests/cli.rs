@@ -116,8 +116,8 @@ fn a_missing_release_fmu_is_named() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_full_disk_leaves_the_previous_fmu_intact_and_no_partial_file() {
-    let packed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/fmu/rfm_attitude.fmu");
+    let packed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fmu/rfm_attitude.fmu");
     let previous = std::fs::read(&packed).unwrap_or_else(|e| {
         panic!(
             "{}: {e}: the packaged FMU is repacked here (scripts/test.sh packs it first)",
@@ -130,7 +130,12 @@ fn a_full_disk_leaves_the_previous_fmu_intact_and_no_partial_file() {
     // Larger than the previous FMU (its descriptions fill the documentation
     // and the description), so that written in place it could not fit either.
     let signals: String = (0..2000)
-        .map(|i| format!("{{ name = \"x{i}\", type = \"Real\", description = \"{}\" }},\n", "d".repeat(200)))
+        .map(|i| {
+            format!(
+                "{{ name = \"x{i}\", type = \"Real\", description = \"{}\" }},\n",
+                "d".repeat(200)
+            )
+        })
         .collect();
     std::fs::write(
         &interface,

@@ -90,7 +90,7 @@ impl Values {
             PeerValue::Step => Value::Integer(
                 p.observed()
                     .latest()
-                    .map_or(-1, |h| h.step.min(i32::MAX as u64) as i32 - 1),
+                    .map_or(-1, |h| h.writer_step().min(i64::from(i32::MAX)) as i32),
             ),
             PeerValue::Signal { offset, size } => {
                 load(p.observed().payload(), offset, var.kind, size)

@@ -54,7 +54,7 @@ pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u6
                 0,
                 LIVENESS_OFFSET,
                 format!(
-                    "{who}: head, newest step (low 32 bits) {}",
+                    "{who}: head, newest frame (low 32 bits) {}",
                     area.load_u32(0, std::sync::atomic::Ordering::Acquire)
                         .unwrap_or(0)
                 ),
@@ -94,8 +94,9 @@ pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u6
                     let mut buf = r.buffer();
                     match r.read_entry(i as u64, &mut buf) {
                         Ok(h) => format!(
-                            "step {}, t = {}, session {:#010x}: {}",
+                            "frame {} (step {}), t = {}, session {:#010x}: {}",
                             h.step,
+                            h.writer_step(),
                             h.sim_time,
                             h.epoch as u32,
                             signals_text(&signals(&d.signals, buf.payload()), 8)

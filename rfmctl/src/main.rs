@@ -135,8 +135,9 @@ enum Command {
     )]
     Plot {
         file: PathBuf,
-        /// NODE.SIGNAL names, comma-separated; one panel each
-        #[arg(long, value_delimiter = ',', required = true)]
+        /// NODE.SIGNAL names, comma-separated; one panel each (default: every
+        /// number of every node)
+        #[arg(long, value_delimiter = ',')]
         signals: Vec<String>,
         #[arg(long, default_value = "plot.png")]
         out: PathBuf,
@@ -166,7 +167,22 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
+/// Output into a closed pipe (`rfmctl export … | head`) ends the program as it
+/// ends `cat`: killed by SIGPIPE, quietly, with the status shells report as
+/// 141. Rust ignores SIGPIPE, which turned the reader's exit into
+/// "Broken pipe (os error 32)" and a failure.
+#[cfg(unix)]
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: restores the default action of one signal, before any thread
+    // or output exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_a_closed_pipe() {}
+
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {

@@ -36,8 +36,8 @@ Nodes are found by the descriptor each one writes into its own area: no interfac
 file is needed. Columns: node and slot; holder: the area's holder by its heartbeat
 (live; silent N s: its beat has not moved for that long, a dead or paused program;
 closed: it stopped cleanly; none: no heartbeat, e.g. an article program); the
-writer's session epoch (low 32 bits), its step (packet id for seed), simulation
-time; age: time since this watcher last saw a new frame; rate: steps per second
+writer's session epoch (low 32 bits), its step as the FMU's <node>.step output
+numbers it (-1: its initial values; packet id for seed), simulation time; age: time since this watcher last saw a new frame; rate: steps per second
 over the last interval; missed: frames published between two of the watcher's
 reads (sampling, not loss); bad: complete but corrupt frames (CRC, magic);
 restarts: epoch changes (seed: the packet id going back); then the signals by name
@@ -97,9 +97,21 @@ enum Reader {
 #[derive(Clone)]
 struct Shown {
     epoch: Option<u64>,
+    /// The frame's index (framed) or packet id (seed).
     step: u64,
     sim_time: f64,
     signals: Vec<(String, Value, String)>,
+}
+
+impl Shown {
+    /// The step as the FMU's `<peer>.step` numbers it (framed: the frame's
+    /// index - 1); a seed packet's id as it is.
+    fn shown_step(&self) -> i64 {
+        match self.epoch {
+            Some(_) => rfm_core::frame::framed::step_of(self.step),
+            None => i64::try_from(self.step).unwrap_or(i64::MAX),
+        }
+    }
 }
 
 struct SlotView {
@@ -267,7 +279,7 @@ impl SlotView {
         format!(
             "{head} {:>8} {:>12} {:>11.3} {:>8} {tail}  {}",
             f.epoch.map_or("-".into(), |e| format!("{:08x}", e as u32)),
-            f.step,
+            f.shown_step(),
             f.sim_time,
             age,
             crate::decode::signals_text(&f.signals, SHOWN_SIGNALS)
@@ -308,7 +320,8 @@ impl SlotView {
                     .collect();
                 json!({
                     "epoch": f.epoch,
-                    "step": f.step,
+                    "step": f.shown_step(),
+                    "frame_index": f.epoch.map(|_| f.step),
                     "sim_time": f.sim_time,
                     "signals": signals,
                 })

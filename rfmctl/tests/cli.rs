@@ -532,7 +532,9 @@ fn watch_decodes_framed_slots_and_reports_an_empty_one() {
         assert_eq!(slot["state"], "ok", "{v}");
         assert_eq!(slot["slot"], s);
         assert_eq!(slot["node"], format!("slot{s}"));
-        assert_eq!(slot["frame"]["step"], 41);
+        // Frame 41, which the writer's step 40 published: the FMU's <peer>.step.
+        assert_eq!(slot["frame"]["step"], 40);
+        assert_eq!(slot["frame"]["frame_index"], 41);
         let signals = &slot["frame"]["signals"];
         assert_eq!(
             (&signals["roll"], &signals["pitch"], &signals["yaw"]),
@@ -562,7 +564,7 @@ fn watch_decodes_framed_slots_and_reports_an_empty_one() {
     );
     assert!(
         out.lines().any(
-            |l| l.starts_with("   1 slot1                none 12345679           41")
+            |l| l.starts_with("   1 slot1                none 12345679           40")
                 && l.contains(
                     "roll=0.25 rad, pitch=-0.5 rad, yaw=1 rad, status=7, message=\"slot 1\""
                 )
@@ -783,7 +785,7 @@ fn dump_fill_and_watch_through_the_rfm2g_library() {
         "0.05",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(v["slots"][0]["frame"]["step"], 7, "{v}");
+    assert_eq!(v["slots"][0]["frame"]["step"], 6, "{v}");
     assert_eq!(v["slots"][0]["frame"]["signals"]["message"], "slot 3");
 
     let (code, _, err) = run(&["--library", &lib, "fill", &dev, "0x8000", "8", "0x41"]);
@@ -857,11 +859,11 @@ fn dump_decode_names_the_parts_of_an_area_and_its_signals() {
     ]);
     assert_eq!(code, 0, "{err}");
     for part in [
-        "0x00001000-0x0000107f  node `slot1` (slot 1): head, newest step (low 32 bits) 3",
+        "0x00001000-0x0000107f  node `slot1` (slot 1): head, newest frame (low 32 bits) 3",
         "0x00001080-0x000010bf  node `slot1` (slot 1): liveness, owner token 0x00000000",
         "node `slot1` (slot 1): descriptor of interface `rfm_attitude`",
         "5 signals, a ring of 16 frames",
-        "node `slot1` (slot 1): ring entry 3: step 3, t = 0.003, session 0x12345679: roll=0.25 rad, pitch=-0.5 rad, yaw=1 rad, status=7, message=\"slot 1\"",
+        "node `slot1` (slot 1): ring entry 3: frame 3 (step 2), t = 0.003, session 0x12345679: roll=0.25 rad, pitch=-0.5 rad, yaw=1 rad, status=7, message=\"slot 1\"",
         "ring entry 4: empty",
     ] {
         assert!(out.contains(part), "`{part}` missing:\n{out}");

@@ -33,6 +33,26 @@ fn write_recording(path: &Path) {
     write_recording_with(path, (2, 5), &|_| {});
 }
 
+/// A recording of `steps` steps of node 0 alone.
+fn write_long_recording(path: &Path, steps: u64) {
+    let iface = interface::attitude(0, 1);
+    let payload = iface.map().unwrap().area(0).payload.len;
+    let header = Header::for_interface(&iface, Some(0), String::new());
+    let mut recorder = Recorder::create(path, &header, 1 << 24, true, "a test").unwrap();
+    let mut f = FrameBuf::new(payload);
+    for step in 0..steps {
+        f.seal(&FrameHeader {
+            writer_slot: 0,
+            epoch: 1,
+            fingerprint: iface.fingerprint(),
+            step,
+            ..FrameHeader::default()
+        });
+        assert!(recorder.record(Kind::Published, 0, 0, f.bytes()));
+    }
+    recorder.finish().unwrap();
+}
+
 /// [`write_recording`] with `change` applied to the payload of slot 1's frame
 /// of epoch and step `at` (epoch 2 is its first session, 3 its restart).
 fn write_recording_with(path: &Path, at: (u64, u64), change: &dyn Fn(&mut [u8])) {
@@ -85,10 +105,11 @@ fn show_names_the_interface_nodes_steps_gaps_and_restarts() {
     ] {
         assert!(out.contains(line), "no `{line}` in:\n{out}");
     }
-    // Slot 0: steps 0..9; slot 1: 12 frames, one restart, one step skipped.
-    assert!(out.contains("   0      10  0..9 "), "{out}");
+    // Slot 0: frames 0..9, its steps -1..8; slot 1: 12 frames, one restart,
+    // one step skipped.
+    assert!(out.contains("   0      10  -1..8 "), "{out}");
     assert!(
-        out.lines().any(|l| l.starts_with("   1      12  0..2 ")
+        out.lines().any(|l| l.starts_with("   1      12  -1..1 ")
             && l.split_whitespace().skip(4).take(2).eq(["1", "1"])),
         "{out}"
     );
@@ -154,8 +175,10 @@ fn export_writes_a_row_per_frame_and_a_column_per_signal() {
          slot0.message,slot1.roll,slot1.pitch,slot1.yaw,slot1.status,slot1.message"
     );
     assert_eq!(lines.len(), 1 + 22);
-    assert_eq!(lines[7], "published,0,slot0,3,0.03,0,3.0,0.0,0.0,0,,,,,,");
-    assert_eq!(lines[8], "taken,1,slot1,3,0.03,0,,,,,,3.5,0.0,0.0,0,");
+    // Frame 3, which the writer's step 2 published: the step the FMU's
+    // <peer>.step output gives it.
+    assert_eq!(lines[7], "published,0,slot0,2,0.03,0,3.0,0.0,0.0,0,,,,,,");
+    assert_eq!(lines[8], "taken,1,slot1,2,0.03,0,,,,,,3.5,0.0,0.0,0,");
 }
 
 #[test]
@@ -171,7 +194,7 @@ fn diff_names_the_first_step_and_signal_that_differ() {
     let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("first difference at step 5 of node `slot1` (slot 1): slot1.roll is 5.5 in")
+        err.contains("first difference at step 4 of node `slot1` (slot 1): slot1.roll is 5.5 in")
             && err.contains("and 99 in"),
         "{err}"
     );
@@ -213,6 +236,28 @@ fn plot_writes_a_png_of_the_signals_asked_for_and_names_a_wrong_one() {
     }
 }
 
+/// `plot FILE` used to need --signals even for a quick look: without it,
+/// every number of every node gets its panel (the Strings are left out).
+#[test]
+fn plot_without_signals_plots_every_number_of_every_node() {
+    let path = temp("plot-all.rec");
+    write_recording(&path);
+    let png = temp("plot-all.png");
+    let (code, out, err) = run(&[
+        "plot",
+        path.to_str().unwrap(),
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // roll, pitch, yaw and status of both nodes; not their message Strings.
+    assert!(out.contains("(8 signals over"), "{out}");
+    let bytes = std::fs::read(&png).unwrap();
+    // 60 + 220 pixels a panel, in the PNG's IHDR.
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!(height, 60 + 220 * 8);
+}
+
 /// A restarted writer repeats steps: its second session's step 0 is compared
 /// with the other recording's second session's, not taken for the first's.
 #[test]
@@ -226,7 +271,7 @@ fn diff_compares_a_restarted_writer_session_by_session() {
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains(
-            "first difference at step 0 of node `slot1` (slot 1) after its restart 1: slot1.roll \
+            "first difference at step -1 of node `slot1` (slot 1) after its restart 1: slot1.roll \
              is 0.5 in"
         ) && err.contains("and 7 in"),
         "{err}"
@@ -243,7 +288,39 @@ fn diff_names_a_difference_between_signals_too() {
     let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("first difference at step 5 of node `slot1` (slot 1): the frames differ only between signals"),
+        err.contains("first difference at step 4 of node `slot1` (slot 1): the frames differ only between signals"),
         "{err}"
     );
+}
+
+/// `export … | head` used to end with "Broken pipe (os error 32)" and a
+/// failure: output into a closed pipe ends rfmctl as it ends `cat`, by
+/// SIGPIPE, with nothing on stderr.
+#[cfg(unix)]
+#[test]
+fn export_into_a_closed_pipe_ends_quietly_by_sigpipe() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    // Far more rows than a pipe holds: the first line read leaves most unwritten.
+    let big = temp("pipe.rec");
+    write_long_recording(&big, 20_000);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args(["export", big.to_str().unwrap(), "--csv"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("kind,slot,node,step"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.signal() == Some(libc::SIGPIPE),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

@@ -81,6 +81,43 @@ def test_two_instances_in_one_process_exchange_exactly_with_lag_one(fmu):
         s.freeInstance()
 
 
+def test_rfmctl_numbers_steps_as_the_fmus_peer_step_output(fmu, tmp_path):
+    """rfmctl's `step` was one higher than the FMU's `peer.step` for the same
+    frame (frame_count 5463 showed as step 5464): node 0 records a lag-1 run,
+    and `rfmctl export --csv` gives every frame it took the step its
+    `peer.step` output said after that doStep."""
+    _, _, vr = fmu
+    device = f"loopback:steps-{uuid.uuid4().hex[:8]}"
+    record = tmp_path / "steps.rec"
+    nodes = []
+    for me in (0, 1):
+        s = slave(fmu, f"node{me}")
+        s.setString([vr["device"]], [device])
+        s.setInteger([vr["nodeSlot"], vr["peerSlot"], vr["lag"]], [me, 1 - me, 1])
+        if me == 0:
+            s.setString([vr["recordFile"]], [str(record)])
+        s.setupExperiment(startTime=0.0)
+        s.enterInitializationMode()
+        nodes.append(s)
+    for s in nodes:
+        s.exitInitializationMode()
+    seen = []
+    h = 1e-3
+    for k in range(50):
+        for s in nodes:
+            s.doStep(currentCommunicationPoint=k * h, communicationStepSize=h)
+        seen.append(nodes[0].getInteger([vr["peer.step"]])[0])
+    for s in nodes:
+        s.terminate()
+        s.freeInstance()
+    assert seen == [k - 1 for k in range(50)]
+    rfmctl = ROOT / "target" / "release" / "rfmctl"
+    out = subprocess.run([str(rfmctl), "export", str(record), "--csv"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    taken = [int(r["step"]) for r in csv.DictReader(out.stdout.splitlines()) if r["kind"] == "taken"]
+    assert taken == seen
+
+
 def test_fmpy_simulate_runs_a_self_loop(tmp_path):
     inputs = tmp_path / "in.csv"
     with inputs.open("w", newline="") as f:

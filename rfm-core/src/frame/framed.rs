@@ -89,6 +89,21 @@ pub struct Header {
     pub wall_clock_ns: u64,
 }
 
+impl Header {
+    /// The writer's step that published this frame, as the FMU's `<peer>.step`
+    /// output and every rfmctl command number it: step k publishes frame
+    /// k + 1, and frame 0 (the initial values) is step -1. The header's `step`
+    /// field is the frame's index.
+    pub fn writer_step(&self) -> i64 {
+        step_of(self.step)
+    }
+}
+
+/// The writer's step that published frame `index` (see [`Header::writer_step`]).
+pub fn step_of(index: u64) -> i64 {
+    i64::try_from(index).map_or(i64::MAX, |i| i - 1)
+}
+
 /// One frame's bytes (header and payload), 8-byte aligned so that the CRC's word
 /// loads and the payload's Reals are aligned too. A writer fills the payload in
 /// place and seals the header over it; a reader copies a ring entry into one and

@@ -81,7 +81,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
         let Some(node) = nodes.iter().find(|n| n.slot == f.slot) else {
             return Err(Failure::check_failed(anyhow!(
                 "step {}: the frames of slot {} differ (no node of that slot is described)",
-                f.header.step,
+                f.header.writer_step(),
                 f.slot
             )));
         };
@@ -106,7 +106,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
         Err(Failure::check_failed(anyhow!(
             "first difference at step {} of node `{}` (slot {}){session}: {what} ({same} frames \
              before it agree)",
-            f.header.step,
+            f.header.writer_step(),
             node.node,
             f.slot,
         )))

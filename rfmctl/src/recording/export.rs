@@ -65,7 +65,7 @@ pub fn export_csv(file: &Path) -> Result<(), Failure> {
             kind.to_owned(),
             frame.slot.to_string(),
             field(&nodes[me].node),
-            frame.header.step.to_string(),
+            frame.header.writer_step().to_string(),
             format!("{:?}", frame.header.sim_time),
             frame.header.wall_clock_ns.to_string(),
         ];

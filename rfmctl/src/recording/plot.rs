@@ -1,5 +1,6 @@
-//! `plot`: chosen signals of a recording over simulation time, one panel per
-//! signal on a shared time axis; a gap in a writer's steps breaks its line, and a
+//! `plot`: the signals of a recording over simulation time (every number of
+//! every node unless some are chosen), one panel per signal on a shared time
+//! axis; a gap in a writer's steps breaks its line, and a
 //! restart (a new session) is marked by a vertical line.
 
 use std::collections::HashSet;
@@ -40,6 +41,19 @@ fn number(v: &Value) -> Option<f64> {
         Value::Boolean(b) => Some(f64::from(u8::from(*b))),
         Value::String(_) => None,
     }
+}
+
+/// Every signal of `nodes` that plots (not the Strings), as `node.signal`.
+fn numeric(nodes: &[Descriptor]) -> Vec<String> {
+    nodes
+        .iter()
+        .flat_map(|n| {
+            n.signals
+                .iter()
+                .filter(|s| !matches!(s.kind, SignalType::String { .. }))
+                .map(move |s| format!("{}.{}", n.node, s.name))
+        })
+        .collect()
 }
 
 /// The traces of `names` (`node.signal`), or why one cannot be plotted.
@@ -105,6 +119,20 @@ fn font() -> Result<(), Failure> {
 pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> {
     let reader = Reader::open(file)?;
     let nodes = reader.header().nodes();
+    let every;
+    let signals = match signals {
+        [] => {
+            every = numeric(&nodes);
+            if every.is_empty() {
+                return Err(Failure::check_failed(anyhow!(
+                    "{}: its nodes publish no number to plot (only Strings)",
+                    file.display()
+                )));
+            }
+            &every[..]
+        }
+        chosen => chosen,
+    };
     let mut traces = traces(&nodes, signals)?;
     let mut seen = HashSet::new();
     frames(reader, |nodes, f| {
@@ -164,6 +192,26 @@ pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> 
     Ok(())
 }
 
+/// The y axis of a panel whose values span `lo..=hi` (infinite: none): 5 %
+/// more each side, and a range that stays a range in floating point. A fixed
+/// pad of 1e-9 vanished beside a constant 1e10 (lo + pad == lo), and the
+/// panel's scale divided by zero: the line was drawn above its panel.
+fn y_range(lo: f64, hi: f64) -> (f64, f64) {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return (0.0, 1.0);
+    }
+    let pad = match hi - lo {
+        span if span > 0.0 && span.is_finite() => span * 0.05,
+        _ => (hi.abs().max(lo.abs()) * 0.05).max(1.0),
+    };
+    let (a, b) = (lo - pad, hi + pad);
+    // Near the ends of f64 the pad may overflow: the ends themselves then.
+    (
+        if a.is_finite() { a } else { f64::MIN },
+        if b.is_finite() { b } else { f64::MAX },
+    )
+}
+
 fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()> {
     let height = 60 + 220 * traces.len() as u32;
     let root = BitMapBackend::new(out, (1200, height)).into_drawing_area();
@@ -174,15 +222,14 @@ fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()
         let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
             (a.min(y), b.max(y))
         });
-        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
-        let pad = ((hi - lo) * 0.05).max(1e-9);
+        let (lo, hi) = y_range(lo, hi);
         let color = HSLColor(i as f64 / traces.len() as f64, 0.8, 0.4);
         let mut chart = ChartBuilder::on(&panel)
             .caption(&t.label, ("sans-serif", 18))
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(80)
-            .build_cartesian_2d(t0..t1, (lo - pad)..(hi + pad))?;
+            .build_cartesian_2d(t0..t1, lo..hi)?;
         chart
             .configure_mesh()
             .x_desc("simulation time (s)")
@@ -192,12 +239,35 @@ fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()
             chart.draw_series(LineSeries::new(run.iter().copied(), color.stroke_width(2)))?;
         }
         for &r in &t.restarts {
-            chart.draw_series(LineSeries::new(
-                [(r, lo - pad), (r, hi + pad)],
-                RED.stroke_width(2),
-            ))?;
+            chart.draw_series(LineSeries::new([(r, lo), (r, hi)], RED.stroke_width(2)))?;
         }
     }
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::y_range;
+
+    #[test]
+    fn a_panel_axis_holds_its_values_with_room_whatever_their_size() {
+        for (lo, hi) in [
+            (1e10, 1e10),
+            (0.0, 0.0),
+            (-5.0, -5.0),
+            (1e300, 1e300),
+            (-1e308, 1e308),
+            (1e307, 1e307),
+            (0.1, 0.1000000001),
+            (-1.0, 3.0),
+        ] {
+            let (a, b) = y_range(lo, hi);
+            assert!(
+                a < lo && hi < b && a.is_finite() && b.is_finite(),
+                "{lo}..{hi}: {a}..{b}"
+            );
+        }
+        assert_eq!(y_range(f64::INFINITY, f64::NEG_INFINITY), (0.0, 1.0));
+    }
 }

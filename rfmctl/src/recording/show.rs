@@ -106,7 +106,11 @@ pub fn show(file: &Path) -> Result<(), Failure> {
     for (slot, s) in &slots {
         let span = |f: Option<(u64, f64)>, l: Option<(u64, f64)>| match (f, l) {
             (Some(f), Some(l)) => (
-                format!("{}..{}", f.0, l.0),
+                format!(
+                    "{}..{}",
+                    rfm_core::frame::framed::step_of(f.0),
+                    rfm_core::frame::framed::step_of(l.0)
+                ),
                 format!("{:.3}..{:.3}", f.1, l.1),
             ),
             _ => ("-".into(), "-".into()),
