@@ -34,10 +34,28 @@ the link diagnostics <code>NODE.link.*</code> of each. The interface file is in
     )
 }
 
+/// How many nodes couple, in words: the attitude FMU's pair, or an
+/// interface's nodes.
+fn nodes_in_words(fmu: &FmuModel) -> String {
+    let n = if fmu.preset {
+        2
+    } else {
+        fmu.interface.nodes.len()
+    };
+    const WORDS: [&str; 9] = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    ];
+    WORDS
+        .get(n.wrapping_sub(1))
+        .map_or(n.to_string(), |w| (*w).to_owned())
+}
+
 /// How to wire the nodes, with the memory map for an interface.
 fn wiring(fmu: &FmuModel) -> String {
     if fmu.preset {
-        return r#"{wiring}"#.to_owned();
+        return "<li>Give one instance <code>nodeSlot = 0</code>, <code>peerSlot = 1</code> and the \
+                other <code>nodeSlot = 1</code>, <code>peerSlot = 0</code>.</li>"
+            .to_owned();
     }
     let map = fmu.interface.map().expect("a model's interface has a map");
     format!(
@@ -109,22 +127,26 @@ once its heartbeat has been silent for 0.5 s.</li>
 <tr><td><code>/dev/rfm2g0</code>, <code>\\.\rfm2g1</code></td><td>an RFM2g board (GE/Abaco PCIE-5565 and kin) through the
 vendor library, loaded at run time: <code>librfm2g.so</code> (Linux) or <code>rfm2gdll_stdc_64.dll</code>
 (Windows) from the search path, or the path in <code>rfm2gLibrary</code></td></tr>
-<tr><td><code>shm:NAME</code></td><td>shared memory on this host, for two simulators on one PC (1 MiB, closed to
+<tr><td><code>shm:NAME</code></td><td>shared memory on this host, for simulators on one PC (1 MiB, closed to
 other users): the POSIX object <code>/NAME</code> on Linux, the named file mapping
 <code>Local\rfm-NAME</code> of this logon session on Windows</td></tr>
-<tr><td><code>loopback:NAME</code></td><td>memory shared by two instances in one master process</td></tr>
+<tr><td><code>loopback:NAME</code></td><td>memory shared by the instances of one master process</td></tr>
+<tr><td><code>replay:PATH</code></td><td>no memory: the peers are played from a recording
+(<code>recordFile</code>) of this node or of a peer, and this node's inputs compared with it
+(<code>replay.divergence</code>)</td></tr>
 </table>
 
 <h2>Wiring the PCs</h2>
 <ol>
-<li>Connect the two RFM2g boards in a ring (TX of one to RX of the other, both ways) and install the driver
-on both PCs. Linux: <code>ls -l /dev/rfm2g*</code> shows the device; <code>device</code> is
+<li>Connect the {count} PCs' RFM2g boards in a ring (the TX of each to the RX of the next) and install the
+driver on every PC. Linux: <code>ls -l /dev/rfm2g*</code> shows the device; <code>device</code> is
 <code>/dev/rfm2g0</code>. Windows: the board is listed in Device Manager once the vendor's driver is
 installed; <code>device</code> is <code>\\.\rfm2g1</code> for the first board (the vendor numbers them from 1).</li>
-<li>Give both the same <code>device</code> (their local board), the same <code>regionOffset</code>,
-<code>syncMode</code> and <code>layout</code>.</li>
+<li>Give every node its local board as <code>device</code>, and all of them the same
+<code>regionOffset</code>, <code>syncMode</code> and <code>layout</code>.</li>
 {wiring}
-<li>Start both masters; the first step waits up to <code>startupTimeout</code> for the other.</li>
+<li>Start every master, in any order; the first step waits up to <code>startupTimeout</code> for the
+others.</li>
 </ol>
 
 <h2>The vendor library</h2>
@@ -148,7 +170,8 @@ shared memory, chosen per process, e.g. <code>RFM2G_SIM_DEVICES="/dev/rfm2g0 rin
 
 <h2>Layouts</h2>
 <p><b>framed</b> (default): each node's area holds a descriptor of its signals (so <code>rfmctl watch</code>
-shows them by name) and a ring of 16 frames, each a 64-byte header (with the interface's fingerprint) and the
+shows them by name) and a ring of frames (at least 16: deep enough for the lag and the nodes' periods),
+each a 64-byte header (with the interface's fingerprint) and the
 node's signals laid out as a C struct, guarded by a sequence counter and a CRC-32C, all little-endian.
 <b>seed</b> (attitude FMU only): the packed 65-byte <code>FlightData</code> of programs written as in the
 reflective-memory article (magic 0x55AA55AA, packetId, timestamp, float attitude[3], status, msg[32]); free
@@ -160,5 +183,47 @@ mode only.</p>
         guid = escape(&model.guid),
         what = what_it_does(fmu),
         wiring = wiring(fmu),
+        count = nodes_in_words(fmu),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn page(fmu: &FmuModel) -> String {
+        index_html(&Model::parse(fmu.xml()).unwrap(), fmu)
+    }
+
+    /// The page of a node of a three-node lab spoke of "the two RFM2g boards"
+    /// and "both masters"; the attitude FMU's showed a literal `{wiring}`.
+    #[test]
+    fn the_documentation_speaks_of_as_many_nodes_as_couple() {
+        let lab = rfm_core::interface::Interface::parse(
+            "lab.toml",
+            include_str!("../../examples/lab.toml"),
+            &fmu_model::RESERVED,
+        )
+        .unwrap();
+        assert_eq!(lab.nodes.len(), 3);
+        let three = page(&FmuModel::of_node(Arc::new(lab), 1));
+        let pair = page(&FmuModel::attitude());
+        for (html, count) in [(&three, "three"), (&pair, "two")] {
+            assert!(
+                html.contains(&format!("Connect the {count} PCs' RFM2g boards")),
+                "{count}"
+            );
+            for stale in [
+                "the two RFM2g boards",
+                "both masters",
+                "{wiring}",
+                "{count}",
+            ] {
+                assert!(!html.contains(stale), "{count}: `{stale}`");
+            }
+            assert!(html.contains("<code>replay:PATH</code>"));
+        }
+        assert!(pair.contains("<code>nodeSlot = 1</code>, <code>peerSlot = 0</code>"));
+    }
 }

@@ -202,7 +202,7 @@ mod archive_tests {
     fn archive(name: &str, entries: &[(String, Vec<u8>)]) -> std::path::PathBuf {
         let path =
             std::env::temp_dir().join(format!("build-fmu-test-{}-{name}.fmu", std::process::id()));
-        crate::archive::write(&path, entries).unwrap();
+        crate::archive::write(&path, entries, |_| Ok(())).unwrap();
         path
     }
 

@@ -140,7 +140,8 @@ pub const PARAMS: &[ParamSpec] = &[
     ),
     ParamSpec {
         unit: Some("s"),
-        min: Some("0"),
+        // rfm_core::link::MIN_TIMEOUT: ten heartbeats.
+        min: Some("0.1"),
         ..row(
             Param::Timeout,
             "timeout",

@@ -99,11 +99,12 @@ impl Model {
         if !units.is_empty() {
             out.push_str("\n  <UnitDefinitions>\n");
             for u in units {
-                if u == "s" {
-                    out.push_str("    <Unit name=\"s\"><BaseUnit s=\"1\"/></Unit>\n");
-                } else {
-                    let _ = writeln!(out, "    <Unit name=\"{}\"/>", attr(u));
-                }
+                let _ = match super::units::base_unit(u) {
+                    Some(base) => {
+                        writeln!(out, "    <Unit name=\"{}\">{}</Unit>", attr(u), base.xml())
+                    }
+                    None => writeln!(out, "    <Unit name=\"{}\"/>", attr(u)),
+                };
             }
             out.push_str("  </UnitDefinitions>\n");
         }

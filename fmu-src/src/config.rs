@@ -58,17 +58,28 @@ fn parsed<T: std::str::FromStr>(params: &Params, p: Param, accepted: &str) -> Fm
         .map_err(|_| bad(fmu_model::spec(p).name, &format!("{text:?}"), accepted))
 }
 
+/// A time parameter, within the bounds its row of the table gives (its XML
+/// `min`, when it has one above 0).
 fn seconds(params: &Params, p: Param) -> FmiResult<Duration> {
     let v = real(params, p);
-    if v.is_finite() && v > 0.0 && v <= MAX_SECONDS {
+    let spec = fmu_model::spec(p);
+    let min: f64 = spec
+        .min
+        .and_then(|m| m.parse().ok())
+        .filter(|&m| m > 0.0)
+        .unwrap_or(0.0);
+    let inside = if min > 0.0 { v >= min } else { v > 0.0 };
+    if v.is_finite() && inside && v <= MAX_SECONDS {
         Ok(Duration::from_secs_f64(v))
     } else {
+        let low = match min {
+            0.0 => "greater than 0".to_owned(),
+            min => format!("of at least {min}"),
+        };
         Err(bad(
-            fmu_model::spec(p).name,
+            spec.name,
             &v,
-            &format!(
-                "expected seconds greater than 0 and at most {MAX_SECONDS:e} (about 31 years)"
-            ),
+            &format!("expected seconds {low} and at most {MAX_SECONDS:e} (about 31 years)"),
         ))
     }
 }
@@ -150,4 +161,17 @@ pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
         idle_timeout: seconds(params, Param::IdleTimeout)?,
         real_time_factor: factor,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use fmu_model::{spec, Param};
+
+    /// The XML's `min` of `timeout` is the link's own bound: one number for the
+    /// master's dialog and for the check.
+    #[test]
+    fn the_timeout_minimum_is_the_links() {
+        let min: f64 = spec(Param::Timeout).min.unwrap().parse().unwrap();
+        assert_eq!(min, rfm_core::link::MIN_TIMEOUT.as_secs_f64());
+    }
 }

@@ -271,11 +271,15 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
         ),
         (
             vec![("timeout", "0".into())],
-            vec!["parameter timeout = 0: expected seconds greater than 0 and at most 1e9"],
+            vec!["parameter timeout = 0: expected seconds of at least 0.1 and at most 1e9"],
+        ),
+        (
+            vec![("timeout", "0.05".into())],
+            vec!["parameter timeout = 0.05: expected seconds of at least 0.1 and at most 1e9"],
         ),
         (
             vec![("timeout", "2e9".into())],
-            vec!["parameter timeout = 2000000000: expected seconds greater than 0 and at most 1e9"],
+            vec!["parameter timeout = 2000000000: expected seconds of at least 0.1 and at most 1e9"],
         ),
         (
             vec![("startupTimeout", "-3".into())],

@@ -19,7 +19,8 @@ use crate::region::{OutsideMemory, Region, WORD};
 /// The accepted forms, quoted in errors.
 pub const DEVICE_FORMS: &str =
     "`/dev/rfm2gN` (Linux) or `\\\\.\\rfm2gN` (Windows) for an RFM2g board, `shm:NAME` for \
-     shared memory on this host, or `loopback:NAME` for two instances in one process";
+     shared memory on this host, `loopback:NAME` for the instances of one process, or \
+     `replay:PATH` to play the peers from a recording";
 
 /// Size of `shm:` and `loopback:` memories unless the caller asks otherwise: room
 /// for all 256 slots. (RFM2g boards have their own size: 64, 128 or 256 MB.)
@@ -117,6 +118,18 @@ impl DeviceSpec {
             return Ok(DeviceSpec::Loopback {
                 name: name.to_owned(),
             });
+        }
+        // A shm: memory's file on Linux, given as a path: a board path would
+        // send the user through the vendor library's long account of a missing
+        // board.
+        if let Some(name) = device.strip_prefix("/dev/shm/") {
+            let hint = match shm::validate_name(name) {
+                Ok(()) => format!("did you mean `shm:{name}`?"),
+                Err(_) => "name it as `shm:NAME`".to_owned(),
+            };
+            return Err(bad(format!(
+                "/dev/shm holds this host's shared memory, not RFM2g boards: {hint}"
+            )));
         }
         if device.starts_with('/') || device.starts_with(r"\\.\") {
             if device.contains('\0') {

@@ -52,7 +52,16 @@ fn device_strings_are_parsed_into_the_three_forms() {
 fn malformed_device_strings_name_the_accepted_forms() {
     let err = open("");
     assert!(matches!(err, DeviceError::Empty));
-    assert_msg(&err, &["empty", "/dev/rfm2gN", "shm:NAME", "loopback:NAME"]);
+    assert_msg(
+        &err,
+        &[
+            "empty",
+            "/dev/rfm2gN",
+            "shm:NAME",
+            "loopback:NAME",
+            "replay:PATH",
+        ],
+    );
     for device in ["tcp:127.0.0.1", "rfm2g0", "SHM:x", "dev/rfm2g0"] {
         let err = open(device);
         assert!(
@@ -74,6 +83,9 @@ fn bad_names_are_refused_with_the_rule() {
         (&long, "at most 200"),
         ("loopback:", "empty"),
         ("/dev/rfm2g\0", "NUL"),
+        // A shm: memory's file given as a path: not taken for a board.
+        ("/dev/shm/lab", "not RFM2g boards: did you mean `shm:lab`?"),
+        ("/dev/shm/a b", "name it as `shm:NAME`"),
     ];
     for (device, part) in cases {
         let err = open(device);

@@ -14,6 +14,13 @@ use crate::interface::Interface;
 use crate::wait::WaitStrategy;
 use crate::WORD;
 
+/// The shortest `timeout`: ten heartbeats ([`super::liveness::HEARTBEAT_PERIOD`]).
+/// A shorter one takes a peer a scheduler held up a few beats for dead.
+pub const MIN_TIMEOUT: Duration = Duration::from_millis(100);
+
+const _: () =
+    assert!(MIN_TIMEOUT.as_millis() == 10 * super::liveness::HEARTBEAT_PERIOD.as_millis());
+
 /// Which frame layout the link speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Layout {
@@ -124,17 +131,24 @@ impl LinkConfig {
                 "the seed layout (the article's FlightData) has no step ring: use syncMode = free with it, or layout = framed for lockstep",
             ));
         }
+        if self.timeout < MIN_TIMEOUT {
+            return Err(config_error(
+                "timeout",
+                format!("{} s", self.timeout.as_secs_f64()),
+                format!(
+                    "must be at least {} s: ten heartbeats, or a live peer a scheduler held up \
+                     looks dead",
+                    MIN_TIMEOUT.as_secs_f64()
+                ),
+            ));
+        }
         for (name, value) in [
             ("timeout", self.timeout),
             ("startupTimeout", self.startup_timeout),
             ("idleTimeout", self.idle_timeout),
         ] {
             if value.is_zero() {
-                return Err(config_error(
-                    name,
-                    format!("{value:?}"),
-                    "must be greater than 0 s",
-                ));
+                return Err(config_error(name, "0 s", "must be greater than 0 s"));
             }
         }
         if !(self.real_time_factor.is_finite() && self.real_time_factor >= 0.0) {

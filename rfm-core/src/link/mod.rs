@@ -47,7 +47,7 @@ mod strangers;
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
 pub(crate) use clock::wall_clock_ns;
-pub use config::{Layout, LinkConfig, IDLE_TIMEOUT, REPLAY_PREFIX};
+pub use config::{Layout, LinkConfig, IDLE_TIMEOUT, MIN_TIMEOUT, REPLAY_PREFIX};
 use error::config_error;
 pub use error::LinkError;
 pub use exchange::Exchange;
