@@ -2,7 +2,10 @@
 # Installs what the project needs on a fresh Debian machine with Rust (stable and
 # nightly). Sourced by demo.sh (`setup demo`) and test.sh (`setup test`); safe to
 # run again: everything already there is skipped.
-#   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
+#   demo: libclang-dev (the fmi crate's bindgen, for the demo master), binutils
+#         (build-fmu strips the binaries) and a venv (.venv-build) with zig and
+#         cargo-zigbuild pinned in scripts/build-requirements.txt (the linux64
+#         binary is linked against glibc 2.28)
 #   bench: fonts-dejavu-core (text in the latency histogram)
 #   test: the above, gcc, MinGW-w64 (C and C++) and the x86_64-pc-windows-gnu
 #         target (win64 FMU), wine64 (runs the Windows tests), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
@@ -23,17 +26,31 @@ apt_install() {
     fi
 }
 
+# The build venv: zig and cargo-zigbuild, which build-fmu finds in .venv-build.
+build_venv() {
+    local req=scripts/build-requirements.txt stamp=.venv-build/.requirements
+    if [ ! -x .venv-build/bin/cargo-zigbuild ] || ! cmp -s "$req" "$stamp"; then
+        echo "==> creating the build venv .venv-build ($req)"
+        python3 -m venv .venv-build
+        .venv-build/bin/pip install -q --disable-pip-version-check -r "$req"
+        cp "$req" "$stamp"
+    fi
+}
+
 setup() {
     local what=$1
     if [ "$what" = demo ]; then
-        apt_install libclang-dev
+        apt_install libclang-dev binutils python3-venv
+        build_venv
         return
     fi
     if [ "$what" = bench ]; then
         apt_install fonts-dejavu-core
         return
     fi
-    apt_install libclang-dev gcc gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 fonts-dejavu-core
+    apt_install libclang-dev gcc binutils binutils-mingw-w64-x86-64 gcc-mingw-w64-x86-64 \
+        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core python3-venv
+    build_venv
     if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
         echo "==> adding the Rust target x86_64-pc-windows-gnu"
         rustup target add x86_64-pc-windows-gnu

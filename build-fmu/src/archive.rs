@@ -48,6 +48,15 @@ pub fn write(
     // whole new one, never a name on a half-written archive.
     temp.as_file().sync_all().with_context(failed)?;
     check(temp.path())?;
+    // A temporary file is made owner-only; an FMU is for every user's master.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let readable = std::fs::Permissions::from_mode(0o644);
+        temp.as_file()
+            .set_permissions(readable)
+            .with_context(failed)?;
+    }
     temp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("cannot rename the verified archive onto {}", path.display()))?;

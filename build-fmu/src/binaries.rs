@@ -25,21 +25,45 @@ impl Platform {
     }
 }
 
-/// Builds the binary of each of `platforms` with cargo.
-pub fn build(root: &Path, release: bool, platforms: &[Platform]) -> Result<Vec<Binary>> {
+/// Builds the binary of each of `platforms` with cargo (linux64 with
+/// cargo-zigbuild against glibc 2.28 where it is here), and takes its debug
+/// information out of it: into `debug_dir` when given, else nowhere.
+pub fn build(
+    root: &Path,
+    release: bool,
+    platforms: &[Platform],
+    debug_dir: Option<&Path>,
+) -> Result<Vec<Binary>> {
+    let zig = cargo::zigbuild(root);
     platforms
         .iter()
         .map(|&platform| {
-            let (dir, _) = platform.dir_ext();
-            let target = (platform == Platform::Win64).then_some("x86_64-pc-windows-gnu");
+            let (dir, ext) = platform.dir_ext();
+            let how = match (platform, &zig) {
+                (Platform::Win64, _) => cargo::Build::Cargo(Some("x86_64-pc-windows-gnu")),
+                (Platform::Linux64, Some(zig)) => cargo::Build::Zig(zig),
+                (Platform::Linux64, None) => {
+                    crate::step(
+                        "  cargo-zigbuild is not here (scripts/setup.sh installs it): linux64 is \
+                         built against this machine's glibc, which the verification compares \
+                         with 2.28",
+                    );
+                    cargo::Build::Cargo(None)
+                }
+            };
             crate::step(&format!(
-                "building {dir} ({} profile)…",
-                if release { "release" } else { "debug" }
+                "building {dir} ({} profile{})…",
+                if release { "release" } else { "debug" },
+                match how {
+                    cargo::Build::Zig(_) =>
+                        format!(", {} with cargo-zigbuild", cargo::LINUX_TARGET),
+                    cargo::Build::Cargo(_) => String::new(),
+                }
             ));
-            let lib = cargo::build_cdylib(root, release, target)?;
+            let lib = cargo::build_cdylib(root, release, how)?;
             crate::step(&format!("  built {}", lib.display()));
-            let data =
-                std::fs::read(&lib).with_context(|| format!("cannot read {}", lib.display()))?;
+            let debug = debug_dir.map(|d| d.join(format!("rfm-fmu-{dir}.{ext}.debug")));
+            let data = crate::strip::split_debug(platform, &lib, debug.as_deref())?;
             Ok(Binary { platform, data })
         })
         .collect()

@@ -5,13 +5,56 @@ use std::process::{Command, Stdio};
 
 use anyhow::{anyhow, bail, Context, Result};
 
-/// `cargo build -p fmu-src --lib` for `target` (None: this host); returns the cdylib.
-pub fn build_cdylib(workspace: &Path, release: bool, target: Option<&str>) -> Result<PathBuf> {
+/// The Rust target of the linux64 binary: x86-64 Linux against glibc 2.28
+/// (cargo-zigbuild links against that version's symbols).
+pub const LINUX_TARGET: &str = "x86_64-unknown-linux-gnu.2.28";
+
+/// cargo-zigbuild, if it is here: in the project's build venv
+/// (`scripts/setup.sh` makes it), or on the PATH.
+pub fn zigbuild(workspace: &Path) -> Option<PathBuf> {
+    let venv = workspace.join(".venv-build/bin/cargo-zigbuild");
+    if venv.is_file() {
+        return Some(venv);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("cargo-zigbuild"))
+        .find(|p| p.is_file())
+}
+
+/// How a cdylib is built.
+pub enum Build<'a> {
+    /// `cargo build` for a Rust target (None: this host).
+    Cargo(Option<&'a str>),
+    /// `cargo-zigbuild` for [`LINUX_TARGET`]; its folder holds the Python with
+    /// the `ziglang` package it runs zig from.
+    Zig(&'a Path),
+}
+
+/// `cargo build -p fmu-src --lib` as `how` says; returns the cdylib.
+pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
+    let (mut cmd, target) = match how {
+        Build::Cargo(target) => {
+            let mut cmd = Command::new(cargo);
+            cmd.arg("build");
+            (cmd, target)
+        }
+        Build::Zig(zigbuild) => {
+            let mut cmd = Command::new(zigbuild);
+            cmd.arg("zigbuild");
+            // Its `python3 -m ziglang` must be the venv's.
+            if let Some(dir) = zigbuild.parent() {
+                let path = std::env::var_os("PATH").unwrap_or_default();
+                let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&path));
+                cmd.env("PATH", std::env::join_paths(paths)?);
+            }
+            cmd.env("CARGO", cargo);
+            (cmd, Some(LINUX_TARGET))
+        }
+    };
     cmd.current_dir(workspace)
         .args([
-            "build",
             "-p",
             "fmu-src",
             "--lib",
@@ -25,6 +68,7 @@ pub fn build_cdylib(workspace: &Path, release: bool, target: Option<&str>) -> Re
     if let Some(t) = target {
         cmd.args(["--target", t]);
     }
+    let target = target.map(|t| t.split_once(".2.").map_or(t, |(t, _)| t));
     let out = cmd.output().context("could not run cargo")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {

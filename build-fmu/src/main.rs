@@ -5,7 +5,9 @@ mod archive;
 mod binaries;
 mod cargo;
 mod docs;
+mod loads;
 mod model;
+mod strip;
 mod verify;
 
 use std::path::{Path, PathBuf};
@@ -44,8 +46,13 @@ enum Profile {
 /// resources/interface.toml and resources/node.txt. Before it says done, it
 /// re-reads the archive: the XML parses and matches the resources (GUID), each
 /// binary exports exactly the 34 FMI 2.0 co-simulation functions and is of this
-/// variable convention, and every file the XML implies is there. A bad interface
-/// file is reported with its line and column, and nothing is written.
+/// variable convention, the linux64 binary needs no glibc newer than 2.28 and the
+/// win64 one imports only Windows 10's DLLs, and every file the XML implies is
+/// there; only then is it renamed over --out. Binaries built here are linked
+/// against glibc 2.28 with cargo-zigbuild where it is found (.venv-build, made by
+/// scripts/setup.sh, or the PATH) and stripped of their debug information
+/// (--keep-debug keeps it beside the .fmu). A bad interface file is reported with
+/// its line and column, and nothing is written.
 ///
 /// Example: build-fmu --interface lab.toml --node all --from rfm_attitude.fmu
 #[derive(Debug, Parser)]
@@ -72,6 +79,11 @@ struct Args {
     /// Naming win64 makes it required.
     #[arg(long, value_enum, value_delimiter = ',')]
     platform: Vec<Platform>,
+    /// Keep the binaries' debug information beside the .fmu (rfm-fmu-linux64.so.debug,
+    /// rfm-fmu-win64.dll.debug; the packed binaries name them), instead of
+    /// dropping it. Only for binaries built here.
+    #[arg(long, conflicts_with = "from")]
+    keep_debug: bool,
     /// Rewrite the repository's modelDescription.xml (the attitude FMU's) from the
     /// code, and write nothing else.
     #[arg(long, conflicts_with_all = ["interface", "from"])]
@@ -228,11 +240,22 @@ fn main() -> Result<()> {
     };
     let binaries = match &args.from {
         Some(fmu) => binaries::from_fmu(&absolute(&cwd, fmu), &args.platform)?,
-        None => binaries::build(
-            &root,
-            args.profile == Profile::Release,
-            &platforms(&args.platform)?,
-        )?,
+        None => {
+            let beside = targets
+                .first()
+                .and_then(|t| t.out.parent())
+                .map(Path::to_path_buf);
+            if let Some(dir) = beside.as_deref().filter(|_| args.keep_debug) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            binaries::build(
+                &root,
+                args.profile == Profile::Release,
+                &platforms(&args.platform)?,
+                beside.as_deref().filter(|_| args.keep_debug),
+            )?
+        }
     };
     for target in &targets {
         write(target, &binaries)?;

@@ -127,6 +127,11 @@ pub fn check_archive(path: &Path, model: &Model, platforms: &[(&str, &str)]) -> 
         let name = format!("binaries/{platform}/{}.{ext}", model.model_identifier);
         let binary = read(&name)?;
         check_exports(&name, &binary)?;
+        match *platform {
+            "linux64" => crate::loads::check_linux(&name, &binary)?,
+            "win64" => crate::loads::check_windows(&name, &binary)?,
+            _ => {}
+        }
         if !contains(&binary, CONVENTION.as_bytes()) {
             bail!("{name} is not an FMU binary of this variable convention ({CONVENTION}): it would read the description's variables otherwise; take it from an FMU of this release");
         }

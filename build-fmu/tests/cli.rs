@@ -188,3 +188,59 @@ fn a_full_disk_leaves_the_previous_fmu_intact_and_no_partial_file() {
         .collect();
     assert_eq!(left, ["filler", "lab_a.fmu"], "a partial file remains");
 }
+
+/// The packaged FMU (scripts/test.sh packs it first) repacked for a node: the
+/// file is readable by every user's master (a temporary file is owner-only),
+/// and its binaries carry no debug information (they carried about 10 MB
+/// each).
+#[cfg(unix)]
+#[test]
+fn a_packed_fmu_is_readable_by_all_and_its_binaries_carry_no_debug_information() {
+    use object::{Object, ObjectSection};
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let packed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fmu/rfm_attitude.fmu");
+    assert!(
+        packed.is_file(),
+        "{}: scripts/test.sh packs it first",
+        packed.display()
+    );
+    let scratch = folder();
+    let interface = scratch.path().join("lab.toml");
+    std::fs::write(
+        &interface,
+        "name = \"lab\"\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]\n",
+    )
+    .unwrap();
+    let out = scratch.path().join("lab_a.fmu");
+    let (ok, err) = build_fmu(&[
+        "--interface",
+        interface.to_str().unwrap(),
+        "--node",
+        "a",
+        "--from",
+        packed.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644);
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&out).unwrap()).unwrap();
+    let names: Vec<String> = zip
+        .file_names()
+        .filter_map(|n| n.ok().map(|n| n.into_owned()))
+        .collect();
+    for name in names.iter().filter(|n| n.starts_with("binaries/")) {
+        let mut data = Vec::new();
+        zip.by_name(name).unwrap().read_to_end(&mut data).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let debug: Vec<String> = file
+            .sections()
+            .filter_map(|s| s.name().ok().map(str::to_owned))
+            .filter(|n| n.starts_with(".debug_"))
+            .collect();
+        assert!(debug.is_empty(), "{name} carries {debug:?}");
+    }
+}

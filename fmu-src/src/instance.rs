@@ -14,7 +14,7 @@ use rfm_core::link::Link;
 use rfm_core::wait::WaitStrategy;
 
 use crate::access::Access;
-use crate::config::{link_config, string};
+use crate::config::{boolean, link_config, string};
 use crate::error::{error, FmiError, FmiResult};
 use crate::logger::{Category, Logger};
 use crate::recording::Recording;
@@ -183,8 +183,17 @@ impl Instance {
         let mut recording = match string(&v.params, Param::RecordFile).is_empty() {
             true => None,
             false => Some(
-                Recording::create(&self.model, &v.params, &link, &self.logger.instance_name())
-                    .map_err(|e| error(format!("fmi2ExitInitializationMode: {}", e.message)))?,
+                Recording::create(
+                    &self.model,
+                    &v.params,
+                    &link,
+                    &self.logger.instance_name(),
+                    (
+                        string(&v.params, Param::RecordFile),
+                        boolean(&v.params, Param::RecordOverwrite),
+                    ),
+                )
+                .map_err(|e| error(format!("fmi2ExitInitializationMode: {}", e.message)))?,
             ),
         };
         let report = match link.start(self.time, &mut v.frame) {

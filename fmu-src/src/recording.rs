@@ -13,9 +13,8 @@ use rfm_core::record::{
     START_PLACEHOLDER,
 };
 
-use crate::config::{boolean, string};
 use crate::error::{error, FmiError};
-use fmu_model::{fmu_params, Model, Param};
+use fmu_model::{fmu_params, Model};
 use rfm_core::interface::Value;
 
 /// An open recording of one instance's link.
@@ -33,17 +32,17 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Creates the recording `recordFile` names for `link` (opened, not yet
-    /// started: a file that cannot be recorded into refuses initialization
-    /// before the node takes its slot), with the instance's parameters in
-    /// the header.
+    /// Creates the recording `template` (the parameter `recordFile`) names for
+    /// `link` (opened, not yet started: a file that cannot be recorded into
+    /// refuses initialization before the node takes its slot), with the
+    /// instance's parameters in the header; `overwrite` is `recordOverwrite`.
     pub fn create(
         model: &Model,
         params: &[Value],
         link: &Link,
         instance: &str,
+        (template, overwrite): (&str, bool),
     ) -> Result<Recording, FmiError> {
-        let template = string(params, Param::RecordFile);
         if link.config().layout != Layout::Framed {
             return Err(error(format!(
                 "recordFile `{template}`: recording needs layout = framed (the seed layout's \
@@ -60,7 +59,6 @@ impl Recording {
         let mut header = Header::for_interface(link.interface(), Some(slot), parameters);
         header.started_ns = started_ns;
         let capacity = queue_capacity(header.largest_frame(), 1 + link.peers().len());
-        let overwrite = boolean(params, Param::RecordOverwrite);
         let by = format!(
             "instance `{instance}` (slot {slot}, process {})",
             std::process::id()

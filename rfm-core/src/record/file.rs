@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, UNIX_EPOCH};
 
-use super::writer::RecorderError;
+use super::error::RecorderError;
 use super::Reader;
 
 /// In a recording's file name: the start time, UTC, as `20261201T154632Z`

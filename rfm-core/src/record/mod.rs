@@ -42,6 +42,7 @@
 //! share: what a writer accepts to record, the reader reads back.
 
 mod drain;
+mod error;
 mod file;
 mod reader;
 mod writer;

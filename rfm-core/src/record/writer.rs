@@ -9,7 +9,6 @@
 //! step.
 
 use crate::thread::Thread;
-use std::io;
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -18,35 +17,8 @@ use std::sync::{Arc, PoisonError};
 use rtrb::{CopyToUninit, Producer, RingBuffer};
 
 use super::drain::{drain, Loss, Sink};
+pub use super::error::RecorderError;
 use super::{Header, Kind, MAGIC, MAX_FRAME, MAX_HEADER, RECORD_HEAD, SEQUENCE_WORD, VERSION};
-
-/// Why a recording could not be made or finished.
-#[derive(Debug, thiserror::Error)]
-pub enum RecorderError {
-    #[error("cannot create the recording `{path}`: {cause}")]
-    Create { path: PathBuf, cause: io::Error },
-    #[error("`{path}` exists, and a recording does not replace a file unless asked to")]
-    Exists { path: PathBuf },
-    #[error("`{path}` is being recorded into by {writer}: two recorders cannot write one file")]
-    InUse { path: PathBuf, writer: String },
-    #[error("the recording `{path}` cannot hold {what}: at most {limit} bytes")]
-    TooLarge {
-        path: PathBuf,
-        what: String,
-        limit: usize,
-    },
-    #[error(
-        "writing the recording `{path}` failed: {cause}; {lost} records are lost (the file holds \
-         every record before them)"
-    )]
-    Write {
-        path: PathBuf,
-        cause: String,
-        lost: u64,
-    },
-    #[error("the recording `{path}`'s writer thread could not start: {cause}")]
-    Thread { path: PathBuf, cause: io::Error },
-}
 
 /// A record's bytes before its frame: length, kind, slot, reserved, time.
 const HEAD: usize = 4 + RECORD_HEAD;
