@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine with Rust (stable and
-# nightly). Sourced by demo.sh (`setup demo`) and test.sh (`setup test`); safe to
+# nightly). Sourced by demo.sh (`setup demo`), test.sh (`setup test`), bench.sh and soak.sh; safe to
 # run again: everything already there is skipped.
-#   demo: libclang-dev (the fmi crate's bindgen, for the demo master), binutils
-#         (build-fmu strips the binaries) and a venv (.venv-build) with zig and
-#         cargo-zigbuild pinned in scripts/build-requirements.txt (the linux64
-#         binary is linked against glibc 2.28)
+#   build: binutils (build-fmu strips the binaries) and a venv (.venv-build)
+#         with zig and cargo-zigbuild pinned in scripts/build-requirements.txt
+#         (the linux64 binary is linked against glibc 2.28); every set below
+#         includes it
+#   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
 #   bench: fonts-dejavu-core (text in the latency histogram)
 #   test: the above, gcc, MinGW-w64 (C and C++) and the x86_64-pc-windows-gnu
 #         target (win64 FMU), wine64 (runs the Windows tests), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
@@ -39,18 +40,26 @@ build_venv() {
 
 setup() {
     local what=$1
-    if [ "$what" = demo ]; then
-        apt_install libclang-dev binutils python3-venv
+    # Every script that packages the FMU (build-fmu strips it and links it
+    # against glibc 2.28): binutils and the build venv.
+    if [ "$what" = build ]; then
+        apt_install binutils python3-venv
         build_venv
+        return
+    fi
+    if [ "$what" = demo ]; then
+        apt_install libclang-dev
+        setup build
         return
     fi
     if [ "$what" = bench ]; then
         apt_install fonts-dejavu-core
+        setup build
         return
     fi
-    apt_install libclang-dev gcc binutils binutils-mingw-w64-x86-64 gcc-mingw-w64-x86-64 \
-        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core python3-venv
-    build_venv
+    apt_install libclang-dev gcc binutils-mingw-w64-x86-64 gcc-mingw-w64-x86-64 \
+        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core
+    setup build
     if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
         echo "==> adding the Rust target x86_64-pc-windows-gnu"
         rustup target add x86_64-pc-windows-gnu

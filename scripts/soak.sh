@@ -4,5 +4,7 @@
 # out-of-order and corrupted frames (all must be 0) and the step-time distribution.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/setup.sh
+setup build
 cargo run --release -p build-fmu -- --platform linux64
 cargo run --release -p rfm-bench --bin soak -- "$@"
