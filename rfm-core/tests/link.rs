@@ -943,6 +943,18 @@ fn a_live_peer_that_is_late_is_waited_for_up_to_the_idle_timeout() {
     );
 }
 
+/// [`LAB`] with the cockpit publishing twelve Reals more: the visual's area
+/// then lies elsewhere in it.
+fn wider_cockpit() -> String {
+    let more: String = (0..12)
+        .map(|i| format!(r#", {{ name = "extra{i}", type = "Real" }}"#))
+        .collect();
+    LAB.replace(
+        r#"{ name = "flap_detent", type = "Integer" } ]"#,
+        &format!(r#"{{ name = "flap_detent", type = "Integer" }}{more} ]"#),
+    )
+}
+
 /// Two nodes whose files differ in layout (the cockpit publishes twelve Reals
 /// more, so the visual's area lies elsewhere in the cockpit's file): each used
 /// to wait `startupTimeout` where its file puts the other. Both are told within
@@ -951,13 +963,7 @@ fn a_live_peer_that_is_late_is_waited_for_up_to_the_idle_timeout() {
 fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
     use rfm_core::interface::{Interface, Reserved};
     use std::sync::Arc;
-    let more: String = (0..12)
-        .map(|i| format!(r#", {{ name = "extra{i}", type = "Real" }}"#))
-        .collect();
-    let cockpit_file = LAB.replace(
-        r#"{ name = "flap_detent", type = "Integer" } ]"#,
-        &format!(r#"{{ name = "flap_detent", type = "Integer" }}{more} ]"#),
-    );
+    let cockpit_file = wider_cockpit();
     let dev = loopback();
     let open = |slot: u8, interface: Interface| {
         let mut link = rfm_core::link::Link::open(LinkConfig {
@@ -1081,13 +1087,7 @@ fn started_apart(
     use rfm_core::interface::{Interface, Reserved};
     use rfm_core::link::{Node, StartPoll};
     use std::sync::Arc;
-    let more: String = (0..12)
-        .map(|i| format!(r#", {{ name = "extra{i}", type = "Real" }}"#))
-        .collect();
-    let cockpit_file = LAB.replace(
-        r#"{ name = "flap_detent", type = "Integer" } ]"#,
-        &format!(r#"{{ name = "flap_detent", type = "Integer" }}{more} ]"#),
-    );
+    let cockpit_file = wider_cockpit();
     let dev = loopback();
     let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
     let region = memory.map(0, memory.size() as usize).unwrap();
