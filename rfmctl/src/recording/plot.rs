@@ -212,6 +212,18 @@ fn y_range(lo: f64, hi: f64) -> (f64, f64) {
     )
 }
 
+/// A y-axis label that fits its 80 pixels: large and tiny numbers in
+/// scientific form (1e10 printed whole was cut at the panel's edge).
+fn axis_number(y: f64) -> String {
+    let a = y.abs();
+    if a != 0.0 && !(1e-3..1e6).contains(&a) {
+        format!("{y:.3e}")
+    } else {
+        let text = format!("{y:.6}");
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
 fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()> {
     let height = 60 + 220 * traces.len() as u32;
     let root = BitMapBackend::new(out, (1200, height)).into_drawing_area();
@@ -232,6 +244,7 @@ fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()
             .build_cartesian_2d(t0..t1, lo..hi)?;
         chart
             .configure_mesh()
+            .y_label_formatter(&|y| axis_number(*y))
             .x_desc("simulation time (s)")
             .label_style(("sans-serif", 13))
             .draw()?;
@@ -249,6 +262,15 @@ fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()
 #[cfg(test)]
 mod tests {
     use super::y_range;
+
+    #[test]
+    fn axis_labels_stay_short() {
+        assert_eq!(super::axis_number(1e10), "1.000e10");
+        assert_eq!(super::axis_number(-2.5), "-2.5");
+        assert_eq!(super::axis_number(0.0), "0");
+        assert_eq!(super::axis_number(12345.5), "12345.5");
+        assert_eq!(super::axis_number(1e-5), "1.000e-5");
+    }
 
     #[test]
     fn a_panel_axis_holds_its_values_with_room_whatever_their_size() {
