@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, ValueEnum};
 use fmu_model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
-use rfm_core::interface::{layout::MapTable, Interface};
+use rfm_core::interface::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
+use rfm_core::interface::{layout::MapTable, Interface, MemoryMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Platform {
@@ -146,6 +147,7 @@ fn of_interface(root: &Path, file: &Path, node: &str, out: Option<PathBuf>) -> R
             map: &map
         }
     ));
+    ring_budget(&interface, &map, file)?;
     let nodes: Vec<usize> = if node == "all" {
         (0..interface.nodes.len()).collect()
     } else {
@@ -191,6 +193,34 @@ fn of_interface(root: &Path, file: &Path, node: &str, out: Option<PathBuf>) -> R
             }
         })
         .collect())
+}
+
+/// Prints what the coupling puts on an RFM2g ring; warns above half of it and
+/// refuses more than all of it (the nodes could not keep their periods).
+fn ring_budget(interface: &Interface, map: &MemoryMap, file: &Path) -> Result<()> {
+    let budget = RingBudget::of(interface, map);
+    step(&format!("on an RFM2g ring:\n{budget}"));
+    let share = 100.0 * budget.fraction();
+    match budget.verdict() {
+        Verdict::Fits => Ok(()),
+        Verdict::OverHalf => {
+            step(&format!(
+                "warning: the coupling of {} would take {share:.0} % of the ring: over half \
+                 leaves little for bursts and other traffic (give its nodes longer periods or \
+                 fewer signals)",
+                file.display()
+            ));
+            Ok(())
+        }
+        Verdict::Over => bail!(
+            "the coupling of {} would put {:.0} bytes/s on an RFM2g ring, {share:.0} % of the \
+             {:.0} MB/s it carries: its nodes could not keep their periods; give them longer \
+             periods or fewer signals",
+            file.display(),
+            budget.total(),
+            RING_BYTES_PER_SECOND / 1e6
+        ),
+    }
 }
 
 fn platforms(asked: &[Platform]) -> Result<Vec<Platform>> {

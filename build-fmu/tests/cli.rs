@@ -244,3 +244,62 @@ fn a_packed_fmu_is_readable_by_all_and_its_binaries_carry_no_debug_information()
         assert!(debug.is_empty(), "{name} carries {debug:?}");
     }
 }
+
+/// The ring's budget: two nodes of 1,000 Reals at 100 kHz would need more
+/// than an RFM2g ring carries (refused before anything is built or
+/// written); at 10 kHz over half of it (a warning); at 1 kHz a few percent.
+#[test]
+fn a_coupling_that_needs_more_than_the_ring_is_refused_and_over_half_is_warned() {
+    let scratch = folder();
+    let signals: String = (0..1000)
+        .map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }},"))
+        .collect();
+    let run = |period: &str| {
+        let file = scratch.path().join(format!("lab{period}.toml"));
+        std::fs::write(
+            &file,
+            format!(
+                "name = \"lab\"\nmemory_size = 67108864\nperiod = {period}\n[[node]]\nname = \"a\"\n\
+                 slot = 0\nsignals = [{signals}]\n[[node]]\nname = \"b\"\nslot = 1\nsignals = [{signals}]\n"
+            ),
+        )
+        .unwrap();
+        let out = scratch.path().join(format!("out{period}"));
+        let (_, err) = build_fmu(&[
+            "--interface",
+            file.to_str().unwrap(),
+            "--node",
+            "all",
+            "--from",
+            "/nonexistent/rfm_attitude.fmu",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!out.exists(), "{period}: something was written");
+        err
+    };
+    let over = run("0.00001");
+    assert!(
+        over.contains("would put 1614400800 bytes/s on an RFM2g ring, 950 % of the 170 MB/s"),
+        "{over}"
+    );
+    assert!(
+        !over.contains("taking binaries"),
+        "refused before the binaries: {over}"
+    );
+    let half = run("0.0001");
+    assert!(
+        half.contains("warning: the coupling of") && half.contains("would take 95 % of the ring"),
+        "{half}"
+    );
+    assert!(
+        half.contains("/nonexistent/rfm_attitude.fmu"),
+        "it goes on: {half}"
+    );
+    let fits = run("0.001");
+    assert!(
+        fits.contains("16144800 bytes/s in all: 9.5 % of an RFM2g ring's 170 MB/s"),
+        "{fits}"
+    );
+    assert!(!fits.contains("warning"), "{fits}");
+}

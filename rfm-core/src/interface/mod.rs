@@ -30,6 +30,7 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml::Spanned;
 
+pub mod budget;
 pub mod descriptor;
 mod discover;
 pub mod layout;
