@@ -70,7 +70,7 @@ pub struct Recorder {
     seen: (u32, bool),
     thread: Option<Thread>,
     /// The file's lock, held until the writer thread has finished with it.
-    _file: Option<super::file::Locked>,
+    lock: Option<super::file::Locked>,
 }
 
 /// The file's first bytes: magic, version, header and its CRC.
@@ -130,9 +130,19 @@ impl Recorder {
                 path: path.to_owned(),
                 cause,
             })?;
-        let mut recorder = Self::start(path, file, head, capacity)?;
-        recorder._file = Some(locked);
-        Ok(recorder)
+        match Self::start(path, file, head, capacity) {
+            Ok(mut recorder) => {
+                recorder.lock = Some(locked);
+                Ok(recorder)
+            }
+            Err(e) => {
+                // Not even the header is there: a file left would refuse the
+                // next try as an existing one.
+                drop(locked);
+                let _ = std::fs::remove_file(path);
+                Err(e)
+            }
+        }
     }
 
     /// [`Recorder::create`] writing into `sink` (tests hold the writer up, or
@@ -176,7 +186,7 @@ impl Recorder {
             loss,
             seen: (0, false),
             thread: Some(thread),
-            _file: None,
+            lock: None,
         })
     }
 
@@ -285,7 +295,7 @@ impl Recorder {
             return Ok(());
         };
         thread.join();
-        self._file = None;
+        self.lock = None;
         let lost = self.loss.lost.load(Ordering::Acquire);
         let broken = (self
             .loss
