@@ -367,6 +367,10 @@ fn main() -> Result<()> {
         let _ = rfm_core::backend::shm::unlink(&raw_name);
     }
     let recordings = args.out.join("recordings");
+    // A recording does not replace a file (recordOverwrite): the last run's go.
+    if recordings.exists() {
+        std::fs::remove_dir_all(&recordings)?;
+    }
     std::fs::create_dir_all(&recordings)?;
     let recordings = recordings
         .to_str()

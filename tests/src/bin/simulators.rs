@@ -91,6 +91,9 @@ fn fly(f: &Flight) -> Result<i32, String> {
             &[CString::new(file).map_err(|e| e.to_string())?],
         )
         .map_err(fail("set recordFile"))?;
+        // The demo and test.sh record into one folder run after run.
+        sim.set_boolean(&[vr("recordOverwrite")?], &[1])
+            .map_err(fail("set recordOverwrite"))?;
     }
     sim.set_integer(
         &[vr("nodeSlot")?, vr("peerSlot")?],
