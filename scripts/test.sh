@@ -7,7 +7,8 @@ source scripts/setup.sh
 source scripts/wine.sh
 setup test
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's title with the minutes since the start: where the run's time goes.
+step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # Every build here is made once, so cargo's incremental caches would only take
 # disk (about 1 GB of target/debug). A whole run from a clean checkout took
@@ -34,9 +35,15 @@ cargo run -q -p module-cycles
 step "rustdoc (broken intra-doc links are errors)"
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
 
-step "the FMU and build-fmu build with cargo alone: nothing in their tree runs bindgen"
+step "the FMU and build-fmu build with cargo alone: nothing in their tree runs bindgen; the FMU is built without rfm-core's counts"
 if cargo tree -p fmu-src -p build-fmu -e normal,build --prefix none | grep -qE '^(bindgen|clang-sys) '; then
     echo "bindgen or clang-sys is in the dependency tree of fmu-src or build-fmu" >&2
+    exit 1
+fi
+# build-fmu builds `-p fmu-src` alone: the features cargo resolves for it are
+# these, and the counting hooks must be empty there.
+if cargo tree -p fmu-src -e features -i rfm-core --prefix none | grep -q 'rfm-core feature "counts"'; then
+    echo "the FMU would be built with rfm-core's counts feature" >&2
     exit 1
 fi
 
@@ -153,16 +160,16 @@ RFM2G_SIM_LIBRARY="$PWD/target/debug/librfm2g.so" RUSTFLAGS="-Zsanitizer=address
     cargo +nightly test -p fmu-src --test hostile --test errors --test corruption \
     --target x86_64-unknown-linux-gnu --target-dir target/asan
 
-step "fuzzing: 30 s per target from the committed corpus (fuzz/corpus)"
+step "fuzzing: 15 s per target from the committed corpus (fuzz/corpus)"
 for target in framed_decode seed_decode fmi_calls interface_parse resources recording_read; do
-    (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30 -timeout=10)
+    (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=15 -timeout=10)
 done
 
 step "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
 .venv/bin/pytest -q tests/python
 
 step "the benchmark command runs end to end (a short smoke run: timing is for scripts/bench.sh)"
-cargo run --release -p rfm-bench --bin coupling -- --steps 20000 --out target/bench-smoke \
+cargo run --release -p rfm-bench --bin coupling -- --steps 10000 --out target/bench-smoke \
     --rfm2g-sim "$PWD/target/release/librfm2g.so"
 test -s target/bench-smoke/coupling.json && test -s target/bench-smoke/coupling.png
 

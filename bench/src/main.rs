@@ -38,7 +38,7 @@
 //! Case 2d is case 2 with the default waitStrategy, adaptive, against spin.
 //! Writes `DIR/coupling.json` and `DIR/coupling.png`, and prints a table.
 
-use rfm_bench::{fmu, iceoryx, raw, report, stats, udp};
+use rfm_bench::{card, fmu, iceoryx, raw, report, stats, udp};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -189,6 +189,21 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
                 steps,
             )?
         }
+        "card" => {
+            let [ring, interface, nodes, path, wait] = rest else {
+                bail!("card: RING INTERFACE NODES PATH WAIT, got {rest:?}")
+            };
+            let wait = wait.parse().map_err(anyhow::Error::msg)?;
+            let case = card::Case {
+                library: &args.rfm2g_sim,
+                ring,
+                interface,
+                nodes: nodes.parse()?,
+                path: card::ReadPath::parse(path)?,
+                wait,
+            };
+            card::node(&case, node, steps)?
+        }
         "alone" => {
             let fmu = fmu::Fmu::load(&args.fmu, &args.out.join("tmp"))?;
             let device = format!("loopback:bench-{}", std::process::id());
@@ -204,6 +219,76 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
 
 /// The Reals per node of cases 7 and 7b (`scripts/reals_interface.py N`).
 const REALS: [u64; 2] = [100, 1000];
+
+/// Steps each card case counts (after its warm-up): counts hardly move with
+/// more.
+const CARD_STEPS: u64 = 10_000;
+
+/// The card cases: each interface's lockstep over emulated RFM2g boards, on
+/// each read path, counted ([`card`]). Three spinning nodes on two cores take
+/// a time slice a step, so that case waits adaptively.
+fn card_cases(args: &Args, n: u64, shm: &dyn Fn(&str) -> String) -> Result<serde_json::Value> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let interfaces = root.join("target/interfaces");
+    let file = |p: PathBuf| -> Result<String> {
+        if !p.is_file() {
+            bail!(
+                "{} is missing: run scripts/bench.sh (it writes it)",
+                p.display()
+            );
+        }
+        Ok(p.to_str().context("UTF-8 path")?.to_owned())
+    };
+    let cases = [
+        ("attitude", "attitude".to_owned(), 2, "spin"),
+        (
+            "reals100",
+            file(interfaces.join("reals100.toml"))?,
+            2,
+            "spin",
+        ),
+        (
+            "reals1000",
+            file(interfaces.join("reals1000.toml"))?,
+            2,
+            "spin",
+        ),
+        (
+            "three_nodes",
+            file(root.join("tests/interfaces/mixed.toml"))?,
+            3,
+            "adaptive",
+        ),
+    ];
+    let steps = n.min(CARD_STEPS);
+    let mut all = serde_json::Map::new();
+    for (key, interface, nodes, wait) in cases {
+        let mut by_path = serde_json::Map::new();
+        for path in card::ReadPath::ALL {
+            let ring = shm(&format!("card-{key}-{}", path.name()));
+            let extra = [
+                ring.clone(),
+                interface.clone(),
+                nodes.to_string(),
+                path.name().to_owned(),
+                wait.to_owned(),
+            ];
+            let words = group(args, "card", nodes, |_| steps, &extra)
+                .with_context(|| format!("card case {key}, {}", path.name()))?;
+            let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}"));
+            let (counted, counts, peers) = card::counts_of(&words)?;
+            eprintln!("coupling: card {key} {}: {counts:?}", path.name());
+            by_path.insert(
+                path.name().into(),
+                card::report(path, counted, &counts, &peers),
+            );
+        }
+        all.insert(key.into(), by_path.into());
+    }
+    Ok(all.into())
+}
 
 /// Runs `case` in two processes and returns node 0's samples.
 fn pair(args: &Args, case: &str, steps: u64, extra: &[String]) -> Result<Vec<u64>> {
@@ -233,6 +318,8 @@ fn group(
                 args.reals.as_os_str(),
                 "--out".as_ref(),
                 args.out.as_os_str(),
+                "--rfm2g-sim".as_ref(),
+                args.rfm2g_sim.as_os_str(),
             ]);
             cmd.arg("--child")
                 .args([case, &n.to_string(), &steps(n).to_string()])
@@ -424,6 +511,7 @@ fn main() -> Result<()> {
         run(name, steps, pair(&args, "rfm2g", steps, &extra))?;
         let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}"));
     }
+    let card = card_cases(&args, n, &shm)?;
     for (name, count) in [
         ("7 FMU coupled, 100 Reals each way: lag 0, spin", REALS[0]),
         (
@@ -523,8 +611,32 @@ fn main() -> Result<()> {
         };
         json!({ "value": (value * 1000.0).round() / 1000.0, "target": format!("{op} {limit}"), "met": met })
     };
+    // The shared-memory figures of the last full run on an Intel Xeon VM,
+    // kept as a gate: none may grow by more than a fifth (noise) above them.
+    let gate =
+        |value: f64, recorded: f64| target(value, "<=", (recorded * 1.2 * 1000.0).round() / 1000.0);
+    let shm_gate = json!({
+        "fmu_coupled_median_over_raw_median": gate(fmu_over_raw, 1.63),
+        "fmu_alone_median_ns": gate(overhead.median as f64, 92.0),
+        "reals1000_median_over_raw_same_payload": gate(reals1000_over_raw, 1.34),
+        "fmu_coupled_p99_over_median": gate(p99_over_median, 1.46),
+        "fmu_coupled_median_over_iceoryx2_median": gate(coupled.median as f64 / iceoryx2.median as f64, 0.35),
+    });
+    let card_targets = json!({
+        "attitude_new_reads_within_bound": card["attitude"]["new"]["reads_within_bound"],
+        "attitude_new_without_dma_reads_within_bound": card["attitude"]["new_without_dma"]["reads_within_bound"],
+        "reals1000_new_modeled_read_3us_ns": target(
+            card["reals1000"]["new"]["modeled_card_ns"]["read_3us"].as_f64().unwrap_or(f64::MAX),
+            "<=",
+            100_000.0,
+        ),
+    });
     let results = json!({
         "machine": machine(),
+        // Each case over emulated RFM2g boards, counted, and modeled on a card.
+        "card": card,
+        "card_targets": card_targets,
+        "shm_gate": shm_gate,
         "cases": cases.iter().map(Summary::to_json).collect::<Vec<_>>(),
         "reals100": {
             "median_ns_per_step": reals.median,
@@ -592,6 +704,26 @@ fn main() -> Result<()> {
     println!(
         "ratios (targets): {}",
         serde_json::to_string_pretty(&results["ratios"])?
+    );
+    for (case, paths) in results["card"].as_object().into_iter().flatten() {
+        for (path, r) in paths.as_object().into_iter().flatten() {
+            println!(
+                "on the card, {case} {path}: {} reads ({} polls), {} vendor calls, {} DMA, {} ring                  bytes per step; modeled {} ns at 1 µs a read, {} ns at 3 µs ({})",
+                r["pio_reads_per_step"],
+                r["polls_per_step"],
+                r["vendor_calls_per_step"],
+                r["dma_per_step"],
+                r["ring_bytes_per_step"],
+                r["modeled_card_ns"]["read_1us"],
+                r["modeled_card_ns"]["read_3us"],
+                r["dominant_term"]["read_3us"],
+            );
+        }
+    }
+    println!(
+        "card targets: {}\nshared-memory gate: {}",
+        serde_json::to_string_pretty(&results["card_targets"])?,
+        serde_json::to_string_pretty(&results["shm_gate"])?
     );
     println!("wrote {} and {}", json_path.display(), png_path.display());
     Ok(())

@@ -43,7 +43,7 @@ pub const RESERVED: interface::Reserved = interface::Reserved {
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{5eced7b4-3be8-4919-966d-f7a6291688f0}";
+pub const PRESET_GUID: &str = "{598e533c-9e59-489d-9773-7c0cdeb479c3}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -284,7 +284,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{a8fc1f7c-9b1c-bf6d-4d10-7c6a97eb3900}",
+            "{3eea4065-b1a5-30b6-d88b-61e53434312f}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );
@@ -294,20 +294,21 @@ mod tests {
     fn the_attitude_model_keeps_its_value_references() {
         let m = Model::attitude();
         let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names.len(), 36);
+        assert_eq!(names.len(), 37);
         assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
         assert_eq!(names[11], "idleTimeout");
         assert_eq!(names[12], "realTimeFactor");
         assert_eq!(names[13], "recordFile");
         assert_eq!(names[14], "recordOverwrite");
-        assert_eq!(names[15], "roll");
-        assert_eq!(names[20], "peer.roll");
-        assert_eq!(names[26], "peer.step");
-        assert_eq!(names[27], "link.ok");
-        assert_eq!(names[32], "link.wait");
-        assert_eq!(names[33], "record.dropped");
-        assert_eq!(names[34], "replay.divergence");
-        assert_eq!(names[35], "pace.behind");
+        assert_eq!(names[15], "rfm2gReadThreshold");
+        assert_eq!(names[16], "roll");
+        assert_eq!(names[21], "peer.roll");
+        assert_eq!(names[27], "peer.step");
+        assert_eq!(names[28], "link.ok");
+        assert_eq!(names[33], "link.wait");
+        assert_eq!(names[34], "record.dropped");
+        assert_eq!(names[35], "replay.divergence");
+        assert_eq!(names[36], "pace.behind");
         assert_eq!(m.model_identifier, "rfm_attitude");
     }
 

@@ -21,6 +21,7 @@ pub enum Param {
     RealTimeFactor,
     RecordFile,
     RecordOverwrite,
+    Rfm2gReadThreshold,
 }
 
 /// One row of [`PARAMS`].
@@ -196,6 +197,16 @@ pub const PARAMS: &[ParamSpec] = &[
         "false",
         "Replace recordFile if it exists (false: initialization refuses an existing file, such as yesterday's run)",
     ),
+    ParamSpec {
+        min: Some("0"),
+        ..row(
+            Param::Rfm2gReadThreshold,
+            "rfm2gReadThreshold",
+            Kind::Integer,
+            "64",
+            "RFM2g: a peer's frame of at least this many bytes is read with one RFM2gRead, which the driver makes one DMA transfer, instead of a PCIe round trip per word; used only when the driver's DMA threshold (RFM2gSetDMAThreshold, rfmctl dma-threshold) is set; 0: always word by word",
+        )
+    },
 ];
 
 /// The parameters an FMU has: all but the slot parameters, which only the

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use rfm_core::frame::framed::SyncMode;
-use rfm_core::link::{Layout, LinkConfig};
+use rfm_core::link::{CardReads, Layout, LinkConfig};
 use rfm_core::wait::WaitStrategy;
 
 use crate::error::{error, FmiError, FmiResult};
@@ -135,6 +135,14 @@ pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
     let region_offset =
         u64::try_from(offset).map_err(|_| bad("regionOffset", &offset, "expected bytes ≥ 0"))?;
     let library = string(params, Param::Rfm2gLibrary);
+    let threshold = integer(params, Param::Rfm2gReadThreshold);
+    let block_from = u32::try_from(threshold).map_err(|_| {
+        bad(
+            "rfm2gReadThreshold",
+            &threshold,
+            "expected bytes ≥ 0 (0: frames are read word by word)",
+        )
+    })?;
     let (interface, node_slot, peer_slot) = if model.preset {
         (
             None,
@@ -160,6 +168,10 @@ pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
         startup_timeout: seconds(params, Param::StartupTimeout)?,
         idle_timeout: seconds(params, Param::IdleTimeout)?,
         real_time_factor: factor,
+        card: CardReads {
+            block_from: (block_from > 0).then_some(block_from),
+            ..CardReads::default()
+        },
     })
 }
 

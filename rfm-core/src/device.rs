@@ -155,6 +155,9 @@ pub struct OpenOptions {
     /// Open a `shm:` object only if it exists, with its own size (`memory_size` is
     /// ignored): for tools that inspect memory and must never create it.
     pub existing_only: bool,
+    /// RFM2g: read frames of at least this many bytes with one `RFM2gRead`,
+    /// when the driver turns a read that long into DMA; `None`: word by word.
+    pub block_reads_from: Option<u32>,
 }
 
 impl Default for OpenOptions {
@@ -163,6 +166,7 @@ impl Default for OpenOptions {
             memory_size: DEFAULT_MEMORY_SIZE,
             rfm2g_library: None,
             existing_only: false,
+            block_reads_from: None,
         }
     }
 }
@@ -215,9 +219,11 @@ impl Device {
             }
         };
         let memory = match &spec {
-            DeviceSpec::Rfm2g { path } => {
-                Memory::Rfm2g(rfm2g::open(path, options.rfm2g_library.as_deref())?)
-            }
+            DeviceSpec::Rfm2g { path } => Memory::Rfm2g(rfm2g::open(
+                path,
+                options.rfm2g_library.as_deref(),
+                options.block_reads_from,
+            )?),
             DeviceSpec::Shm { name } => {
                 let size = if options.existing_only {
                     None
@@ -314,6 +320,17 @@ impl Device {
     /// `RFM2gCheckRingCont`: `Ok` when a packet sent round the ring comes back.
     pub fn check_ring(&self) -> Result<(), DeviceError> {
         Ok(self.board("the ring continuity test")?.check_ring()?)
+    }
+
+    /// The driver's DMA threshold in bytes: `RFM2gRead` calls at least this
+    /// long are DMA transfers; `u32::MAX` is off (RFM2g only).
+    pub fn dma_threshold(&self) -> Result<u32, DeviceError> {
+        Ok(self.board("the DMA threshold")?.dma_threshold()?)
+    }
+
+    /// Sets the driver's DMA threshold, for the whole board (RFM2g only).
+    pub fn set_dma_threshold(&self, bytes: u32) -> Result<(), DeviceError> {
+        Ok(self.board("the DMA threshold")?.set_dma_threshold(bytes)?)
     }
 
     /// The RFM2g driver's version, when the driver or emulator says (RFM2g only).

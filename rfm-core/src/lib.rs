@@ -13,6 +13,8 @@
 
 pub mod area;
 pub mod backend;
+pub mod card;
+pub mod counts;
 mod device;
 pub mod frame;
 pub mod health;

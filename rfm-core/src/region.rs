@@ -17,6 +17,9 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
+use crate::backend::rfm2g::Rfm2gError;
+use crate::counts;
+
 /// Alignment, in bytes, of every offset and length given to a [`Region`].
 pub const WORD: usize = 4;
 
@@ -65,6 +68,26 @@ pub enum RegionError {
     /// A single access of a width other than 1, 2, 4 or 8 bytes.
     #[error("a single access is 1, 2, 4 or 8 bytes wide, not {width}")]
     BadWidth { width: usize },
+    /// A block read through the vendor library failed.
+    #[error(transparent)]
+    Call(Rfm2gError),
+}
+
+/// What reads a block of a window in one call instead of word by word: the
+/// vendor library's `RFM2gRead`, which the driver runs as one DMA transfer.
+/// On a card that is one fixed cost instead of a PCIe round trip per word.
+pub(crate) trait BlockRead: Send + Sync {
+    /// Reads `buf.len()` bytes at `offset` of the whole memory.
+    fn read_block(&self, offset: u64, buf: &mut [u8]) -> Result<(), Rfm2gError>;
+}
+
+/// A window's block reads: where its first byte lies in the whole memory, and
+/// from how many bytes on a read goes through [`BlockRead`].
+#[derive(Clone)]
+struct Blocks {
+    reader: Arc<dyn BlockRead>,
+    base: u64,
+    from: usize,
 }
 
 /// A window of mapped memory: base, length and whatever keeps the mapping alive.
@@ -77,6 +100,8 @@ pub struct Region {
     len: usize,
     /// Unmaps on drop (munmap, `RFM2gUnMapUserMemory`, or frees the loopback buffer).
     _owner: Arc<dyn Any + Send + Sync>,
+    /// Blocks of at least `from` bytes read in one vendor call ([`Region::read_block`]).
+    blocks: Option<Blocks>,
 }
 
 // SAFETY: the region only hands out atomic accesses to memory that `_owner` keeps
@@ -112,7 +137,20 @@ impl Region {
             base: base.cast(),
             len: len - len % WORD,
             _owner: owner,
+            blocks: None,
         }
+    }
+
+    /// Reads blocks of at least `from` bytes through `reader`, this window's
+    /// first byte being byte `base` of the memory `reader` reads.
+    pub(crate) fn with_block_reads(
+        mut self,
+        reader: Arc<dyn BlockRead>,
+        base: u64,
+        from: usize,
+    ) -> Region {
+        self.blocks = Some(Blocks { reader, base, from });
+        self
     }
 
     /// Length of the window in bytes (a multiple of [`WORD`]).
@@ -135,6 +173,11 @@ impl Region {
             base: unsafe { self.base.add(offset / WORD) },
             len,
             _owner: Arc::clone(&self._owner),
+            blocks: self.blocks.as_ref().map(|b| Blocks {
+                reader: Arc::clone(&b.reader),
+                base: b.base + offset as u64,
+                from: b.from,
+            }),
         })
     }
 
@@ -178,13 +221,32 @@ impl Region {
 
     /// Loads the 32-bit word at `offset` (native byte order).
     pub fn load_u32(&self, offset: usize, order: Ordering) -> Result<u32, RegionError> {
-        Ok(self.word(offset)?.load(order))
+        let word = self.word(offset)?;
+        counts::pio_read(1, WORD);
+        Ok(word.load(order))
     }
 
     /// Stores the 32-bit word at `offset` (native byte order).
     pub fn store_u32(&self, offset: usize, value: u32, order: Ordering) -> Result<(), RegionError> {
         self.word(offset)?.store(value, order);
+        counts::pio_write(1, WORD);
         Ok(())
+    }
+
+    /// Reads `buf.len()` bytes at `offset` in one vendor call when this window
+    /// reads blocks that long that way; `Ok(false)`, having read nothing, when
+    /// it does not (the caller then reads word by word).
+    pub(crate) fn read_block(&self, offset: usize, buf: &mut [u8]) -> Result<bool, RegionError> {
+        let Some(blocks) = self.blocks.as_ref().filter(|b| buf.len() >= b.from) else {
+            return Ok(false);
+        };
+        self.check(offset, buf.len())?;
+        blocks
+            .reader
+            .read_block(blocks.base + offset as u64, buf)
+            .map_err(RegionError::Call)?;
+        counts::vendor_call(buf.len(), true);
+        Ok(true)
     }
 
     /// Copies `buf.len()` bytes from the region into `buf`, one relaxed word at a time.
@@ -193,6 +255,7 @@ impl Region {
     /// seed reader in [`crate::frame`] are what make whole frames consistent.
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<(), RegionError> {
         let words = self.words(offset, buf.len())?;
+        counts::pio_read(words.len(), buf.len());
         // Pairs of words land in the buffer as one 8-byte store, so that a consumer
         // loading 8 bytes (the frame CRC) is forwarded from it instead of stalling.
         let mut pairs = buf.chunks_exact_mut(2 * WORD);
@@ -213,6 +276,7 @@ impl Region {
     /// Copies `buf` into the region, one relaxed word at a time.
     pub fn write(&self, offset: usize, buf: &[u8]) -> Result<(), RegionError> {
         let words = self.words(offset, buf.len())?;
+        counts::pio_write(words.len(), buf.len());
         for (chunk, word) in buf.chunks_exact(WORD).zip(words) {
             let bytes: [u8; WORD] = chunk.try_into().expect("chunks_exact yields WORD bytes");
             word.store(u32::from_ne_bytes(bytes), Ordering::Relaxed);
@@ -228,6 +292,9 @@ impl Region {
     /// word first), not one atomic access, as RFM2g PIO has no 64-bit access.
     pub fn peek(&self, offset: usize, width: usize) -> Result<u64, RegionError> {
         self.single(offset, width)?;
+        if width < WORD {
+            counts::pio_read(1, width);
+        }
         Ok(match width {
             1 => u64::from(self.byte(offset).load(Ordering::Acquire)),
             2 => u64::from(u16::from_le(self.half(offset).load(Ordering::Acquire))),
@@ -244,6 +311,9 @@ impl Region {
     /// counterpart of [`Region::peek`], with the same rules.
     pub fn poke(&self, offset: usize, width: usize, value: u64) -> Result<(), RegionError> {
         self.single(offset, width)?;
+        if width < WORD {
+            counts::pio_write(1, width);
+        }
         match width {
             1 => self.byte(offset).store(value as u8, Ordering::Release),
             2 => self
@@ -300,7 +370,9 @@ impl Region {
     /// Sets `len` bytes at `offset` to `byte`.
     pub fn fill(&self, offset: usize, len: usize, byte: u8) -> Result<(), RegionError> {
         let value = u32::from_ne_bytes([byte; WORD]);
-        for word in self.words(offset, len)? {
+        let words = self.words(offset, len)?;
+        counts::pio_write(words.len(), len);
+        for word in words {
             word.store(value, Ordering::Relaxed);
         }
         Ok(())

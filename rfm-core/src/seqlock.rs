@@ -79,11 +79,14 @@ pub(crate) fn read_once(
     if before & 1 == 1 {
         return Ok(Err(Miss::InProgress));
     }
-    // The word after the sequence, then the rest: from byte 8 on, the copy's 8-byte
-    // stores line up with an 8-aligned `buf`, so 8-byte loads of it (the CRC) are
-    // forwarded instead of stalling.
-    region.read(offset + WORD, &mut buf[WORD..2 * WORD])?;
-    region.read(offset + 2 * WORD, &mut buf[2 * WORD..])?;
+    // On a card, a long block in one vendor call (DMA); else the word after the
+    // sequence, then the rest: from byte 8 on, the copy's 8-byte stores line up
+    // with an 8-aligned `buf`, so 8-byte loads of it (the CRC) are forwarded
+    // instead of stalling.
+    if !region.read_block(offset + WORD, &mut buf[WORD..])? {
+        region.read(offset + WORD, &mut buf[WORD..2 * WORD])?;
+        region.read(offset + 2 * WORD, &mut buf[2 * WORD..])?;
+    }
     fence(Ordering::Acquire);
     let after = region.load_u32(offset, Ordering::Relaxed)?;
     if after != before {

@@ -213,6 +213,10 @@ pub struct FramedReader {
     area: Region,
     ring: Ring,
     attempts: u32,
+    /// Each try of [`FramedReader::poll_step`] loads the entry's sequence and
+    /// step (three words) instead of the head word: the poll before the card's
+    /// costs were counted, kept so that both are measured in one run.
+    poll_entry: bool,
 }
 
 impl FramedReader {
@@ -222,7 +226,15 @@ impl FramedReader {
             area,
             ring,
             attempts: DEFAULT_READ_ATTEMPTS,
+            poll_entry: false,
         })
+    }
+
+    /// Polls the entry's sequence and step on every try, as before the card's
+    /// costs were counted (three PCIe round trips a try instead of one).
+    pub fn polling_entries(mut self, yes: bool) -> FramedReader {
+        self.poll_entry = yes;
+        self
     }
 
     /// Sets how many attempts a read makes before it reports [`ReadError::Unreadable`].
@@ -276,22 +288,7 @@ impl FramedReader {
     /// Exactly `step`, into `buf`, if the writer has published it and it is still
     /// in the ring.
     pub fn poll_step(&self, step: u64, buf: &mut FrameBuf) -> Result<StepPoll, ReadError> {
-        // The entry's first cache line holds its sequence and the step it carries:
-        // waiting on them costs one line per poll, and it is the line the frame is
-        // then copied from (waiting on the head word cost a second line per step).
-        // Both words are only a hint; the copy below decides.
-        let at = self.ring.entry_offset(step);
-        let seq = self.area.load_u32(at, Ordering::Acquire)?;
-        if seq & 1 == 1 {
-            // The writer is inside: whatever it writes, poll again.
-            return Ok(StepPoll::NotYet);
-        }
-        let low = u32::from_le(self.area.load_u32(at + STEP_OFFSET, Ordering::Relaxed)?);
-        let high = u32::from_le(
-            self.area
-                .load_u32(at + STEP_OFFSET + 4, Ordering::Relaxed)?,
-        );
-        if (u64::from(high) << 32 | u64::from(low)) < step {
+        if !self.published(step)? {
             return Ok(StepPoll::NotYet);
         }
         match self.read_entry(step, buf) {
@@ -301,6 +298,30 @@ impl FramedReader {
             Err(ReadError::Empty) => Ok(StepPoll::NotYet),
             Err(err) => Err(err),
         }
+    }
+
+    /// Whether the writer has published `step` (or a later one): one load of
+    /// the head word, which the writer stores after the frame (and the ring
+    /// delivers a writer's stores in order). On a card each load is a PCIe
+    /// round trip, so a try loads one word, never the frame.
+    #[inline]
+    fn published(&self, step: u64) -> Result<bool, RegionError> {
+        if self.poll_entry {
+            let at = self.ring.entry_offset(step);
+            let seq = self.area.load_u32(at, Ordering::Acquire)?;
+            if seq & 1 == 1 {
+                return Ok(false);
+            }
+            let low = u32::from_le(self.area.load_u32(at + STEP_OFFSET, Ordering::Relaxed)?);
+            let high = u32::from_le(
+                self.area
+                    .load_u32(at + STEP_OFFSET + 4, Ordering::Relaxed)?,
+            );
+            return Ok(u64::from(high) << 32 | u64::from(low) >= step);
+        }
+        // The head is the step's low 32 bits: compared in the window of 2^31
+        // steps around it, which no ring depth comes near.
+        Ok(self.head()?.wrapping_sub(step as u32) as i32 >= 0)
     }
 
     /// The newest frame the writer completed, into `buf`.

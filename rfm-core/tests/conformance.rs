@@ -34,8 +34,7 @@ fn loopback() -> Fixture {
         device: format!("loopback:{}", common::unique("conf")),
         options: OpenOptions {
             memory_size: SIZE,
-            rfm2g_library: None,
-            existing_only: false,
+            ..OpenOptions::default()
         },
         #[cfg(not(miri))]
         _guard: None,
@@ -49,8 +48,7 @@ fn shm() -> Fixture {
         device: format!("shm:{name}"),
         options: OpenOptions {
             memory_size: SIZE,
-            rfm2g_library: None,
-            existing_only: false,
+            ..OpenOptions::default()
         },
         _guard: Some(Box::new(common::ShmGuard(name))),
     }
@@ -67,10 +65,20 @@ fn rfm2g_sim() -> Fixture {
             // Ignored for RFM2g: the board has its own size (1M in the path).
             memory_size: SIZE,
             rfm2g_library: Some(common::sim_library()),
-            existing_only: false,
+            ..OpenOptions::default()
         },
         _guard: Some(Box::new(common::RingGuard(ring))),
     }
+}
+
+/// As [`rfm2g_sim`], with the driver's DMA threshold set and every block of
+/// a frame from 4 bytes on read with one `RFM2gRead`: the card's read path.
+#[cfg(all(not(miri), target_os = "linux"))]
+fn rfm2g_sim_dma() -> Fixture {
+    let mut fixture = rfm2g_sim();
+    fixture.options.block_reads_from = Some(4);
+    fixture.open().set_dma_threshold(0).unwrap();
+    fixture
 }
 
 /// The attitude frame `slot` publishes at `step`, sealed as a writer seals it.
@@ -295,3 +303,4 @@ conformance!(loopback);
 conformance!(shm, #[cfg(not(miri))]);
 // The emulator is a Linux library so far (issue 14 ports it to Windows).
 conformance!(rfm2g_sim, #[cfg(all(not(miri), target_os = "linux"))]);
+conformance!(rfm2g_sim_dma, #[cfg(all(not(miri), target_os = "linux"))]);

@@ -535,6 +535,31 @@ macro_rules! setting {
     };
 }
 
+/// Board-wide, as the driver keeps it; the emulator copies either way, so the
+/// threshold changes what a caller may count as DMA, not what it reads.
+#[no_mangle]
+pub unsafe extern "C" fn RFM2gSetDMAThreshold(
+    rh: RFM2GHANDLE,
+    Threshold: RFM2G_UINT32,
+) -> RFM2G_STATUS {
+    with_board(rh, |b| {
+        b.node().set_dma_threshold(Threshold);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn RFM2gGetDMAThreshold(
+    rh: RFM2GHANDLE,
+    Threshold: *mut RFM2G_UINT32,
+) -> RFM2G_STATUS {
+    with_board(rh, |b| {
+        let v = b.node().dma_threshold();
+        // SAFETY: out pointer per the contract.
+        unsafe { put(Threshold, v, Code::BAD_PARAMETER_2) }
+    })
+}
+
 setting!(RFM2gSetDMAByteSwap, RFM2gGetDMAByteSwap, dma_swap);
 setting!(RFM2gSetPIOByteSwap, RFM2gGetPIOByteSwap, pio_swap);
 setting!(RFM2gSetLed, RFM2gGetLed, led);

@@ -48,7 +48,10 @@ pub struct NodeState {
     pub pio_swap: AtomicU32,
     /// Processes and threads sleeping on `seq` (Windows: how many to release).
     waiters: AtomicU32,
-    _reserved: [AtomicU32; 2],
+    /// `RFM2gSetDMAThreshold`'s value, inverted: the zeroed header of a new
+    /// ring then reads as the driver's default, `u32::MAX` (DMA off).
+    dma_threshold_inverted: AtomicU32,
+    _reserved: [AtomicU32; 1],
     slots: [AtomicU64; EVENT_TYPES],
     /// CLOCK_MONOTONIC ns before which the event in the slot has not arrived.
     due: [AtomicU64; EVENT_TYPES],
@@ -233,6 +236,16 @@ impl NodeState {
         self.slots[ty].store(0, Ordering::Release);
         self.notify();
         Ok(())
+    }
+
+    /// The DMA threshold in bytes: `RFM2gRead`/`RFM2gWrite` of at least this
+    /// many bytes are DMA transfers.
+    pub fn dma_threshold(&self) -> u32 {
+        !self.dma_threshold_inverted.load(Ordering::Relaxed)
+    }
+
+    pub fn set_dma_threshold(&self, bytes: u32) {
+        self.dma_threshold_inverted.store(!bytes, Ordering::Relaxed);
     }
 
     pub fn is_enabled(&self, ty: usize) -> bool {

@@ -62,6 +62,8 @@ vendor_functions!(
     RFM2gCheckRingCont,
     RFM2gSetDMAByteSwap,
     RFM2gGetDMAByteSwap,
+    RFM2gSetDMAThreshold,
+    RFM2gGetDMAThreshold,
     RFM2gSetPIOByteSwap,
     RFM2gGetPIOByteSwap,
     RFM2gSetLed,

@@ -525,6 +525,15 @@ fn board_settings_are_kept_per_board() {
         assert_eq!(RFM2gGetDMAByteSwap(a.0, &mut v), SUCCESS);
         assert_eq!(v, 1);
         assert_eq!(RFM2gGetPIOByteSwap(a.0, null_mut()), BAD_PARAMETER_2);
+        let mut threshold = 0u32;
+        assert_eq!(RFM2gGetDMAThreshold(a.0, &mut threshold), SUCCESS);
+        assert_eq!(threshold, u32::MAX, "the driver's default leaves DMA off");
+        assert_eq!(RFM2gSetDMAThreshold(a.0, 64), SUCCESS);
+        assert_eq!(RFM2gGetDMAThreshold(a.0, &mut threshold), SUCCESS);
+        assert_eq!(threshold, 64);
+        assert_eq!(RFM2gGetDMAThreshold(b.0, &mut threshold), SUCCESS);
+        assert_eq!(threshold, u32::MAX, "each board has its own threshold");
+        assert_eq!(RFM2gGetDMAThreshold(a.0, null_mut()), BAD_PARAMETER_2);
     }
 }
 

@@ -341,6 +341,14 @@ pub struct Rfm2gApi {
         unsafe extern "C" fn(rh: RFM2GHANDLE, Enabled: *mut RFM2G_BOOL) -> RFM2G_STATUS,
         ::libloading::Error,
     >,
+    pub RFM2gSetDMAThreshold: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Threshold: RFM2G_UINT32) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
+    pub RFM2gGetDMAThreshold: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, Threshold: *mut RFM2G_UINT32) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
     pub RFM2gSetLed: Result<
         unsafe extern "C" fn(rh: RFM2GHANDLE, Led: RFM2G_BOOL) -> RFM2G_STATUS,
         ::libloading::Error,
@@ -409,6 +417,10 @@ impl Rfm2gApi {
             unsafe { __library.get(b"RFM2gSetPIOByteSwap\0") }.map(|sym| *sym);
         let RFM2gGetPIOByteSwap =
             unsafe { __library.get(b"RFM2gGetPIOByteSwap\0") }.map(|sym| *sym);
+        let RFM2gSetDMAThreshold =
+            unsafe { __library.get(b"RFM2gSetDMAThreshold\0") }.map(|sym| *sym);
+        let RFM2gGetDMAThreshold =
+            unsafe { __library.get(b"RFM2gGetDMAThreshold\0") }.map(|sym| *sym);
         let RFM2gSetLed = unsafe { __library.get(b"RFM2gSetLed\0") }.map(|sym| *sym);
         let RFM2gGetLed = unsafe { __library.get(b"RFM2gGetLed\0") }.map(|sym| *sym);
         let RFM2gErrorMsg = unsafe { __library.get(b"RFM2gErrorMsg\0") }.map(|sym| *sym);
@@ -447,6 +459,8 @@ impl Rfm2gApi {
             RFM2gGetDMAByteSwap,
             RFM2gSetPIOByteSwap,
             RFM2gGetPIOByteSwap,
+            RFM2gSetDMAThreshold,
+            RFM2gGetDMAThreshold,
             RFM2gSetLed,
             RFM2gGetLed,
             RFM2gErrorMsg,
@@ -841,6 +855,30 @@ impl Rfm2gApi {
                 .RFM2gGetPIOByteSwap
                 .as_ref()
                 .expect("Expected function, got error."))(rh, Enabled)
+        }
+    }
+    pub unsafe fn RFM2gSetDMAThreshold(
+        &self,
+        rh: RFM2GHANDLE,
+        Threshold: RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gSetDMAThreshold
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Threshold)
+        }
+    }
+    pub unsafe fn RFM2gGetDMAThreshold(
+        &self,
+        rh: RFM2GHANDLE,
+        Threshold: *mut RFM2G_UINT32,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gGetDMAThreshold
+                .as_ref()
+                .expect("Expected function, got error."))(rh, Threshold)
         }
     }
     pub unsafe fn RFM2gSetLed(&self, rh: RFM2GHANDLE, Led: RFM2G_BOOL) -> RFM2G_STATUS {

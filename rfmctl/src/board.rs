@@ -96,6 +96,36 @@ pub fn ring_check(device: &str, library: Option<&Path>) -> Result<(), Failure> {
     }
 }
 
+/// Shows the driver's DMA threshold, or sets it to `bytes` (`off`: `u32::MAX`,
+/// the driver's default).
+pub fn dma_threshold(
+    device: &str,
+    bytes: Option<&str>,
+    library: Option<&Path>,
+) -> Result<(), Failure> {
+    let dev = open(device, library)?;
+    let show = |threshold: u32| match threshold {
+        u32::MAX => "off (every RFM2gRead is PIO in the driver)".to_owned(),
+        n => format!("{n} bytes (RFM2gRead calls at least this long are DMA transfers)"),
+    };
+    if let Some(bytes) = bytes {
+        let threshold = match bytes {
+            "off" => u32::MAX,
+            n => n.parse().map_err(|_| {
+                Failure::usage(anyhow!(
+                    "`{n}` is not a DMA threshold: give bytes (0..4294967294) or `off`"
+                ))
+            })?,
+        };
+        dev.set_dma_threshold(threshold)?;
+    }
+    println!(
+        "DMA threshold of `{device}`: {}",
+        show(dev.dma_threshold()?)
+    );
+    Ok(())
+}
+
 #[derive(Subcommand, Debug)]
 pub enum EventsCommand {
     /// Sends a network interrupt with 32-bit data to one node or to all others

@@ -108,6 +108,17 @@ enum Command {
         after_help = "Example: rfmctl ring-check /dev/rfm2g0"
     )]
     RingCheck { device: String },
+    /// The driver's DMA threshold: RFM2gRead calls at least this long are DMA
+    /// transfers (the FMU reads a long frame in one when it is set)
+    #[command(
+        name = "dma-threshold",
+        after_help = "Example: rfmctl dma-threshold /dev/rfm2g0 64 (DMA from 64 bytes on; `off` turns it off; no BYTES shows it)"
+    )]
+    DmaThreshold {
+        device: String,
+        /// Bytes, or `off`; without it, shows the threshold
+        bytes: Option<String>,
+    },
     /// Network interrupts with 32-bit data (RFM2g)
     #[command(subcommand)]
     Events(board::EventsCommand),
@@ -158,6 +169,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Watch(args) => watch::run(&args, library),
         Command::Ping(args) => ping::run(&args, library),
         Command::RingCheck { device } => board::ring_check(&device, library),
+        Command::DmaThreshold { device, bytes } => {
+            board::dma_threshold(&device, bytes.as_deref(), library)
+        }
         Command::Events(command) => board::events(&command, library),
         Command::Record(args) => recording::record(&args, library),
         Command::Show { file } => recording::show(&file),

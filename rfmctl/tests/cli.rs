@@ -57,8 +57,7 @@ fn shm(size: usize) -> Shm {
         &device,
         &OpenOptions {
             memory_size: size,
-            rfm2g_library: None,
-            existing_only: false,
+            ..OpenOptions::default()
         },
     )
     .unwrap();
@@ -93,6 +92,7 @@ fn help_explains_every_subcommand_with_an_example() {
         "watch",
         "ping",
         "ring-check",
+        "dma-threshold",
         "events",
         "show",
         "export",
@@ -243,6 +243,11 @@ fn bad_accesses_are_refused_with_the_rule_and_the_right_status() {
             2,
             "is not an RFM2g board: the ring continuity test needs one",
         ),
+        (
+            vec!["dma-threshold", d],
+            2,
+            "is not an RFM2g board: the DMA threshold needs one",
+        ),
         (vec!["events", "send", d], 2, "is not an RFM2g board"),
         (vec!["events", "wait", d], 2, "is not an RFM2g board"),
         (
@@ -342,6 +347,36 @@ fn ring_check_passes_on_a_closed_ring_and_fails_on_an_open_fibre() {
             && err.contains("RFM2G_LINK_TEST_FAIL"),
         "{err}"
     );
+}
+
+#[test]
+fn the_dma_threshold_is_shown_set_per_board_and_turned_off() {
+    let (_ring, lib, dev) = board(1);
+    let other = dev.replace("/1/64K", "/2/64K");
+    let threshold = |args: &[&str]| {
+        let mut all = vec!["--library", &lib, "dma-threshold"];
+        all.extend(args);
+        run(&all)
+    };
+    let (code, out, err) = threshold(&[&dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("off (every RFM2gRead is PIO in the driver)"),
+        "{out}"
+    );
+    let (code, out, err) = threshold(&[&dev, "64"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": 64 bytes (RFM2gRead calls"), "{out}");
+    let (_, out, _) = threshold(&[&dev]);
+    assert!(out.contains(": 64 bytes"), "kept by the board: {out}");
+    let (_, out, _) = threshold(&[&other]);
+    assert!(out.contains("off"), "another board has its own: {out}");
+    let (code, out, _) = threshold(&[&dev, "off"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("off"), "{out}");
+    let (code, _, err) = threshold(&[&dev, "64k"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`64k` is not a DMA threshold"), "{err}");
 }
 
 #[test]

@@ -73,6 +73,37 @@ pub struct LinkConfig {
     /// factor × (its communication point − the first's) after the first step
     /// returned; 0: as fast as it can.
     pub real_time_factor: f64,
+    /// How frames are read where every load is a PCIe round trip.
+    pub card: CardReads,
+}
+
+/// How a link reads an RFM2g card, where each load of the mapping stalls for
+/// a PCIe round trip (1-5 µs) and a DMA transfer has a fixed cost (~14.5 µs):
+/// see the README's "On the card".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardReads {
+    /// Frames of at least this many bytes are read with one `RFM2gRead`, which
+    /// the driver turns into DMA (only used when the driver's DMA threshold
+    /// lets it); `None`: always word by word. The FMU's `rfm2gReadThreshold`.
+    pub block_from: Option<u32>,
+    /// Each try of a lockstep wait loads the entry's sequence and step (three
+    /// words) instead of the head word: the path before the card's costs were
+    /// counted, kept so that the benchmark measures both in one run.
+    pub poll_entry: bool,
+}
+
+/// The default [`CardReads::block_from`]: one 64-byte ring packet. From about
+/// 60 bytes on, one DMA transfer (14.5 µs fixed) costs less than word loads at
+/// 1 µs each ([`crate::card`]); at 3 µs a read it pays from about 20 bytes.
+pub const BLOCK_READ_FROM: u32 = 64;
+
+impl Default for CardReads {
+    fn default() -> CardReads {
+        CardReads {
+            block_from: Some(BLOCK_READ_FROM),
+            poll_entry: false,
+        }
+    }
 }
 
 /// The default [`LinkConfig::idle_timeout`]: five minutes, as long as an
@@ -99,6 +130,7 @@ impl Default for LinkConfig {
             startup_timeout: Duration::from_secs(30),
             idle_timeout: IDLE_TIMEOUT,
             real_time_factor: 0.0,
+            card: CardReads::default(),
         }
     }
 }

@@ -223,8 +223,14 @@ impl Exchange {
     /// One poll of peer `i` for frame `need` of step `k`.
     fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
         let peer = &mut self.peers[i];
+        crate::counts::poll();
         peer.watch(now)?;
-        match peer.observer().poll_step(need) {
+        let began = crate::counts::try_began();
+        let polled = peer.observer().poll_step(need);
+        if !matches!(polled, Ok(StepPoll::Ready(_))) {
+            crate::counts::try_found_nothing(began);
+        }
+        match polled {
             Ok(StepPoll::Ready(h)) => match peer.admit(h.epoch, now) {
                 Admit::Take { bound_now } => {
                     if bound_now || h.fingerprint != self.expected.fingerprint {

@@ -47,7 +47,9 @@ mod strangers;
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
 pub(crate) use clock::wall_clock_ns;
-pub use config::{Layout, LinkConfig, IDLE_TIMEOUT, MIN_TIMEOUT, REPLAY_PREFIX};
+pub use config::{
+    CardReads, Layout, LinkConfig, BLOCK_READ_FROM, IDLE_TIMEOUT, MIN_TIMEOUT, REPLAY_PREFIX,
+};
 use error::config_error;
 pub use error::LinkError;
 pub use exchange::Exchange;
@@ -163,6 +165,7 @@ impl Link {
                 // is refused below, on every device alike.
                 memory_size: usize::try_from(interface.memory_size)
                     .expect("memory_size was checked against the map"),
+                block_reads_from: config.card.block_from,
                 ..OpenOptions::default()
             },
         )?;

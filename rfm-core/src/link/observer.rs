@@ -76,6 +76,14 @@ impl Observer {
         })
     }
 
+    /// Lockstep tries poll the entry's sequence and step, not the head word
+    /// ([`FramedReader::polling_entries`]).
+    pub(crate) fn poll_entries(&mut self, yes: bool) {
+        if let Reader::Framed(reader) = &mut self.reader {
+            *reader = reader.clone().polling_entries(yes);
+        }
+    }
+
     /// The area observed.
     pub fn area(&self) -> &Region {
         &self.area

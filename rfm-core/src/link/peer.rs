@@ -85,11 +85,12 @@ impl Peer {
         own_epoch: Option<u64>,
         now: Instant,
     ) -> Result<Peer, RegionError> {
-        let observed = Observer::new(
+        let mut observed = Observer::new(
             crate::area::window(region, geometry)?,
             geometry,
             config.layout,
         )?;
+        observed.poll_entries(config.card.poll_entry);
         Ok(Peer {
             node,
             slot: geometry.slot,
@@ -185,6 +186,7 @@ impl Peer {
     }
 
     fn observe(&mut self, now: Instant) -> Result<(), RegionError> {
+        crate::counts::watch();
         let words = self.observed.words()?;
         self.handshake.observe(words, now);
         Ok(())

@@ -19,8 +19,9 @@ use std::sync::Arc;
 
 use ffi::{RFM2GHANDLE, RFM2G_NODE, RFM2G_STATUS, RFM2G_UINT32, RFM2G_UINT64};
 
+use crate::counts;
 use crate::region::OutsideMemory;
-use crate::region::Region;
+use crate::region::{BlockRead, Region};
 
 /// The library loaded when the caller names none.
 pub const DEFAULT_LIBRARY: &str = if cfg!(windows) {
@@ -61,6 +62,10 @@ type SendEventFn = unsafe extern "C" fn(
 type WaitEventFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GEVENTINFO) -> RFM2G_STATUS;
 type BoardIdFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2G_UINT8) -> RFM2G_STATUS;
 type CheckRingFn = unsafe extern "C" fn(RFM2GHANDLE) -> RFM2G_STATUS;
+type ReadFn =
+    unsafe extern "C" fn(RFM2GHANDLE, RFM2G_UINT32, *mut c_void, RFM2G_UINT32) -> RFM2G_STATUS;
+type GetThresholdFn = unsafe extern "C" fn(RFM2GHANDLE, *mut RFM2G_UINT32) -> RFM2G_STATUS;
+type SetThresholdFn = unsafe extern "C" fn(RFM2GHANDLE, RFM2G_UINT32) -> RFM2G_STATUS;
 type GetConfigFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GCONFIG) -> RFM2G_STATUS;
 
 /// The network-interrupt functions, present in every vendor release but optional
@@ -85,6 +90,11 @@ struct Api {
     unmap: UnMapFn,
     error_msg: ErrorMsgFn,
     events: Option<EventApi>,
+    /// Block reads (`RFM2gRead`) and the driver's DMA threshold: optional, as
+    /// frames are read word by word without them.
+    read: Option<ReadFn>,
+    get_dma_threshold: Option<GetThresholdFn>,
+    set_dma_threshold: Option<SetThresholdFn>,
     /// Diagnostics, optional: only `rfmctl` uses them.
     board_id: Option<BoardIdFn>,
     check_ring: Option<CheckRingFn>,
@@ -167,6 +177,9 @@ fn load(library: Option<&Path>) -> Result<Api, BoardError> {
             }),
             _ => None,
         },
+        read: raw.RFM2gRead.as_ref().ok().copied(),
+        get_dma_threshold: raw.RFM2gGetDMAThreshold.as_ref().ok().copied(),
+        set_dma_threshold: raw.RFM2gSetDMAThreshold.as_ref().ok().copied(),
         board_id: raw.RFM2gBoardID.as_ref().ok().copied(),
         check_ring: raw.RFM2gCheckRingCont.as_ref().ok().copied(),
         emulator_config: raw
@@ -188,6 +201,9 @@ pub(crate) struct Board {
     size: u64,
     node_id: u16,
     board_id: Option<u8>,
+    /// Blocks of at least this many bytes are read with one `RFM2gRead`
+    /// ([`Board::block_reads`], decided at open).
+    block_reads: Option<usize>,
 }
 
 // SAFETY: the handle is an opaque token the vendor library accepts from any thread;
@@ -260,6 +276,63 @@ impl Board {
         Ok(self.check("RFM2gCheckRingCont", unsafe { check_ring(self.handle) })?)
     }
 
+    /// The driver's DMA threshold in bytes (`RFM2gGetDMAThreshold`): reads of
+    /// at least this many bytes are DMA transfers. `u32::MAX` is off.
+    pub(crate) fn dma_threshold(&self) -> Result<u32, BoardError> {
+        let get = self
+            .api
+            .get_dma_threshold
+            .ok_or_else(|| self.missing("RFM2gGetDMAThreshold"))?;
+        let mut bytes: RFM2G_UINT32 = 0;
+        // SAFETY: open handle, valid out pointer.
+        self.check("RFM2gGetDMAThreshold", unsafe {
+            get(self.handle, &mut bytes)
+        })?;
+        Ok(bytes)
+    }
+
+    /// Sets the driver's DMA threshold (`RFM2gSetDMAThreshold`), board-wide.
+    pub(crate) fn set_dma_threshold(&self, bytes: u32) -> Result<(), BoardError> {
+        let set = self
+            .api
+            .set_dma_threshold
+            .ok_or_else(|| self.missing("RFM2gSetDMAThreshold"))?;
+        // SAFETY: open handle; a plain count.
+        Ok(self.check("RFM2gSetDMAThreshold", unsafe { set(self.handle, bytes) })?)
+    }
+
+    fn missing(&self, symbol: &'static str) -> BoardError {
+        BoardError::SymbolMissing {
+            library: self.api.library.clone(),
+            symbol,
+        }
+    }
+
+    /// From how many bytes a frame is read with one `RFM2gRead`, if ever: from
+    /// the asked size on, and only when the driver turns a read that long into
+    /// DMA. Without DMA the driver copies by PIO itself, the same round trip
+    /// per word plus a system call, so word loads of the mapping are cheaper.
+    fn block_reads(&self, asked: Option<u32>) -> Option<usize> {
+        let asked = asked?;
+        self.api.read?;
+        let dma = match self.dma_threshold() {
+            Ok(dma) => dma,
+            Err(e) => {
+                log::info!("frames are read word by word: {e}");
+                return None;
+            }
+        };
+        if dma == u32::MAX {
+            log::info!(
+                "device `{}`: frames are read word by word: the driver's DMA threshold is off                  (RFM2gSetDMAThreshold, or `rfmctl dma-threshold {} BYTES`, turns DMA on)",
+                self.device,
+                self.device
+            );
+            return None;
+        }
+        Some(asked.max(dma) as usize)
+    }
+
     /// Sends network interrupt `kind` with `data` to node `to` (`None`: all others),
     /// without enabling anything on this board.
     pub(crate) fn send_interrupt(
@@ -282,6 +355,7 @@ impl Board {
         let node = to.unwrap_or(ffi::RFM2G_NODE_ALL as RFM2G_NODE);
         // SAFETY: open handle; plain arguments.
         let status = unsafe { (api.send)(self.handle, node, kind.raw(), data) };
+        counts::vendor_call(0, false);
         self.check("RFM2gSendEvent", status)
     }
 
@@ -329,7 +403,26 @@ impl Board {
         // `[base, base + len)`; base is word-aligned because the callers check
         // `offset`; the mapping lives until `Mapping` is dropped, and the board and
         // other nodes change it only by aligned word writes.
-        Ok(unsafe { Region::from_raw_parts(base, len, mapping as _) })
+        let region = unsafe { Region::from_raw_parts(base, len, mapping as _) };
+        Ok(match self.block_reads {
+            Some(from) => region.with_block_reads(Arc::clone(self) as _, offset, from),
+            None => region,
+        })
+    }
+}
+
+impl BlockRead for Board {
+    fn read_block(&self, offset: u64, buf: &mut [u8]) -> Result<(), Rfm2gError> {
+        let read = self
+            .api
+            .read
+            .expect("block reads are set up only with RFM2gRead");
+        // Region checked the window, which lies inside the board's memory,
+        // whose size is a u32.
+        let (offset, len) = (offset as RFM2G_UINT32, buf.len() as RFM2G_UINT32);
+        // SAFETY: open handle; `buf` is valid for `len` bytes of writes.
+        let status = unsafe { read(self.handle, offset, buf.as_mut_ptr().cast(), len) };
+        self.check("RFM2gRead", status)
     }
 }
 
@@ -493,6 +586,7 @@ impl Events {
         };
         // SAFETY: open handle; `info` is a valid, initialised in/out struct.
         let status = unsafe { (self.api.wait)(self.board.handle, &mut info) };
+        counts::vendor_call(0, false);
         if status == ffi::RFM2G_TIMED_OUT as RFM2G_STATUS {
             return Ok(None);
         }
@@ -527,7 +621,11 @@ impl Drop for Mapping {
 }
 
 /// Opens `device` (e.g. `/dev/rfm2g0`) through `library` (default [`DEFAULT_LIBRARY`]).
-pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, BoardError> {
+pub(crate) fn open(
+    device: &str,
+    library: Option<&Path>,
+    block_reads_from: Option<u32>,
+) -> Result<Arc<Board>, BoardError> {
     let api = load(library)?;
     let path = CString::new(device).map_err(|_| BoardError::BadPath {
         device: device.escape_debug().to_string(),
@@ -546,6 +644,7 @@ pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, B
         size: 0,
         node_id: 0,
         board_id: None,
+        block_reads: None,
     };
     let mut size: RFM2G_UINT32 = 0;
     // SAFETY: open handle, valid out pointer.
@@ -566,5 +665,6 @@ pub(crate) fn open(device: &str, library: Option<&Path>) -> Result<Arc<Board>, B
             board.board_id = Some(id);
         }
     }
+    board.block_reads = board.block_reads(block_reads_from);
     Ok(Arc::new(board))
 }
