@@ -33,7 +33,10 @@
 //!    cores, the point of the case);
 //! 10. the three-rate lab: `examples/lab.toml`'s FMUs (`target/fmu/lab`), the
 //!     cockpit at 1 kHz, the visual system at 1/60 s, the instructor station at
-//!     10 Hz, adaptive, in steps per second of the cockpit.
+//!     10 Hz, adaptive, in steps per second of the cockpit;
+//! 11. the card cases (counts, not times): the attitude pair, 100 and 1,000
+//!     Reals and three nodes over emulated RFM2g boards, on each read path,
+//!     with the modeled step on a PCIE-5565 ([`card`]).
 //!
 //! Case 2d is case 2 with the default waitStrategy, adaptive, against spin.
 //! Writes `DIR/coupling.json` and `DIR/coupling.png`, and prints a table.
