@@ -23,7 +23,7 @@ pub struct Counts {
     pub vendor_calls: u64,
     /// Bytes moved by the vendor library's `RFM2gRead`.
     pub vendor_read_bytes: u64,
-    /// `RFM2gRead` calls of at least the driver's DMA threshold: DMA transfers.
+    /// `RFM2gRead` calls longer than the driver's DMA threshold: DMA transfers.
     pub dma: u64,
     /// Tries of a lockstep wait: one per peer polled for a frame not taken yet.
     pub polls: u64,

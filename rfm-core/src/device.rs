@@ -322,8 +322,8 @@ impl Device {
         Ok(self.board("the ring continuity test")?.check_ring()?)
     }
 
-    /// The driver's DMA threshold in bytes: `RFM2gRead` calls at least this
-    /// long are DMA transfers; `u32::MAX` is off (RFM2g only).
+    /// The driver's DMA threshold in bytes: `RFM2gRead` calls longer than
+    /// this are DMA transfers; `u32::MAX` is off (RFM2g only).
     pub fn dma_threshold(&self) -> Result<u32, DeviceError> {
         Ok(self.board("the DMA threshold")?.dma_threshold()?)
     }

@@ -288,7 +288,20 @@ impl FramedReader {
     /// Exactly `step`, into `buf`, if the writer has published it and it is still
     /// in the ring.
     pub fn poll_step(&self, step: u64, buf: &mut FrameBuf) -> Result<StepPoll, ReadError> {
-        if !self.published(step)? {
+        self.poll_step_by(step, buf, false)
+    }
+
+    /// As [`FramedReader::poll_step`], loading the entry's sequence and step
+    /// on this try if `by_entry`: for a writer not yet known, whose head word
+    /// may not be where this reader's map expects it (a node built from
+    /// another file), while its entries, read, tell what it is.
+    pub fn poll_step_by(
+        &self,
+        step: u64,
+        buf: &mut FrameBuf,
+        by_entry: bool,
+    ) -> Result<StepPoll, ReadError> {
+        if !self.published(step, by_entry || self.poll_entry)? {
             return Ok(StepPoll::NotYet);
         }
         match self.read_entry(step, buf) {
@@ -305,8 +318,8 @@ impl FramedReader {
     /// delivers a writer's stores in order). On a card each load is a PCIe
     /// round trip, so a try loads one word, never the frame.
     #[inline]
-    fn published(&self, step: u64) -> Result<bool, RegionError> {
-        if self.poll_entry {
+    fn published(&self, step: u64, by_entry: bool) -> Result<bool, RegionError> {
+        if by_entry {
             let at = self.ring.entry_offset(step);
             let seq = self.area.load_u32(at, Ordering::Acquire)?;
             if seq & 1 == 1 {

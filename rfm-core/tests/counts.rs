@@ -36,8 +36,13 @@ fn reals(n: usize) -> Arc<Interface> {
 }
 
 /// What node 0 did in `STEPS` lockstep steps at lag 0 against node 1, each
-/// on its own emulated board, and the bytes of its peer's frame.
-fn counted(interface: Option<Arc<Interface>>, card: CardReads, dma: bool) -> (Counts, usize) {
+/// on its own emulated board whose driver's DMA threshold is `dma` (`None`:
+/// the default, off), and the bytes of its peer's frame.
+fn counted(
+    interface: Option<Arc<Interface>>,
+    card: CardReads,
+    dma: Option<u32>,
+) -> (Counts, usize) {
     let ring = common::unique("counts");
     let _ring = common::RingGuard(ring.clone());
     let library = common::sim_library();
@@ -49,8 +54,8 @@ fn counted(interface: Option<Arc<Interface>>, card: CardReads, dma: bool) -> (Co
                 ..OpenOptions::default()
             };
             let board = Device::open(&device(node), &options).unwrap();
-            if dma {
-                board.set_dma_threshold(0).unwrap();
+            if let Some(threshold) = dma {
+                board.set_dma_threshold(threshold).unwrap();
             }
             board
         })
@@ -136,24 +141,24 @@ fn by_dma(c: &Counts, frame: usize) {
 
 #[test]
 fn an_attitude_step_loads_one_word_a_try_and_its_frame_once() {
-    let (c, frame) = counted(None, CardReads::default(), false);
+    let (c, frame) = counted(None, CardReads::default(), None);
     assert_eq!(frame, 128);
     word_by_word(&c, frame);
 }
 
 #[test]
 fn an_attitude_step_reads_its_frame_by_dma_when_the_driver_lets_it() {
-    let (c, frame) = counted(None, CardReads::default(), true);
+    let (c, frame) = counted(None, CardReads::default(), Some(0));
     by_dma(&c, frame);
 }
 
 #[test]
 fn a_thousand_real_step_reads_its_frame_in_one_dma_transfer() {
-    let (c, frame) = counted(Some(reals(1000)), CardReads::default(), true);
+    let (c, frame) = counted(Some(reals(1000)), CardReads::default(), Some(0));
     assert_eq!(frame, FRAME_HEADER + 8000);
     by_dma(&c, frame);
     // Without DMA: one load a word, 2,000 round trips of a PCIe read.
-    let (c, frame) = counted(Some(reals(1000)), CardReads::default(), false);
+    let (c, frame) = counted(Some(reals(1000)), CardReads::default(), None);
     word_by_word(&c, frame);
 }
 
@@ -163,8 +168,19 @@ fn below_the_threshold_frames_are_read_word_by_word_even_with_dma() {
         block_from: Some(129),
         ..CardReads::default()
     };
-    let (c, frame) = counted(None, card, true);
+    let (c, frame) = counted(None, card, Some(0));
     word_by_word(&c, frame);
+}
+
+/// The driver makes DMA of reads longer than its threshold (the vendor's
+/// words): a frame body of exactly the threshold is read word by word.
+#[test]
+fn only_reads_longer_than_the_drivers_threshold_are_block_reads() {
+    let body = 128 - WORD as u32;
+    let (c, frame) = counted(None, CardReads::default(), Some(body));
+    word_by_word(&c, frame);
+    let (c, frame) = counted(None, CardReads::default(), Some(body - 1));
+    by_dma(&c, frame);
 }
 
 /// The path before the card's costs were counted: three words a try.
@@ -174,7 +190,7 @@ fn the_old_poll_loads_three_words_a_try() {
         block_from: None,
         poll_entry: true,
     };
-    let (c, frame) = counted(None, card, true);
+    let (c, frame) = counted(None, card, Some(0));
     let body = (frame / WORD - 1) as u64;
     // At least: a try that saw the entry's step before its writer had closed
     // the seqlock reads the frame again (the head word is stored after it).

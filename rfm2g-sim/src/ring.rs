@@ -238,8 +238,8 @@ impl NodeState {
         Ok(())
     }
 
-    /// The DMA threshold in bytes: `RFM2gRead`/`RFM2gWrite` of at least this
-    /// many bytes are DMA transfers.
+    /// The DMA threshold in bytes: `RFM2gRead`/`RFM2gWrite` of more than
+    /// this many bytes are DMA transfers.
     pub fn dma_threshold(&self) -> u32 {
         !self.dma_threshold_inverted.load(Ordering::Relaxed)
     }

@@ -175,7 +175,7 @@ RFM2G_STATUS RFM2gSetDMAByteSwap(RFM2GHANDLE rh, RFM2G_BOOL Enable);
 RFM2G_STATUS RFM2gGetDMAByteSwap(RFM2GHANDLE rh, RFM2G_BOOL *Enabled);
 RFM2G_STATUS RFM2gSetPIOByteSwap(RFM2GHANDLE rh, RFM2G_BOOL Enable);
 RFM2G_STATUS RFM2gGetPIOByteSwap(RFM2GHANDLE rh, RFM2G_BOOL *Enabled);
-/* DMA: RFM2gRead and RFM2gWrite of Threshold bytes or more move by the board's
+/* DMA: RFM2gRead and RFM2gWrite of more than Threshold bytes move by the board's
  * DMA engine (when the driver has its buffer), shorter ones by PIO in the driver.
  * The driver's default leaves DMA off. */
 RFM2G_STATUS RFM2gSetDMAThreshold(RFM2GHANDLE rh, RFM2G_UINT32 Threshold);

@@ -106,7 +106,7 @@ pub fn dma_threshold(
     let dev = open(device, library)?;
     let show = |threshold: u32| match threshold {
         u32::MAX => "off (every RFM2gRead is PIO in the driver)".to_owned(),
-        n => format!("{n} bytes (RFM2gRead calls at least this long are DMA transfers)"),
+        n => format!("{n} bytes (RFM2gRead calls longer than this are DMA transfers)"),
     };
     if let Some(bytes) = bytes {
         let threshold = match bytes {

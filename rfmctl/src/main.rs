@@ -108,11 +108,11 @@ enum Command {
         after_help = "Example: rfmctl ring-check /dev/rfm2g0"
     )]
     RingCheck { device: String },
-    /// The driver's DMA threshold: RFM2gRead calls at least this long are DMA
+    /// The driver's DMA threshold: RFM2gRead calls longer than this are DMA
     /// transfers (the FMU reads a long frame in one when it is set)
     #[command(
         name = "dma-threshold",
-        after_help = "Example: rfmctl dma-threshold /dev/rfm2g0 64 (DMA from 64 bytes on; `off` turns it off; no BYTES shows it)"
+        after_help = "Example: rfmctl dma-threshold /dev/rfm2g0 32 (DMA above 32 bytes; `off` turns it off; no BYTES shows it)"
     )]
     DmaThreshold {
         device: String,

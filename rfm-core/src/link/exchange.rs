@@ -226,7 +226,11 @@ impl Exchange {
         crate::counts::poll();
         peer.watch(now)?;
         let began = crate::counts::try_began();
-        let polled = peer.observer().poll_step(need);
+        // Until a peer's frame was taken once, a try reads its entry: what a
+        // node built from another file has where this map puts its head word
+        // tells nothing, its entries name it (compat).
+        let unbound = peer.bound().is_none();
+        let polled = peer.observer().poll_step(need, unbound);
         if !matches!(polled, Ok(StepPoll::Ready(_))) {
             crate::counts::try_found_nothing(began);
         }

@@ -134,11 +134,11 @@ impl Observer {
     /// Framed layout: the frame of step `need`, if the ring holds it, read into
     /// the scratch frame.
     #[inline]
-    pub(crate) fn poll_step(&mut self, need: u64) -> Result<StepPoll, ReadError> {
+    pub(crate) fn poll_step(&mut self, need: u64, by_entry: bool) -> Result<StepPoll, ReadError> {
         let Reader::Framed(reader) = &self.reader else {
             unreachable!("validate() refuses lockstep with the seed layout")
         };
-        reader.poll_step(need, &mut self.frames[1 - self.taken])
+        reader.poll_step_by(need, &mut self.frames[1 - self.taken], by_entry)
     }
 
     /// Framed layout: the newest frame of the ring, read into the scratch frame.

@@ -277,7 +277,8 @@ impl Board {
     }
 
     /// The driver's DMA threshold in bytes (`RFM2gGetDMAThreshold`): reads of
-    /// at least this many bytes are DMA transfers. `u32::MAX` is off.
+    /// more than this many bytes are DMA transfers (the vendor's words).
+    /// `u32::MAX` is off.
     pub(crate) fn dma_threshold(&self) -> Result<u32, BoardError> {
         let get = self
             .api
@@ -310,7 +311,7 @@ impl Board {
 
     /// From how many bytes a frame is read with one `RFM2gRead`, if ever: from
     /// the asked size on, and only when the driver turns a read that long into
-    /// DMA. Without DMA the driver copies by PIO itself, the same round trip
+    /// DMA (one longer than its threshold). Without DMA the driver copies by PIO itself, the same round trip
     /// per word plus a system call, so word loads of the mapping are cheaper.
     fn block_reads(&self, asked: Option<u32>) -> Option<usize> {
         let asked = asked?;
@@ -330,7 +331,7 @@ impl Board {
             );
             return None;
         }
-        Some(asked.max(dma) as usize)
+        Some(asked.max(dma.saturating_add(1)) as usize)
     }
 
     /// Sends network interrupt `kind` with `data` to node `to` (`None`: all others),
