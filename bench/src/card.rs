@@ -13,7 +13,7 @@ use rfm_core::card::{StepCost, READ_ROUND_TRIPS_NS};
 use rfm_core::counts::{self, Counts};
 use rfm_core::frame::framed::FrameBuf;
 use rfm_core::interface::{Interface, Reserved};
-use rfm_core::link::{CardReads, Link, LinkConfig, BLOCK_READ_FROM};
+use rfm_core::link::{CardReads, Link, LinkConfig, WaitPoll, BLOCK_READ_FROM};
 use rfm_core::wait::WaitStrategy;
 use rfm_core::{Device, OpenOptions, WORD};
 use serde_json::{json, Value};
@@ -54,7 +54,7 @@ impl ReadPath {
         match self {
             ReadPath::Today => CardReads {
                 block_from: None,
-                poll_entry: true,
+                poll: Some(WaitPoll::Entry),
             },
             ReadPath::New | ReadPath::NewWithoutDma => CardReads::default(),
         }

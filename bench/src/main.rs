@@ -711,7 +711,8 @@ fn main() -> Result<()> {
     for (case, paths) in results["card"].as_object().into_iter().flatten() {
         for (path, r) in paths.as_object().into_iter().flatten() {
             println!(
-                "on the card, {case} {path}: {} reads ({} polls), {} vendor calls, {} DMA, {} ring                  bytes per step; modeled {} ns at 1 µs a read, {} ns at 3 µs ({})",
+                "on the card, {case} {path}: {} reads ({} polls), {} vendor calls, {} DMA, {} ring \
+                 bytes per step; modeled {} ns at 1 µs a read, {} ns at 3 µs ({})",
                 r["pio_reads_per_step"],
                 r["polls_per_step"],
                 r["vendor_calls_per_step"],

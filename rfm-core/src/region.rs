@@ -1,6 +1,7 @@
-//! A mapped window of reflective memory, and the only code that dereferences it.
+//! A mapped window of reflective memory, and the only code that dereferences it
+//! (or, on a card, hands a block of it to the vendor's `RFM2gRead`).
 //!
-//! Every access is an aligned 32-bit atomic load or store. That width is the
+//! Every access through the mapping is an aligned 32-bit atomic load or store. That width is the
 //! vendor's advice for RFM2g PIO mappings (uncached, every access crosses PCIe),
 //! atomics make the cross-process/cross-node sharing sound for the Rust memory
 //! model (and for Miri), and on x86-64 they compile to the same plain `mov` a

@@ -16,7 +16,7 @@ use rfm_core::area::FRAME_HEADER;
 use rfm_core::counts::{self, Counts};
 use rfm_core::frame::framed::FrameBuf;
 use rfm_core::interface::{Interface, Reserved};
-use rfm_core::link::{CardReads, Link, LinkConfig};
+use rfm_core::link::{CardReads, Link, LinkConfig, WaitPoll};
 use rfm_core::wait::WaitStrategy;
 use rfm_core::{Device, OpenOptions, WORD};
 
@@ -64,17 +64,32 @@ fn counted(
         interface: interface.clone(),
         device: device(node),
         rfm2g_library: Some(library.clone()),
+        card,
+        ..config(node)
+    };
+    let counted = pair(config(0), config(1));
+    drop(boards);
+    counted
+}
+
+/// Node `node` of the pair, lockstep at lag 0, spinning.
+fn config(node: usize) -> LinkConfig {
+    LinkConfig {
         node_slot: node as u8,
         peer_slot: 1 - node as u8,
         wait: WaitStrategy::Spin,
         timeout: Duration::from_secs(10),
         startup_timeout: Duration::from_secs(10),
-        card,
         ..LinkConfig::default()
-    };
-    let run = |node: usize| {
-        let config = config(node);
+    }
+}
+
+/// What the first of two links did in `STEPS` steps against the second (each
+/// in a thread of its own), and the bytes of its peer's frame.
+fn pair(a: LinkConfig, b: LinkConfig) -> (Counts, usize) {
+    let run = |config: LinkConfig| {
         std::thread::spawn(move || {
+            let node = config.node_slot;
             let mut link = Link::open(config).unwrap();
             let mut frame = FrameBuf::new(link.payload_len());
             link.start(0.0, &mut frame).unwrap();
@@ -97,11 +112,10 @@ fn counted(
             (counted, peer_frame)
         })
     };
-    let (a, b) = (run(0), run(1));
-    let (counted, peer_frame) = a.join().unwrap();
+    let (a, b) = (run(a), run(b));
+    let counted = a.join().unwrap();
     b.join().unwrap();
-    drop(boards);
-    (counted, peer_frame)
+    counted
 }
 
 /// The loads of `STEPS` taken frames of `frame` bytes: per step, the try that
@@ -188,7 +202,7 @@ fn only_reads_longer_than_the_drivers_threshold_are_block_reads() {
 fn the_old_poll_loads_three_words_a_try() {
     let card = CardReads {
         block_from: None,
-        poll_entry: true,
+        poll: Some(WaitPoll::Entry),
     };
     let (c, frame) = counted(None, card, Some(0));
     let body = (frame / WORD - 1) as u64;
@@ -197,4 +211,20 @@ fn the_old_poll_loads_three_words_a_try() {
     assert!(c.pio_reads >= expected_reads(&c, 3, body), "{c:?}");
     assert!(c.wait_reads <= 3 * (c.polls - STEPS), "{c:?}");
     assert_eq!(c.vendor_calls, 0);
+}
+
+/// In host memory a try loads the entry's sequence and step, which share the
+/// cache line the frame is then copied from: the unit of cost there is the
+/// line, not the load.
+#[test]
+fn host_memory_polls_the_entry_whose_line_the_frame_is_copied_from() {
+    let device = format!("loopback:{}", common::unique("counts"));
+    let on = |node| LinkConfig {
+        device: device.clone(),
+        ..config(node)
+    };
+    let (c, frame) = pair(on(0), on(1));
+    let body = (frame / WORD - 1) as u64;
+    assert!(c.pio_reads >= expected_reads(&c, 3, body), "{c:?}");
+    assert_eq!((c.vendor_calls, c.dma), (0, 0), "{c:?}");
 }

@@ -86,10 +86,22 @@ pub struct CardReads {
     /// the driver turns into DMA (only used when the driver's DMA threshold
     /// lets it); `None`: always word by word. The FMU's `rfm2gReadThreshold`.
     pub block_from: Option<u32>,
-    /// Each try of a lockstep wait loads the entry's sequence and step (three
-    /// words) instead of the head word: the path before the card's costs were
+    /// What a try of a lockstep wait loads; `None`: by the memory, [`WaitPoll::Head`]
+    /// on an RFM2g board, [`WaitPoll::Entry`] in host memory.
+    pub poll: Option<WaitPoll>,
+}
+
+/// What a try of a lockstep wait loads before it reads the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitPoll {
+    /// The writer's head word, stored after the frame: one load a try, what a
+    /// card wants (each load is a PCIe round trip).
+    Head,
+    /// The entry's sequence and step: three loads, but in host memory one
+    /// cache line, the one the frame is then copied from (the head word would
+    /// cost a second line a step). On a card, the path before its costs were
     /// counted, kept so that the benchmark measures both in one run.
-    pub poll_entry: bool,
+    Entry,
 }
 
 /// The default [`CardReads::block_from`]: one 64-byte ring packet. From about
@@ -101,7 +113,7 @@ impl Default for CardReads {
     fn default() -> CardReads {
         CardReads {
             block_from: Some(BLOCK_READ_FROM),
-            poll_entry: false,
+            poll: None,
         }
     }
 }

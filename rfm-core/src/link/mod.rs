@@ -48,7 +48,8 @@ pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
 pub(crate) use clock::wall_clock_ns;
 pub use config::{
-    CardReads, Layout, LinkConfig, BLOCK_READ_FROM, IDLE_TIMEOUT, MIN_TIMEOUT, REPLAY_PREFIX,
+    CardReads, Layout, LinkConfig, WaitPoll, BLOCK_READ_FROM, IDLE_TIMEOUT, MIN_TIMEOUT,
+    REPLAY_PREFIX,
 };
 use error::config_error;
 pub use error::LinkError;
@@ -130,7 +131,7 @@ impl std::fmt::Debug for Link {
 
 impl Link {
     /// Validates `config`, opens the device and maps the slots used. Writes nothing.
-    pub fn open(config: LinkConfig) -> Result<Link, LinkError> {
+    pub fn open(mut config: LinkConfig) -> Result<Link, LinkError> {
         config.validate()?;
         let preset = config.interface.is_none();
         let interface = config
@@ -169,6 +170,13 @@ impl Link {
                 ..OpenOptions::default()
             },
         )?;
+        // A card counts loads (each a PCIe round trip), host memory cache lines.
+        let on_card = device.info().node_id.is_some();
+        config.card.poll.get_or_insert(if on_card {
+            WaitPoll::Head
+        } else {
+            WaitPoll::Entry
+        });
         let events = if config.wait == WaitStrategy::Event {
             let events = device.events()?.ok_or_else(|| {
                 config_error(

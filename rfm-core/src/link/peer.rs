@@ -90,7 +90,7 @@ impl Peer {
             geometry,
             config.layout,
         )?;
-        observed.poll_entries(config.card.poll_entry);
+        observed.poll_entries(config.card.poll == Some(super::WaitPoll::Entry));
         Ok(Peer {
             node,
             slot: geometry.slot,

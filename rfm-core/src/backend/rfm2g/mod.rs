@@ -311,8 +311,9 @@ impl Board {
 
     /// From how many bytes a frame is read with one `RFM2gRead`, if ever: from
     /// the asked size on, and only when the driver turns a read that long into
-    /// DMA (one longer than its threshold). Without DMA the driver copies by PIO itself, the same round trip
-    /// per word plus a system call, so word loads of the mapping are cheaper.
+    /// DMA (one longer than its threshold). Without DMA the driver copies by
+    /// PIO itself, the same round trip per word plus a system call, so word
+    /// loads of the mapping are cheaper.
     fn block_reads(&self, asked: Option<u32>) -> Option<usize> {
         let asked = asked?;
         self.api.read?;
@@ -325,7 +326,8 @@ impl Board {
         };
         if dma == u32::MAX {
             log::info!(
-                "device `{}`: frames are read word by word: the driver's DMA threshold is off                  (RFM2gSetDMAThreshold, or `rfmctl dma-threshold {} BYTES`, turns DMA on)",
+                "device `{}`: frames are read word by word: the driver's DMA threshold is off \
+                 (RFM2gSetDMAThreshold, or `rfmctl dma-threshold {} BYTES`, turns DMA on)",
                 self.device,
                 self.device
             );
