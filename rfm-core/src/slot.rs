@@ -213,10 +213,6 @@ pub struct FramedReader {
     area: Region,
     ring: Ring,
     attempts: u32,
-    /// Each try of [`FramedReader::poll_step`] loads the entry's sequence and
-    /// step (three words) instead of the head word: the poll before the card's
-    /// costs were counted, kept so that both are measured in one run.
-    poll_entry: bool,
 }
 
 impl FramedReader {
@@ -226,15 +222,7 @@ impl FramedReader {
             area,
             ring,
             attempts: DEFAULT_READ_ATTEMPTS,
-            poll_entry: false,
         })
-    }
-
-    /// Polls the entry's sequence and step on every try, as before the card's
-    /// costs were counted (three PCIe round trips a try instead of one).
-    pub fn polling_entries(mut self, yes: bool) -> FramedReader {
-        self.poll_entry = yes;
-        self
     }
 
     /// Sets how many attempts a read makes before it reports [`ReadError::Unreadable`].
@@ -292,16 +280,18 @@ impl FramedReader {
     }
 
     /// As [`FramedReader::poll_step`], loading the entry's sequence and step
-    /// on this try if `by_entry`: for a writer not yet known, whose head word
-    /// may not be where this reader's map expects it (a node built from
-    /// another file), while its entries, read, tell what it is.
+    /// on this try if `by_entry` instead of the head word: in host memory,
+    /// where they share the cache line the frame is copied from; for a writer
+    /// not yet known, whose head word may not be where this reader's map
+    /// expects it (a node built from another file), while its entries, read,
+    /// tell what it is.
     pub fn poll_step_by(
         &self,
         step: u64,
         buf: &mut FrameBuf,
         by_entry: bool,
     ) -> Result<StepPoll, ReadError> {
-        if !self.published(step, by_entry || self.poll_entry)? {
+        if !self.published(step, by_entry)? {
             return Ok(StepPoll::NotYet);
         }
         match self.read_entry(step, buf) {

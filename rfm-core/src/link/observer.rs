@@ -42,6 +42,9 @@ pub struct Observer {
     /// `latest.is_some()`, in a byte of its own for the per-step getters: the
     /// header is stored as vectors, and a byte loaded from it waited for them.
     has_taken: bool,
+    /// Every lockstep try loads the entry, not the head word (host memory, or
+    /// the card's path before its costs were counted).
+    poll_entry: bool,
 }
 
 impl std::fmt::Debug for Observer {
@@ -73,15 +76,14 @@ impl Observer {
             taken: 0,
             latest: None,
             has_taken: false,
+            poll_entry: false,
         })
     }
 
     /// Lockstep tries poll the entry's sequence and step, not the head word
-    /// ([`FramedReader::polling_entries`]).
+    /// ([`FramedReader::poll_step_by`]).
     pub(crate) fn poll_entries(&mut self, yes: bool) {
-        if let Reader::Framed(reader) = &mut self.reader {
-            *reader = reader.clone().polling_entries(yes);
-        }
+        self.poll_entry = yes;
     }
 
     /// The area observed.
@@ -138,7 +140,11 @@ impl Observer {
         let Reader::Framed(reader) = &self.reader else {
             unreachable!("validate() refuses lockstep with the seed layout")
         };
-        reader.poll_step_by(need, &mut self.frames[1 - self.taken], by_entry)
+        reader.poll_step_by(
+            need,
+            &mut self.frames[1 - self.taken],
+            by_entry || self.poll_entry,
+        )
     }
 
     /// Framed layout: the newest frame of the ring, read into the scratch frame.
