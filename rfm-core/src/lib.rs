@@ -20,6 +20,7 @@ pub mod frame;
 pub mod health;
 pub mod interface;
 pub mod link;
+pub mod mirror;
 pub mod record;
 mod region;
 mod seqlock;

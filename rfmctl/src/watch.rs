@@ -20,7 +20,7 @@ use clap::Args;
 use rfm_core::frame::{self, seed::FlightData};
 use rfm_core::health::PeerHealth;
 use rfm_core::interface::{self, Found, Value};
-use rfm_core::link::liveness::{Life, PeerWatch, MIN_SILENCE};
+use rfm_core::link::liveness::{self, Life, PeerWatch, MIN_SILENCE};
 use rfm_core::link::observer::{described, Observer};
 use rfm_core::link::Layout;
 use rfm_core::slot::ReadError;
@@ -122,6 +122,10 @@ struct SlotView {
     /// The health of an area that has no observer: nothing seen.
     unobserved: PeerHealth,
     holder: Option<PeerWatch>,
+    /// The node's area, where a bridge marks a holder of another host.
+    area: Option<Region>,
+    /// The bridge that writes the holder here from another host (its id).
+    remote: Option<u32>,
     reader: Reader,
     latest: Option<Shown>,
     seen_at: Option<Instant>,
@@ -136,7 +140,13 @@ struct SlotView {
 }
 
 impl SlotView {
-    fn new(slot: u8, node: String, observer: Option<Observer>, reader: Reader) -> SlotView {
+    fn new(
+        slot: u8,
+        node: String,
+        observer: Option<Observer>,
+        area: Option<Region>,
+        reader: Reader,
+    ) -> SlotView {
         let holder = observer
             .as_ref()
             .and_then(|o| o.words().ok())
@@ -147,6 +157,8 @@ impl SlotView {
             observer,
             unobserved: PeerHealth::new(),
             holder,
+            area,
+            remote: None,
             reader,
             latest: None,
             seen_at: None,
@@ -180,10 +192,16 @@ impl SlotView {
         }
     }
 
+    /// The holder's state, and "remote" when a bridge writes it from another
+    /// host (`rfm-bridge`).
     fn holder_text(&self, now: Instant) -> String {
-        match self.holder(now) {
+        let state = match self.holder(now) {
             ("silent", Some(s)) => format!("silent {s:.1}s"),
             (state, _) => state.to_owned(),
+        };
+        match self.remote {
+            Some(_) => format!("{state} remote"),
+            None => state,
         }
     }
 
@@ -205,6 +223,9 @@ impl SlotView {
         };
         if let (Some(holder), Ok(words)) = (&mut self.holder, observer.words()) {
             holder.observe(words, now);
+        }
+        if let Some(area) = &self.area {
+            self.remote = liveness::remote_holder(area).ok().flatten();
         }
         let read = if observer.is_seed() {
             observer.read_seed()
@@ -296,6 +317,8 @@ impl SlotView {
                 "state": holder,
                 "owner": self.holder.as_ref().and_then(|h| h.life().owner()),
                 "silent_s": silent_s,
+                "remote": self.remote.is_some(),
+                "bridge": self.remote.map(|b| format!("{b:08x}")),
             },
             "state": match (&self.latest, &self.problem) {
                 (Some(_), _) => "ok",
@@ -387,6 +410,7 @@ fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
                 s,
                 format!("slot{s}"),
                 Some(observer),
+                None,
                 Reader::Seed,
             ))
         })
@@ -401,17 +425,19 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
     let mut views = Vec::new();
     for f in chosen {
         let area = rfm_core::area::window(region, &f.area).map_err(Failure::device)?;
-        let observer = Observer::new(area, &f.area, Layout::Framed).map_err(Failure::device)?;
+        let observer =
+            Observer::new(area.clone(), &f.area, Layout::Framed).map_err(Failure::device)?;
         views.push(SlotView::new(
             f.descriptor.slot,
             f.descriptor.node.clone(),
             Some(observer),
+            Some(area),
             Reader::Framed(Box::new(f)),
         ));
     }
     for &s in slots {
         if !views.iter().any(|v| v.slot == s) {
-            views.push(SlotView::new(s, "?".into(), None, Reader::Undescribed));
+            views.push(SlotView::new(s, "?".into(), None, None, Reader::Undescribed));
         }
     }
     if views.is_empty() {

@@ -2,14 +2,20 @@
 //!
 //! Memory keeps whatever dead sessions wrote, so a frame proves nothing about its
 //! writer. Every slot, in both layouts, therefore ends with a liveness block of
-//! three words that only the slot's holder writes ([`crate::area::LIVENESS_OFFSET`]):
+//! three words that only the slot's holder writes, and two a bridge writes ([`crate::area::LIVENESS_OFFSET`]):
 //!
 //! | offset | word |
 //! |---|---|
 //! | +0 | owner: the token of the session holding the slot (0: never held) |
 //! | +4 | beat: advanced every [`HEARTBEAT_PERIOD`] by the holder's heartbeat thread |
 //! | +8 | closed: the owner's token once it stopped cleanly, else 0 |
+//! | +12 | mirrored: the token of a session on another host, written by a bridge ([`write_mirrored`]) |
+//! | +16 | mirrored by: the bridge that writes it |
 //!
+//! A slot whose owner word equals its mirrored word is held from another host:
+//! its words and frames come from a bridge (`rfm-bridge`), which never announces
+//! it as its own. A node that claims the slot later writes a new owner word and
+//! so is local again without clearing the mark.
 //! A token is the low 32 bits of a session epoch (epochs are odd, so a token is
 //! never 0). The heartbeat runs in a thread of its own ([`Heartbeat`]), so it
 //! beats while a master sits between steps, in a lockstep wait, or in another
@@ -44,6 +50,8 @@ pub const MIN_SILENCE: Duration = Duration::from_millis(100);
 const OWNER: usize = LIVENESS_OFFSET;
 const BEAT: usize = LIVENESS_OFFSET + 4;
 const CLOSED: usize = LIVENESS_OFFSET + 8;
+const MIRRORED: usize = LIVENESS_OFFSET + 12;
+const MIRRORED_BY: usize = LIVENESS_OFFSET + 16;
 
 /// The token of session `epoch` in the owner and closed words.
 pub fn token(epoch: u64) -> u32 {
@@ -91,6 +99,36 @@ pub(crate) fn write_owner(slot: &Region, epoch: u64) -> Result<(), RegionError> 
 /// that a lockstep wait for it is over.
 pub(crate) fn write_closed(slot: &Region, epoch: u64) -> Result<(), RegionError> {
     slot.store_u32(CLOSED, token(epoch), Ordering::Release)
+}
+
+/// The bridge that writes the holder of `slot` from another host (its id), or
+/// `None` when the holder is of this host: a remote holder's token is in the
+/// mirrored word as well as in the owner word.
+pub fn remote_holder(slot: &Region) -> Result<Option<u32>, RegionError> {
+    let owner = slot.load_u32(OWNER, Ordering::Acquire)?;
+    let mirrored = slot.load_u32(MIRRORED, Ordering::Acquire)?;
+    if owner == 0 || owner != mirrored {
+        return Ok(None);
+    }
+    Ok(Some(slot.load_u32(MIRRORED_BY, Ordering::Relaxed)?))
+}
+
+/// Writes the words of a session of another host into `slot`, as `bridge`
+/// mirrors them: the mark first, so that no reader of this memory (a bridge
+/// restarted here) ever sees that owner without it, then the words in the
+/// order their writer stores them (owner, closed, beat).
+pub fn write_mirrored(slot: &Region, words: Words, bridge: u32) -> Result<(), RegionError> {
+    slot.store_u32(MIRRORED_BY, bridge, Ordering::Relaxed)?;
+    slot.store_u32(MIRRORED, words.owner, Ordering::Release)?;
+    slot.store_u32(OWNER, words.owner, Ordering::Release)?;
+    slot.store_u32(CLOSED, words.closed, Ordering::Release)?;
+    slot.store_u32(BEAT, words.beat, Ordering::Release)
+}
+
+/// A mirrored session's later words: its beat, then whether it closed.
+pub fn write_mirrored_beat(slot: &Region, words: Words) -> Result<(), RegionError> {
+    slot.store_u32(BEAT, words.beat, Ordering::Release)?;
+    slot.store_u32(CLOSED, words.closed, Ordering::Release)
 }
 
 /// One session's beat: what its heartbeat thread runs every period.

@@ -7,14 +7,16 @@
 //! lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS]
 //!     [--periods 0.001,1/60,0.1] [--lags 1,2,0] [--free A:B,...] [--sync A=free,...]
 //!     [--real-time-factor F] [--jitter US] [--pause A:K:SECONDS] [--kill A:K]
-//!     [--wait STRATEGY] [--rfm2g-sim LIB]
+//!     [--wait STRATEGY] [--rfm2g-sim LIB | --device DEV,…]
 //! ```
 //!
 //! Starts one process per node; the process of node `A` imports
 //! `DIR/NAME_A.fmu`, sets every input before initialization and at each step k
 //! to a value that is a function of (node, input, k) (k = −1 before the first
 //! step), steps through a fresh `shm:` memory (or, with `--rfm2g-sim`,
-//! `/dev/rfm2g0` on its own board of a fresh emulated ring), and after each
+//! `/dev/rfm2g0` on its own board of a fresh emulated ring; with `--device
+//! A,B,C`, node i's memory is the i-th: hosts' memories that `rfm-bridge`
+//! joins), and after each
 //! step checks every output of every other node, of every type:
 //! - a peer it waits for (lockstep, not in its `--free`): exactly that peer's
 //!   inputs of step j = floor((k − lag)·T_A / T_P) (−1 while k < lag), computed
@@ -542,7 +544,7 @@ fn main() -> ExitCode {
     let (plan, me, device) = match parse(&args) {
         Ok(parsed) => parsed,
         Err(e) => {
-            eprintln!("lab: {e}\nusage: lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS] [--periods P,…] [--lags L,…] [--free A:B,…] [--sync A=free,…] [--real-time-factor F] [--jitter US] [--pause A:K:S] [--kill A:K] [--wait STRATEGY] [--rfm2g-sim LIB]");
+            eprintln!("lab: {e}\nusage: lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS] [--periods P,…] [--lags L,…] [--free A:B,…] [--sync A=free,…] [--real-time-factor F] [--jitter US] [--pause A:K:S] [--kill A:K] [--wait STRATEGY] [--rfm2g-sim LIB | --device DEV,…]");
             return ExitCode::from(2);
         }
     };
@@ -560,10 +562,14 @@ fn main() -> ExitCode {
         };
     }
     let name = format!("rfm-lab-{}", std::process::id());
-    let (device, object) = match &plan.library {
-        Some(_) => ("/dev/rfm2g0".to_owned(), format!("/rfm2g-sim.{name}")),
-        None => (format!("shm:{name}"), format!("/{name}")),
+    let (device, object) = match (&plan.library, &device) {
+        (Some(_), _) => ("/dev/rfm2g0".to_owned(), format!("/rfm2g-sim.{name}")),
+        // `--device A,B,C`: each node its own memory (hosts' memories joined
+        // by rfm-bridge); the caller made them and removes them.
+        (None, Some(given)) => (given.clone(), format!("/{name}")),
+        (None, None) => (format!("shm:{name}"), format!("/{name}")),
     };
+    let devices: Vec<String> = device.split(',').map(str::to_owned).collect();
     let shape: Vec<String> = (0..plan.nodes.len())
         .map(|i| {
             format!(
@@ -598,7 +604,7 @@ fn main() -> ExitCode {
                 "--me".to_owned(),
                 me.to_string(),
                 "--device".to_owned(),
-                device.clone(),
+                devices.get(me).unwrap_or(&devices[0]).clone(),
             ]);
             a
         },

@@ -42,6 +42,11 @@ struct Flight<'a> {
     steps: u64,
     /// Steps whose own roll is off by 1 rad (a replay must count them).
     changed: std::ops::Range<u64>,
+    /// The FMU's `lag`: at step k the peer's attitude of step k − lag (its
+    /// start values, zero, before).
+    lag: u64,
+    /// The FMU's `timeout` in seconds, when given.
+    timeout: Option<f64>,
 }
 
 /// Flies `f`; returns the FMU's `replay.divergence` at the end.
@@ -96,10 +101,14 @@ fn fly(f: &Flight) -> Result<i32, String> {
             .map_err(fail("set recordOverwrite"))?;
     }
     sim.set_integer(
-        &[vr("nodeSlot")?, vr("peerSlot")?],
-        &[me as i32, 1 - me as i32],
+        &[vr("nodeSlot")?, vr("peerSlot")?, vr("lag")?],
+        &[me as i32, 1 - me as i32, f.lag as i32],
     )
     .map_err(fail("set slots"))?;
+    if let Some(timeout) = f.timeout {
+        sim.set_real(&[vr("timeout")?], &[timeout])
+            .map_err(fail("set timeout"))?;
+    }
     sim.setup_experiment(None, 0.0, None)
         .map_err(fail("setup"))?;
     Common::enter_initialization_mode(&mut sim).map_err(fail("enter initialization"))?;
@@ -120,7 +129,11 @@ fn fly(f: &Flight) -> Result<i32, String> {
         sim.get_real(&outputs, &mut peer)
             .map_err(fail("get outputs"))?;
         times.push(start.elapsed().as_nanos() as u64);
-        if peer != attitude(1 - me, k) {
+        let expected = match k.checked_sub(f.lag) {
+            Some(j) => attitude(1 - me, j),
+            None => [0.0; 3],
+        };
+        if peer != expected {
             return Err(format!(
                 "node {me}, step {k}: got {peer:?}, which the peer never sent"
             ));
@@ -155,6 +168,7 @@ fn fly(f: &Flight) -> Result<i32, String> {
 fn main() -> ExitCode {
     let mut fmu = "target/fmu/rfm_attitude.fmu".to_owned();
     let (mut steps, mut device, mut node, mut library) = (100_000u64, None, None, None);
+    let (mut lag, mut timeout) = (0u64, None);
     let mut record: Option<String> = None;
     let (mut replay, mut changed, mut expect): (Option<String>, _, Option<i32>) =
         (None, 0..0, None);
@@ -164,6 +178,8 @@ fn main() -> ExitCode {
             "--steps" => steps = args.next().and_then(|s| s.parse().ok()).unwrap_or(steps),
             "--device" => device = args.next(),
             "--node" => node = args.next().and_then(|s| s.parse().ok()),
+            "--lag" => lag = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
+            "--timeout" => timeout = args.next().and_then(|s| s.parse().ok()),
             "--rfm2g-sim" => library = args.next(),
             "--record" => record = args.next(),
             "--replay" => replay = args.next(),
@@ -180,7 +196,9 @@ fn main() -> ExitCode {
             "--expect-divergence" => expect = args.next().and_then(|s| s.parse().ok()),
             "-h" | "--help" => {
                 println!(
-                    "usage: simulators [FMU] [--steps N] [--device shm:NAME | --rfm2g-sim LIBRFM2G_SO] [--record DIR]\n\
+                    "usage: simulators [FMU] [--steps N] [--device DEV[,DEV] | --rfm2g-sim LIBRFM2G_SO] [--record DIR]\n\
+                     \x20      [--lag L] [--timeout SECONDS]\n\
+                     (--device A,B: each aircraft its own memory, e.g. two shm: memories joined by rfm-bridge)\n\
                      \x20      simulators [FMU] --replay FILE [--node N] [--steps N] [--change-steps A..B] [--expect-divergence D]\n\
                      (one aircraft alone against its recording: every peer attitude must be exact, and\n\
                      replay.divergence as expected; --change-steps offsets its roll by 1 rad on those steps)"
@@ -201,6 +219,8 @@ fn main() -> ExitCode {
             me,
             steps,
             changed: changed.clone(),
+            lag,
+            timeout,
         };
         return match fly(&flight) {
             Ok(d) if expect.is_none_or(|e| e == d) => {
@@ -226,6 +246,12 @@ fn main() -> ExitCode {
     }
     if let Some(me) = node {
         let device = device.expect("the parent passes --device");
+        // `A,B`: each aircraft its own memory (two hosts' memories, bridged).
+        let device = device
+            .split(',')
+            .nth(me as usize)
+            .unwrap_or(&device)
+            .to_owned();
         let flight = Flight {
             fmu: &fmu,
             device: &device,
@@ -234,6 +260,8 @@ fn main() -> ExitCode {
             me,
             steps,
             changed: 0..0,
+            lag,
+            timeout,
         };
         return match fly(&flight) {
             Ok(_) => ExitCode::SUCCESS,
@@ -275,9 +303,14 @@ fn main() -> ExitCode {
                 &device,
                 "--steps",
                 &steps.to_string(),
+                "--lag",
+                &lag.to_string(),
             ]
             .map(str::to_owned)
             .to_vec();
+            if let Some(t) = timeout {
+                args.extend(["--timeout".to_owned(), t.to_string()]);
+            }
             if let Some(dir) = &record {
                 args.extend(["--record".to_owned(), dir.clone()]);
             }

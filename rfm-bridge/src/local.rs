@@ -1,0 +1,330 @@
+//! This host's nodes: finding them in memory, and turning what they store
+//! (frames, liveness words) into messages for the other bridges.
+//!
+//! A node is local once its area is described (its descriptor), held by a
+//! token that no bridge marked as another host's, and its beat has been seen
+//! to move: a session left by a dead program, or one a bridge wrote here
+//! before it was restarted, is never announced.
+
+use std::time::Instant;
+
+use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
+use rfm_core::frame::framed;
+use rfm_core::interface::{discover, Found};
+use rfm_core::link::liveness::{self, Life, PeerWatch, Words};
+use rfm_core::mirror;
+use rfm_core::{Region, RegionError, WORD};
+
+use crate::shared::{Announced, Shared, Traffic};
+use crate::wire::{Message, Stamp};
+
+/// A local session being mirrored.
+#[derive(Debug)]
+struct Session {
+    area: Area,
+    node: String,
+    window: Region,
+    token: u32,
+    head: u32,
+    words: Words,
+    buf: Vec<u8>,
+}
+
+/// A held area whose beat has not yet been seen moving.
+#[derive(Debug)]
+struct Candidate {
+    found: Found,
+    watch: PeerWatch,
+}
+
+/// What the watcher saw change, for the bridge's log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Started { node: String, slot: u8, area: (u64, u64) },
+    Ended { node: String, slot: u8, closed: bool },
+}
+
+#[derive(Debug)]
+pub struct Watcher {
+    memory: Region,
+    sessions: Vec<Session>,
+    candidates: Vec<Candidate>,
+}
+
+fn overlaps(a: &Area, b: &Area) -> bool {
+    a.offset < b.end() && b.offset < a.end()
+}
+
+/// Bytes of a frame as a bridge carries it: whole words.
+fn carried(area: &Area) -> usize {
+    area.frame_len().next_multiple_of(WORD)
+}
+
+impl Watcher {
+    pub fn new(memory: Region) -> Watcher {
+        Watcher {
+            memory,
+            sessions: Vec::new(),
+            candidates: Vec::new(),
+        }
+    }
+
+    /// The local nodes, by name and slot.
+    pub fn nodes(&self) -> Vec<(String, u8)> {
+        self.sessions
+            .iter()
+            .map(|s| (s.node.clone(), s.area.slot))
+            .collect()
+    }
+
+    /// Finds described areas held by this host's sessions (a scan of the
+    /// memory, one word per 64 bytes).
+    pub fn scan(&mut self, now: Instant) -> Result<(), RegionError> {
+        let mut candidates = Vec::new();
+        for found in discover(&self.memory)? {
+            let window = area::window(&self.memory, &found.area)?;
+            let words = Words::read(&window)?;
+            if !words.is_held() || liveness::remote_holder(&window)?.is_some() {
+                continue;
+            }
+            let known = self
+                .sessions
+                .iter()
+                .any(|s| s.area.offset == found.area.offset && s.token == words.owner);
+            if known {
+                continue;
+            }
+            // A node that claimed its slot over an earlier session's
+            // descriptor writes its own after: the area is taken from the
+            // descriptor as it is now.
+            let watch = match self.candidates.iter().position(|c| c.found == found) {
+                Some(i) => self.candidates.swap_remove(i).watch,
+                None => PeerWatch::new(words, now),
+            };
+            candidates.push(Candidate { found, watch });
+        }
+        self.candidates = candidates;
+        Ok(())
+    }
+
+    /// Publishes the frames local writers stored since the last call; whether
+    /// there were any.
+    pub fn poll_frames(
+        &mut self,
+        traffic: &Traffic,
+        send: &mut dyn FnMut(&Message),
+    ) -> Result<bool, RegionError> {
+        let mut any = false;
+        for s in &mut self.sessions {
+            let head = mirror::head(&s.window)?;
+            if head == s.head {
+                continue;
+            }
+            any = true;
+            let mut new = head.wrapping_sub(s.head);
+            let depth = s.area.depth as u32;
+            if new > u32::MAX / 2 {
+                // Backwards: the writer cleared its ring (a node of this
+                // interface from another file sharing the area); its newest
+                // frame is all there is.
+                new = 1;
+            }
+            if new > depth {
+                Traffic::add(&traffic.overrun, u64::from(new - depth));
+            }
+            let first = head.wrapping_sub(new.min(depth) - 1);
+            let len = carried(&s.area);
+            for i in 0..new.min(depth) {
+                let step = first.wrapping_add(i);
+                let entry = s.area.entry_offset(u64::from(step));
+                if !mirror::read_entry(&s.window, entry, &mut s.buf[..len])? {
+                    continue;
+                }
+                send(&Message::Frame {
+                    offset: s.area.offset,
+                    entry: entry as u32,
+                    head: (step == head).then_some(head),
+                    bytes: &s.buf[..len],
+                });
+                Traffic::add(&traffic.frames_out, 1);
+            }
+            s.head = head;
+        }
+        Ok(any)
+    }
+
+    /// Reads the liveness words of local sessions and candidates: publishes
+    /// beats and ends, and announces a candidate once its beat moved.
+    pub fn poll_words(
+        &mut self,
+        now: Instant,
+        shared: &Shared,
+        stamp: &mut dyn FnMut() -> Stamp,
+        send: &mut dyn FnMut(&Message),
+        events: &mut Vec<Event>,
+    ) -> Result<(), RegionError> {
+        let mut i = 0;
+        while i < self.sessions.len() {
+            let s = &mut self.sessions[i];
+            let words = Words::read(&s.window)?;
+            let ended = words.owner != s.token || words.is_closed();
+            if words != s.words && (words.owner == s.token) {
+                send(&Message::Beat {
+                    offset: s.area.offset,
+                    words,
+                });
+                s.words = words;
+            }
+            if ended {
+                let s = self.sessions.remove(i);
+                shared
+                    .announced()
+                    .retain(|a| !(a.start == s.area.offset && a.token == s.token));
+                events.push(Event::Ended {
+                    node: s.node,
+                    slot: s.area.slot,
+                    closed: words.owner == s.token,
+                });
+            } else {
+                i += 1;
+            }
+        }
+        let mut j = 0;
+        while j < self.candidates.len() {
+            let c = &mut self.candidates[j];
+            let window = area::window(&self.memory, &c.found.area)?;
+            let words = Words::read(&window)?;
+            if !words.is_held() || liveness::remote_holder(&window)?.is_some() {
+                self.candidates.remove(j);
+                continue;
+            }
+            match c.watch.observe(words, now) {
+                Life::Beating { .. } if published(&window, &c.found.area, words.owner)? => {
+                    let c = self.candidates.remove(j);
+                    self.start(c.found, window, words, stamp(), shared, send, events)?;
+                }
+                _ => j += 1,
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &mut self,
+        found: Found,
+        window: Region,
+        words: Words,
+        stamp: Stamp,
+        shared: &Shared,
+        send: &mut dyn FnMut(&Message),
+        events: &mut Vec<Event>,
+    ) -> Result<(), RegionError> {
+        let area = found.area;
+        self.sessions.retain(|s| !overlaps(&s.area, &area));
+        {
+            let mut announced = shared.announced();
+            announced.retain(|a| !(a.start < area.end() && area.offset < a.end));
+            announced.push(Announced {
+                start: area.offset,
+                end: area.end(),
+                token: words.owner,
+                stamp,
+                slot: area.slot,
+            });
+        }
+        let buf = vec![0u8; area.entry_len];
+        let mut s = Session {
+            node: found.descriptor.node.clone(),
+            area,
+            window,
+            token: words.owner,
+            head: 0,
+            words,
+            buf,
+        };
+        events.push(Event::Started {
+            node: s.node.clone(),
+            slot: s.area.slot,
+            area: (s.area.offset, s.area.end()),
+        });
+        announce(&mut s, stamp, send)?;
+        self.sessions.push(s);
+        Ok(())
+    }
+
+    /// Announces every local session again (a bridge joined), with a
+    /// snapshot of its area.
+    pub fn announce_all(
+        &mut self,
+        shared: &Shared,
+        send: &mut dyn FnMut(&Message),
+    ) -> Result<(), RegionError> {
+        let announced = shared.announced().clone();
+        for s in &mut self.sessions {
+            let stamp = announced
+                .iter()
+                .find(|a| a.start == s.area.offset && a.token == s.token)
+                .map(|a| a.stamp);
+            if let Some(stamp) = stamp {
+                announce(s, stamp, send)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the newest frame in `window` is of the session holding it
+/// (`owner`): a node claims its slot, clears its ring and then publishes
+/// frame 0, and until then the area holds the last session's frames and
+/// descriptor, which are never announced as the new session's.
+fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionError> {
+    let head = mirror::head(window)?;
+    let mut buf = vec![0u8; carried(area)];
+    if !mirror::read_entry(window, area.entry_offset(u64::from(head)), &mut buf)? {
+        return Ok(false);
+    }
+    Ok(match framed::check(&buf[..area.frame_len()], area.payload.len) {
+        Ok(h) => liveness::token(h.epoch) == owner,
+        Err(_) => false,
+    })
+}
+
+/// The session, then every entry of its ring, then the head: what a bridge
+/// needs to write the area whole on its host.
+fn announce(s: &mut Session, stamp: Stamp, send: &mut dyn FnMut(&Message)) -> Result<(), RegionError> {
+    let mut descriptor = vec![0u8; s.area.descriptor_len];
+    s.window.read(DESCRIPTOR_OFFSET, &mut descriptor)?;
+    s.words = Words::read(&s.window)?;
+    send(&Message::Session {
+        offset: s.area.offset,
+        words: s.words,
+        stamp,
+        descriptor: &descriptor,
+    });
+    let len = carried(&s.area);
+    let head = mirror::head(&s.window)?;
+    let newest = s.area.entry_offset(u64::from(head));
+    for i in 0..s.area.depth {
+        let entry = s.area.entry_offset(i as u64);
+        if entry == newest || !mirror::read_entry(&s.window, entry, &mut s.buf[..len])? {
+            continue;
+        }
+        send(&Message::Frame {
+            offset: s.area.offset,
+            entry: entry as u32,
+            head: None,
+            bytes: &s.buf[..len],
+        });
+    }
+    if mirror::read_entry(&s.window, newest, &mut s.buf[..len])? {
+        send(&Message::Frame {
+            offset: s.area.offset,
+            entry: newest as u32,
+            head: Some(head),
+            bytes: &s.buf[..len],
+        });
+    }
+    s.head = head;
+    Ok(())
+}

@@ -1,0 +1,462 @@
+//! `rfm-bridge DEVICE [--listen ENDPOINT]... [--connect ENDPOINT]...`: mirrors
+//! this host's coupling memory to the other hosts' bridges over Zenoh, so that
+//! the FMUs of PCs without cards couple as on one memory. See `--help`.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use zenoh::sample::Locality;
+use zenoh::Wait;
+
+use rfm_bridge::local::{Event, Watcher};
+use rfm_bridge::net::{self, Endpoints};
+use rfm_bridge::remote::{Decision, Writer};
+use rfm_bridge::shared::{bridge_id, short, Peer, Shared, Traffic};
+use rfm_bridge::wire::{self, Message, Stamp};
+use rfm_core::{Device, DeviceSpec, OpenOptions, DEFAULT_MEMORY_SIZE};
+
+const ABOUT: &str = "\
+Mirrors this host's coupling memory to other hosts over Zenoh: the areas this
+host's nodes write (frames, descriptor, heartbeat) reach the other bridges,
+which write them into their memories as a reflective-memory card would. FMUs
+with `device = shm:NAME` on two PCs then couple as if they shared one memory.";
+
+const AFTER: &str = "\
+Example, two PCs:
+  pc-a$ rfm-bridge shm:lab --listen tcp/0.0.0.0:7447
+  pc-b$ rfm-bridge shm:lab --connect tcp/192.0.2.10:7447
+Runs until SIGINT or SIGTERM (exit 0). Exits non-zero, naming the cause, on a
+device that cannot be opened, an endpoint that cannot be parsed or bound, or a
+peer whose memory has another size.";
+
+#[derive(Parser, Debug)]
+#[command(name = "rfm-bridge", about = ABOUT, after_help = AFTER)]
+struct Args {
+    /// This host's memory: shm:NAME (created with --memory-size if missing), or
+    /// an RFM2g board (/dev/rfm2gN) to extend its ring to PCs without cards.
+    device: String,
+    /// A Zenoh locator to listen on, e.g. tcp/0.0.0.0:7447 (repeatable).
+    #[arg(long = "listen", value_name = "ENDPOINT")]
+    listen: Vec<String>,
+    /// Another bridge's locator, e.g. tcp/192.0.2.10:7447 (repeatable); tried
+    /// again every 100 ms to 1 s until it answers.
+    #[arg(long = "connect", value_name = "ENDPOINT")]
+    connect: Vec<String>,
+    /// Bytes of a shm: memory this bridge creates (every host's must match).
+    #[arg(long, default_value_t = DEFAULT_MEMORY_SIZE)]
+    memory_size: usize,
+    /// The RFM2g library for /dev/rfm2gN (default: librfm2g.so on the library path).
+    #[arg(long)]
+    library: Option<std::path::PathBuf>,
+    /// Seconds between reports of what is mirrored (0: only changes).
+    #[arg(long, default_value_t = 5.0)]
+    report: f64,
+}
+
+/// How long the main loop spins after a frame before it yields, and yields
+/// before it sleeps: a lockstep step's round trip is well inside the first,
+/// a paused coupling costs a millisecond's sleep per poll.
+const SPIN_FOR: Duration = Duration::from_micros(200);
+const YIELD_FOR: Duration = Duration::from_millis(20);
+const IDLE_SLEEP: Duration = Duration::from_millis(1);
+/// How often liveness words are read (the heartbeat moves every 10 ms).
+const WORDS_EVERY: Duration = Duration::from_millis(1);
+/// How often memory is scanned for new nodes: host memory costs a load per
+/// 64 bytes; a card's loads cross PCIe, so it is scanned less often.
+const SCAN_EVERY: Duration = Duration::from_millis(20);
+const SCAN_EVERY_CARD: Duration = Duration::from_millis(500);
+const HELLO_EVERY: Duration = Duration::from_millis(250);
+/// A bridge not heard from for this long is forgotten (its return is a new
+/// bridge: every session is announced to it again).
+const PEER_GONE: Duration = Duration::from_secs(2);
+const PING_EVERY: Duration = Duration::from_millis(500);
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rfm-bridge: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn open(args: &Args) -> Result<Device> {
+    let spec = DeviceSpec::parse(&args.device)
+        .with_context(|| format!("unknown device `{}`", args.device))?;
+    if let DeviceSpec::Loopback { .. } = spec {
+        bail!(
+            "device `{}`: loopback memory exists only inside one process; a bridge couples \
+             processes on other hosts through shm:NAME or an RFM2g board",
+            args.device
+        );
+    }
+    let options = OpenOptions {
+        memory_size: args.memory_size,
+        rfm2g_library: args.library.clone(),
+        ..OpenOptions::default()
+    };
+    Device::open(&args.device, &options)
+        .with_context(|| format!("cannot open device `{}`", args.device))
+}
+
+fn run(args: &Args) -> Result<()> {
+    let endpoints = Endpoints {
+        listen: args.listen.clone(),
+        connect: args.connect.clone(),
+    };
+    endpoints.check()?;
+    let device = open(args)?;
+    let memory_size = device.size();
+    let memory = device
+        .map(0, memory_size as usize)
+        .with_context(|| format!("cannot map `{}`", args.device))?;
+    let card = matches!(device.spec(), DeviceSpec::Rfm2g { .. });
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
+            .context("cannot install the SIGINT/SIGTERM handler")?;
+    }
+    let session = net::open(&endpoints)?;
+    let zid = session.zid().to_string();
+    let me = bridge_id(&zid);
+    let publisher = Arc::new(net::publisher(&session, &wire::data_key(&zid))?);
+    let shared = Arc::new(Shared::default());
+    let send = {
+        let publisher = publisher.clone();
+        let shared = shared.clone();
+        move |m: &Message| {
+            let mut bytes = Vec::new();
+            m.encode(&mut bytes);
+            Traffic::add(&shared.traffic.bytes_out, bytes.len() as u64);
+            // A put fails only once the session is closing.
+            let _ = publisher.put(bytes).wait();
+        }
+    };
+    let hello = |send: &dyn Fn(&Message)| {
+        send(&Message::Hello {
+            memory_size,
+            device: &args.device,
+        })
+    };
+
+    let writer = Arc::new(Mutex::new(Writer::new(memory.clone())));
+    let _subscriber = {
+        let (shared, writer, send) = (shared.clone(), writer.clone(), send.clone());
+        let device = args.device.clone();
+        let own = zid.clone();
+        session
+            .declare_subscriber(wire::all_keys())
+            .allowed_origin(Locality::Remote)
+            .callback(move |sample| {
+                let key = sample.key_expr().as_str();
+                let from = key.rsplit('/').next().unwrap_or_default();
+                if from == own {
+                    return;
+                }
+                if shared.refused().contains(from) {
+                    return;
+                }
+                let bytes = sample.payload().to_bytes();
+                Traffic::add(&shared.traffic.bytes_in, bytes.len() as u64);
+                let message = match Message::decode(&bytes) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        Traffic::add(&shared.traffic.rejected, 1);
+                        eprintln!(
+                            "rfm-bridge: a message of bridge {} rejected: {e}",
+                            short(from)
+                        );
+                        return;
+                    }
+                };
+                match message {
+                    Message::Hello {
+                        memory_size: theirs,
+                        device: their_device,
+                    } => {
+                        if theirs != memory_size {
+                            let why = format!(
+                                "bridge {} couples a memory of {theirs} bytes ({their_device}), \
+                                 this one {memory_size} ({device}): give every host's memory \
+                                 the same size (--memory-size, or the boards' own)",
+                                short(from)
+                            );
+                            // Told first, so that the other side learns it too.
+                            send(&Message::Hello {
+                                memory_size,
+                                device: &device,
+                            });
+                            if shared.peers().is_empty() {
+                                // Coupled with nobody yet: this bridge is the one set up wrong.
+                                shared.fail(why);
+                            } else if shared.refused().insert(from.to_owned()) {
+                                eprintln!("rfm-bridge: ignored: {why}");
+                            }
+                            return;
+                        }
+                        let new = {
+                            let mut peers = shared.peers();
+                            let new = !peers.contains_key(from);
+                            let p = peers.entry(from.to_owned()).or_insert(Peer {
+                                device: their_device.to_owned(),
+                                last_hello: Instant::now(),
+                                rtt: None,
+                            });
+                            p.last_hello = Instant::now();
+                            new
+                        };
+                        if new {
+                            println!(
+                                "rfm-bridge: bridge {} ({their_device}) joined",
+                                short(from)
+                            );
+                            send(&Message::Hello {
+                                memory_size,
+                                device: &device,
+                            });
+                            shared.resend.store(true, Ordering::Release);
+                        }
+                    }
+                    Message::Ping { id } => send(&Message::Pong {
+                        id,
+                        to: bridge_id(from),
+                    }),
+                    Message::Pong { id, to } => {
+                        if to == bridge_id(&own) {
+                            let sent = shared.pings().remove(&id);
+                            if let (Some(sent), Some(p)) = (sent, shared.peers().get_mut(from)) {
+                                p.rtt = Some(sent.elapsed());
+                            }
+                        }
+                    }
+                    m => {
+                        let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
+                        match w.apply(from, bridge_id(from), &m, &shared) {
+                            Ok(Some(d)) => println!("rfm-bridge: {}", describe(&d)),
+                            Ok(None) => {}
+                            Err(e) => {
+                                Traffic::add(&shared.traffic.rejected, 1);
+                                eprintln!(
+                                    "rfm-bridge: a message of bridge {} not written: {e}",
+                                    short(from)
+                                );
+                            }
+                        }
+                    }
+                }
+            })
+            .wait()
+            .map_err(|e| anyhow::anyhow!("cannot declare the subscriber: {}", net::plain(e)))?
+    };
+
+    println!(
+        "rfm-bridge: {} ({memory_size} bytes) as bridge {}; listening on {}; connecting to {}",
+        args.device,
+        short(&zid),
+        list(&args.listen),
+        list(&args.connect)
+    );
+    hello(&send);
+
+    let mut watcher = Watcher::new(memory);
+    let mut events = Vec::new();
+    let stamp = || {
+        let ts = session.new_timestamp();
+        Stamp {
+            time: ts.get_time().as_u64(),
+            id: ts.get_id().to_le_bytes(),
+        }
+    };
+    let mut stamp = stamp;
+    let scan_every = if card { SCAN_EVERY_CARD } else { SCAN_EVERY };
+    let start = Instant::now();
+    let (mut next_words, mut next_scan, mut next_hello, mut next_ping) = (start, start, start, start);
+    let mut next_report = start + secs(args.report);
+    let mut last_frame = start;
+    let mut ping_id = 0u64;
+    let mut report = Report::new(&shared.traffic, start);
+    let mut sender = send.clone();
+    while !stop.load(Ordering::Relaxed) {
+        if let Some(why) = shared.fatal() {
+            // The hello that tells the peer why leaves before the session closes.
+            std::thread::sleep(Duration::from_millis(200));
+            bail!(why);
+        }
+        let moved = watcher.poll_frames(&shared.traffic, &mut sender)?;
+        let now = Instant::now();
+        if moved {
+            last_frame = now;
+        }
+        if now >= next_words {
+            watcher.poll_words(now, &shared, &mut stamp, &mut sender, &mut events)?;
+            next_words = now + WORDS_EVERY;
+            for e in events.drain(..) {
+                println!("rfm-bridge: {}", event(&e));
+            }
+        }
+        if now >= next_scan {
+            watcher.scan(now)?;
+            next_scan = now + scan_every;
+        }
+        if shared.resend.swap(false, Ordering::AcqRel) {
+            watcher.announce_all(&shared, &mut sender)?;
+        }
+        if now >= next_hello {
+            hello(&send);
+            shared.peers().retain(|zid, p| {
+                let gone = now.duration_since(p.last_hello) > PEER_GONE;
+                if gone {
+                    println!("rfm-bridge: bridge {} silent for {PEER_GONE:?}: forgotten", short(zid));
+                }
+                !gone
+            });
+            next_hello = now + HELLO_EVERY;
+        }
+        if now >= next_ping {
+            ping_id += 1;
+            let mut pings = shared.pings();
+            pings.retain(|_, at| now.duration_since(*at) < Duration::from_secs(5));
+            pings.insert(ping_id, now);
+            drop(pings);
+            send(&Message::Ping { id: ping_id });
+            next_ping = now + PING_EVERY;
+        }
+        if args.report > 0.0 && now >= next_report {
+            let w = writer.lock().unwrap_or_else(|e| e.into_inner());
+            println!("rfm-bridge: {}", report.line(now, &watcher, &w, &shared, me));
+            next_report = now + secs(args.report);
+        }
+        let idle = now.duration_since(last_frame);
+        if moved || idle < SPIN_FOR {
+            std::hint::spin_loop();
+        } else if idle < YIELD_FOR {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(IDLE_SLEEP);
+        }
+    }
+    println!("rfm-bridge: stopped");
+    Ok(())
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s.max(0.0))
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "nothing".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn event(e: &Event) -> String {
+    match e {
+        Event::Started { node, slot, area } => format!(
+            "local node `{node}` (slot {slot}, bytes {}..{}): mirrored to the other bridges",
+            area.0, area.1
+        ),
+        Event::Ended { node, slot, closed } => format!(
+            "local node `{node}` (slot {slot}) {}",
+            if *closed {
+                "closed its slot"
+            } else {
+                "lost its slot to another session"
+            }
+        ),
+    }
+}
+
+fn describe(d: &Decision) -> String {
+    match d {
+        Decision::Mirrored { node, slot, from } => {
+            format!("remote node `{node}` (slot {slot}) of bridge {from}: written here")
+        }
+        Decision::Refused { node, slot, from } => format!(
+            "remote node `{node}` (slot {slot}) of bridge {from} refused: a node of this host \
+             holds the slot (claimed first)"
+        ),
+        Decision::TakenOver { node, slot, from } => format!(
+            "slot {slot} was claimed first by `{node}` of bridge {from}: the node of this host \
+             that claimed it later is refused (its link fails, naming the slot)"
+        ),
+    }
+}
+
+/// The periodic line: nodes, bytes per second each way, one-way latency.
+struct Report {
+    at: Instant,
+    bytes: (u64, u64),
+}
+
+impl Report {
+    fn new(t: &Traffic, now: Instant) -> Report {
+        Report {
+            at: now,
+            bytes: (
+                t.bytes_out.load(Ordering::Relaxed),
+                t.bytes_in.load(Ordering::Relaxed),
+            ),
+        }
+    }
+
+    fn line(&mut self, now: Instant, w: &Watcher, r: &Writer, s: &Shared, _me: u32) -> String {
+        let t = &s.traffic;
+        let (out, inn) = (
+            t.bytes_out.load(Ordering::Relaxed),
+            t.bytes_in.load(Ordering::Relaxed),
+        );
+        let dt = now.duration_since(self.at).as_secs_f64().max(1e-9);
+        let rate = |b: u64| format!("{:.1} kB/s", b as f64 / dt / 1e3);
+        let nodes = |v: Vec<(String, u8)>| {
+            if v.is_empty() {
+                "none".to_owned()
+            } else {
+                v.iter()
+                    .map(|(n, s)| format!("{n} (slot {s})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        let peers: Vec<String> = s
+            .peers()
+            .iter()
+            .map(|(zid, p)| match p.rtt {
+                Some(rtt) => format!(
+                    "{} one-way {:.0} µs (half the round trip)",
+                    short(zid),
+                    rtt.as_secs_f64() * 1e6 / 2.0
+                ),
+                None => format!("{} (no round trip yet)", short(zid)),
+            })
+            .collect();
+        let line = format!(
+            "local {}; remote {}; out {}, in {}; frames out {}, in {}; overrun {}, rejected {}; bridges: {}",
+            nodes(w.nodes()),
+            nodes(r.nodes()),
+            rate(out - self.bytes.0),
+            rate(inn - self.bytes.1),
+            t.frames_out.load(Ordering::Relaxed),
+            t.frames_in.load(Ordering::Relaxed),
+            t.overrun.load(Ordering::Relaxed),
+            t.rejected.load(Ordering::Relaxed),
+            if peers.is_empty() {
+                "none".into()
+            } else {
+                peers.join(", ")
+            }
+        );
+        self.at = now;
+        self.bytes = (out, inn);
+        line
+    }
+}

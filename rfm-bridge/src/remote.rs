@@ -1,0 +1,216 @@
+//! Other hosts' nodes: writing what their bridges send into this host's
+//! memory, as the card would. Only areas of sessions announced by another
+//! bridge are written, each through its seqlock and in the order its bridge
+//! sent it (Zenoh delivers one publisher's samples in order); an area this
+//! host's session claimed first is refused.
+
+use std::collections::HashMap;
+
+use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
+use rfm_core::interface::descriptor;
+use rfm_core::link::liveness::{self, Words};
+use rfm_core::mirror;
+use rfm_core::{Region, RegionError};
+
+use crate::shared::{short, Announced, Shared, Traffic};
+use crate::wire::{Message, Stamp};
+
+/// A session of another host, as written here.
+#[derive(Debug)]
+struct Mirrored {
+    area: Area,
+    window: Region,
+    token: u32,
+    node: String,
+    /// This host's session holds the area: nothing is written.
+    refused: bool,
+}
+
+/// Why a message was not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error("a session at offset {offset} whose descriptor cannot be read ({why})")]
+    Descriptor { offset: u64, why: String },
+    #[error("a session at bytes {start}..{end}, past this memory's {len} bytes")]
+    Outside { start: u64, end: u64, len: usize },
+    #[error("memory: {0}")]
+    Region(#[from] RegionError),
+}
+
+/// What writing another host's session decided, for the bridge's log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Mirrored here from now on.
+    Mirrored { node: String, slot: u8, from: String },
+    /// This host's node claimed the slot first: the other host's is refused there.
+    Refused { node: String, slot: u8, from: String },
+    /// The other host claimed it first: this host's node is taken over (its
+    /// heartbeat finds another owner and its link fails, naming it).
+    TakenOver { node: String, slot: u8, from: String },
+}
+
+#[derive(Debug)]
+pub struct Writer {
+    memory: Region,
+    areas: HashMap<u64, Mirrored>,
+}
+
+/// Of two claims of one slot, the earlier wins; equal stamps (never from
+/// two bridges: the id is each one's own) by token.
+fn earlier(a: (Stamp, u32), b: (Stamp, u32)) -> bool {
+    a < b
+}
+
+impl Writer {
+    pub fn new(memory: Region) -> Writer {
+        Writer {
+            memory,
+            areas: HashMap::new(),
+        }
+    }
+
+    /// The other hosts' nodes written here, by name and slot.
+    pub fn nodes(&self) -> Vec<(String, u8)> {
+        self.areas
+            .values()
+            .filter(|m| !m.refused)
+            .map(|m| (m.node.clone(), m.area.slot))
+            .collect()
+    }
+
+    /// Writes one message of bridge `from` (`from_id` in the mirrored-by word).
+    pub fn apply(
+        &mut self,
+        from: &str,
+        from_id: u32,
+        message: &Message,
+        shared: &Shared,
+    ) -> Result<Option<Decision>, ApplyError> {
+        match *message {
+            Message::Session {
+                offset,
+                words,
+                stamp,
+                descriptor,
+            } => self.session(from, from_id, offset, words, stamp, descriptor, shared),
+            Message::Frame {
+                offset,
+                entry,
+                head,
+                bytes,
+            } => {
+                if let Some(m) = self.areas.get(&offset).filter(|m| !m.refused) {
+                    mirror::write_entry(&m.window, entry as usize, bytes, head)?;
+                    Traffic::add(&shared.traffic.frames_in, 1);
+                }
+                Ok(None)
+            }
+            Message::Beat { offset, words } => {
+                let Some(m) = self.areas.get_mut(&offset).filter(|m| !m.refused) else {
+                    return Ok(None);
+                };
+                // A node of this host took the slot since (the other host's
+                // session had gone silent for the claim's bound): it is not
+                // overwritten.
+                if Words::read(&m.window)?.owner != m.token {
+                    m.refused = true;
+                    return Ok(Some(Decision::Refused {
+                        node: m.node.clone(),
+                        slot: m.area.slot,
+                        from: short(from).to_owned(),
+                    }));
+                }
+                liveness::write_mirrored_beat(&m.window, words)?;
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn session(
+        &mut self,
+        from: &str,
+        from_id: u32,
+        offset: u64,
+        words: Words,
+        stamp: Stamp,
+        bytes: &[u8],
+        shared: &Shared,
+    ) -> Result<Option<Decision>, ApplyError> {
+        let d = descriptor::decode(bytes).map_err(|e| ApplyError::Descriptor {
+            offset,
+            why: e.to_string(),
+        })?;
+        let area = d.area(offset).ok_or_else(|| ApplyError::Descriptor {
+            offset,
+            why: "its signals are not laid out as this build lays them".into(),
+        })?;
+        if area.end() > self.memory.len() as u64 {
+            return Err(ApplyError::Outside {
+                start: area.offset,
+                end: area.end(),
+                len: self.memory.len(),
+            });
+        }
+        let window = area::window(&self.memory, &area)?;
+        self.areas
+            .retain(|&o, m| o == offset || !(m.area.offset < area.end() && area.offset < m.area.end()));
+        let from_short = short(from).to_owned();
+        let rival: Option<Announced> = shared
+            .announced()
+            .iter()
+            .find(|a| a.start < area.end() && area.offset < a.end && a.token != words.owner)
+            .copied();
+        let mut decision = None;
+        if let Some(local) = rival {
+            if earlier((local.stamp, local.token), (stamp, words.owner)) {
+                let refused = Mirrored {
+                    area,
+                    window,
+                    token: words.owner,
+                    node: d.node.clone(),
+                    refused: true,
+                };
+                self.areas.insert(offset, refused);
+                return Ok(Some(Decision::Refused {
+                    node: d.node,
+                    slot: d.slot,
+                    from: from_short,
+                }));
+            }
+            shared
+                .announced()
+                .retain(|a| !(a.start == local.start && a.token == local.token));
+            decision = Some(Decision::TakenOver {
+                node: d.node.clone(),
+                slot: d.slot,
+                from: from_short.clone(),
+            });
+        }
+        let known = self
+            .areas
+            .get(&offset)
+            .is_some_and(|m| m.token == words.owner && !m.refused);
+        liveness::write_mirrored(&window, words, from_id)?;
+        window.write(DESCRIPTOR_OFFSET, bytes)?;
+        if !known && decision.is_none() {
+            decision = Some(Decision::Mirrored {
+                node: d.node.clone(),
+                slot: d.slot,
+                from: from_short,
+            });
+        }
+        self.areas.insert(
+            offset,
+            Mirrored {
+                area,
+                window,
+                token: words.owner,
+                node: d.node,
+                refused: false,
+            },
+        );
+        Ok(decision)
+    }
+}
