@@ -20,4 +20,6 @@ for iface in tests/interfaces/mixed.toml examples/lab.toml; do
         --from target/fmu/rfm_attitude.fmu --out "target/fmu/$(basename "$iface" .toml)"
 done
 cargo build --release -p rfm2g-sim
+# Case 12: the bridge and Zenoh's own ping-pong.
+cargo build --release -p rfm-bridge
 cargo run --release -p rfm-bench --bin coupling -- "$@"

@@ -10,7 +10,8 @@
 #   bench: fonts-dejavu-core (text in the latency histogram)
 #   test: the above, gcc, MinGW-w64 (C and C++) and the x86_64-pc-windows-gnu
 #         target (win64 FMU), wine64 (runs the Windows tests), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
-#         more than nightly), and a Python venv (.venv) with FMPy 0.3.32 and
+#         more than nightly), iproute2 (`ip netns`: the bridge test's two
+#         network namespaces), and a Python venv (.venv) with FMPy 0.3.32 and
 #         pytest pinned in tests/python/requirements.txt
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -58,7 +59,7 @@ setup() {
         return
     fi
     apt_install libclang-dev gcc binutils-mingw-w64-x86-64 gcc-mingw-w64-x86-64 \
-        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core
+        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core iproute2
     setup build
     if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
         echo "==> adding the Rust target x86_64-pc-windows-gnu"

@@ -46,6 +46,11 @@ if cargo tree -p fmu-src -e features -i rfm-core --prefix none | grep -q 'rfm-co
     echo "the FMU would be built with rfm-core's counts feature" >&2
     exit 1
 fi
+# The bridge's network engine stays out of the FMU and its packager.
+if cargo tree -p fmu-src -p build-fmu -e normal,build --prefix none | grep -qE '^(zenoh|rfm-bridge) '; then
+    echo "zenoh or rfm-bridge is in the dependency tree of fmu-src or build-fmu" >&2
+    exit 1
+fi
 
 step "build-fmu: package target/fmu/rfm_attitude.fmu (linux64 + win64) and verify it"
 cargo run --release -p build-fmu -- --platform linux64,win64
@@ -69,8 +74,8 @@ cargo build --release -p rfmctl --target x86_64-pc-windows-gnu
 tests/windows/rfmctl.sh target/x86_64-pc-windows-gnu/release/rfmctl.exe \
     target/x86_64-pc-windows-gnu/release/rfm2g.dll
 
-step "cargo test (workspace, including the fmi-crate master on the packaged .fmu)"
-cargo test --workspace
+step "cargo test (workspace, including the fmi-crate master on the packaged .fmu; rfm-bridge's in release, with its test below)"
+cargo test --workspace --exclude rfm-bridge
 
 step "liveness: a full /dev/shm in a private mount namespace (prints why, if unshare is refused)"
 cargo test -q -p rfm-core --test full_shm -- --nocapture
@@ -149,6 +154,12 @@ lab --dir target/fmu/lab --interface lab --free visual:ios --pause ios:30:3 --ji
 lab --dir target/fmu/lab --interface lab --free visual:ios --kill ios:30
 lab --dir target/fmu/freeios --interface freeios --free visual:ios,cockpit:ios --sync ios=free \
     --real-time-factor 0.2
+
+step "PCs without cards: rfm-bridge joins shm: memories over 127.0.0.1 and over a veth pair between two network namespaces: the attitude pair at lags 0 and 1, the three-rate lab on three memories, a killed and a restarted bridge, rfmctl watch, bad input"
+cargo build --release -p rfm-bridge -p rfmctl -p artefact-tests
+cargo test --release -p rfm-bridge
+bash scripts/bridge-test.sh loopback
+bash scripts/bridge-test.sh netns
 
 step "soak: two processes, 10^6 lockstep steps, every value checked (scripts/soak.sh runs 10^8)"
 cargo run --release -p rfm-bench --bin soak -- --steps 1000000

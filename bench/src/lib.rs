@@ -1,5 +1,6 @@
 //! The measuring parts shared by the `coupling` benchmark and the `soak` run.
 
+pub mod bridge;
 pub mod card;
 pub mod fmu;
 pub mod iceoryx;

@@ -36,12 +36,16 @@
 //!     10 Hz, adaptive, in steps per second of the cockpit;
 //! 11. the card cases (counts, not times): the attitude pair, 100 and 1,000
 //!     Reals and three nodes over emulated RFM2g boards, on each read path,
-//!     with the modeled step on a PCIE-5565 ([`card`]).
+//!     with the modeled step on a PCIE-5565 ([`card`]);
+//! 12. PCs without cards: the attitude pair over two `shm:` memories joined by
+//!     two `rfm-bridge` processes on 127.0.0.1 (12a), and Zenoh's own 128-byte
+//!     ping-pong with the bridge's configuration (12b), the floor the bridged
+//!     step is held against (within 1.5 ×); UDP is case 4 ([`bridge`]).
 //!
 //! Case 2d is case 2 with the default waitStrategy, adaptive, against spin.
 //! Writes `DIR/coupling.json` and `DIR/coupling.png`, and prints a table.
 
-use rfm_bench::{card, fmu, iceoryx, raw, report, stats, udp};
+use rfm_bench::{bridge, card, fmu, iceoryx, raw, report, stats, udp};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,6 +64,8 @@ struct Args {
     /// The RFM2g emulator, `librfm2g.so`.
     rfm2g_sim: PathBuf,
     out: PathBuf,
+    /// Where `rfm-bridge` and `zenoh-pingpong` are (case 12).
+    bridge: PathBuf,
     child: Option<Vec<String>>,
 }
 
@@ -74,6 +80,7 @@ fn parse() -> Result<Args> {
         reals: root.join("target/fmu"),
         rfm2g_sim: root.join("target/release/librfm2g.so"),
         out: root.join("target/bench"),
+        bridge: root.join("target/release"),
         child: None,
     };
     let mut it = std::env::args().skip(1);
@@ -90,6 +97,7 @@ fn parse() -> Result<Args> {
             "--reals" => a.reals = it.next().context("--reals DIR")?.into(),
             "--rfm2g-sim" => a.rfm2g_sim = it.next().context("--rfm2g-sim PATH")?.into(),
             "--out" => a.out = it.next().context("--out DIR")?.into(),
+            "--bridge" => a.bridge = it.next().context("--bridge DIR")?.into(),
             "--child" => a.child = Some(it.by_ref().collect()),
             "-h" | "--help" => {
                 println!(
@@ -119,6 +127,8 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
         "iceoryx2" => iceoryx::node(&rest[0], node, steps)?,
         "fmu" => {
             let (device, lag, wait) = (&rest[0], rest[1].parse()?, &rest[2]);
+            // `A,B`: each node its own memory (two hosts' memories, bridged).
+            let device = &device.split(',').nth(node).unwrap_or(device).to_owned();
             let fmu = fmu::Fmu::load(&args.fmu, &args.out.join("tmp"))?;
             // With a fourth argument, a folder: each node records into it.
             let record = rest
@@ -588,6 +598,28 @@ fn main() -> Result<()> {
     )?;
     let _ = rfm_core::backend::shm::unlink(&name_shm);
 
+    // Each bridged step crosses the network twice, as a ping-pong does.
+    let bridge_steps = n.min(20_000);
+    let (a, b) = (shm("bridge-a"), shm("bridge-b"));
+    let bridged = bridge::bridged(&args.bridge, &args.out, &a, &b, || {
+        let extra = [format!("shm:{a},shm:{b}"), "0".into(), "adaptive".into()];
+        pair(&args, "fmu", bridge_steps, &extra)
+    });
+    for m in [&a, &b] {
+        let _ = rfm_core::backend::shm::unlink(m);
+    }
+    run(
+        "12a FMU coupled over two rfm-bridges (2 shm: memories, Zenoh TCP 127.0.0.1): lag 0, adaptive",
+        bridge_steps,
+        bridged,
+    )?;
+    let floor = bridge::zenoh_floor(&args.bridge, &args.out, bridge_steps);
+    run(
+        "12b Zenoh's own 128-byte ping-pong, the bridge's configuration (the floor)",
+        bridge_steps,
+        floor,
+    )?;
+
     let case = |prefix: &str| {
         cases
             .iter()
@@ -602,6 +634,7 @@ fn main() -> Result<()> {
     let per_second = |c: &Summary| (c.steps_per_second()).round();
     let (three_default, three_spin, three_yield) = (case("9a "), case("9b "), case("9c "));
     let lab = case("10 ");
+    let (bridged, zenoh, udp_poll) = (case("12a "), case("12b "), case("4b "));
     let reals1000_over_raw = reals1000.median as f64 / raw8008.median as f64;
     let fmu_over_raw = coupled.median as f64 / raw.median as f64;
     let udp_over_fmu = udp.median as f64 / coupled.median as f64;
@@ -640,6 +673,16 @@ fn main() -> Result<()> {
         "card": card,
         "card_targets": card_targets,
         "shm_gate": shm_gate,
+        // PCs without cards: a coupled step over two bridges against Zenoh's
+        // own round trip and UDP's, medians in ns.
+        "bridge": {
+            "fmu_coupled_over_bridges_median_ns": bridged.median,
+            "fmu_coupled_over_bridges_p99_ns": bridged.p99,
+            "zenoh_pingpong_median_ns": zenoh.median,
+            "udp_blocking_median_ns": udp.median,
+            "udp_busy_poll_median_ns": udp_poll.median,
+            "bridged_step_over_zenoh_round_trip": target(bridged.median as f64 / zenoh.median as f64, "<=", 1.5),
+        },
         "cases": cases.iter().map(Summary::to_json).collect::<Vec<_>>(),
         "reals100": {
             "median_ns_per_step": reals.median,

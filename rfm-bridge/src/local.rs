@@ -40,8 +40,16 @@ struct Candidate {
 /// What the watcher saw change, for the bridge's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    Started { node: String, slot: u8, area: (u64, u64) },
-    Ended { node: String, slot: u8, closed: bool },
+    Started {
+        node: String,
+        slot: u8,
+        area: (u64, u64),
+    },
+    Ended {
+        node: String,
+        slot: u8,
+        closed: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -284,15 +292,21 @@ fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionErr
     if !mirror::read_entry(window, area.entry_offset(u64::from(head)), &mut buf)? {
         return Ok(false);
     }
-    Ok(match framed::check(&buf[..area.frame_len()], area.payload.len) {
-        Ok(h) => liveness::token(h.epoch) == owner,
-        Err(_) => false,
-    })
+    Ok(
+        match framed::check(&buf[..area.frame_len()], area.payload.len) {
+            Ok(h) => liveness::token(h.epoch) == owner,
+            Err(_) => false,
+        },
+    )
 }
 
 /// The session, then every entry of its ring, then the head: what a bridge
 /// needs to write the area whole on its host.
-fn announce(s: &mut Session, stamp: Stamp, send: &mut dyn FnMut(&Message)) -> Result<(), RegionError> {
+fn announce(
+    s: &mut Session,
+    stamp: Stamp,
+    send: &mut dyn FnMut(&Message),
+) -> Result<(), RegionError> {
     let mut descriptor = vec![0u8; s.area.descriptor_len];
     s.window.read(DESCRIPTOR_OFFSET, &mut descriptor)?;
     s.words = Words::read(&s.window)?;

@@ -166,7 +166,12 @@ mod tests {
             connect: vec![e.into()],
         };
         assert!(bad("tcp/127.0.0.1:7448").check().is_ok());
-        for e in ["127.0.0.1:7447", "tcp/127.0.0.1", "udp/127.0.0.1:7447", "nonsense"] {
+        for e in [
+            "127.0.0.1:7447",
+            "tcp/127.0.0.1",
+            "udp/127.0.0.1:7447",
+            "nonsense",
+        ] {
             let err = bad(e).check().unwrap_err().to_string();
             assert!(err.contains(&format!("`{e}`")), "{err}");
         }

@@ -78,9 +78,9 @@ pub fn main(args: Vec<String>) -> Result<()> {
                 std::thread::sleep(Duration::from_millis(100));
             }
             std::thread::sleep(Duration::from_millis(200));
-            let mut seen = answers.load(Ordering::Acquire);
+            let first = answers.load(Ordering::Acquire);
             let mut samples = Vec::with_capacity(count as usize);
-            for _ in 0..count {
+            for seen in first..first + count {
                 let t = Instant::now();
                 publisher
                     .put(payload.clone())
@@ -95,7 +95,6 @@ pub fn main(args: Vec<String>) -> Result<()> {
                         std::thread::yield_now();
                     }
                 }
-                seen += 1;
                 samples.push(t.elapsed().as_nanos() as u64);
             }
             let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_le_bytes()).collect();

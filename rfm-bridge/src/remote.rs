@@ -41,12 +41,24 @@ pub enum ApplyError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// Mirrored here from now on.
-    Mirrored { node: String, slot: u8, from: String },
+    Mirrored {
+        node: String,
+        slot: u8,
+        from: String,
+    },
     /// This host's node claimed the slot first: the other host's is refused there.
-    Refused { node: String, slot: u8, from: String },
+    Refused {
+        node: String,
+        slot: u8,
+        from: String,
+    },
     /// The other host claimed it first: this host's node is taken over (its
     /// heartbeat finds another owner and its link fails, naming it).
-    TakenOver { node: String, slot: u8, from: String },
+    TakenOver {
+        node: String,
+        slot: u8,
+        from: String,
+    },
 }
 
 #[derive(Debug)]
@@ -154,8 +166,9 @@ impl Writer {
             });
         }
         let window = area::window(&self.memory, &area)?;
-        self.areas
-            .retain(|&o, m| o == offset || !(m.area.offset < area.end() && area.offset < m.area.end()));
+        self.areas.retain(|&o, m| {
+            o == offset || !(m.area.offset < area.end() && area.offset < m.area.end())
+        });
         let from_short = short(from).to_owned();
         let rival: Option<Announced> = shared
             .announced()
@@ -212,5 +225,120 @@ impl Writer {
             },
         );
         Ok(decision)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rfm_core::interface::{attitude, payload::Payload, MemoryMap};
+    use rfm_core::{Device, OpenOptions};
+
+    /// A memory, and slot 1's descriptor and area of the attitude interface.
+    fn setup(name: &str) -> (Region, Vec<u8>, Area) {
+        let device = Device::open(&format!("loopback:{name}"), &OpenOptions::default()).unwrap();
+        let memory = device.map(0, device.size() as usize).unwrap();
+        let interface = attitude(0, 1);
+        let map = MemoryMap::new(&interface).unwrap();
+        let area = map.areas[1].clone();
+        let node = &interface.nodes[area.node];
+        let payload = Payload::of(node.signals.iter().map(|s| s.kind));
+        let mut bytes =
+            descriptor::encode(&interface.name, interface.fingerprint(), node, &payload);
+        bytes.resize(area.descriptor_len, 0);
+        (memory, bytes, area)
+    }
+
+    fn stamp(time: u64) -> Stamp {
+        Stamp { time, id: [1; 16] }
+    }
+
+    fn words(owner: u32) -> Words {
+        Words {
+            owner,
+            beat: 1,
+            closed: 0,
+        }
+    }
+
+    /// This host's session of slot 1 (token 7), announced at time 10.
+    fn local(memory: &Region, area: &Area, shared: &Shared) -> Region {
+        let window = area::window(memory, area).unwrap();
+        window
+            .store_u32(
+                rfm_core::area::LIVENESS_OFFSET,
+                7,
+                std::sync::atomic::Ordering::Release,
+            )
+            .unwrap();
+        shared.announced().push(Announced {
+            start: area.offset,
+            end: area.end(),
+            token: 7,
+            stamp: stamp(10),
+            slot: area.slot,
+        });
+        window
+    }
+
+    #[test]
+    fn a_slot_claimed_later_on_another_host_is_refused_here() {
+        let (memory, descriptor, area) = setup("remote-refused");
+        let shared = Shared::default();
+        let window = local(&memory, &area, &shared);
+        let mut w = Writer::new(memory);
+        let session = Message::Session {
+            offset: area.offset,
+            words: words(9),
+            stamp: stamp(11),
+            descriptor: &descriptor,
+        };
+        let d = w.apply("b0000002", 2, &session, &shared).unwrap();
+        assert!(
+            matches!(d, Some(Decision::Refused { slot: 1, .. })),
+            "{d:?}"
+        );
+        assert_eq!(Words::read(&window).unwrap().owner, 7);
+        assert_eq!(liveness::remote_holder(&window).unwrap(), None);
+        // Nor are its frames written.
+        let frame = Message::Frame {
+            offset: area.offset,
+            entry: area.entry_offset(1) as u32,
+            head: Some(1),
+            bytes: &[2u8; 128],
+        };
+        w.apply("b0000002", 2, &frame, &shared).unwrap();
+        assert_eq!(mirror::head(&window).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_slot_claimed_earlier_on_another_host_takes_this_hosts_node_over() {
+        let (memory, descriptor, area) = setup("remote-taken");
+        let shared = Shared::default();
+        let window = local(&memory, &area, &shared);
+        let mut w = Writer::new(memory);
+        let session = Message::Session {
+            offset: area.offset,
+            words: words(9),
+            stamp: stamp(9),
+            descriptor: &descriptor,
+        };
+        let d = w.apply("b0000002", 2, &session, &shared).unwrap();
+        assert!(
+            matches!(d, Some(Decision::TakenOver { slot: 1, .. })),
+            "{d:?}"
+        );
+        // The node here finds another owner at its next beat.
+        assert_eq!(Words::read(&window).unwrap().owner, 9);
+        assert_eq!(liveness::remote_holder(&window).unwrap(), Some(2));
+        assert!(shared.announced().is_empty());
+        let frame = Message::Frame {
+            offset: area.offset,
+            entry: area.entry_offset(1) as u32,
+            head: Some(1),
+            bytes: &[2u8; 128],
+        };
+        w.apply("b0000002", 2, &frame, &shared).unwrap();
+        assert_eq!(mirror::head(&window).unwrap(), 1);
     }
 }

@@ -437,7 +437,13 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
     }
     for &s in slots {
         if !views.iter().any(|v| v.slot == s) {
-            views.push(SlotView::new(s, "?".into(), None, None, Reader::Undescribed));
+            views.push(SlotView::new(
+                s,
+                "?".into(),
+                None,
+                None,
+                Reader::Undescribed,
+            ));
         }
     }
     if views.is_empty() {
