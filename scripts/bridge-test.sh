@@ -6,8 +6,9 @@
 #
 # loopback: every bridge on 127.0.0.1. netns: two network namespaces joined by
 # a veth pair, one "PC" in each (needs `ip netns`; skipped with the reason when
-# it is not permitted). Needs target/release/{rfm-bridge,simulators,lab} and
-# the FMUs test.sh packs (target/fmu/rfm_attitude.fmu, target/fmu/lab).
+# it is not permitted). Needs target/release/{rfm-bridge,simulators,lab,rfmctl,
+# librfm2g.so} and the FMUs test.sh packs (target/fmu/rfm_attitude.fmu,
+# target/fmu/lab).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +25,7 @@ cleanup() {
     wait 2>/dev/null || true
     for l in "${links[@]}"; do ip link del "$l" 2>/dev/null || true; done
     for n in "${namespaces[@]}"; do ip netns del "$n" 2>/dev/null || true; done
-    rm -f /dev/shm/"$tag"-* "target/$tag.why"
+    rm -f /dev/shm/"$tag"-* /dev/shm/rfm2g-sim."$tag"-* "target/$tag.why"
 }
 trap cleanup EXIT
 
@@ -179,6 +180,19 @@ if [ "$mode" = loopback ]; then
         target/release/lab --dir target/fmu/lab --interface lab --nodes cockpit,visual,ios --stop 10 \
             --periods 0.001,1/60,0.1 --free visual:ios --lags "$lags" --device "$mem_a,$mem_b,$mem_c"
     done
+
+    echo "bridge-test: two emulated RFM2g rings, each extended to the other by a bridge on its second board"
+    lib="$PWD/target/release/librfm2g.so"
+    pr=$(port)
+    start_bridge a "target/$tag-ra.log" "/dev/rfm2g-sim/$tag-ra/2/1M" --library "$lib" \
+        --listen "tcp/127.0.0.1:$pr"
+    start_bridge a "target/$tag-rb.log" "/dev/rfm2g-sim/$tag-rb/2/1M" --library "$lib" \
+        --connect "tcp/127.0.0.1:$pr"
+    joined "target/$tag-rb.log"
+    # Each aircraft on board 1 of its ring; the FMU finds the emulator as
+    # librfm2g.so on the library path.
+    LD_LIBRARY_PATH="$PWD/target/release" "$simulators" target/fmu/rfm_attitude.fmu --steps 2000 \
+        --device "/dev/rfm2g-sim/$tag-ra/1/1M,/dev/rfm2g-sim/$tag-rb/1/1M" | tail -1
 
     echo "bridge-test: bad input exits non-zero within seconds, naming it"
     expect() {

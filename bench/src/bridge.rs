@@ -114,10 +114,5 @@ pub fn zenoh_floor(dir: &Path, out: &Path, steps: u64) -> Result<Vec<u64>> {
     if !status.success() {
         bail!("zenoh-pingpong ping failed: {status}");
     }
-    let bytes = std::fs::read(&file)?;
-    let _ = std::fs::remove_file(&file);
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect())
+    Ok(crate::stats::take_samples(&file)?)
 }

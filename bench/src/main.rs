@@ -347,14 +347,11 @@ fn group(
             bail!("a {case} process failed: {status}");
         }
     }
-    let bytes = std::fs::read(&files[0])?;
+    let samples = stats::take_samples(&files[0])?;
     for f in &files {
         let _ = std::fs::remove_file(f);
     }
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect())
+    Ok(samples)
 }
 
 /// Runs `case` in one child process and returns its samples.
@@ -374,12 +371,7 @@ fn single(args: &Args, case: &str, steps: u64) -> Result<Vec<u64>> {
     if !status.success() {
         bail!("the {case} process failed: {status}");
     }
-    let bytes = std::fs::read(&file)?;
-    let _ = std::fs::remove_file(&file);
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect())
+    Ok(stats::take_samples(&file)?)
 }
 
 fn free_ports() -> Result<[u16; 2]> {

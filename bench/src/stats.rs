@@ -54,3 +54,14 @@ impl Summary {
         })
     }
 }
+
+/// Takes the samples a child process wrote to `file` (u64 nanoseconds,
+/// little-endian), removing the file.
+pub fn take_samples(file: &std::path::Path) -> std::io::Result<Vec<u64>> {
+    let bytes = std::fs::read(file)?;
+    let _ = std::fs::remove_file(file);
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}

@@ -128,7 +128,6 @@ fn run(args: &Args) -> Result<()> {
     }
     let session = net::open(&endpoints)?;
     let zid = session.zid().to_string();
-    let me = bridge_id(&zid);
     let publisher = Arc::new(net::publisher(&session, &wire::data_key(&zid))?);
     let shared = Arc::new(Shared::default());
     let send = {
@@ -334,10 +333,7 @@ fn run(args: &Args) -> Result<()> {
         }
         if args.report > 0.0 && now >= next_report {
             let w = writer.lock().unwrap_or_else(|e| e.into_inner());
-            println!(
-                "rfm-bridge: {}",
-                report.line(now, &watcher, &w, &shared, me)
-            );
+            println!("rfm-bridge: {}", report.line(now, &watcher, &w, &shared));
             next_report = now + secs(args.report);
         }
         let idle = now.duration_since(last_frame);
@@ -416,7 +412,7 @@ impl Report {
         }
     }
 
-    fn line(&mut self, now: Instant, w: &Watcher, r: &Writer, s: &Shared, _me: u32) -> String {
+    fn line(&mut self, now: Instant, w: &Watcher, r: &Writer, s: &Shared) -> String {
         let t = &s.traffic;
         let (out, inn) = (
             t.bytes_out.load(Ordering::Relaxed),

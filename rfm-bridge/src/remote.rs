@@ -261,6 +261,16 @@ mod tests {
         }
     }
 
+    /// Frame 1 of slot 1's writer, with the head.
+    fn frame_1(area: &Area) -> Message<'static> {
+        Message::Frame {
+            offset: area.offset,
+            entry: area.entry_offset(1) as u32,
+            head: Some(1),
+            bytes: &[2u8; 128],
+        }
+    }
+
     /// This host's session of slot 1 (token 7), announced at time 10.
     fn local(memory: &Region, area: &Area, shared: &Shared) -> Region {
         let window = area::window(memory, area).unwrap();
@@ -301,13 +311,7 @@ mod tests {
         assert_eq!(Words::read(&window).unwrap().owner, 7);
         assert_eq!(liveness::remote_holder(&window).unwrap(), None);
         // Nor are its frames written.
-        let frame = Message::Frame {
-            offset: area.offset,
-            entry: area.entry_offset(1) as u32,
-            head: Some(1),
-            bytes: &[2u8; 128],
-        };
-        w.apply("b0000002", 2, &frame, &shared).unwrap();
+        w.apply("b0000002", 2, &frame_1(&area), &shared).unwrap();
         assert_eq!(mirror::head(&window).unwrap(), 0);
     }
 
@@ -332,13 +336,7 @@ mod tests {
         assert_eq!(Words::read(&window).unwrap().owner, 9);
         assert_eq!(liveness::remote_holder(&window).unwrap(), Some(2));
         assert!(shared.announced().is_empty());
-        let frame = Message::Frame {
-            offset: area.offset,
-            entry: area.entry_offset(1) as u32,
-            head: Some(1),
-            bytes: &[2u8; 128],
-        };
-        w.apply("b0000002", 2, &frame, &shared).unwrap();
+        w.apply("b0000002", 2, &frame_1(&area), &shared).unwrap();
         assert_eq!(mirror::head(&window).unwrap(), 1);
     }
 }
