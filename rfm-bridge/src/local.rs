@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
 use rfm_core::frame::framed;
-use rfm_core::interface::{discover, Found};
+use rfm_core::interface::{Found, Scan};
 use rfm_core::link::liveness::{self, Life, PeerWatch, Words};
 use rfm_core::mirror;
 use rfm_core::{Region, RegionError, WORD};
@@ -37,6 +37,15 @@ struct Candidate {
     watch: PeerWatch,
 }
 
+impl Candidate {
+    fn new(found: Found, words: Words, now: Instant) -> Candidate {
+        Candidate {
+            found,
+            watch: PeerWatch::new(words, now),
+        }
+    }
+}
+
 /// What the watcher saw change, for the bridge's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
@@ -57,6 +66,9 @@ pub struct Watcher {
     memory: Region,
     sessions: Vec<Session>,
     candidates: Vec<Candidate>,
+    scan: Scan,
+    /// Where candidates were found in the scan under way.
+    seen: Vec<u64>,
 }
 
 fn overlaps(a: &Area, b: &Area) -> bool {
@@ -74,6 +86,8 @@ impl Watcher {
             memory,
             sessions: Vec::new(),
             candidates: Vec::new(),
+            scan: Scan::default(),
+            seen: Vec::new(),
         }
     }
 
@@ -85,11 +99,14 @@ impl Watcher {
             .collect()
     }
 
-    /// Finds described areas held by this host's sessions (a scan of the
-    /// memory, one word per 64 bytes).
-    pub fn scan(&mut self, now: Instant) -> Result<(), RegionError> {
-        let mut candidates = Vec::new();
-        for found in discover(&self.memory)? {
+    /// Looks for described areas held by this host's sessions at up to
+    /// `places` area boundaries (one load each), going on from where the
+    /// last call ended: a whole scan of a card's memory at once would hold
+    /// the frames back for as long as its loads take.
+    pub fn scan(&mut self, now: Instant, places: usize) -> Result<(), RegionError> {
+        let mut found = Vec::new();
+        let wrapped = self.scan.step(&self.memory, places, &mut found)?;
+        for found in found {
             let window = area::window(&self.memory, &found.area)?;
             let words = Words::read(&window)?;
             if !words.is_held() || liveness::remote_holder(&window)?.is_some() {
@@ -102,16 +119,25 @@ impl Watcher {
             if known {
                 continue;
             }
+            self.seen.push(found.area.offset);
             // A node that claimed its slot over an earlier session's
             // descriptor writes its own after: the area is taken from the
             // descriptor as it is now.
-            let watch = match self.candidates.iter().position(|c| c.found == found) {
-                Some(i) => self.candidates.swap_remove(i).watch,
-                None => PeerWatch::new(words, now),
-            };
-            candidates.push(Candidate { found, watch });
+            match self
+                .candidates
+                .iter()
+                .position(|c| c.found.area.offset == found.area.offset)
+            {
+                Some(i) if self.candidates[i].found == found => {}
+                Some(i) => self.candidates[i] = Candidate::new(found, words, now),
+                None => self.candidates.push(Candidate::new(found, words, now)),
+            }
         }
-        self.candidates = candidates;
+        if wrapped {
+            let seen = std::mem::take(&mut self.seen);
+            self.candidates
+                .retain(|c| seen.contains(&c.found.area.offset));
+        }
         Ok(())
     }
 

@@ -39,7 +39,7 @@ mod preset;
 pub mod rates;
 mod value;
 
-pub use discover::{descriptor_at, discover, Found};
+pub use discover::{descriptor_at, discover, Found, Scan};
 pub use layout::{MapError, MemoryMap};
 pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, ATTITUDE_STRIDE};
 pub use rates::{Period, StepRatio};
