@@ -5,9 +5,11 @@
 //! their memories as the card would ([`remote`]). The FMU does not change: it
 //! couples through `shm:NAME` (or a board) as on one memory.
 
+pub mod inbox;
 pub mod local;
 pub mod net;
 pub mod pingpong;
 pub mod remote;
+pub mod report;
 pub mod shared;
 pub mod wire;

@@ -12,10 +12,12 @@ use clap::Parser;
 use zenoh::sample::Locality;
 use zenoh::Wait;
 
-use rfm_bridge::local::{Event, Watcher};
+use rfm_bridge::inbox::{Inbox, Outbox};
+use rfm_bridge::local::Watcher;
 use rfm_bridge::net::{self, Endpoints};
-use rfm_bridge::remote::{Decision, Writer};
-use rfm_bridge::shared::{bridge_id, short, Peer, Shared, Traffic};
+use rfm_bridge::remote::Writer;
+use rfm_bridge::report::{self, Report};
+use rfm_bridge::shared::{short, Shared};
 use rfm_bridge::wire::{self, Message, Stamp};
 use rfm_core::{Device, DeviceSpec, OpenOptions, DEFAULT_MEMORY_SIZE};
 
@@ -131,132 +133,41 @@ fn run(args: &Args) -> Result<()> {
     }
     let session = net::open(&endpoints)?;
     let zid = session.zid().to_string();
-    let publisher = Arc::new(net::publisher(&session, &wire::data_key(&zid))?);
     let shared = Arc::new(Shared::default());
-    let send = {
-        let publisher = publisher.clone();
-        let shared = shared.clone();
-        move |m: &Message| {
-            let mut bytes = Vec::new();
-            m.encode(&mut bytes);
-            Traffic::add(&shared.traffic.bytes_out, bytes.len() as u64);
-            // A put fails only once the session is closing.
-            let _ = publisher.put(bytes).wait();
-        }
-    };
-    let hello = |send: &dyn Fn(&Message)| {
-        send(&Message::Hello {
+    let outbox = Arc::new(Outbox::new(
+        net::publisher(&session, &wire::data_key(&zid))?,
+        shared.clone(),
+    ));
+    let hello = || {
+        outbox.send(&Message::Hello {
             memory_size,
             device: &args.device,
         })
     };
 
     let writer = Arc::new(Mutex::new(Writer::new(memory.clone())));
-    let _subscriber = {
-        let (shared, writer, send) = (shared.clone(), writer.clone(), send.clone());
-        let device = args.device.clone();
-        let own = zid.clone();
-        session
-            .declare_subscriber(wire::all_keys())
-            .allowed_origin(Locality::Remote)
-            .callback(move |sample| {
-                let key = sample.key_expr().as_str();
-                let from = key.rsplit('/').next().unwrap_or_default();
-                if from == own {
-                    return;
-                }
-                if shared.refused().contains(from) {
-                    return;
-                }
-                let bytes = sample.payload().to_bytes();
-                Traffic::add(&shared.traffic.bytes_in, bytes.len() as u64);
-                let message = match Message::decode(&bytes) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        Traffic::add(&shared.traffic.rejected, 1);
-                        eprintln!(
-                            "rfm-bridge: a message of bridge {} rejected: {e}",
-                            short(from)
-                        );
-                        return;
-                    }
-                };
-                match message {
-                    Message::Hello {
-                        memory_size: theirs,
-                        device: their_device,
-                    } => {
-                        if theirs != memory_size {
-                            let why = format!(
-                                "bridge {} couples a memory of {theirs} bytes ({their_device}), \
-                                 this one {memory_size} ({device}): give every host's memory \
-                                 the same size (--memory-size, or the boards' own)",
-                                short(from)
-                            );
-                            // Told first, so that the other side learns it too.
-                            send(&Message::Hello {
-                                memory_size,
-                                device: &device,
-                            });
-                            if shared.peers().is_empty() {
-                                // Coupled with nobody yet: this bridge is the one set up wrong.
-                                shared.fail(why);
-                            } else if shared.refused().insert(from.to_owned()) {
-                                eprintln!("rfm-bridge: ignored: {why}");
-                            }
-                            return;
-                        }
-                        let new = {
-                            let mut peers = shared.peers();
-                            let new = !peers.contains_key(from);
-                            let p = peers.entry(from.to_owned()).or_insert(Peer {
-                                device: their_device.to_owned(),
-                                last_hello: Instant::now(),
-                                rtt: None,
-                            });
-                            p.last_hello = Instant::now();
-                            new
-                        };
-                        if new {
-                            println!("rfm-bridge: bridge {} ({their_device}) joined", short(from));
-                            send(&Message::Hello {
-                                memory_size,
-                                device: &device,
-                            });
-                            shared.resend.store(true, Ordering::Release);
-                        }
-                    }
-                    Message::Ping { id } => send(&Message::Pong {
-                        id,
-                        to: bridge_id(from),
-                    }),
-                    Message::Pong { id, to } => {
-                        if to == bridge_id(&own) {
-                            let sent = shared.pings().remove(&id);
-                            if let (Some(sent), Some(p)) = (sent, shared.peers().get_mut(from)) {
-                                p.rtt = Some(sent.elapsed());
-                            }
-                        }
-                    }
-                    m => {
-                        let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
-                        match w.apply(from, bridge_id(from), &m, &shared) {
-                            Ok(Some(d)) => println!("rfm-bridge: {}", describe(&d)),
-                            Ok(None) => {}
-                            Err(e) => {
-                                Traffic::add(&shared.traffic.rejected, 1);
-                                eprintln!(
-                                    "rfm-bridge: a message of bridge {} not written: {e}",
-                                    short(from)
-                                );
-                            }
-                        }
-                    }
-                }
-            })
-            .wait()
-            .map_err(|e| anyhow::anyhow!("cannot declare the subscriber: {}", net::plain(e)))?
+    let inbox = Inbox {
+        own: zid.clone(),
+        device: args.device.clone(),
+        memory_size,
+        shared: shared.clone(),
+        writer: writer.clone(),
+        outbox: outbox.clone(),
     };
+    let _subscriber = session
+        .declare_subscriber(wire::all_keys())
+        .allowed_origin(Locality::Remote)
+        .callback(move |sample| {
+            let from = sample
+                .key_expr()
+                .as_str()
+                .rsplit('/')
+                .next()
+                .unwrap_or_default();
+            inbox.receive(from, &sample.payload().to_bytes());
+        })
+        .wait()
+        .map_err(|e| anyhow::anyhow!("cannot declare the subscriber: {}", net::plain(e)))?;
 
     println!(
         "rfm-bridge: {} ({memory_size} bytes) as bridge {}; listening on {}; connecting to {}",
@@ -265,7 +176,7 @@ fn run(args: &Args) -> Result<()> {
         list(&args.listen),
         list(&args.connect)
     );
-    hello(&send);
+    hello();
 
     let mut watcher = Watcher::new(memory);
     let mut events = Vec::new();
@@ -289,7 +200,7 @@ fn run(args: &Args) -> Result<()> {
     let mut last_frame = start;
     let mut ping_id = 0u64;
     let mut report = Report::new(&shared.traffic, start);
-    let mut sender = send.clone();
+    let mut sender = |m: &Message| outbox.send(m);
     while !stop.load(Ordering::Relaxed) {
         if let Some(why) = shared.fatal() {
             // The hello that tells the peer why leaves before the session closes.
@@ -305,7 +216,7 @@ fn run(args: &Args) -> Result<()> {
             watcher.poll_words(now, &shared, &mut stamp, &mut sender, &mut events)?;
             next_words = now + WORDS_EVERY;
             for e in events.drain(..) {
-                println!("rfm-bridge: {}", event(&e));
+                println!("rfm-bridge: {}", report::event(&e));
             }
         }
         if now >= next_scan {
@@ -316,7 +227,7 @@ fn run(args: &Args) -> Result<()> {
             watcher.announce_all(&shared, &mut sender)?;
         }
         if now >= next_hello {
-            hello(&send);
+            hello();
             shared.peers().retain(|zid, p| {
                 let gone = now.duration_since(p.last_hello) > PEER_GONE;
                 if gone {
@@ -335,7 +246,7 @@ fn run(args: &Args) -> Result<()> {
             pings.retain(|_, at| now.duration_since(*at) < Duration::from_secs(5));
             pings.insert(ping_id, now);
             drop(pings);
-            send(&Message::Ping { id: ping_id });
+            outbox.send(&Message::Ping { id: ping_id });
             next_ping = now + PING_EVERY;
         }
         if args.report > 0.0 && now >= next_report {
@@ -366,107 +277,5 @@ fn list(items: &[String]) -> String {
         "nothing".into()
     } else {
         items.join(", ")
-    }
-}
-
-fn event(e: &Event) -> String {
-    match e {
-        Event::Started { node, slot, area } => format!(
-            "local node `{node}` (slot {slot}, bytes {}..{}): mirrored to the other bridges",
-            area.0, area.1
-        ),
-        Event::Ended { node, slot, closed } => format!(
-            "local node `{node}` (slot {slot}) {}",
-            if *closed {
-                "closed its slot"
-            } else {
-                "lost its slot to another session"
-            }
-        ),
-    }
-}
-
-fn describe(d: &Decision) -> String {
-    match d {
-        Decision::Mirrored { node, slot, from } => {
-            format!("remote node `{node}` (slot {slot}) of bridge {from}: written here")
-        }
-        Decision::Refused { node, slot, from } => format!(
-            "remote node `{node}` (slot {slot}) of bridge {from} refused: a node of this host \
-             holds the slot (claimed first)"
-        ),
-        Decision::TakenOver { node, slot, from } => format!(
-            "slot {slot} was claimed first by `{node}` of bridge {from}: the node of this host \
-             that claimed it later is refused (its link fails, naming the slot)"
-        ),
-    }
-}
-
-/// The periodic line: nodes, bytes per second each way, one-way latency.
-struct Report {
-    at: Instant,
-    bytes: (u64, u64),
-}
-
-impl Report {
-    fn new(t: &Traffic, now: Instant) -> Report {
-        Report {
-            at: now,
-            bytes: (
-                t.bytes_out.load(Ordering::Relaxed),
-                t.bytes_in.load(Ordering::Relaxed),
-            ),
-        }
-    }
-
-    fn line(&mut self, now: Instant, w: &Watcher, r: &Writer, s: &Shared) -> String {
-        let t = &s.traffic;
-        let (out, inn) = (
-            t.bytes_out.load(Ordering::Relaxed),
-            t.bytes_in.load(Ordering::Relaxed),
-        );
-        let dt = now.duration_since(self.at).as_secs_f64().max(1e-9);
-        let rate = |b: u64| format!("{:.1} kB/s", b as f64 / dt / 1e3);
-        let nodes = |v: Vec<(String, u8)>| {
-            if v.is_empty() {
-                "none".to_owned()
-            } else {
-                v.iter()
-                    .map(|(n, s)| format!("{n} (slot {s})"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        };
-        let peers: Vec<String> = s
-            .peers()
-            .iter()
-            .map(|(zid, p)| match p.rtt {
-                Some(rtt) => format!(
-                    "{} one-way {:.0} µs (half the round trip)",
-                    short(zid),
-                    rtt.as_secs_f64() * 1e6 / 2.0
-                ),
-                None => format!("{} (no round trip yet)", short(zid)),
-            })
-            .collect();
-        let line = format!(
-            "local {}; remote {}; out {}, in {}; frames out {}, in {}; overrun {}, rejected {}; bridges: {}",
-            nodes(w.nodes()),
-            nodes(r.nodes()),
-            rate(out - self.bytes.0),
-            rate(inn - self.bytes.1),
-            t.frames_out.load(Ordering::Relaxed),
-            t.frames_in.load(Ordering::Relaxed),
-            t.overrun.load(Ordering::Relaxed),
-            t.rejected.load(Ordering::Relaxed),
-            if peers.is_empty() {
-                "none".into()
-            } else {
-                peers.join(", ")
-            }
-        );
-        self.at = now;
-        self.bytes = (out, inn);
-        line
     }
 }
