@@ -291,19 +291,26 @@ mod tests {
         window
     }
 
-    #[test]
-    fn a_slot_claimed_later_on_another_host_is_refused_here() {
-        let (memory, descriptor, area) = setup("remote-refused");
+    /// Another host's session of slot 1 (token 9) claimed at `time`,
+    /// arriving where this host's (token 7, at time 10) holds the slot.
+    fn rival(name: &str, time: u64) -> (Writer, Region, Area, Shared, Option<Decision>) {
+        let (memory, descriptor, area) = setup(name);
         let shared = Shared::default();
         let window = local(&memory, &area, &shared);
         let mut w = Writer::new(memory);
         let session = Message::Session {
             offset: area.offset,
             words: words(9),
-            stamp: stamp(11),
+            stamp: stamp(time),
             descriptor: &descriptor,
         };
         let d = w.apply("b0000002", 2, &session, &shared).unwrap();
+        (w, window, area, shared, d)
+    }
+
+    #[test]
+    fn a_slot_claimed_later_on_another_host_is_refused_here() {
+        let (mut w, window, area, shared, d) = rival("remote-refused", 11);
         assert!(
             matches!(d, Some(Decision::Refused { slot: 1, .. })),
             "{d:?}"
@@ -317,17 +324,7 @@ mod tests {
 
     #[test]
     fn a_slot_claimed_earlier_on_another_host_takes_this_hosts_node_over() {
-        let (memory, descriptor, area) = setup("remote-taken");
-        let shared = Shared::default();
-        let window = local(&memory, &area, &shared);
-        let mut w = Writer::new(memory);
-        let session = Message::Session {
-            offset: area.offset,
-            words: words(9),
-            stamp: stamp(9),
-            descriptor: &descriptor,
-        };
-        let d = w.apply("b0000002", 2, &session, &shared).unwrap();
+        let (mut w, window, area, shared, d) = rival("remote-taken", 9);
         assert!(
             matches!(d, Some(Decision::TakenOver { slot: 1, .. })),
             "{d:?}"
