@@ -123,6 +123,13 @@ target/release/rfmctl watch "$mem_b" --once | tee "target/$tag-watch.txt"
 grep -E "^ +0 .*remote" "target/$tag-watch.txt" > /dev/null || fail "slot 0 is not shown as remote on host B"
 grep -E "^ +1 .*remote" "target/$tag-watch.txt" > /dev/null && fail "slot 1 (host B's own) is shown as remote"
 
+echo "bridge-test: a node claiming on host B the slot host A's aircraft holds is refused at its claim"
+started_at=$(date +%s)
+if timeout 20 "$simulators" target/fmu/rfm_attitude.fmu --node 0 --device "$mem_b" --steps 10; then
+    fail "a second holder of slot 0 ran on host B"
+fi
+[ $(($(date +%s) - started_at)) -lt 5 ] || fail "the refusal took longer than 5 s (startupTimeout, not the claim?)"
+
 echo "bridge-test: bridge B killed: both aircraft fail within their timeout (1 s)"
 killed_at=$(date +%s.%N)
 kill -KILL "$bridge_b"
