@@ -45,7 +45,8 @@ netns_setup() {
         ip -n "$a" addr add 10.77.0.1/24 dev "$va" &&
         ip -n "$b" addr add 10.77.0.2/24 dev "$vb" &&
         ip -n "$a" link set lo up && ip -n "$b" link set lo up &&
-        ip -n "$a" link set "$va" up && ip -n "$b" link set "$vb" up
+        ip -n "$a" link set "$va" up && ip -n "$b" link set "$vb" up &&
+        ip netns exec "$a" true && ip netns exec "$b" true
 }
 if [ "$mode" = netns ]; then
     if ! command -v ip > /dev/null; then
