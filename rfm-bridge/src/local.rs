@@ -172,6 +172,8 @@ impl Watcher {
                 let step = first.wrapping_add(i);
                 let entry = s.area.entry_offset(u64::from(step));
                 if !mirror::read_entry(&s.window, entry, &mut s.buf[..len])? {
+                    // The writer was rewriting it at every attempt: lapped.
+                    Traffic::add(&traffic.overrun, 1);
                     continue;
                 }
                 send(&Message::Frame {

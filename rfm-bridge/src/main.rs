@@ -199,6 +199,7 @@ fn run(args: &Args) -> Result<()> {
     let mut next_report = start + secs(args.report);
     let mut last_frame = start;
     let mut ping_id = 0u64;
+    let mut overrun_told = 0u64;
     let mut report = Report::new(&shared.traffic, start);
     let mut sender = |m: &Message| outbox.send(m);
     while !stop.load(Ordering::Relaxed) {
@@ -211,6 +212,16 @@ fn run(args: &Args) -> Result<()> {
         let now = Instant::now();
         if moved {
             last_frame = now;
+        }
+        let overrun = shared.traffic.overrun.load(Ordering::Relaxed);
+        if overrun > overrun_told {
+            eprintln!(
+                "rfm-bridge: warning: {} frame(s) of this host's nodes were overwritten in their \
+                 rings before this bridge read them ({overrun} in all): the other hosts miss \
+                 them (a lockstep coupling never laps its ring; is this host's CPU overloaded?)",
+                overrun - overrun_told
+            );
+            overrun_told = overrun;
         }
         if now >= next_words {
             watcher.poll_words(now, &shared, &mut stamp, &mut sender, &mut events)?;
