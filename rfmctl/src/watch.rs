@@ -122,8 +122,6 @@ struct SlotView {
     /// The health of an area that has no observer: nothing seen.
     unobserved: PeerHealth,
     holder: Option<PeerWatch>,
-    /// The node's area, where a bridge marks a holder of another host.
-    area: Option<Region>,
     /// The bridge that writes the holder here from another host (its id).
     remote: Option<u32>,
     reader: Reader,
@@ -140,13 +138,7 @@ struct SlotView {
 }
 
 impl SlotView {
-    fn new(
-        slot: u8,
-        node: String,
-        observer: Option<Observer>,
-        area: Option<Region>,
-        reader: Reader,
-    ) -> SlotView {
+    fn new(slot: u8, node: String, observer: Option<Observer>, reader: Reader) -> SlotView {
         let holder = observer
             .as_ref()
             .and_then(|o| o.words().ok())
@@ -157,7 +149,6 @@ impl SlotView {
             observer,
             unobserved: PeerHealth::new(),
             holder,
-            area,
             remote: None,
             reader,
             latest: None,
@@ -224,9 +215,8 @@ impl SlotView {
         if let (Some(holder), Ok(words)) = (&mut self.holder, observer.words()) {
             holder.observe(words, now);
         }
-        if let Some(area) = &self.area {
-            self.remote = liveness::remote_holder(area).ok().flatten();
-        }
+        // The liveness block is at the same place in both layouts.
+        self.remote = liveness::remote_holder(observer.area()).ok().flatten();
         let read = if observer.is_seed() {
             observer.read_seed()
         } else {
@@ -410,7 +400,6 @@ fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
                 s,
                 format!("slot{s}"),
                 Some(observer),
-                None,
                 Reader::Seed,
             ))
         })
@@ -425,25 +414,17 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
     let mut views = Vec::new();
     for f in chosen {
         let area = rfm_core::area::window(region, &f.area).map_err(Failure::device)?;
-        let observer =
-            Observer::new(area.clone(), &f.area, Layout::Framed).map_err(Failure::device)?;
+        let observer = Observer::new(area, &f.area, Layout::Framed).map_err(Failure::device)?;
         views.push(SlotView::new(
             f.descriptor.slot,
             f.descriptor.node.clone(),
             Some(observer),
-            Some(area),
             Reader::Framed(Box::new(f)),
         ));
     }
     for &s in slots {
         if !views.iter().any(|v| v.slot == s) {
-            views.push(SlotView::new(
-                s,
-                "?".into(),
-                None,
-                None,
-                Reader::Undescribed,
-            ));
+            views.push(SlotView::new(s, "?".into(), None, Reader::Undescribed));
         }
     }
     if views.is_empty() {
