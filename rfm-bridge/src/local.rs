@@ -71,10 +71,6 @@ pub struct Watcher {
     seen: Vec<u64>,
 }
 
-fn overlaps(a: &Area, b: &Area) -> bool {
-    a.offset < b.end() && b.offset < a.end()
-}
-
 /// Bytes of a frame as a bridge carries it: whole words.
 fn carried(area: &Area) -> usize {
     area.frame_len().next_multiple_of(WORD)
@@ -257,10 +253,10 @@ impl Watcher {
         events: &mut Vec<Event>,
     ) -> Result<(), RegionError> {
         let area = found.area;
-        self.sessions.retain(|s| !overlaps(&s.area, &area));
+        self.sessions.retain(|s| !s.area.overlaps(&area));
         {
             let mut announced = shared.announced();
-            announced.retain(|a| !(a.start < area.end() && area.offset < a.end));
+            announced.retain(|a| !area.overlaps_bytes(a.start, a.end));
             announced.push(Announced {
                 start: area.offset,
                 end: area.end(),

@@ -166,14 +166,13 @@ impl Writer {
             });
         }
         let window = area::window(&self.memory, &area)?;
-        self.areas.retain(|&o, m| {
-            o == offset || !(m.area.offset < area.end() && area.offset < m.area.end())
-        });
+        self.areas
+            .retain(|&o, m| o == offset || !m.area.overlaps(&area));
         let from_short = short(from).to_owned();
         let rival: Option<Announced> = shared
             .announced()
             .iter()
-            .find(|a| a.start < area.end() && area.offset < a.end && a.token != words.owner)
+            .find(|a| area.overlaps_bytes(a.start, a.end) && a.token != words.owner)
             .copied();
         let mut decision = None;
         if let Some(local) = rival {

@@ -113,6 +113,16 @@ impl Area {
     pub fn end(&self) -> u64 {
         self.offset + self.len as u64
     }
+
+    /// Whether the area shares a byte with bytes `start..end` of the region.
+    pub fn overlaps_bytes(&self, start: u64, end: u64) -> bool {
+        self.offset < end && start < self.end()
+    }
+
+    /// Whether two areas share a byte.
+    pub fn overlaps(&self, other: &Area) -> bool {
+        self.overlaps_bytes(other.offset, other.end())
+    }
 }
 
 /// The window of `area` within a coupling region.

@@ -98,10 +98,7 @@ impl MemoryMap {
                     memory_size: interface.memory_size,
                 });
             }
-            if let Some(other) = areas
-                .iter()
-                .find(|a| a.offset < area.end() && area.offset < a.end())
-            {
+            if let Some(other) = areas.iter().find(|a| a.overlaps(&area)) {
                 return Err(MapError::Overlap {
                     node: spec.name.clone(),
                     start: area.offset,

@@ -207,7 +207,7 @@ impl Node {
                 .partition(|s| s.found.descriptor.interface == interface.name);
         let kin: Vec<Stranger> = ours
             .into_iter()
-            .filter(|s| strangers::overlaps(&s.found.area, geometry))
+            .filter(|s| s.found.area.overlaps(geometry))
             .collect();
         let seen_kin = kin.iter().map(|s| s.found.area.offset).collect();
         let expected = Expected {
@@ -251,7 +251,7 @@ impl Node {
         let arrived: Vec<u64> = strangers::find(&lookout.region, interface, &lookout.map, now)?
             .into_iter()
             .filter(|s| s.found.descriptor.interface == interface.name)
-            .filter(|s| strangers::overlaps(&s.found.area, area))
+            .filter(|s| s.found.area.overlaps(area))
             .map(|s| s.found.area.offset)
             .filter(|at| !self.seen_kin.contains(at))
             .collect();
@@ -462,7 +462,7 @@ impl Node {
         let over = map
             .areas
             .iter()
-            .find(|a| strangers::overlaps(a, &found.area))
+            .find(|a| a.overlaps(&found.area))
             .map(|a| &interface.nodes[a.node]);
         let d = &found.descriptor;
         let what = format!(

@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use super::liveness::{Words, HEARTBEAT_PERIOD};
-use crate::area::{window, Area};
+use crate::area::window;
 use crate::interface::{discover, Found};
 use crate::interface::{Interface, MemoryMap};
 use crate::region::{Region, RegionError};
@@ -58,13 +58,9 @@ fn belongs(found: &Found, fingerprint: u64, interface: &Interface, map: &MemoryM
             .is_some_and(|i| map.area(i).offset == found.area.offset)
 }
 
-pub(crate) fn overlaps(a: &Area, b: &Area) -> bool {
-    a.offset < b.end() && b.offset < a.end()
-}
-
 /// Whether `found`'s area overlaps an area of `map`.
 pub(crate) fn overlaps_map(found: &Found, map: &MemoryMap) -> bool {
-    map.areas.iter().any(|a| overlaps(a, &found.area))
+    map.areas.iter().any(|a| a.overlaps(&found.area))
 }
 
 /// The strangers of `region` that hold their areas (a session's token, not
