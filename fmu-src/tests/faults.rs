@@ -249,28 +249,36 @@ impl FreeNode {
         (peer, FreeNode { fmu, k: 0 })
     }
 
-    /// One step, 1 ms after the last; returns `link.ok`.
-    fn step(&mut self) -> bool {
+    /// One step, 1 ms after the last; returns `link.ok` and when the step
+    /// returned.
+    fn step(&mut self) -> (bool, Instant) {
         assert_eq!(
             step(&self.fmu, 0, self.k),
             fmi2OK,
             "free mode never fails a step"
         );
+        let stepped = Instant::now();
         self.k += 1;
         std::thread::sleep(Duration::from_millis(1));
-        self.fmu.boolean("link.ok")
+        (self.fmu.boolean("link.ok"), stepped)
     }
 
-    /// Steps until `link.ok` is `want`, at most `within`; returns how long it took.
+    /// Steps until `link.ok` is `want`, at most `within`; returns how long it
+    /// took until the step that said so. (Not until after the sleep that
+    /// follows it: the step's `link.age` was compared with that, and a sleep
+    /// of 1 ms that took 3 on a loaded machine failed the comparison.)
     fn until_ok(&mut self, want: bool, within: Duration, what: &str) -> Duration {
         let started = Instant::now();
-        while self.step() != want {
+        loop {
+            let (ok, stepped) = self.step();
+            if ok == want {
+                return stepped - started;
+            }
             assert!(
                 started.elapsed() < within,
                 "{what}: link.ok not {want} after {within:?}"
             );
         }
-        started.elapsed()
     }
 }
 
