@@ -9,7 +9,8 @@
 #   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
 #   bench: fonts-dejavu-core (text in the latency histogram)
 #   test: the above, gcc, MinGW-w64 (C and C++) and the x86_64-pc-windows-gnu
-#         target (win64 FMU), wine64 (runs the Windows tests), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
+#         target (win64 FMU), wine64 (runs the Windows tests), cargo-nextest
+#         (the test runner), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
 #         more than nightly), iproute2 (`ip netns`: the bridge test's two
 #         network namespaces), and a Python venv (.venv) with FMPy 0.3.32 and
 #         pytest pinned in tests/python/requirements.txt
@@ -68,6 +69,11 @@ setup() {
     if ! cargo +nightly miri --version >/dev/null 2>&1; then
         echo "==> installing Miri (nightly)"
         rustup component add miri rust-src --toolchain nightly
+    fi
+    # The test runner: the machine's image has it; elsewhere it is built.
+    if ! cargo nextest --version >/dev/null 2>&1; then
+        echo "==> installing cargo-nextest"
+        cargo install cargo-nextest --locked
     fi
     if ! cargo +nightly fuzz --version 2>/dev/null | grep -q "0.13.2"; then
         echo "==> installing cargo-fuzz 0.13.2"
