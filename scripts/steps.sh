@@ -3,7 +3,9 @@
 # start, and at the end of the run (passed or failed) a table of each step's
 # minutes and the total, so that a step that grew is seen in the log.
 #
-#   step LABEL TITLE   ends the step before and starts this one
+#   step LABEL TITLE       ends the step before and starts this one
+#   steps_passed MESSAGE   the table, then MESSAGE as the run's last line
+#                          (the EXIT trap prints the table of a failed run)
 
 step_labels=()
 step_seconds=()
@@ -40,4 +42,10 @@ step_table() {
     else
         printf '%8s  total, FAILED in step "%s" (exit %s)\n' "$(mmss "$SECONDS")" "$failed" "$status"
     fi
+}
+
+steps_passed() {
+    trap - EXIT
+    step_table 0
+    printf '\n==> %s\n' "$1"
 }

@@ -93,12 +93,15 @@ target/release/build-fmu --platform linux64,win64
 # nextest does not run. The quick profile (.config/nextest.toml) leaves out the
 # few tests that take minutes. rfm-bridge's and rfm-bench's tests run in
 # release below, where those crates are built anyway (rfm-bench's two in dev
-# cost a dev build of iceoryx2's tree, which nothing else here needs). The emulator the tests load is built first, so that their nested
-# `cargo build -p rfm2g-sim` finds it current.
+# cost a dev build of iceoryx2's tree, which nothing else here needs). The
+# emulator the tests load is built first, so that their nested
+# `cargo build -p rfm2g-sim` finds it current. Every dev test command names
+# the same package set (dev_tests), so none rebuilds what another built.
+dev_tests=(--workspace --exclude rfm-bridge --exclude rfm-bench)
 step tests "cargo nextest (workspace$([ "$mode" = quick ] && echo ", the quick profile"), including the fmi-crate master on the packaged .fmu; rfm-bridge's and rfm-bench's in release below), doctests"
 cargo build -p rfm2g-sim
-cargo nextest run --workspace --exclude rfm-bridge --exclude rfm-bench --cargo-quiet --profile "$([ "$mode" = quick ] && echo quick || echo default)"
-cargo test --doc --workspace --exclude rfm-bridge --exclude rfm-bench --quiet
+cargo nextest run "${dev_tests[@]}" --cargo-quiet --profile "$([ "$mode" = quick ] && echo quick || echo default)"
+cargo test --doc "${dev_tests[@]}" --quiet
 
 # The import-circle check, with the release tools: it parses every source
 # file with syn, which unoptimized took 47 s on one core.
@@ -108,16 +111,14 @@ target/release/module-cycles
 if [ "$mode" = quick ]; then
     step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
     .venv/bin/pytest -q tests/python/test_fmpy.py
-    trap - EXIT
-    step_table 0
-    printf '\n==> quick checks passed (scripts/test.sh runs every check)\n'
+    steps_passed "quick checks passed (scripts/test.sh runs every check)"
     exit 0
 fi
 
 step full-shm "liveness: a full /dev/shm in a private mount namespace (prints why, if unshare is refused)"
 # Built and run by the tests above; again with its output, which says why if
 # unshare is refused (the same package set: nothing is rebuilt).
-cargo nextest run --workspace --exclude rfm-bridge --exclude rfm-bench --cargo-quiet -E 'binary(full_shm)' --no-capture
+cargo nextest run "${dev_tests[@]}" --cargo-quiet -E 'binary(full_shm)' --no-capture
 
 step wine-shm "Windows under Wine: shm: (named file mappings) through rfm-core's conformance suite, and its security and size refusals"
 wine_setup
@@ -286,6 +287,4 @@ miri_sim
 wait "$conformance" || { cat target/miri-conformance.log >&2; exit 1; }
 cat target/miri-conformance.log
 
-trap - EXIT
-step_table 0
-printf '\n==> all checks passed\n'
+steps_passed "all checks passed"
