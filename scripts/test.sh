@@ -211,12 +211,17 @@ lab --dir target/fmu/lab --interface lab --free visual:ios --kill ios:30
 lab --dir target/fmu/freeios --interface freeios --free visual:ios,cockpit:ios --sync ios=free \
     --real-time-factor 0.2
 
-step bridge "PCs without cards: rfm-bridge joins shm: memories over 127.0.0.1 and over a veth pair between two network namespaces: the attitude pair at lags 0 and 1, the three-rate lab on three memories, a killed and a restarted bridge, rfmctl watch, bad input"
+step reuse "one memory, many couplings: 30 rounds alternating the three-node lab and the attitude pair on one shm: name, then on one emulated RFM2g ring, nodes started 0-50 ms apart; a two-node interface of its own after the pair, slot 1 first, 20 times; every value checked (scripts/reuse-test.sh)"
+target/release/build-fmu --interface tests/interfaces/motion.toml --node all \
+    --from target/fmu/rfm_attitude.fmu --out target/fmu/motion
+bash scripts/reuse-test.sh
+
+step bridge "PCs without cards: rfm-bridge joins shm: memories over 127.0.0.1 and over a veth pair between two network namespaces: the attitude pair at lags 0 and 1, the three-rate lab on three memories, 20 simultaneous claims of one slot from two hosts, a killed and a restarted bridge, rfmctl watch, bad input"
 # The bridge's binaries and its tests from one package set: rfm-bridge alone
 # (no dev-dependencies), so zenoh's tree is compiled once. (Built together with
 # rfmctl and the test binaries, cargo unified other features into zenoh's
 # dependencies and compiled the whole tree a second time for the tests.)
-cargo build --release -p rfm-bridge
+cargo build --release -p rfm-bridge --bins --examples
 cargo test --release -p rfm-bridge
 bash scripts/bridge-test.sh loopback
 bash scripts/bridge-test.sh netns

@@ -637,7 +637,7 @@ fn of_two_instances_claiming_one_slot_at_the_same_moment_exactly_one_wins() {
         let loser = if a.0 == fmi2OK { &b } else { &a };
         let text = format!("{:?}", loser.1);
         assert!(
-            text.contains("slot 7 was claimed by another node")
+            text.contains("slot 7 was claimed at the same moment by another node")
                 || text.contains("slot 7 is held by another running node"),
             "round {round}: {text}"
         );

@@ -456,7 +456,8 @@ fn paused_peer(make: fn() -> Net) {
     let line = peer.expect("error", Duration::from_secs(10));
     let took = resumed.elapsed();
     assert!(
-        line.contains("stopped (its master terminated or failed)"),
+        line.contains("of this coupling stopped before step")
+            && line.contains("a peer of its own stopped, died or restarted (slot 1)"),
         "{}: {line}",
         net.kind
     );

@@ -1,10 +1,14 @@
 //! This host's nodes: finding them in memory, and turning what they store
 //! (frames, liveness words) into messages for the other bridges.
 //!
-//! A node is local once its area is described (its descriptor), held by a
-//! token that no bridge marked as another host's, and its beat has been seen
-//! to move: a session left by a dead program, or one a bridge wrote here
-//! before it was restarted, is never announced.
+//! A node is local once its area is described by its own session (the
+//! descriptor's token is the owner word), held by a token that no bridge
+//! marked as another host's, and its beat has been seen to move: a session
+//! left by a dead program, or one a bridge wrote here before it was
+//! restarted, is never announced. A claim is acknowledged at first sight
+//! ([`ownership::acknowledge`]), so that the claimant settles until other
+//! hosts' claims of the area can have arrived, and announced once it beats:
+//! two hosts' claims of one area are decided while both still settle.
 
 use std::time::Instant;
 
@@ -12,6 +16,7 @@ use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
 use rfm_core::frame::framed;
 use rfm_core::interface::{Found, Scan};
 use rfm_core::link::liveness::{self, Life, PeerWatch, Words};
+use rfm_core::link::ownership;
 use rfm_core::mirror;
 use rfm_core::{Region, RegionError, WORD};
 
@@ -28,6 +33,9 @@ struct Session {
     head: u32,
     words: Words,
     buf: Vec<u8>,
+    /// Its ring holds its own frames (frame 0 is published): until then the
+    /// ring holds what the last session left, and the claim is sent alone.
+    framed: bool,
 }
 
 /// A held area whose beat has not yet been seen moving.
@@ -105,7 +113,10 @@ impl Watcher {
         for found in found {
             let window = area::window(&self.memory, &found.area)?;
             let words = Words::read(&window)?;
-            if !words.is_held() || liveness::remote_holder(&window)?.is_some() {
+            if !words.is_held()
+                || words.owner != found.descriptor.session
+                || liveness::remote_holder(&window)?.is_some()
+            {
                 continue;
             }
             let known = self
@@ -116,9 +127,7 @@ impl Watcher {
                 continue;
             }
             self.seen.push(found.area.offset);
-            // A node that claimed its slot over an earlier session's
-            // descriptor writes its own after: the area is taken from the
-            // descriptor as it is now.
+            ownership::acknowledge(&window, words.owner)?;
             match self
                 .candidates
                 .iter()
@@ -146,6 +155,14 @@ impl Watcher {
     ) -> Result<bool, RegionError> {
         let mut any = false;
         for s in &mut self.sessions {
+            if !s.framed {
+                if published(&s.window, &s.area, s.token)? {
+                    send_ring(s, send)?;
+                    s.framed = true;
+                    any = true;
+                }
+                continue;
+            }
             let head = mirror::head(&s.window)?;
             if head == s.head {
                 continue;
@@ -226,12 +243,15 @@ impl Watcher {
             let c = &mut self.candidates[j];
             let window = area::window(&self.memory, &c.found.area)?;
             let words = Words::read(&window)?;
-            if !words.is_held() || liveness::remote_holder(&window)?.is_some() {
+            if !words.is_held()
+                || words.owner != c.found.descriptor.session
+                || liveness::remote_holder(&window)?.is_some()
+            {
                 self.candidates.remove(j);
                 continue;
             }
             match c.watch.observe(words, now) {
-                Life::Beating { .. } if published(&window, &c.found.area, words.owner)? => {
+                Life::Beating { .. } => {
                     let c = self.candidates.remove(j);
                     self.start(c.found, window, words, stamp(), shared, send, events)?;
                 }
@@ -274,6 +294,7 @@ impl Watcher {
             head: 0,
             words,
             buf,
+            framed: false,
         };
         events.push(Event::Started {
             node: s.node.clone(),
@@ -307,9 +328,9 @@ impl Watcher {
 }
 
 /// Whether the newest frame in `window` is of the session holding it
-/// (`owner`): a node claims its slot, clears its ring and then publishes
-/// frame 0, and until then the area holds the last session's frames and
-/// descriptor, which are never announced as the new session's.
+/// (`owner`): a node announces its claim, clears its ring once the claim
+/// holds and then publishes frame 0; until then the ring holds the last
+/// session's frames, which are never sent as the new session's.
 fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionError> {
     let head = mirror::head(window)?;
     let mut buf = vec![0u8; carried(area)];
@@ -324,8 +345,9 @@ fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionErr
     )
 }
 
-/// The session, then every entry of its ring, then the head: what a bridge
-/// needs to write the area whole on its host.
+/// The session (its claim: words and descriptor), then, once it publishes,
+/// every entry of its ring and the head: what a bridge needs to write the
+/// area whole on its host.
 fn announce(
     s: &mut Session,
     stamp: Stamp,
@@ -340,6 +362,14 @@ fn announce(
         stamp,
         descriptor: &descriptor,
     });
+    if s.framed {
+        send_ring(s, send)?;
+    }
+    Ok(())
+}
+
+/// Every entry of a session's ring, then its head.
+fn send_ring(s: &mut Session, send: &mut dyn FnMut(&Message)) -> Result<(), RegionError> {
     let len = carried(&s.area);
     let head = mirror::head(&s.window)?;
     let newest = s.area.entry_offset(u64::from(head));

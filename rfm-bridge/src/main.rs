@@ -70,10 +70,13 @@ const IDLE_SLEEP: Duration = Duration::from_millis(1);
 /// How often liveness words are read (the heartbeat moves every 10 ms).
 const WORDS_EVERY: Duration = Duration::from_millis(1);
 /// How often, and how far, memory is scanned for new nodes (a load per area
-/// boundary, every 64 bytes): host memory whole every 20 ms; a card's loads
-/// cross PCIe (1-3 µs each), so 64 boundaries a millisecond, at most 0.2 ms
-/// of loads, a 1 MiB board in 0.26 s.
-const SCAN_EVERY: Duration = Duration::from_millis(20);
+/// boundary, every 64 bytes): host memory whole every 10 ms, so that a claim
+/// is acknowledged well within the claimant's settle (`CLAIM_SETTLE`, 40 ms)
+/// and two hosts' claims are decided at the claim; a card's loads cross PCIe
+/// (1-3 µs each), so 64 boundaries a millisecond, at most 0.2 ms of loads, a
+/// 1 MiB board in 0.26 s (a claim there may be acknowledged after its settle:
+/// two hosts' simultaneous claims are then decided at the loser's first beat).
+const SCAN_EVERY: Duration = Duration::from_millis(10);
 const SCAN_EVERY_CARD: Duration = Duration::from_millis(1);
 const SCAN_PLACES_CARD: usize = 64;
 const HELLO_EVERY: Duration = Duration::from_millis(250);

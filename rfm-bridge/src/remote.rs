@@ -242,8 +242,9 @@ mod tests {
         let area = map.areas[1].clone();
         let node = &interface.nodes[area.node];
         let payload = Payload::of(node.signals.iter().map(|s| s.kind));
+        // Written by the other host's session, token 9.
         let mut bytes =
-            descriptor::encode(&interface.name, interface.fingerprint(), node, &payload);
+            descriptor::encode(&interface.name, interface.fingerprint(), node, &payload, 9);
         bytes.resize(area.descriptor_len, 0);
         (memory, bytes, area)
     }

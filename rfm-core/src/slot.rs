@@ -203,8 +203,9 @@ pub enum StepPoll {
     Ready(Header),
     /// The writer has not published that step yet.
     NotYet,
-    /// The entry already holds a later step: the frame asked for was overwritten.
-    Overwritten { found: u64 },
+    /// The entry already holds a later step (of session `epoch`): the frame
+    /// asked for was overwritten, if that is the writer's session.
+    Overwritten { found: u64, epoch: u64 },
 }
 
 /// A reader of a framed area.
@@ -297,7 +298,10 @@ impl FramedReader {
         match self.read_entry(step, buf) {
             Ok(h) if h.step == step => Ok(StepPoll::Ready(h)),
             Ok(h) if h.step < step => Ok(StepPoll::NotYet),
-            Ok(h) => Ok(StepPoll::Overwritten { found: h.step }),
+            Ok(h) => Ok(StepPoll::Overwritten {
+                found: h.step,
+                epoch: h.epoch,
+            }),
             Err(ReadError::Empty) => Ok(StepPoll::NotYet),
             Err(err) => Err(err),
         }

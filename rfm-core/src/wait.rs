@@ -197,7 +197,7 @@ pub fn wait_step(
     loop {
         match reader.poll_step(step, buf) {
             Ok(StepPoll::Ready(header)) => return Ok(header),
-            Ok(StepPoll::Overwritten { found }) => {
+            Ok(StepPoll::Overwritten { found, .. }) => {
                 return Err(WaitError::Overwritten { step, found })
             }
             Ok(StepPoll::NotYet) => {}

@@ -201,7 +201,10 @@ fn framed_frames_cross_between_opens(f: Fixture) {
     // Step 20 was overwritten by step 36 (ring of 16).
     assert_eq!(
         reader.poll_step(20, &mut buf),
-        Ok(StepPoll::Overwritten { found: 36 })
+        Ok(StepPoll::Overwritten {
+            found: 36,
+            epoch: frame(1, 36).1.epoch
+        })
     );
     assert_ready(&reader, 1, 25);
     writer.clear().unwrap();

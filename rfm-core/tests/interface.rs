@@ -89,6 +89,7 @@ fn a_node_of_more_signals_than_the_descriptor_counts_is_refused_naming_the_limit
         most.fingerprint(),
         &most.nodes[0],
         &map.area(0).payload,
+        1,
     );
     let described = rfm_core::interface::descriptor::decode(&bytes).unwrap();
     assert_eq!(described.signals.len(), MAX_SIGNALS);
@@ -409,14 +410,20 @@ fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
     let map = i.map().unwrap();
     let cockpit = &i.nodes[0];
     let area = map.area(0);
-    let bytes = descriptor::encode(&i.name, i.fingerprint(), cockpit, &area.payload);
+    let bytes = descriptor::encode(&i.name, i.fingerprint(), cockpit, &area.payload, 0x2b);
     assert!(bytes.len() <= area.descriptor_len);
     let mut padded = bytes.clone();
     padded.resize(area.descriptor_len, 0);
     let d = descriptor::decode(&padded).unwrap();
     assert_eq!(
-        (d.fingerprint, d.interface.as_str(), d.node.as_str(), d.slot),
-        (i.fingerprint(), "cockpit_link", "cockpit", 0)
+        (
+            d.fingerprint,
+            d.interface.as_str(),
+            d.node.as_str(),
+            d.slot,
+            d.session
+        ),
+        (i.fingerprint(), "cockpit_link", "cockpit", 0, 0x2b)
     );
     let names: Vec<_> = d
         .signals

@@ -20,8 +20,9 @@ use clap::Args;
 use rfm_core::frame::{self, seed::FlightData};
 use rfm_core::health::PeerHealth;
 use rfm_core::interface::{self, Found, Value};
-use rfm_core::link::liveness::{self, Life, PeerWatch, MIN_SILENCE};
+use rfm_core::link::liveness::{self, Words, MIN_SILENCE};
 use rfm_core::link::observer::{described, Observer};
+use rfm_core::link::ownership::{self, AreaWatch, Holder};
 use rfm_core::link::Layout;
 use rfm_core::slot::ReadError;
 use rfm_core::Region;
@@ -33,7 +34,10 @@ use crate::open::{coupling_region, open};
 
 pub const HELP: &str = "\
 Nodes are found by the descriptor each one writes into its own area: no interface
-file is needed. Columns: node and slot; holder: the area's holder by its heartbeat
+file is needed. Areas the memory describes that no row shows (another interface's,
+or ones a later node wrote over) are listed below the table with the judgement
+every reader of the ownership protocol makes (free; left over, closed; left over,
+dead; held, watching; live; live, on another host). Columns: node and slot; holder: the area's holder by its heartbeat
 (live; silent N s: its beat has not moved for that long, a dead or paused program;
 closed: it stopped cleanly; none: no heartbeat, e.g. an article program); the
 writer's session epoch (low 32 bits), its step as the FMU's <node>.step output
@@ -121,7 +125,10 @@ struct SlotView {
     observer: Option<Observer>,
     /// The health of an area that has no observer: nothing seen.
     unobserved: PeerHealth,
-    holder: Option<PeerWatch>,
+    /// The area's holder, watched as every reader of the protocol does.
+    holder: Option<(AreaWatch, Holder)>,
+    /// Whether the descriptor shown is its holder's.
+    holders: bool,
     /// The bridge that writes the holder here from another host (its id).
     remote: Option<u32>,
     reader: Reader,
@@ -139,16 +146,19 @@ struct SlotView {
 
 impl SlotView {
     fn new(slot: u8, node: String, observer: Option<Observer>, reader: Reader) -> SlotView {
-        let holder = observer
-            .as_ref()
-            .and_then(|o| o.words().ok())
-            .map(|w| PeerWatch::new(w, Instant::now()));
+        let now = Instant::now();
+        let holder = observer.as_ref().and_then(|o| {
+            let mut watch = AreaWatch::new(Words::read(o.area()).ok()?, now);
+            let judged = watch.judge(o.area(), now).ok()?;
+            Some((watch, judged))
+        });
         SlotView {
             slot,
             node,
             observer,
             unobserved: PeerHealth::new(),
             holder,
+            holders: true,
             remote: None,
             reader,
             latest: None,
@@ -167,19 +177,26 @@ impl SlotView {
     /// The holder as the link would judge it: live while its beat moved within
     /// the shortest silence that ever counts as death.
     fn holder(&self, now: Instant) -> (&'static str, Option<f64>) {
-        let Some(holder) = &self.holder else {
+        let Some((_, holder)) = &self.holder else {
             return ("none", None);
         };
-        match holder.life() {
-            Life::Absent => ("none", None),
-            Life::Closed { .. } => ("closed", None),
-            life => {
-                let silent = life.silent_for(now);
-                match life {
-                    Life::Beating { .. } if silent < MIN_SILENCE => ("live", None),
-                    _ => ("silent", Some(silent.as_secs_f64())),
-                }
+        let silent = |t: Instant| now.saturating_duration_since(t);
+        match *holder {
+            Holder::Free => ("none", None),
+            Holder::Closed { .. } => ("closed", None),
+            Holder::Live { last, .. } if silent(last) < MIN_SILENCE => ("live", None),
+            Holder::Live { last: t, .. } | Holder::Unproven { since: t, .. } => {
+                ("silent", Some(silent(t).as_secs_f64()))
             }
+            Holder::Dead { silent, .. } => ("silent", Some(silent.as_secs_f64())),
+        }
+    }
+
+    /// The protocol's judgement of the area ([`ownership::verdict`]).
+    fn judged(&self) -> &'static str {
+        match &self.holder {
+            Some((_, holder)) => ownership::verdict(holder, self.holders, None),
+            None => "undescribed",
         }
     }
 
@@ -212,9 +229,17 @@ impl SlotView {
             ));
             return;
         };
-        if let (Some(holder), Ok(words)) = (&mut self.holder, observer.words()) {
-            holder.observe(words, now);
+        if let Some((watch, judged)) = &mut self.holder {
+            if let Ok(holder) = watch.judge(observer.area(), now) {
+                *judged = holder;
+            }
         }
+        self.holders = match &self.reader {
+            Reader::Framed(found) => {
+                Words::read(observer.area()).is_ok_and(|w| w.owner == found.descriptor.session)
+            }
+            _ => true,
+        };
         // The liveness block is at the same place in both layouts.
         self.remote = liveness::remote_holder(observer.area()).ok().flatten();
         let read = if observer.is_seed() {
@@ -305,7 +330,14 @@ impl SlotView {
             "node": self.node,
             "holder": {
                 "state": holder,
-                "owner": self.holder.as_ref().and_then(|h| h.life().owner()),
+                "owner": self.holder.as_ref().and_then(|(_, h)| match *h {
+                    Holder::Free => None,
+                    Holder::Closed { owner, .. }
+                    | Holder::Dead { owner, .. }
+                    | Holder::Unproven { owner, .. }
+                    | Holder::Live { owner, .. } => Some(owner),
+                }),
+                "judged": self.judged(),
                 "silent_s": silent_s,
                 "remote": self.remote.is_some(),
                 "bridge": self.remote.map(|b| format!("{b:08x}")),
@@ -436,6 +468,64 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
     Ok(views)
 }
 
+/// An area the memory describes that no row shows (another interface's, or
+/// one a later node wrote over), judged as every reader of the protocol does.
+struct Other {
+    found: Found,
+    area: Region,
+    watch: AreaWatch,
+    holder: Holder,
+}
+
+impl Other {
+    fn judged(&self) -> &'static str {
+        let holders =
+            Words::read(&self.area).is_ok_and(|w| w.owner == self.found.descriptor.session);
+        ownership::verdict(&self.holder, holders, None)
+    }
+
+    fn text(&self) -> String {
+        let d = &self.found.descriptor;
+        format!(
+            "  node `{}` (slot {}) of interface `{}`, bytes {}..{}: {}",
+            d.node,
+            d.slot,
+            d.interface,
+            self.found.area.offset,
+            self.found.area.end(),
+            self.judged()
+        )
+    }
+}
+
+/// The described areas of `region` that no view shows.
+fn others(region: &Region, views: &[SlotView]) -> Result<Vec<Other>, Failure> {
+    let shown: Vec<u64> = views
+        .iter()
+        .filter_map(|v| match &v.reader {
+            Reader::Framed(f) => Some(f.area.offset),
+            _ => None,
+        })
+        .collect();
+    let now = Instant::now();
+    let mut others = Vec::new();
+    for found in interface::discover(region).map_err(Failure::device)? {
+        if shown.contains(&found.area.offset) {
+            continue;
+        }
+        let area = rfm_core::area::window(region, &found.area).map_err(Failure::device)?;
+        let mut watch = AreaWatch::new(Words::read(&area).map_err(Failure::device)?, now);
+        let holder = watch.judge(&area, now).map_err(Failure::device)?;
+        others.push(Other {
+            found,
+            area,
+            watch,
+            holder,
+        });
+    }
+    Ok(others)
+}
+
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let device = open(&args.device, library)?;
     let region = coupling_region(&device, &args.device, args.region_offset)?;
@@ -443,6 +533,11 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
         seed_views(&region, &args.slots)?
     } else {
         framed_views(&region, &args.slots)?
+    };
+    let mut others = if args.layout == "seed" || !args.slots.is_empty() {
+        Vec::new()
+    } else {
+        others(&region, &views)?
     };
     let interval = Duration::from_secs_f64(args.interval);
     let refreshes = if args.once { Some(1) } else { args.count };
@@ -456,6 +551,11 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
             for v in &mut views {
                 v.poll(now);
             }
+            for o in &mut others {
+                if let Ok(holder) = o.watch.judge(&o.area, now) {
+                    o.holder = holder;
+                }
+            }
             std::thread::sleep(Duration::from_millis(1));
         }
         let now = Instant::now();
@@ -468,6 +568,14 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
                 "layout": args.layout,
                 "region_offset": args.region_offset,
                 "slots": views.iter().map(|v| v.json(now)).collect::<Vec<_>>(),
+                "others": others.iter().map(|o| json!({
+                    "node": o.found.descriptor.node,
+                    "slot": o.found.descriptor.slot,
+                    "interface": o.found.descriptor.interface,
+                    "start": o.found.area.offset,
+                    "end": o.found.area.end(),
+                    "judged": o.judged(),
+                })).collect::<Vec<_>>(),
             })
             .to_string()
                 + "\n"
@@ -483,6 +591,13 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
             for v in &views {
                 text.push_str(&v.row(now));
                 text.push('\n');
+            }
+            if !others.is_empty() {
+                text.push_str("also described in this memory:\n");
+                for o in &others {
+                    text.push_str(&o.text());
+                    text.push('\n');
+                }
             }
             if !terminal {
                 text.push('\n');

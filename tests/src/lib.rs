@@ -6,21 +6,81 @@
 use std::ffi::CString;
 use std::process::{Command, ExitStatus};
 
+/// Prints what the FMU tells its master's logger (warnings and errors; all
+/// with `RFM_TEST_LOG=all`) on stderr, with the instance's name: the `fmi`
+/// crate hands the FMU's messages to `log`, which drops them without a logger.
+struct FmuLog {
+    all: bool,
+}
+
+impl log::Log for FmuLog {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        self.all || metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record) {
+        if self.enabled(record.metadata()) {
+            eprintln!(
+                "{} [{}]: {}",
+                record.target(),
+                record.level(),
+                record.args()
+            );
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Installs the logger that prints the FMU's messages (once per process).
+pub fn print_fmu_messages() {
+    let all = std::env::var("RFM_TEST_LOG").is_ok_and(|v| v == "all");
+    let logger: &'static FmuLog = Box::leak(Box::new(FmuLog { all }));
+    if log::set_logger(logger).is_ok() {
+        log::set_max_level(if all {
+            log::LevelFilter::Trace
+        } else {
+            log::LevelFilter::Warn
+        });
+    }
+}
+
+/// How a run's processes start, and what it leaves.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spawn<'a> {
+    /// Each process starts after a random 0..start_jitter_ms ms (0: all at once):
+    /// as a lab's PCs start, never in one order.
+    pub start_jitter_ms: u64,
+    /// This node's process starts first, every other one 1 ms after it or later.
+    pub first: Option<usize>,
+    /// The memory the run made (`shm:` object or ring), removed at the end;
+    /// `None` keeps it (a memory reused run after run).
+    pub memory: Option<&'a str>,
+}
+
 /// Starts one copy of this program per node (`args(i)` for node i) and waits for
 /// every one, whether or not an earlier one failed. With `rfm2g_sim =
 /// Some((library, ring))` each process's `/dev/rfm2g0` is its own board, node
-/// i + 1 of emulated ring `ring`, as on separate PCs. Removes the memory the run
-/// made (`shm:` object or ring, named `memory`) at the end. Whether every process
+/// i + 1 of emulated ring `ring`, as on separate PCs. Whether every process
 /// succeeded.
 pub fn run_nodes(
     nodes: usize,
     args: impl Fn(usize) -> Vec<String>,
     rfm2g_sim: Option<(&str, &str)>,
-    memory: &str,
+    spawn: Spawn,
 ) -> bool {
-    run_node_processes(nodes, args, rfm2g_sim, memory)
+    run_node_processes(nodes, args, rfm2g_sim, spawn)
         .iter()
         .all(|s| s.success())
+}
+
+/// A random number of milliseconds below `bound` (std's per-process random
+/// hash keys: no generator crate for one number).
+fn random_ms(bound: u64) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(bound);
+    h.finish() % bound.max(1)
 }
 
 /// [`run_nodes`], with how each process ended.
@@ -28,11 +88,26 @@ pub fn run_node_processes(
     nodes: usize,
     args: impl Fn(usize) -> Vec<String>,
     rfm2g_sim: Option<(&str, &str)>,
-    memory: &str,
+    spawn: Spawn,
 ) -> Vec<ExitStatus> {
     let exe = std::env::current_exe().expect("own path");
-    let children: Vec<_> = (0..nodes)
+    let mut delays: Vec<u64> = (0..nodes)
+        .map(|i| match spawn.first {
+            Some(first) if first == i => 0,
+            Some(_) => 1 + random_ms(spawn.start_jitter_ms),
+            None => random_ms(spawn.start_jitter_ms),
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..nodes).collect();
+    order.sort_by_key(|&i| delays[i]);
+    let started = std::time::Instant::now();
+    let mut children: Vec<(usize, std::process::Child)> = order
+        .into_iter()
         .map(|i| {
+            if spawn.start_jitter_ms > 0 || spawn.first.is_some() {
+                let at = std::time::Duration::from_millis(delays[i]);
+                std::thread::sleep(at.saturating_sub(started.elapsed()));
+            }
             let mut child = Command::new(&exe);
             child.args(args(i));
             if let Some((library, ring)) = rfm2g_sim {
@@ -41,16 +116,20 @@ pub fn run_node_processes(
                     format!("/dev/rfm2g0 ring={ring} node={} size=1M", i + 1),
                 );
             }
-            child.spawn().expect("start a simulator process")
+            (i, child.spawn().expect("start a simulator process"))
         })
         .collect();
+    delays.clear();
+    children.sort_by_key(|(i, _)| *i);
     let results: Vec<ExitStatus> = children
         .into_iter()
-        .map(|mut c| c.wait().expect("wait for a simulator process"))
+        .map(|(_, mut c)| c.wait().expect("wait for a simulator process"))
         .collect();
-    let path = CString::new(memory).expect("no NUL");
-    // SAFETY: a valid C string; removes the run's own memory (absent if a device
-    // given by the caller named another).
-    unsafe { libc::shm_unlink(path.as_ptr()) };
+    if let Some(memory) = spawn.memory {
+        let path = CString::new(memory).expect("no NUL");
+        // SAFETY: a valid C string; removes the run's own memory (absent if a
+        // device given by the caller named another).
+        unsafe { libc::shm_unlink(path.as_ptr()) };
+    }
     results
 }

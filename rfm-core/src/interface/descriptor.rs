@@ -6,14 +6,14 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `"RFMd"` |
-//! | 4 | 1 | descriptor version (1) |
+//! | 4 | 1 | descriptor version (3; 2 is read as of no session) |
 //! | 5 | 1 | the node's slot |
 //! | 6 | 2 | number of signals |
 //! | 8 | 8 | interface fingerprint ([`super::Interface::fingerprint`]) |
 //! | 16 | 4 | bytes of the whole descriptor |
 //! | 20 | 4 | CRC-32C of the bytes from 24 to the end |
 //! | 24 | 4 | frames in the node's ring (a power of two) |
-//! | 28 | 4 | reserved (zero) |
+//! | 28 | 4 | session: the token of the session that wrote it ([`crate::link::ownership`]) |
 //! | 32 | 8 | the node's period in seconds: numerator (0: none) |
 //! | 40 | 8 | … and denominator |
 //! | 48 | | interface name, node name |
@@ -25,8 +25,13 @@ use crate::area::Area;
 
 /// `"RFMd"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");
-/// Descriptor format version. Version 2: the ring's depth and the period.
-pub const VERSION: u8 = 2;
+/// Descriptor format version. Version 2: the ring's depth and the period;
+/// version 3: the writer's session, without which a reader cannot tell the
+/// holder's descriptor from one an earlier run left where the holder has not
+/// written its own yet.
+pub const VERSION: u8 = 3;
+/// The version before [`VERSION`], still read (as written by no session).
+const VERSION_NO_SESSION: u8 = 2;
 /// Where the CRC's coverage starts.
 const CRC_START: usize = 24;
 const HEADER: usize = 48;
@@ -45,6 +50,9 @@ pub struct Described {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Descriptor {
     pub fingerprint: u64,
+    /// The token of the session that wrote it (0: a version-2 descriptor): it
+    /// describes its area only while that session holds it.
+    pub session: u32,
     pub interface: String,
     pub node: String,
     pub slot: u8,
@@ -85,8 +93,15 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(bytes);
 }
 
-/// The descriptor of `node`, whose payload is laid out as `payload`.
-pub fn encode(interface: &str, fingerprint: u64, node: &NodeSpec, payload: &Payload) -> Vec<u8> {
+/// The descriptor of `node`, whose payload is laid out as `payload`, as
+/// session `session` (a token) writes it.
+pub fn encode(
+    interface: &str,
+    fingerprint: u64,
+    node: &NodeSpec,
+    payload: &Payload,
+    session: u32,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(encoded_len(interface, node));
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.push(VERSION);
@@ -95,7 +110,7 @@ pub fn encode(interface: &str, fingerprint: u64, node: &NodeSpec, payload: &Payl
     out.extend_from_slice(&fingerprint.to_le_bytes());
     out.extend_from_slice(&[0; 8]); // length and CRC, below
     out.extend_from_slice(&(node.ring_depth as u32).to_le_bytes());
-    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&session.to_le_bytes());
     let (num, den) = node.period.map_or((0, 0), |p| (p.num(), p.den()));
     out.extend_from_slice(&num.to_le_bytes());
     out.extend_from_slice(&den.to_le_bytes());
@@ -170,7 +185,7 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
         Some(_) => return Err(DescriptorError::Damaged("wrong magic")),
     }
     match bytes.get(4) {
-        Some(&VERSION) => {}
+        Some(&VERSION | &VERSION_NO_SESSION) => {}
         Some(&other) => return Err(DescriptorError::Version(other)),
         None => return Err(DescriptorError::Damaged("truncated")),
     }
@@ -185,6 +200,10 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
     let count = u16::from_le_bytes([bytes[6], bytes[7]]);
     let fingerprint = u64::from_le_bytes(bytes[8..16].try_into().expect("8"));
     let ring_depth = word(24).expect("within the header") as usize;
+    let session = match bytes[4] {
+        VERSION => word(28).expect("within the header"),
+        _ => 0,
+    };
     if !ring_depth.is_power_of_two() || ring_depth > super::rates::MAX_DEPTH {
         return Err(DescriptorError::Damaged("ring depth not a power of two"));
     }
@@ -219,6 +238,7 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
     }
     Ok(Descriptor {
         fingerprint,
+        session,
         interface,
         node,
         slot: bytes[5],

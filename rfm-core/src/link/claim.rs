@@ -1,42 +1,86 @@
-//! Taking a slot: only when its holder is gone, and never by two nodes at once.
+//! Taking an area: only when whatever holds it (or overlaps it) is gone, and
+//! never by two claimants at once ([`super::ownership`] states the protocol).
 //!
 //! Reflective memory has no compare-and-swap across the ring, so the claim is
-//! Fischer's timed mutual exclusion (Lamport, "A fast mutual exclusion algorithm",
-//! 1987, credits it to Fischer) over the owner word:
+//! Fischer's timed mutual exclusion (Lamport, "A fast mutual exclusion
+//! algorithm", 1987, credits it to Fischer), over the owner word for claimants
+//! of one slot and over the announced descriptors for claimants of
+//! overlapping areas of other layouts:
 //!
-//! 1. **Observing**: watch the slot's liveness words. A slot that was never held,
-//!    or whose holder closed it, is free at once. One whose beat moves is held: the
-//!    claim fails, naming the slot and when it last beat. One whose beat does not
-//!    move for [`DEAD_AFTER`] is free. (Seed layout: an article program beats no
-//!    heartbeat, so a packet id that moves also holds the slot.)
-//! 2. **Settling**: in the same call that found the slot free, write this session's
-//!    token into the owner word (the caller starts beating now), then wait
-//!    [`CLAIM_SETTLE`] (no time for `loopback:` memory that only this copy of the
-//!    library reaches, whose claims poll under one lock, which makes read and
-//!    write one step).
-//! 3. **Verify**: if the owner word still holds this token, the slot is ours;
-//!    otherwise another node claimed it in the same moment and the claim fails.
+//! 1. **Observing**: the descriptors over the coupling's areas, and this
+//!    area's own words, are watched. A live holder of another interface over
+//!    any of the coupling's areas, or a live holder of this slot, refuses the
+//!    claim, naming it; closed ones are left over at once, silent ones after
+//!    [`DEAD_AFTER`]. (Seed layout: an article program beats no heartbeat, so
+//!    a packet id that moves also holds the slot.)
+//! 2. **Announcing**: in the same poll that found the area free, the claimant
+//!    writes its descriptor and then its token into the owner word, and starts
+//!    beating.
+//! 3. **Settling**: it waits [`CLAIM_SETTLE`] (no time for `loopback:` memory
+//!    that only this copy of the library reaches, whose claims poll under one
+//!    lock), and [`BRIDGE_SETTLE`] more once a bridge acknowledged the claim:
+//!    every claim that read the area free before this announce has announced.
+//! 4. **Verifying**: the owner word must still hold this token (of two
+//!    claimants of one slot, the last writer wins), and no claim announced over
+//!    this area since the observation may hold a lower token (of two claimants
+//!    of overlapping areas, the lower token wins; both see both).
 //!
 //! Two claimants both win only if one of them is descheduled for longer than
-//! [`CLAIM_SETTLE`] between the read that found the slot free and its write. The
-//! loser's heartbeat then finds another token in the owner word at its next beat
-//! and the link fails with [`super::LinkError::SlotTakenOver`]: never two silent
-//! writers of one slot.
+//! the settle between the read that found the area free and its announce. The
+//! loser's heartbeat then finds another token in the owner word at its next
+//! beat and the link fails with [`super::LinkError::SlotTakenOver`]: never two
+//! silent writers of one slot.
 
 use std::time::{Duration, Instant};
 
-use super::liveness::{Life, PeerWatch, Words, DEAD_AFTER};
+use super::liveness::{self, Life, PeerWatch, Words, DEAD_AFTER};
+use super::ownership::{self, AreaWatch, Holder, Whose};
+use crate::area::{window, Area};
+use crate::interface::{discover, Found, Interface, MemoryMap};
+use crate::region::{Region, RegionError};
 
-/// How long a claimant waits between writing its token and checking it is still
-/// there: far above the ring's propagation delay (microseconds) and a read-to-write
-/// gap of one call.
-pub const CLAIM_SETTLE: Duration = Duration::from_millis(20);
+/// How long a claimant waits between announcing and verifying: far above the
+/// ring's propagation delay (microseconds), a read-to-write gap of one poll,
+/// and the time a bridge on host memory takes to see (and acknowledge) the
+/// claim (it scans every 10 ms).
+pub const CLAIM_SETTLE: Duration = Duration::from_millis(40);
+
+/// How much longer a claim a bridge acknowledged settles: the bridge sends it
+/// to the other hosts, and theirs reach this memory, well within it.
+pub const BRIDGE_SETTLE: Duration = Duration::from_millis(250);
+
+/// What the claimant needs to know of itself and the memory.
+#[derive(Debug, Clone)]
+pub(crate) struct Claimant {
+    /// The whole coupling memory, as this node maps it.
+    pub region: Region,
+    pub map: MemoryMap,
+    /// This node's index in the interface, and its area.
+    pub me: usize,
+    /// This node's descriptor, encoded with its token and padded.
+    pub described: Vec<u8>,
+    pub epoch: u64,
+    /// [`CLAIM_SETTLE`], or zero where every claimant polls under one lock.
+    pub settle: Duration,
+}
+
+/// One described area over the coupling, watched during the claim.
+#[derive(Debug, Clone)]
+struct Watched {
+    found: Found,
+    watch: AreaWatch,
+    whose: Whose,
+    /// It overlaps this node's own area (not only another of the coupling's).
+    over_mine: bool,
+}
 
 /// Where a claim stands.
 #[derive(Debug, Clone)]
-pub(crate) enum Claim {
+enum Phase {
     Observing {
-        watch: PeerWatch,
+        /// The other areas described over the coupling's, not yet judged.
+        others: Vec<Watched>,
+        own: PeerWatch,
         since: Instant,
         /// Seed layout: the packet id first seen, and whether it has moved.
         packet: Option<u64>,
@@ -44,205 +88,290 @@ pub(crate) enum Claim {
     },
     Settling {
         at: Instant,
+        /// When a bridge's acknowledgement was first seen.
+        bridged: Option<Instant>,
     },
     Won,
 }
 
+/// A claim in progress.
+#[derive(Debug, Clone)]
+pub(crate) struct Claim {
+    phase: Phase,
+    /// Announced claims seen when the observation began (left over or live):
+    /// they are not competitors at the verify.
+    seen: Vec<(u64, u32)>,
+    /// A live node of this interface from another file overlaps this node's
+    /// area: the area is not cleared (its words and descriptor would go, and
+    /// neither node could learn of the other; their first exchange names both).
+    pub spare: bool,
+}
+
 /// What one poll of a claim decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ClaimPoll {
     /// Keep polling.
     Pending,
-    /// The slot is free: write the owner word and start beating now.
-    Take,
-    /// The owner word held this session's token after settling: the slot is ours.
+    /// The area was free: the claim is announced; start beating now.
+    Announced,
+    /// The claim held: the area is this session's.
     Won,
-    /// Another session holds the slot; its beat last moved `ago` before (zero when
-    /// an article program's packet id moved).
-    Held { owner: u32, ago: Duration },
-    /// Another session claimed the slot at the same moment.
-    Contended { owner: u32 },
+    /// A live holder of this slot refuses the claim; its beat last moved `ago`
+    /// before (zero when an article program's packet id moved).
+    Held {
+        owner: u32,
+        ago: Duration,
+        remote: Option<u32>,
+    },
+    /// Another claimant of this area at the same moment won.
+    Contended {
+        owner: u32,
+        remote: Option<u32>,
+        winner: Option<Found>,
+    },
+    /// A live node of another interface overlaps an area of this coupling.
+    Foreign {
+        found: Box<Found>,
+        ago: Duration,
+        remote: Option<u32>,
+    },
 }
 
 impl Claim {
-    pub(crate) fn new(words: Words, packet: Option<u64>, now: Instant) -> Claim {
-        Claim::Observing {
-            watch: PeerWatch::new(words, now),
-            since: now,
-            packet,
-            packet_moved: false,
-        }
-    }
-
-    /// One step of the claim with the slot's words read at `now`; `packet` is the
-    /// seed packet id in the slot (seed layout only).
-    /// `settle` is [`CLAIM_SETTLE`], or zero where every claimant of this memory
-    /// polls under one lock (in-process memory: the read and the write are then
-    /// atomic together, and Fischer's delay is not needed).
-    pub(crate) fn poll(
-        &mut self,
-        words: Words,
+    /// A claim of `claimant`'s area observed from `now`; `packet` is the seed
+    /// packet id in it (seed layout only).
+    pub(crate) fn new(
+        claimant: &Claimant,
+        interface: &Interface,
+        fingerprint: u64,
         packet: Option<u64>,
         now: Instant,
-        token: u32,
-        settle: Duration,
-    ) -> ClaimPoll {
-        match self {
-            Claim::Observing {
-                watch,
+    ) -> Result<Claim, RegionError> {
+        let mine = claimant.map.area(claimant.me);
+        let mut others = Vec::new();
+        let mut seen = Vec::new();
+        for found in discover(&claimant.region)? {
+            if !ownership::is_holders(&claimant.region, &found)? {
+                continue;
+            }
+            seen.push((found.area.offset, found.descriptor.session));
+            let whose = Whose::of(&found, interface, fingerprint, &claimant.map);
+            let over_mine = found.area.overlaps(mine);
+            let over_ours = claimant.map.areas.iter().any(|a| a.overlaps(&found.area));
+            // A peer of this coupling is the exchange's business, this slot's
+            // own holder the owner word's; kin elsewhere, the lookout's.
+            let relevant = match whose {
+                Whose::ThisCoupling => false,
+                Whose::OtherFile => over_mine && found.area.offset != mine.offset,
+                Whose::OtherInterface => over_ours,
+            };
+            if relevant {
+                let words = Words::read(&window(&claimant.region, &found.area)?)?;
+                others.push(Watched {
+                    found,
+                    watch: AreaWatch::new(words, now),
+                    whose,
+                    over_mine,
+                });
+            }
+        }
+        let own = own_window(claimant)?;
+        Ok(Claim {
+            phase: Phase::Observing {
+                others,
+                own: PeerWatch::new(Words::read(&own)?, now),
+                since: now,
+                packet,
+                packet_moved: false,
+            },
+            seen,
+            spare: false,
+        })
+    }
+
+    /// One step of the claim at `now`; `packet` is the seed packet id in this
+    /// node's area (seed layout only).
+    pub(crate) fn poll(
+        &mut self,
+        claimant: &Claimant,
+        interface: &Interface,
+        fingerprint: u64,
+        packet: Option<u64>,
+        now: Instant,
+    ) -> Result<ClaimPoll, RegionError> {
+        let own = own_window(claimant)?;
+        match &mut self.phase {
+            Phase::Observing {
+                others,
+                own: watch,
                 since,
                 packet: first,
                 packet_moved,
             } => {
+                let mut pending = false;
+                let mut i = 0;
+                while i < others.len() {
+                    let area = window(&claimant.region, &others[i].found.area)?;
+                    match others[i].watch.judge(&area, now)? {
+                        Holder::Live { last, remote, .. } => {
+                            let w = others.swap_remove(i);
+                            match w.whose {
+                                Whose::OtherFile if w.over_mine => self.spare = true,
+                                Whose::OtherFile | Whose::ThisCoupling => {}
+                                Whose::OtherInterface => {
+                                    return Ok(ClaimPoll::Foreign {
+                                        found: Box::new(w.found),
+                                        ago: now.saturating_duration_since(last),
+                                        remote,
+                                    })
+                                }
+                            }
+                        }
+                        Holder::Unproven { owner, .. }
+                            if owner == others[i].found.descriptor.session =>
+                        {
+                            pending = true;
+                            i += 1;
+                        }
+                        // Closed, dead, free, or another session's since.
+                        _ => {
+                            others.swap_remove(i);
+                        }
+                    }
+                }
                 *packet_moved |= packet != *first;
-                let life = watch.observe(words, now);
+                let life = watch.observe(Words::read(&own)?, now);
+                let silent = now.saturating_duration_since(*since);
                 let holder_gone = match life {
                     Life::Absent | Life::Closed { .. } => true,
                     Life::Beating { owner, last } => {
-                        return ClaimPoll::Held {
+                        return Ok(ClaimPoll::Held {
                             owner,
                             ago: now.saturating_duration_since(last),
-                        }
+                            remote: liveness::remote_holder(&own)?,
+                        })
                     }
-                    Life::Unproven { .. } => now.saturating_duration_since(*since) >= DEAD_AFTER,
+                    Life::Unproven { .. } => silent >= DEAD_AFTER,
                 };
                 if *packet_moved {
-                    return ClaimPoll::Held {
-                        owner: words.owner,
+                    return Ok(ClaimPoll::Held {
+                        owner: Words::read(&own)?.owner,
                         ago: Duration::ZERO,
-                    };
+                        remote: None,
+                    });
                 }
                 // An article program's packet (no owner) must stay still for the bound.
-                let packet_quiet = first.is_none()
-                    || life != Life::Absent
-                    || now.saturating_duration_since(*since) >= DEAD_AFTER;
-                if holder_gone && packet_quiet {
-                    *self = Claim::Settling { at: now };
-                    ClaimPoll::Take
-                } else {
-                    ClaimPoll::Pending
+                let packet_quiet = first.is_none() || life != Life::Absent || silent >= DEAD_AFTER;
+                if pending || !holder_gone || !packet_quiet {
+                    return Ok(ClaimPoll::Pending);
                 }
+                ownership::announce(&own, &claimant.described, claimant.epoch)?;
+                self.phase = Phase::Settling {
+                    at: now,
+                    bridged: None,
+                };
+                Ok(ClaimPoll::Announced)
             }
-            Claim::Settling { at } => {
-                if now.saturating_duration_since(*at) < settle {
-                    ClaimPoll::Pending
-                } else if words.owner == token {
-                    *self = Claim::Won;
-                    ClaimPoll::Won
-                } else {
-                    ClaimPoll::Contended { owner: words.owner }
+            Phase::Settling { at, bridged } => {
+                let token = liveness::token(claimant.epoch);
+                let words = Words::read(&own)?;
+                if words.owner != token {
+                    return Ok(ClaimPoll::Contended {
+                        owner: words.owner,
+                        remote: liveness::remote_holder(&own)?,
+                        winner: self
+                            .holder_of(claimant, &claimant.map.area(claimant.me).clone())?,
+                    });
                 }
+                if bridged.is_none() && ownership::acknowledged(&own, token)? {
+                    *bridged = Some(now);
+                }
+                let until = match *bridged {
+                    Some(b) => (*at + claimant.settle).max(b + BRIDGE_SETTLE),
+                    None => *at + claimant.settle,
+                };
+                if now < until {
+                    return Ok(ClaimPoll::Pending);
+                }
+                if let Some(winner) = self.rival(claimant, interface, fingerprint)? {
+                    let owner = winner.descriptor.session;
+                    let area = window(&claimant.region, &winner.area)?;
+                    return Ok(ClaimPoll::Contended {
+                        owner,
+                        remote: liveness::remote_holder(&area)?,
+                        winner: Some(winner),
+                    });
+                }
+                self.phase = Phase::Won;
+                Ok(ClaimPoll::Won)
             }
-            Claim::Won => ClaimPoll::Won,
+            Phase::Won => Ok(ClaimPoll::Won),
         }
     }
+
+    /// Whether the claim was announced (its owner word written), so that a
+    /// close must mark it.
+    pub(crate) fn announced(&self) -> bool {
+        !matches!(self.phase, Phase::Observing { .. })
+    }
+
+    /// A claim announced over this node's area since the observation began
+    /// that wins over this one: another host's (mirrored), or one of a lower
+    /// token. Claims of this interface from another file are spared instead.
+    fn rival(
+        &mut self,
+        claimant: &Claimant,
+        interface: &Interface,
+        fingerprint: u64,
+    ) -> Result<Option<Found>, RegionError> {
+        let mine = claimant.map.area(claimant.me);
+        let token = liveness::token(claimant.epoch);
+        let mut rival: Option<Found> = None;
+        for found in discover(&claimant.region)? {
+            let key = (found.area.offset, found.descriptor.session);
+            if found.descriptor.session == token
+                || !found.area.overlaps(mine)
+                || self.seen.contains(&key)
+                || !ownership::is_holders(&claimant.region, &found)?
+                || Words::read(&window(&claimant.region, &found.area)?)?.is_closed()
+            {
+                continue;
+            }
+            if Whose::of(&found, interface, fingerprint, &claimant.map) == Whose::OtherFile {
+                self.spare = true;
+                continue;
+            }
+            // Another host's claim is here because its bridge found no
+            // earlier claim of this host announced: it wins here as there.
+            let area = window(&claimant.region, &found.area)?;
+            if liveness::remote_holder(&area)?.is_some() {
+                return Ok(Some(found));
+            }
+            if found.descriptor.session < token
+                && rival
+                    .as_ref()
+                    .is_none_or(|r| found.descriptor.session < r.descriptor.session)
+            {
+                rival = Some(found);
+            }
+        }
+        Ok(rival)
+    }
+
+    /// The described holder of the area `at`, if its descriptor is its own.
+    fn holder_of(&self, claimant: &Claimant, at: &Area) -> Result<Option<Found>, RegionError> {
+        Ok(discover(&claimant.region)?
+            .into_iter()
+            .filter(|f| f.area.overlaps(at))
+            .find(|f| ownership::is_holders(&claimant.region, f).unwrap_or(false)))
+    }
+}
+
+fn own_window(claimant: &Claimant) -> Result<Region, RegionError> {
+    window(&claimant.region, claimant.map.area(claimant.me))
 }
 
 /// The token in a slot's owner word, for messages.
 pub(crate) fn describe(owner: u32) -> String {
     format!("{owner:#010x}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn w(owner: u32, beat: u32, closed: u32) -> Words {
-        Words {
-            owner,
-            beat,
-            closed,
-        }
-    }
-
-    #[test]
-    fn a_free_or_closed_slot_is_taken_at_once_and_verified() {
-        let t0 = Instant::now();
-        for words in [w(0, 0, 0), w(5, 9, 5)] {
-            let mut c = Claim::new(words, None, t0);
-            assert_eq!(c.poll(words, None, t0, 3, CLAIM_SETTLE), ClaimPoll::Take);
-            assert_eq!(
-                c.poll(w(3, 9, 0), None, t0, 3, CLAIM_SETTLE),
-                ClaimPoll::Pending
-            );
-            assert_eq!(
-                c.poll(w(3, 10, 0), None, t0 + CLAIM_SETTLE, 3, CLAIM_SETTLE),
-                ClaimPoll::Won
-            );
-        }
-    }
-
-    #[test]
-    fn a_beating_holder_keeps_its_slot_and_a_silent_one_loses_it_after_the_bound() {
-        let t0 = Instant::now();
-        let mut c = Claim::new(w(5, 1, 0), None, t0);
-        assert_eq!(
-            c.poll(w(5, 1, 0), None, t0, 3, CLAIM_SETTLE),
-            ClaimPoll::Pending
-        );
-        let t1 = t0 + Duration::from_millis(10);
-        assert_eq!(
-            c.poll(w(5, 2, 0), None, t1, 3, CLAIM_SETTLE),
-            ClaimPoll::Held {
-                owner: 5,
-                ago: Duration::ZERO
-            }
-        );
-        let mut c = Claim::new(w(5, 1, 0), None, t0);
-        let almost = t0 + DEAD_AFTER - Duration::from_millis(1);
-        assert_eq!(
-            c.poll(w(5, 1, 0), None, almost, 3, CLAIM_SETTLE),
-            ClaimPoll::Pending
-        );
-        assert_eq!(
-            c.poll(w(5, 1, 0), None, t0 + DEAD_AFTER, 3, CLAIM_SETTLE),
-            ClaimPoll::Take
-        );
-    }
-
-    #[test]
-    fn the_second_of_two_simultaneous_claimants_wins_and_the_first_knows_it_lost() {
-        let t0 = Instant::now();
-        let (mut a, mut b) = (
-            Claim::new(w(0, 0, 0), None, t0),
-            Claim::new(w(0, 0, 0), None, t0),
-        );
-        assert_eq!(
-            a.poll(w(0, 0, 0), None, t0, 3, CLAIM_SETTLE),
-            ClaimPoll::Take
-        );
-        assert_eq!(
-            b.poll(w(0, 0, 0), None, t0, 7, CLAIM_SETTLE),
-            ClaimPoll::Take
-        );
-        // b's write landed last.
-        let later = t0 + CLAIM_SETTLE;
-        assert_eq!(
-            a.poll(w(7, 0, 0), None, later, 3, CLAIM_SETTLE),
-            ClaimPoll::Contended { owner: 7 }
-        );
-        assert_eq!(
-            b.poll(w(7, 0, 0), None, later, 7, CLAIM_SETTLE),
-            ClaimPoll::Won
-        );
-    }
-
-    #[test]
-    fn an_article_writer_whose_packet_id_moves_holds_a_seed_slot() {
-        let t0 = Instant::now();
-        let mut c = Claim::new(w(0, 0, 0), Some(10), t0);
-        assert_eq!(
-            c.poll(w(0, 0, 0), Some(10), t0, 3, CLAIM_SETTLE),
-            ClaimPoll::Pending
-        );
-        assert!(matches!(
-            c.poll(w(0, 0, 0), Some(11), t0, 3, CLAIM_SETTLE),
-            ClaimPoll::Held { .. }
-        ));
-        let mut c = Claim::new(w(0, 0, 0), Some(10), t0);
-        assert_eq!(
-            c.poll(w(0, 0, 0), Some(10), t0 + DEAD_AFTER, 3, CLAIM_SETTLE),
-            ClaimPoll::Take
-        );
-    }
 }

@@ -9,10 +9,8 @@ use std::sync::Arc;
 
 use super::peer::Peer;
 use super::{LinkConfig, LinkError};
-use crate::area::DESCRIPTOR_OFFSET;
 use crate::frame::framed::{self, Header, SyncMode};
 use crate::frame::{seed, FrameError};
-use crate::interface::descriptor::{Descriptor, DescriptorError};
 use crate::interface::Found;
 use crate::interface::Interface;
 use crate::region::{Region, RegionError};
@@ -73,7 +71,7 @@ pub(crate) fn check_frame(c: &Expected, peer: &Peer, h: &Header) -> Result<(), L
 /// descriptor shows from this node's file, and both nodes.
 fn other_interface(c: &Expected, peer: &Peer, theirs: &str) -> LinkError {
     let expected = &c.interface.nodes[peer.node()];
-    let described = read_descriptor(peer).ok();
+    let described = peer.live_descriptor();
     let fingerprints = format!("{theirs}, this node's is {:#018x}", c.fingerprint);
     let difference = match &described {
         Some(d) => d
@@ -95,8 +93,8 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: &str) -> LinkError {
 /// master most likely failed on this very difference, and the user must fix
 /// the files, not restart it).
 pub(crate) fn check_described(c: &Expected, peer: &Peer) -> Result<(), LinkError> {
-    match read_descriptor(peer) {
-        Ok(d) if d.fingerprint != c.fingerprint => Err(other_interface(
+    match peer.live_descriptor() {
+        Some(d) if d.fingerprint != c.fingerprint => Err(other_interface(
             c,
             peer,
             &format!(
@@ -150,19 +148,15 @@ fn built_apart(c: &Expected, peer: &Peer, difference: &str, fingerprints: &str) 
     }
 }
 
-/// The descriptor `peer` wrote into its area.
-fn read_descriptor(peer: &Peer) -> Result<Descriptor, DescriptorError> {
-    crate::interface::descriptor_at(peer.observed().area(), DESCRIPTOR_OFFSET)
-}
-
 /// A frame of another format version or interface shows as a complete frame that
 /// does not decode.
 ///
-/// A frame of another length is another interface's only if the peer's
-/// descriptor says so: the length word is checked before the CRC (which cannot
-/// be computed over a length not known), so a bit flipped in it looks the same
-/// as a writer of another interface, and must be counted as a bad frame, not
-/// end the coupling.
+/// A frame of another length is another interface's only if the descriptor
+/// of a peer session of this run says so: the length word is checked before
+/// the CRC (which cannot be computed over a length not known), so a bit
+/// flipped in it looks the same as a writer of another interface, and must be
+/// counted as a bad frame, not end the coupling; and an earlier run's frames
+/// are not the peer's.
 pub(crate) fn check_readable(c: &Expected, peer: &Peer, err: &ReadError) -> Result<(), LinkError> {
     if let ReadError::Unreadable { rejections, .. } = err {
         match rejections.last {
@@ -175,13 +169,13 @@ pub(crate) fn check_readable(c: &Expected, peer: &Peer, err: &ReadError) -> Resu
                 ),
                 ))
             }
-            Some(FrameError::BadLength { .. }) => match read_descriptor(peer) {
-                // Damage to one frame (or to the descriptor): the caller counts it.
-                Err(DescriptorError::Damaged(_)) => {}
-                Ok(d) if d.fingerprint == c.fingerprint => {}
-                Ok(_) | Err(DescriptorError::Missing | DescriptorError::Version(_)) => {
+            // Only the descriptor of a session of this run says so: frames
+            // an earlier run of another interface left are not the peer's.
+            Some(FrameError::BadLength { .. }) => match peer.live_descriptor() {
+                Some(d) if d.fingerprint != c.fingerprint => {
                     return Err(other_interface(c, peer, "its frames are of another length"))
                 }
+                _ => {}
             },
             _ => {}
         }
@@ -204,12 +198,17 @@ fn holds_framed(area: &Region, ring: Ring) -> Result<bool, RegionError> {
 ///
 /// The seed header alone is not enough: a framed writer's head word (its step
 /// number) passes through 0x55AA55AA too. An area is taken for a seed writer's only
-/// when it has the seed header and no framed frame in its ring.
+/// when it has the seed header and no framed frame in its ring, and only while
+/// its holder may be writing it: beating, or holding no words at all (the
+/// article's programs write none); a closed or silent holder's area is left over.
 pub(crate) fn check_layout(
     c: &Expected,
     peer: &Peer,
     reading: super::Layout,
 ) -> Result<(), LinkError> {
+    if !peer.may_be_writing() {
+        return Ok(());
+    }
     let ring = Ring::of(peer.observed().geometry());
     let found = match reading {
         super::Layout::Framed => {

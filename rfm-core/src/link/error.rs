@@ -4,7 +4,22 @@ use std::time::Duration;
 
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
+use super::ownership::{Ended, Ending};
 use crate::{DeviceError, RegionError};
+
+/// Where a holder runs, for messages: this host, or another one whose bridge
+/// (its id) writes it here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Host(pub Option<u32>);
+
+impl std::fmt::Display for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(bridge) => write!(f, ", on another host (mirrored by bridge {bridge:#010x})"),
+            None => Ok(()),
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
@@ -34,9 +49,9 @@ pub enum LinkError {
     #[error(transparent)]
     Region(#[from] RegionError),
     #[error(
-        "{device}: slot {slot} is held by another running node (session token {}, its \
-         heartbeat last moved {} ms ago): give every node its own nodeSlot; a slot is taken \
-         over only once its heartbeat has stopped for {} ms",
+        "{device}: slot {slot} is held by another running node (session token {}{host}, its \
+         heartbeat last moved {} ms ago). Nothing was written: give every node its own \
+         nodeSlot; a slot is taken over only once its heartbeat has stopped for {} ms",
         describe(*owner), last_beat.as_millis(), DEAD_AFTER.as_millis()
     )]
     SlotInUse {
@@ -44,16 +59,21 @@ pub enum LinkError {
         slot: u8,
         owner: u32,
         last_beat: Duration,
+        host: Host,
     },
     #[error(
-        "{device}: slot {slot} was claimed by another node (session token {}) at the same \
-         moment as this one: give every node its own nodeSlot",
+        "{device}: slot {slot} was claimed at the same moment by another node (session token \
+         {}{winner}{host}), which holds it now: this node withdrew its claim. Give every node \
+         its own nodeSlot, or the two couplings different devices or regionOffsets",
         describe(*owner)
     )]
     SlotContended {
         device: String,
         slot: u8,
         owner: u32,
+        /// The winner as its descriptor names it (empty when not yet written).
+        winner: String,
+        host: Host,
     },
     #[error(
         "{device}: slot {slot} was taken over by another node (session token {}) while this \
@@ -96,14 +116,17 @@ pub enum LinkError {
         new: String,
     },
     #[error(
-        "{device}: node `{peer}` (slot {peer_slot}) stopped (its master terminated or failed) \
-         before step {step}"
+        "{device}: node `{peer}` (slot {peer_slot}) of this coupling stopped before step {step}: \
+         {}",
+        ended.map_or_else(|| "its master terminated or failed".to_owned(), |e| format!("{e}; its master's log says why"))
     )]
     PeerStopped {
         device: String,
         peer: String,
         peer_slot: u8,
         step: u64,
+        /// How it ended, if it recorded it.
+        ended: Option<Ended>,
     },
     #[error(
         "{device}: no frame for step {step} from node `{peer}` (slot {peer_slot}): it stopped \
@@ -116,21 +139,11 @@ pub enum LinkError {
         step: u64,
         silent: Duration,
     },
-    #[error(
-        "{device}: node `{node}` (slot {slot}), whose heartbeat beats, writes bytes {start}..{end} \
-         of this memory, over the area of node `{ours}` (slot {ours_slot}) of this coupling: \
-         {what}. Nothing was written: give the two couplings different devices or \
-         regionOffsets, or stop that node"
-    )]
+    #[error("{device}: {holder}")]
     Foreign {
         device: String,
-        node: String,
-        slot: u8,
-        start: u64,
-        end: u64,
-        ours: String,
-        ours_slot: u8,
-        what: String,
+        /// The live node over this coupling's area, and where.
+        holder: Box<Foreign>,
     },
     #[error("{device}: peer in slot {peer_slot} is incompatible: {what}")]
     Incompatible {
@@ -152,6 +165,92 @@ pub enum LinkError {
         need: u64,
         found: u64,
     },
+}
+
+/// A live node of another interface over an area of this coupling, as a
+/// claim that refused to write over it names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Foreign {
+    pub node: String,
+    pub slot: u8,
+    /// The bytes of the memory it writes.
+    pub start: u64,
+    pub end: u64,
+    /// This coupling's node whose area it overlaps.
+    pub ours: String,
+    pub ours_slot: u8,
+    /// How its interface differs from this node's.
+    pub what: String,
+    pub last_beat: Duration,
+    pub host: Host,
+}
+
+impl Foreign {
+    /// `found`, a live node of another interface, over an area of `interface`
+    /// (laid out as `map`), whose beat last moved `ago` before.
+    pub(crate) fn over(
+        found: &crate::interface::Found,
+        interface: &crate::interface::Interface,
+        map: &crate::interface::MemoryMap,
+        ago: Duration,
+        host: Host,
+    ) -> Foreign {
+        let over = map
+            .areas
+            .iter()
+            .find(|a| a.overlaps(&found.area))
+            .map(|a| &interface.nodes[a.node]);
+        let d = &found.descriptor;
+        Foreign {
+            node: d.node.clone(),
+            slot: d.slot,
+            start: found.area.offset,
+            end: found.area.end(),
+            ours: over.map_or_else(String::new, |n| n.name.clone()),
+            ours_slot: over.map_or(0, |n| n.slot),
+            what: format!(
+                "it is of interface `{}`, this node of `{}`",
+                d.interface, interface.name
+            ),
+            last_beat: ago,
+            host,
+        }
+    }
+}
+
+impl std::fmt::Display for Foreign {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "node `{}` (slot {}{}), whose heartbeat last moved {} ms ago, writes bytes {}..{} of \
+             this memory, over the area of node `{}` (slot {}) of this coupling: {}. Nothing was \
+             written: give the two couplings different devices or regionOffsets, or stop that node",
+            self.node,
+            self.slot,
+            self.host,
+            self.last_beat.as_millis(),
+            self.start,
+            self.end,
+            self.ours,
+            self.ours_slot,
+            self.what
+        )
+    }
+}
+
+impl LinkError {
+    /// How a session that failed with this error ended, and about which peer
+    /// slot, as it records it for its peers.
+    pub(crate) fn ending(&self) -> (Ending, Option<u8>) {
+        match self {
+            LinkError::Incompatible { peer_slot, .. } => (Ending::Incompatible, Some(*peer_slot)),
+            LinkError::Timeout { peer_slot, .. } => (Ending::Timeout, Some(*peer_slot)),
+            LinkError::PeerStopped { peer_slot, .. }
+            | LinkError::PeerDead { peer_slot, .. }
+            | LinkError::PeerRestarted { peer_slot, .. } => (Ending::PeerEnded, Some(*peer_slot)),
+            _ => (Ending::Failed, None),
+        }
+    }
 }
 
 pub(crate) fn config_error(

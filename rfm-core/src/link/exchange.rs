@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use super::compat::{self, Expected};
 use super::handshake::{Admit, Fault};
+use super::lookout::Lookout;
 use super::peer::Peer;
-use super::strangers::Lookout;
 use super::{Layout, LinkError};
 use crate::region::RegionError;
 use crate::slot::{ReadError, StepPoll};
@@ -72,11 +72,6 @@ impl Exchange {
     /// What this node is: its configuration and interface.
     pub(crate) fn expected(&self) -> &Expected {
         &self.expected
-    }
-
-    /// The memory and this node's map of it.
-    pub(crate) fn lookout(&self) -> &Lookout {
-        &self.lookout
     }
 
     pub fn last_wait(&self) -> Duration {
@@ -248,8 +243,11 @@ impl Exchange {
                     return Err(self.restarted(i, k, old, format!("{:#018x}", h.epoch)))
                 }
             },
-            // The entry holds a later frame: the one needed was overwritten.
-            Ok(StepPoll::Overwritten { found }) if peer.bound().is_some() => {
+            // The entry holds a later frame of the bound session: the one
+            // needed was overwritten. (One of another session is what an
+            // earlier run left, where a bridge has not yet written the
+            // bound session's ring.)
+            Ok(StepPoll::Overwritten { found, epoch }) if peer.bound() == Some(epoch) => {
                 return Err(LinkError::Overwritten {
                     device: self.expected.config.device.clone(),
                     peer: peer.name(&self.expected.interface).to_owned(),
@@ -279,6 +277,7 @@ impl Exchange {
                     peer: name(),
                     peer_slot: peer.slot(),
                     step: k,
+                    ended: peer.ended()?,
                 })
             }
             Some(Fault::Dead { silent }) => {
@@ -345,6 +344,9 @@ impl Exchange {
             match self.expected.config.layout {
                 Layout::Framed => self.free_read_framed(i, now)?,
                 Layout::Seed => {
+                    // The words too: a peer's layout is judged only while its
+                    // holder may be writing (compat::check_layout).
+                    self.peers[i].watch(now)?;
                     if let Err(err) = self.peers[i].read_seed(now) {
                         self.no_frame(i, err, Layout::Seed)?;
                     }

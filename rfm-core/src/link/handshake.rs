@@ -18,7 +18,8 @@
 //! | Bound(e) | e closed (while waiting) | error: stopped | link down |
 //! | Bound(e) | e's beat silent for `timeout` (≥ [`MIN_SILENCE`]) | error: dead | link down |
 //! | Bound(e) | another holder (while waiting) | error: restarted | seek again |
-//! | Seeking | the holder seen beating since this node started closes, or falls silent for `timeout` | error: stopped, dead | link down |
+//! | Seeking | the holder seen beating since this node started, or any session not closed when it started, closes | error: stopped (with how it ended) | link down |
+//! | Seeking | the holder seen beating since this node started falls silent for `timeout` | error: dead | link down |
 //!
 //! A self-loop (`nodeSlot == peerSlot`) is bound to its own session from the start.
 //! After a bind, frames of e are taken without reading the liveness words again:
@@ -72,6 +73,10 @@ pub(crate) struct Handshake {
     /// The holder last seen beating since this node began watching, bound or not:
     /// when it closes or falls silent, the wait for its frames is over.
     seen_beating: Option<u32>,
+    /// The words when this node began watching: a session that closes and was
+    /// not closed then ran since (the peer of this run that failed before this
+    /// node saw it beat), and its close ends the wait at once.
+    first: Words,
 }
 
 impl Handshake {
@@ -91,6 +96,7 @@ impl Handshake {
             mode,
             silence: timeout.max(MIN_SILENCE),
             seen_beating: None,
+            first: words,
         }
     }
 
@@ -116,6 +122,23 @@ impl Handshake {
             self.seen_beating = Some(owner);
         }
         life
+    }
+
+    /// Whether the session of token `owner` ran since this node began
+    /// watching: seen beating, claimed since, or closed since (it was not
+    /// closed then).
+    pub(crate) fn of_this_run(&self, owner: u32) -> bool {
+        match self.life() {
+            Life::Beating { owner: o, .. } if o == owner => true,
+            Life::Unproven { owner: o, .. } if o == owner && o != self.first.owner => true,
+            Life::Closed { owner: o } if o == owner && self.closed_since(o) => true,
+            _ => self.seen_beating == Some(owner),
+        }
+    }
+
+    /// Whether `owner`'s closed mark was not there when this node began watching.
+    fn closed_since(&self, owner: u32) -> bool {
+        owner != self.first.owner || !self.first.is_closed()
     }
 
     /// The verdict of the last reading.
@@ -144,10 +167,13 @@ impl Handshake {
         let Peer::Bound { epoch } = self.state else {
             // Not bound yet: a holder seen beating since this node started, whose
             // frame was not taken, that closes or falls silent will not send one.
-            let seen = self.seen_beating?;
             return match self.life() {
-                Life::Closed { owner } if owner == seen => Some(Fault::Stopped),
-                life @ Life::Beating { owner, .. } if owner == seen => {
+                Life::Closed { owner }
+                    if Some(owner) == self.seen_beating || self.closed_since(owner) =>
+                {
+                    Some(Fault::Stopped)
+                }
+                life @ Life::Beating { owner, .. } if Some(owner) == self.seen_beating => {
                     let silent = life.silent_for(now);
                     (silent >= self.silence).then_some(Fault::Dead { silent })
                 }

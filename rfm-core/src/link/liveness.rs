@@ -2,7 +2,9 @@
 //!
 //! Memory keeps whatever dead sessions wrote, so a frame proves nothing about its
 //! writer. Every slot, in both layouts, therefore ends with a liveness block of
-//! three words that only the slot's holder writes, and two a bridge writes ([`crate::area::LIVENESS_OFFSET`]):
+//! three words that only the slot's holder writes, and two a bridge writes
+//! ([`crate::area::LIVENESS_OFFSET`]; [`super::ownership`] has the whole block and
+//! the protocol):
 //!
 //! | offset | word |
 //! |---|---|
@@ -87,18 +89,6 @@ impl Words {
     pub fn is_held(&self) -> bool {
         self.owner != 0 && !self.is_closed()
     }
-}
-
-/// Writes the claim: this session's token in the owner word, and no closed mark.
-pub(crate) fn write_owner(slot: &Region, epoch: u64) -> Result<(), RegionError> {
-    slot.store_u32(OWNER, token(epoch), Ordering::Release)?;
-    slot.store_u32(CLOSED, 0, Ordering::Release)
-}
-
-/// Marks session `epoch` as stopped: readers learn at once that the slot is free and
-/// that a lockstep wait for it is over.
-pub(crate) fn write_closed(slot: &Region, epoch: u64) -> Result<(), RegionError> {
-    slot.store_u32(CLOSED, token(epoch), Ordering::Release)
 }
 
 /// The bridge that writes the holder of `slot` from another host (its id), or

@@ -21,12 +21,10 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use crate::frame::framed::FrameBuf;
-use crate::frame::framed::SyncMode;
+use crate::frame::framed::{FrameBuf, SyncMode};
 use crate::interface::{self, Interface};
-use crate::region::OutsideMemory;
 use crate::wait::{WaitStrategy, Waiter};
-use crate::{Device, DeviceError, Events, OpenOptions};
+use crate::{DeviceError, Events};
 
 mod attitude;
 pub mod claim;
@@ -37,12 +35,14 @@ mod error;
 mod exchange;
 pub mod handshake;
 pub mod liveness;
+mod lookout;
+mod memory;
 mod node;
 pub mod observer;
+pub mod ownership;
 mod pace;
 mod peer;
 mod replay;
-mod strangers;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
@@ -52,9 +52,8 @@ pub use config::{
     REPLAY_PREFIX,
 };
 use error::config_error;
-pub use error::LinkError;
-pub use exchange::Exchange;
-pub use exchange::LATE_WARNING;
+pub use error::{Foreign, Host, LinkError};
+pub use exchange::{Exchange, LATE_WARNING};
 pub use handshake::WATCH_INTERVAL;
 use liveness::Heartbeat;
 pub use node::{Node, StartPoll};
@@ -90,6 +89,8 @@ pub struct Link {
     pacer: pace::Pacer,
     /// The wait strategy, with what its adaptive waits learned.
     waiter: Waiter,
+    /// How the link failed, if it did: recorded at its close for its peers.
+    failed: Option<(ownership::Ending, Option<u8>)>,
 }
 
 /// How the waits of a link on network interrupts (waitStrategy = event) ended:
@@ -141,97 +142,12 @@ impl Link {
         let map = interface
             .map()
             .map_err(|e| config_error("interface", &interface.name, e.to_string()))?;
-        let len = usize::try_from(map.len()).expect("the map fits its memory_size");
-        // Replay: the node runs on a memory of its own; the peers are played.
-        let (player, memory) = match config.device.strip_prefix(REPLAY_PREFIX) {
-            Some(path) => {
-                if config.mode != SyncMode::Lockstep {
-                    return Err(config_error(
-                        "syncMode",
-                        "free",
-                        "a replay is step by step: use lockstep",
-                    ));
-                }
-                let player = replay::Player::open(path, &interface, config.node_slot)?;
-                (Some(player), format!("loopback:replay-{:x}", new_epoch()))
-            }
-            None => (None, config.device.clone()),
-        };
-        let device = Device::open(
-            &memory,
-            &OpenOptions {
-                rfm2g_library: config.rfm2g_library.clone(),
-                // A `shm:` object this node creates is the memory the interface
-                // declares, as a card's would be: an interface placed beyond it
-                // is refused below, on every device alike.
-                memory_size: usize::try_from(interface.memory_size)
-                    .expect("memory_size was checked against the map"),
-                block_reads_from: config.card.block_from,
-                ..OpenOptions::default()
-            },
-        )?;
-        // A card counts loads (each a PCIe round trip), host memory cache lines.
-        let on_card = device.info().node_id.is_some();
-        config.card.poll.get_or_insert(if on_card {
-            WaitPoll::Head
-        } else {
-            WaitPoll::Entry
-        });
-        let events = if config.wait == WaitStrategy::Event {
-            let events = device.events()?.ok_or_else(|| {
-                config_error(
-                    "waitStrategy",
-                    "event",
-                    format!(
-                        "RFM2g network interrupts need an RFM2g device whose library has the event \
-                         functions; `{}` has none: use spin, yield or sleep",
-                        config.device
-                    ),
-                )
-            })?;
-            Some(events)
-        } else {
-            None
-        };
-        // The window reaches as far as the interface's memory_size (and the
-        // device), not only to its last area: the descriptors of nodes written
-        // from other files may lie beyond (see `strangers`).
-        let scanned = (interface.memory_size)
-            .min(device.size().saturating_sub(config.region_offset))
-            .try_into()
-            .unwrap_or(len);
-        let region = device
-            .map(config.region_offset, len.max(scanned))
-            .map_err(|e| match e {
-                DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
-                    let (what, remedy) = if preset {
-                        (
-                            format!(
-                                "slots 0..={} (nodeSlot {}, peerSlot {})",
-                                config.node_slot.max(config.peer_slot),
-                                config.node_slot,
-                                config.peer_slot
-                            ),
-                            "lower regionOffset or the slot numbers",
-                        )
-                    } else {
-                        (
-                            format!("interface `{}`", interface.name),
-                            "lower regionOffset, or give the nodes smaller offsets",
-                        )
-                    };
-                    config_error(
-                        "regionOffset",
-                        config.region_offset,
-                        format!(
-                            "{what} need {len} bytes from there, which does not fit the \
-                         {size}-byte memory of `{}`: {remedy} ({e})",
-                            config.device
-                        ),
-                    )
-                }
-                other => other.into(),
-            })?;
+        let memory::Opened {
+            device,
+            region,
+            player,
+            events,
+        } = memory::open(&mut config, &interface, &map, preset)?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
         let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(
@@ -257,6 +173,7 @@ impl Link {
             event_waits: EventWaits::default(),
             pacer: pace::Pacer::new(real_time_factor),
             waiter: Waiter::new(wait),
+            failed: None,
         })
     }
 
@@ -313,6 +230,7 @@ impl Link {
                 }
                 Err(e) => {
                     self.heartbeat = None;
+                    self.failed.get_or_insert(e.ending());
                     return Err(e);
                 }
             }
@@ -334,6 +252,20 @@ impl Link {
     /// peers' frames are then in [`Link::peers`]; the report says what else the
     /// step saw.
     pub fn step(
+        &mut self,
+        k: u64,
+        sim_time: f64,
+        frame: &mut FrameBuf,
+    ) -> Result<StepReport, LinkError> {
+        let stepped = self.step_once(k, sim_time, frame);
+        if let Err(e) = &stepped {
+            self.failed.get_or_insert(e.ending());
+        }
+        stepped
+    }
+
+    #[inline]
+    fn step_once(
         &mut self,
         k: u64,
         sim_time: f64,
@@ -437,13 +369,16 @@ impl Link {
         self.event_waits
     }
 
-    /// Stops the heartbeat and marks this node's slot closed: a lockstep peer stops
-    /// waiting with a clear error, and a later session may take the slot at once.
+    /// Stops the heartbeat and marks this node's slot closed, with how it
+    /// ended (terminated, or the first failure of its start or steps): a
+    /// lockstep peer stops waiting at once and says why, and a later session
+    /// may take the slot at once.
     pub fn close(&mut self) -> Result<(), LinkError> {
         if let Some(mut heartbeat) = self.heartbeat.take() {
             heartbeat.stop();
         }
-        self.node.close()
+        let (how, about) = self.failed.unwrap_or((ownership::Ending::Terminated, None));
+        self.node.end(how, about)
     }
 
     /// Stops the heartbeat and leaves the slot as a killed process would: held and

@@ -9,18 +9,19 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::claim::{Claim, ClaimPoll};
+use super::claim::{Claim, ClaimPoll, Claimant, CLAIM_SETTLE};
 use super::compat::Expected;
+use super::error::{Foreign, Host};
 use super::exchange::Exchange;
-use super::liveness::{self, token, Beater, Words};
+use super::liveness::{token, Beater};
+use super::lookout;
+use super::ownership::{self, Ending};
 use super::peer::{Peer, Rate};
-use super::strangers::{self, Judged, Stranger};
 use super::{Layout, LinkConfig, LinkError};
 use crate::area::DESCRIPTOR_OFFSET;
-use crate::frame::framed::{FrameBuf, Header, SyncMode};
+use crate::frame::framed::{FrameBuf, Header};
 use crate::frame::seed;
-use crate::interface::Found;
-use crate::interface::{descriptor, Interface, MemoryMap, StepRatio};
+use crate::interface::{descriptor, Interface, MemoryMap};
 use crate::region::Region;
 use crate::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
 
@@ -44,14 +45,6 @@ impl Writer {
 }
 
 enum Phase {
-    /// Strangers hold areas this coupling uses: watching their beats before
-    /// anything is written ([`super::strangers`]). `foreign`: of another
-    /// interface, over any area of this coupling; `kin`: of this interface from
-    /// another file, over this node's own area.
-    Checking {
-        foreign: Vec<Stranger>,
-        kin: Vec<Stranger>,
-    },
     Claiming(Claim),
     Running,
     Closed,
@@ -74,59 +67,21 @@ pub struct Node {
     /// Bytes of this node's payload: every frame it is lent must have them.
     payload_len: usize,
     own: Region,
-    descriptor: Vec<u8>,
-    epoch: u64,
+    /// This node and the memory, as its claim needs them.
+    claimant: Claimant,
     phase: Phase,
     /// The peers and the reading of their frames.
     exchange: Exchange,
-    /// See [`Node::claims_under_one_lock`].
-    claim_settle: Duration,
-    /// A live node of this interface from another file holds part of this
-    /// node's area: it is not cleared at the claim (the first exchange fails
-    /// anyway).
-    spare: bool,
-    /// Where the descriptors of this interface over this node's area lay
-    /// when it opened: one written since is a node that claimed its slot
-    /// meanwhile, so it is live ([`Node::kin_arrived`]).
-    seen_kin: Vec<u64>,
 }
 
 impl std::fmt::Debug for Node {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Node")
             .field("config", self.config())
-            .field("epoch", &self.epoch)
+            .field("epoch", &self.claimant.epoch)
             .field("peers", &self.exchange.peers())
             .finish_non_exhaustive()
     }
-}
-
-/// How node `me` reads node `peer`: in lockstep at the ratio of their periods,
-/// unless it runs free or its interface lists the peer in its `free`.
-fn rate_of(
-    config: &LinkConfig,
-    interface: &Interface,
-    me: usize,
-    peer: usize,
-) -> Result<Rate, LinkError> {
-    let (mine, theirs) = (&interface.nodes[me], &interface.nodes[peer]);
-    if config.mode == SyncMode::Free || (peer != me && !mine.waits_for(theirs)) {
-        return Ok(Rate::Newest);
-    }
-    let ratio = match (mine.period, theirs.period) {
-        (Some(a), Some(b)) => StepRatio::of(a, b).ok_or_else(|| {
-            super::error::config_error(
-                "interface",
-                &interface.name,
-                format!(
-                    "the periods of `{}` and `{}` have no ratio that fits 64 bits",
-                    mine.name, theirs.name
-                ),
-            )
-        })?,
-        _ => StepRatio::ONE,
-    };
-    Ok(Rate::Lockstep(ratio))
 }
 
 impl Node {
@@ -161,7 +116,7 @@ impl Node {
             },
         };
         let others: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != me).collect();
-        let rate = |i: usize| rate_of(&config, &interface, me, i);
+        let rate = |i: usize| Rate::of(&config, &interface, me, i);
         let peers = if others.is_empty() && config.peer_slot == config.node_slot {
             // The attitude preset's self-loop: the peer is this node.
             vec![Peer::new(
@@ -190,26 +145,22 @@ impl Node {
                 .collect::<Result<_, LinkError>>()?
         };
         let fingerprint = interface.fingerprint();
-        let descriptor = descriptor::encode(
-            &interface.name,
-            fingerprint,
-            &interface.nodes[me],
-            &geometry.payload,
-        );
-        // Nodes of another interface over this coupling's areas. Nodes of this
-        // interface from another file are left to the first exchange, where
-        // every side learns it (a node refused here would write nothing, and
-        // its peers would wait for it).
-        let (ours, strangers): (Vec<Stranger>, Vec<Stranger>) =
-            strangers::find(region, &interface, map, now)?
-                .into_iter()
-                .filter(|s| strangers::overlaps_map(&s.found, map))
-                .partition(|s| s.found.descriptor.interface == interface.name);
-        let kin: Vec<Stranger> = ours
-            .into_iter()
-            .filter(|s| s.found.area.overlaps(geometry))
-            .collect();
-        let seen_kin = kin.iter().map(|s| s.found.area.offset).collect();
+        let claimant = Claimant {
+            region: region.clone(),
+            map: map.clone(),
+            me,
+            described: ownership::padded(descriptor::encode(
+                &interface.name,
+                fingerprint,
+                &interface.nodes[me],
+                &geometry.payload,
+                token(epoch),
+            )),
+            epoch,
+            settle: CLAIM_SETTLE,
+        };
+        let packet = writer.own_packet();
+        let claim = Claim::new(&claimant, &interface, fingerprint, packet, now)?;
         let expected = Expected {
             config,
             interface,
@@ -220,50 +171,22 @@ impl Node {
             exchange: Exchange::new(
                 expected,
                 peers,
-                strangers::Lookout::new(region.clone(), map.clone()),
+                lookout::Lookout::new(region.clone(), map.clone()),
                 now,
             ),
-            phase: Phase::Checking {
-                foreign: strangers,
-                kin,
-            },
+            phase: Phase::Claiming(claim),
             payload_len: geometry.payload.len,
             writer,
             own,
-            descriptor,
-            epoch,
-            claim_settle: super::claim::CLAIM_SETTLE,
-            spare: false,
-            seen_kin,
+            claimant,
         })
-    }
-
-    /// Whether a node of this interface from another file has written its
-    /// descriptor over this node's area since it opened. Two such nodes that
-    /// start together both find the memory clear: the first to win its claim
-    /// clears its area, and with it the other's owner word, or the other's
-    /// descriptor. Each side asks this where that shows (a claim that lost
-    /// its owner word, a clear about to be done), and then spares the other,
-    /// so that both start and their first exchange names both nodes.
-    fn kin_arrived(&mut self, now: Instant) -> Result<bool, LinkError> {
-        let lookout = self.exchange.lookout();
-        let (interface, area) = (self.interface(), lookout.map.area(self.me()));
-        let arrived: Vec<u64> = strangers::find(&lookout.region, interface, &lookout.map, now)?
-            .into_iter()
-            .filter(|s| s.found.descriptor.interface == interface.name)
-            .filter(|s| s.found.area.overlaps(area))
-            .map(|s| s.found.area.offset)
-            .filter(|at| !self.seen_kin.contains(at))
-            .collect();
-        self.seen_kin.extend(&arrived);
-        Ok(!arrived.is_empty())
     }
 
     /// Declares that every claimant of this memory calls [`Node::poll_start`]
     /// under one lock (memory only this process can reach): the claim then needs
     /// no settling time.
     pub fn claims_under_one_lock(&mut self) {
-        self.claim_settle = Duration::ZERO;
+        self.claimant.settle = Duration::ZERO;
     }
 
     pub fn config(&self) -> &LinkConfig {
@@ -280,7 +203,7 @@ impl Node {
     }
 
     pub fn epoch(&self) -> u64 {
-        self.epoch
+        self.claimant.epoch
     }
 
     /// The fingerprint of this node's interface, which its frames carry.
@@ -315,7 +238,7 @@ impl Node {
     /// The heartbeat of this session, for the thread that beats it (valid once
     /// [`Node::poll_start`] said [`StartPoll::Claimed`]).
     pub fn beater(&self) -> Result<Beater, LinkError> {
-        Ok(Beater::new(self.own.clone(), self.epoch)?)
+        Ok(Beater::new(self.own.clone(), self.claimant.epoch)?)
     }
 
     /// One step of taking the slot and publishing `frame`'s payload as frame 0
@@ -327,70 +250,65 @@ impl Node {
         frame: &mut FrameBuf,
     ) -> Result<StartPoll, LinkError> {
         let packet = self.writer.own_packet();
-        if let Phase::Checking { foreign, kin } = &mut self.phase {
-            let region = self.exchange.lookout().region.clone();
-            let mut pending = match strangers::judge(&region, foreign, now)? {
-                Judged::Live(found) => return Err(self.foreign(&found)),
-                Judged::Watching => true,
-                Judged::Clear => false,
-            };
-            match strangers::judge(&region, kin, now)? {
-                // A live node of this interface from another file over this
-                // node's area keeps what it wrote: clearing the area would wipe
-                // its descriptor and liveness words, and then it could learn
-                // nothing of this node, nor this node of it (the first exchange
-                // fails on both sides). Left-overs are cleared as always.
-                Judged::Live(_) => {
-                    self.spare = true;
-                    kin.clear();
-                }
-                Judged::Watching => pending = true,
-                Judged::Clear => {}
-            }
-            if pending {
-                return Ok(StartPoll::Pending);
-            }
-            self.phase = Phase::Claiming(Claim::new(Words::read(&self.own)?, packet, now));
-        }
+        let interface = self.interface().clone();
+        let fingerprint = self.fingerprint();
         let Phase::Claiming(claim) = &mut self.phase else {
             return Ok(StartPoll::Started);
         };
-        let words = Words::read(&self.own)?;
-        match claim.poll(words, packet, now, token(self.epoch), self.claim_settle) {
+        let polled = claim.poll(&self.claimant, &interface, fingerprint, packet, now)?;
+        let spare = claim.spare;
+        let c = self.config();
+        let (device, slot) = (c.device.clone(), c.node_slot);
+        match polled {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
-            ClaimPoll::Take => {
-                liveness::write_owner(&self.own, self.epoch)?;
-                Ok(StartPoll::Claimed)
-            }
-            ClaimPoll::Held { .. } | ClaimPoll::Contended { .. } if self.kin_arrived(now)? => {
-                self.spare = true;
-                self.phase = Phase::Claiming(Claim::new(Words::read(&self.own)?, packet, now));
-                Ok(StartPoll::Pending)
-            }
-            ClaimPoll::Held { owner, ago } => Err(LinkError::SlotInUse {
-                device: self.config().device.clone(),
-                slot: self.config().node_slot,
+            ClaimPoll::Announced => Ok(StartPoll::Claimed),
+            ClaimPoll::Held { owner, ago, remote } => Err(LinkError::SlotInUse {
+                device,
+                slot,
                 owner,
                 last_beat: ago,
+                host: Host(remote),
             }),
-            ClaimPoll::Contended { owner } => Err(LinkError::SlotContended {
-                device: self.config().device.clone(),
-                slot: self.config().node_slot,
+            ClaimPoll::Contended {
                 owner,
+                remote,
+                winner,
+            } => Err(LinkError::SlotContended {
+                device,
+                slot,
+                owner,
+                host: Host(remote),
+                winner: winner.map_or_else(String::new, |w| {
+                    format!(
+                        ", node `{}` (slot {}) of interface `{}`",
+                        w.descriptor.node, w.descriptor.slot, w.descriptor.interface
+                    )
+                }),
             }),
+            ClaimPoll::Foreign { found, ago, remote } => {
+                let e = self.exchange.expected();
+                Err(LinkError::Foreign {
+                    device,
+                    holder: Box::new(Foreign::over(
+                        &found,
+                        &e.interface,
+                        &self.claimant.map,
+                        ago,
+                        Host(remote),
+                    )),
+                })
+            }
             ClaimPoll::Won => {
-                if self.kin_arrived(now)? {
-                    self.spare = true;
-                }
                 match &mut self.writer {
-                    _ if self.spare => {}
+                    _ if spare => {}
                     Writer::Framed(writer) => writer.clear()?,
                     Writer::Seed { writer, .. } => writer.clear()?,
                 }
-                let mut described = self.descriptor.clone();
-                described.resize(described.len().next_multiple_of(crate::WORD), 0);
-                self.own.write(DESCRIPTOR_OFFSET, &described)?;
-                self.exchange.rewatch(self.epoch, now)?;
+                // Again: a claimant of the same slot that lost may have
+                // written its own over it before it found so.
+                self.own
+                    .write(DESCRIPTOR_OFFSET, &self.claimant.described)?;
+                self.exchange.rewatch(self.claimant.epoch, now)?;
                 self.phase = Phase::Running;
                 self.publish(0, sim_time, frame)?;
                 Ok(StartPoll::Started)
@@ -426,7 +344,7 @@ impl Node {
                     writer_slot: expected.config.node_slot,
                     lag: expected.config.lag,
                     mode: expected.config.mode,
-                    epoch: self.epoch,
+                    epoch: self.claimant.epoch,
                     fingerprint: expected.fingerprint,
                     step: index,
                     sim_time,
@@ -440,45 +358,25 @@ impl Node {
         Ok(())
     }
 
-    /// Marks this session's slot closed, if this session still holds it: a lockstep
-    /// peer stops waiting with a clear error, and a later session may take the slot at once.
-    pub fn close(&mut self) -> Result<(), LinkError> {
-        let claimed = !matches!(
-            self.phase,
-            Phase::Closed | Phase::Checking { .. } | Phase::Claiming(Claim::Observing { .. })
-        );
+    /// Marks this session's slot closed (`how` it ended, and about which
+    /// peer slot), if this session still holds it: a lockstep peer stops
+    /// waiting with a clear error, and a later session may take the slot at once.
+    pub fn end(&mut self, how: Ending, about: Option<u8>) -> Result<(), LinkError> {
+        let announced = match &self.phase {
+            Phase::Claiming(claim) => claim.announced(),
+            Phase::Running => true,
+            Phase::Closed => false,
+        };
         self.phase = Phase::Closed;
-        if claimed && Words::read(&self.own)?.owner == token(self.epoch) {
-            liveness::write_closed(&self.own, self.epoch)?;
+        if announced {
+            ownership::close(&self.own, self.claimant.epoch, how, about)?;
         }
         Ok(())
     }
 
-    /// The refusal of a live stranger over an area of this coupling.
-    #[cold]
-    fn foreign(&self, found: &Found) -> LinkError {
-        let e = self.exchange.expected();
-        let (interface, map) = (&e.interface, &self.exchange.lookout().map);
-        let over = map
-            .areas
-            .iter()
-            .find(|a| a.overlaps(&found.area))
-            .map(|a| &interface.nodes[a.node]);
-        let d = &found.descriptor;
-        let what = format!(
-            "it is of interface `{}`, this node of `{}`",
-            d.interface, interface.name
-        );
-        LinkError::Foreign {
-            device: e.config.device.clone(),
-            node: d.node.clone(),
-            slot: d.slot,
-            start: found.area.offset,
-            end: found.area.end(),
-            ours: over.map_or_else(String::new, |n| n.name.clone()),
-            ours_slot: over.map_or(0, |n| n.slot),
-            what,
-        }
+    /// [`Node::end`] as its master terminated it.
+    pub fn close(&mut self) -> Result<(), LinkError> {
+        self.end(Ending::Terminated, None)
     }
 
     /// Leaves the slot as a killed process would: held, not closed.

@@ -255,7 +255,8 @@ impl Observer {
 
 /// The nodes that describe themselves in `region` (of `slots`, if given), in slot
 /// order; a slot described twice (a stale area left by an earlier coupling)
-/// gives the one whose slot is held, else the last found.
+/// gives the one held by the session that wrote its descriptor, else the last
+/// found.
 pub fn described(region: &Region, slots: &[u8]) -> Result<Vec<Found>, RegionError> {
     let mut found = discover(region)?;
     found.retain(|f| slots.is_empty() || slots.contains(&f.descriptor.slot));
@@ -263,7 +264,7 @@ pub fn described(region: &Region, slots: &[u8]) -> Result<Vec<Found>, RegionErro
         crate::area::window(region, &f.area)
             .ok()
             .and_then(|a| Words::read(&a).ok())
-            .is_some_and(|w| w.is_held())
+            .is_some_and(|w| w.is_held() && w.owner == f.descriptor.session)
     };
     let mut chosen: Vec<Found> = Vec::new();
     for f in found {

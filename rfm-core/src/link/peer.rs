@@ -10,6 +10,7 @@ use super::observer::Observer;
 use super::LinkConfig;
 use crate::area::Area;
 use crate::frame::framed::{Header, SyncMode};
+use crate::interface::descriptor::Descriptor;
 use crate::interface::{Interface, StepRatio};
 use crate::region::{Region, RegionError};
 use crate::slot::ReadError;
@@ -65,6 +66,34 @@ pub(crate) enum Rate {
 }
 
 impl Rate {
+    /// How node `me` reads node `peer`: in lockstep at the ratio of their
+    /// periods, unless it runs free or its interface lists the peer in its `free`.
+    pub(crate) fn of(
+        config: &LinkConfig,
+        interface: &Interface,
+        me: usize,
+        peer: usize,
+    ) -> Result<Rate, super::LinkError> {
+        let (mine, theirs) = (&interface.nodes[me], &interface.nodes[peer]);
+        if config.mode == SyncMode::Free || (peer != me && !mine.waits_for(theirs)) {
+            return Ok(Rate::Newest);
+        }
+        let ratio = match (mine.period, theirs.period) {
+            (Some(a), Some(b)) => StepRatio::of(a, b).ok_or_else(|| {
+                super::error::config_error(
+                    "interface",
+                    &interface.name,
+                    format!(
+                        "the periods of `{}` and `{}` have no ratio that fits 64 bits",
+                        mine.name, theirs.name
+                    ),
+                )
+            })?,
+            _ => StepRatio::ONE,
+        };
+        Ok(Rate::Lockstep(ratio))
+    }
+
     /// How the handshake treats the peer's sessions: a lockstep reader cannot
     /// go on across a restart, a free one rebinds.
     fn mode(self) -> SyncMode {
@@ -295,6 +324,32 @@ impl Peer {
         } else {
             self.handshake.fault(now)
         }
+    }
+
+    /// Whether the peer's area may be being written now: its holder is of this
+    /// run and not closed, or it holds no liveness words (an article program's).
+    pub(crate) fn may_be_writing(&self) -> bool {
+        match self.handshake.life() {
+            liveness::Life::Absent => true,
+            liveness::Life::Closed { .. } => false,
+            life => life
+                .owner()
+                .is_some_and(|owner| self.handshake.of_this_run(owner)),
+        }
+    }
+
+    /// How the session holding the peer's slot ended, if it recorded it.
+    pub(crate) fn ended(&self) -> Result<Option<super::ownership::Ended>, RegionError> {
+        let owner = self.observed.words()?.owner;
+        super::ownership::ended(self.observed.area(), owner)
+    }
+
+    /// The descriptor of the peer's slot's holder, if its session ran since
+    /// this node started (a live one, or one of this run that has stopped):
+    /// what an earlier run left there says nothing of the peer.
+    pub(crate) fn live_descriptor(&self) -> Option<Descriptor> {
+        let d = super::ownership::holder_descriptor(self.observed.area()).ok()??;
+        self.handshake.of_this_run(d.session).then_some(d)
     }
 
     /// The session that now holds the peer's slot under token `owner`: its full

@@ -137,6 +137,8 @@ impl Header {
                         fingerprint,
                         &interface.nodes[i],
                         &map.area(i).payload,
+                        // A recording is of no session.
+                        0,
                     )
                 })
                 .collect(),

@@ -79,7 +79,14 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
             .iter()
             .map(|f| {
                 let d = &f.descriptor;
-                descriptor::encode(&d.interface, d.fingerprint, &d.node_spec(), &f.area.payload)
+                // A recording is of no session.
+                descriptor::encode(
+                    &d.interface,
+                    d.fingerprint,
+                    &d.node_spec(),
+                    &f.area.payload,
+                    0,
+                )
             })
             .collect(),
     };

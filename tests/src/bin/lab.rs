@@ -7,7 +7,7 @@
 //! lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS]
 //!     [--periods 0.001,1/60,0.1] [--lags 1,2,0] [--free A:B,...] [--sync A=free,...]
 //!     [--real-time-factor F] [--jitter US] [--pause A:K:SECONDS] [--kill A:K]
-//!     [--wait STRATEGY] [--rfm2g-sim LIB | --device DEV,…]
+//!     [--wait STRATEGY] [--start-jitter MS] [--first NODE] [--rfm2g-sim LIB [--ring NAME] | --device DEV,…]
 //! ```
 //!
 //! Starts one process per node; the process of node `A` imports
@@ -24,6 +24,10 @@
 //! - a peer it takes the newest frame of: a whole frame of the step `P.step`
 //!   names, never older than the last one.
 //!
+//! `--start-jitter MS` starts each process after a random 0..MS ms, and
+//! `--first NODE` that node's first (the others 1 ms or more after it): a
+//! lab's PCs start in no fixed order. `--ring NAME` (with `--rfm2g-sim`) uses
+//! and keeps that emulated ring, as a lab's memory outlives every run.
 //! `--jitter` sleeps a random 0..US µs before one step in eight; `--pause`
 //! stops node A's master for SECONDS before its step K (its heartbeat beats on:
 //! no node may fail); `--kill` has node A kill itself with SIGKILL before its
@@ -129,6 +133,12 @@ struct Plan {
     kill: Option<(usize, u64)>,
     wait: Option<String>,
     library: Option<String>,
+    /// `--start-jitter MS`: each process starts after a random 0..MS ms.
+    start_jitter_ms: u64,
+    /// `--first NODE`: its process starts first, the others after it.
+    first: Option<usize>,
+    /// `--ring NAME`: the emulated ring (with `--rfm2g-sim`), kept after the run.
+    ring: Option<String>,
 }
 
 impl Plan {
@@ -463,8 +473,11 @@ fn parse(args: &[String]) -> Result<(Plan, Option<usize>, Option<String>), Strin
         kill: None,
         wait: None,
         library: None,
+        start_jitter_ms: 0,
+        first: None,
+        ring: None,
     };
-    let (mut me, mut device) = (None, None);
+    let (mut me, mut device, mut first) = (None, None, None);
     let (mut periods, mut lags, mut free, mut sync, mut pause, mut kill) = Default::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -489,10 +502,18 @@ fn parse(args: &[String]) -> Result<(Plan, Option<usize>, Option<String>), Strin
             "--me" => me = Some(value()?.parse().map_err(|_| "--me N")?),
             "--device" => device = Some(value()?),
             "--rfm2g-sim" => plan.library = Some(value()?),
+            "--start-jitter" => {
+                plan.start_jitter_ms = value()?.parse().map_err(|_| "--start-jitter MS")?
+            }
+            "--ring" => plan.ring = Some(value()?),
+            "--first" => first = Some(value()?),
             other => return Err(format!("unknown argument {other}")),
         }
     }
     let n = plan.nodes.len();
+    if let Some(first) = first {
+        plan.first = Some(index_of(&plan.nodes, &first)?);
+    }
     plan.periods = match periods {
         Some(p) => p.split(',').map(Q::parse).collect::<Result<_, _>>()?,
         None => vec![Q { n: 1, d: 1000 }; n],
@@ -540,11 +561,12 @@ fn parse(args: &[String]) -> Result<(Plan, Option<usize>, Option<String>), Strin
 }
 
 fn main() -> ExitCode {
+    artefact_tests::print_fmu_messages();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (plan, me, device) = match parse(&args) {
         Ok(parsed) => parsed,
         Err(e) => {
-            eprintln!("lab: {e}\nusage: lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS] [--periods P,…] [--lags L,…] [--free A:B,…] [--sync A=free,…] [--real-time-factor F] [--jitter US] [--pause A:K:S] [--kill A:K] [--wait STRATEGY] [--rfm2g-sim LIB | --device DEV,…]");
+            eprintln!("lab: {e}\nusage: lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS] [--periods P,…] [--lags L,…] [--free A:B,…] [--sync A=free,…] [--real-time-factor F] [--jitter US] [--pause A:K:S] [--kill A:K] [--wait STRATEGY] [--start-jitter MS] [--first NODE] [--rfm2g-sim LIB [--ring NAME] | --device DEV,…]");
             return ExitCode::from(2);
         }
     };
@@ -561,7 +583,10 @@ fn main() -> ExitCode {
             }
         };
     }
-    let name = format!("rfm-lab-{}", std::process::id());
+    let name = plan
+        .ring
+        .clone()
+        .unwrap_or_else(|| format!("rfm-lab-{}", std::process::id()));
     let (device, object) = match (&plan.library, &device) {
         (Some(_), _) => ("/dev/rfm2g0".to_owned(), format!("/rfm2g-sim.{name}")),
         // `--device A,B,C`: each node its own memory (hosts' memories joined
@@ -609,7 +634,12 @@ fn main() -> ExitCode {
             a
         },
         plan.library.as_deref().map(|lib| (lib, name.as_str())),
-        &object,
+        artefact_tests::Spawn {
+            start_jitter_ms: plan.start_jitter_ms,
+            first: plan.first,
+            // A ring named by --ring outlives the run, as a lab's memory does.
+            memory: plan.ring.is_none().then_some(object.as_str()),
+        },
     );
     let ok = statuses.iter().enumerate().all(|(i, s)| match plan.kill {
         // The killed node dies of SIGKILL; the others saw it in time.

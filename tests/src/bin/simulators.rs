@@ -166,9 +166,11 @@ fn fly(f: &Flight) -> Result<i32, String> {
 }
 
 fn main() -> ExitCode {
+    artefact_tests::print_fmu_messages();
     let mut fmu = "target/fmu/rfm_attitude.fmu".to_owned();
     let (mut steps, mut device, mut node, mut library) = (100_000u64, None, None, None);
     let (mut lag, mut timeout) = (0u64, None);
+    let (mut start_jitter_ms, mut ring): (u64, Option<String>) = (0, None);
     let mut record: Option<String> = None;
     let (mut replay, mut changed, mut expect): (Option<String>, _, Option<i32>) =
         (None, 0..0, None);
@@ -181,6 +183,10 @@ fn main() -> ExitCode {
             "--lag" => lag = args.next().and_then(|s| s.parse().ok()).unwrap_or(0),
             "--timeout" => timeout = args.next().and_then(|s| s.parse().ok()),
             "--rfm2g-sim" => library = args.next(),
+            "--start-jitter" => {
+                start_jitter_ms = args.next().and_then(|s| s.parse().ok()).unwrap_or(0)
+            }
+            "--ring" => ring = args.next(),
             "--record" => record = args.next(),
             "--replay" => replay = args.next(),
             "--change-steps" => {
@@ -197,7 +203,9 @@ fn main() -> ExitCode {
             "-h" | "--help" => {
                 println!(
                     "usage: simulators [FMU] [--steps N] [--device DEV[,DEV] | --rfm2g-sim LIBRFM2G_SO] [--record DIR]\n\
-                     \x20      [--lag L] [--timeout SECONDS]\n\
+                     \x20      [--lag L] [--timeout SECONDS] [--start-jitter MS] [--ring NAME]\n\
+                     (--start-jitter: each aircraft's process starts after a random 0..MS ms;\n\
+                     \x20--ring: with --rfm2g-sim, the emulated ring to use, kept after the run)\n\
                      (--device A,B: each aircraft its own memory, e.g. two shm: memories joined by rfm-bridge)\n\
                      \x20      simulators [FMU] --replay FILE [--node N] [--steps N] [--change-steps A..B] [--expect-divergence D]\n\
                      (one aircraft alone against its recording: every peer attitude must be exact, and\n\
@@ -277,7 +285,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let name = format!("rfm-simulators-{}", std::process::id());
+    let name = ring
+        .clone()
+        .unwrap_or_else(|| format!("rfm-simulators-{}", std::process::id()));
     let (device, object) = match (&library, device) {
         (Some(_), _) => ("/dev/rfm2g0".to_owned(), format!("/rfm2g-sim.{name}")),
         (None, Some(device)) => (device, format!("/{name}")),
@@ -317,7 +327,12 @@ fn main() -> ExitCode {
             args
         },
         library.as_deref().map(|lib| (lib, name.as_str())),
-        &object,
+        artefact_tests::Spawn {
+            start_jitter_ms,
+            first: None,
+            // A ring named by --ring outlives the run, as a lab's memory does.
+            memory: ring.is_none().then_some(object.as_str()),
+        },
     );
     if ok {
         ExitCode::SUCCESS

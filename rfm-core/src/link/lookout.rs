@@ -1,18 +1,15 @@
-//! Nodes the memory describes that this node's interface file does not: a node
-//! of another interface, or of this one built from another file, found by the
-//! descriptors every node writes into its area (`interface::discover`).
-//!
-//! A node of another interface whose heartbeat beats over an area this coupling
-//! uses would be overwritten by this node, or would overwrite it: the node
-//! refuses to start before it writes anything. What dead or closed runs left
-//! may be overwritten, as always. While a peer has never been seen, the waiting
-//! node looks for it among the strangers too: built from a file of another
-//! layout, it writes somewhere else, and waiting for it where this file puts it
-//! would last the whole `startupTimeout` and then blame the wrong thing.
+//! The lookout: a peer never seen may have been built from a file of another
+//! layout, and write somewhere else. While a peer has never been seen, the
+//! waiting node looks for it among the nodes the memory describes that this
+//! file does not (`interface::discover`, judged by [`super::ownership`]):
+//! waiting for it where this file puts it would last the whole
+//! `startupTimeout` and then blame the wrong thing. (What a node finds over
+//! its own areas at its claim is the claim's business: [`super::claim`].)
 
 use std::time::{Duration, Instant};
 
 use super::liveness::{Words, HEARTBEAT_PERIOD};
+use super::ownership::Whose;
 use crate::area::window;
 use crate::interface::{discover, Found};
 use crate::interface::{Interface, MemoryMap};
@@ -47,24 +44,8 @@ pub(crate) enum Judged {
     Live(Box<Found>),
 }
 
-/// Whether `found` is the node this file puts there: the same fingerprint, at
-/// the place the map gives that node.
-fn belongs(found: &Found, fingerprint: u64, interface: &Interface, map: &MemoryMap) -> bool {
-    found.descriptor.fingerprint == fingerprint
-        && interface
-            .nodes
-            .iter()
-            .position(|n| n.name == found.descriptor.node)
-            .is_some_and(|i| map.area(i).offset == found.area.offset)
-}
-
-/// Whether `found`'s area overlaps an area of `map`.
-pub(crate) fn overlaps_map(found: &Found, map: &MemoryMap) -> bool {
-    map.areas.iter().any(|a| a.overlaps(&found.area))
-}
-
 /// The strangers of `region` that hold their areas (a session's token, not
-/// closed), wherever they are.
+/// closed, described by that session), wherever they are.
 pub(crate) fn find(
     region: &Region,
     interface: &Interface,
@@ -74,11 +55,11 @@ pub(crate) fn find(
     let fingerprint = interface.fingerprint();
     let mut strangers = Vec::new();
     for found in discover(region)? {
-        if belongs(&found, fingerprint, interface, map) {
+        if Whose::of(&found, interface, fingerprint, map) == Whose::ThisCoupling {
             continue;
         }
         let words = Words::read(&window(region, &found.area)?)?;
-        if words.is_held() {
+        if words.is_held() && words.owner == found.descriptor.session {
             strangers.push(Stranger {
                 found,
                 words,
@@ -164,7 +145,13 @@ impl Lookout {
                 let known = (self.watched.iter().map(|s| &s.found))
                     .chain(&self.live)
                     .any(|f| f.area.offset == at);
-                if stranger.found.descriptor.interface == interface.name && !known {
+                let kin = Whose::of(
+                    &stranger.found,
+                    interface,
+                    interface.fingerprint(),
+                    &self.map,
+                ) == Whose::OtherFile;
+                if kin && !known {
                     self.watched.push(stranger);
                 }
             }

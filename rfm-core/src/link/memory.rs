@@ -1,0 +1,130 @@
+//! Opening a link's memory: the device its config names (or, for a replay, a
+//! loopback memory of the node's own), its wait events, and the window over
+//! the interface, with an error that names what to change when it does not fit.
+
+use super::error::config_error;
+use super::{clock::new_epoch, replay, LinkConfig, LinkError, WaitPoll, REPLAY_PREFIX};
+use crate::frame::framed::SyncMode;
+use crate::interface::{Interface, MemoryMap};
+use crate::region::OutsideMemory;
+use crate::wait::WaitStrategy;
+use crate::{Device, DeviceError, Events, OpenOptions, Region};
+
+/// What [`open`] opened.
+pub(super) struct Opened {
+    pub device: Device,
+    /// The window over the interface (and as far as its memory_size).
+    pub region: Region,
+    /// `device = replay:PATH`: the recording the peers are played from.
+    pub player: Option<replay::Player>,
+    /// Network interrupts (waitStrategy = event only).
+    pub events: Option<Events>,
+}
+
+/// Opens the memory `config` names for `interface` (laid out as `map`;
+/// `preset`: the attitude pair the slots define), and settles how the link
+/// polls it (`config.card.poll`, if not given).
+pub(super) fn open(
+    config: &mut LinkConfig,
+    interface: &Interface,
+    map: &MemoryMap,
+    preset: bool,
+) -> Result<Opened, LinkError> {
+    let len = usize::try_from(map.len()).expect("the map fits its memory_size");
+    // Replay: the node runs on a memory of its own; the peers are played.
+    let (player, memory) = match config.device.strip_prefix(REPLAY_PREFIX) {
+        Some(path) => {
+            if config.mode != SyncMode::Lockstep {
+                return Err(config_error(
+                    "syncMode",
+                    "free",
+                    "a replay is step by step: use lockstep",
+                ));
+            }
+            let player = replay::Player::open(path, interface, config.node_slot)?;
+            (Some(player), format!("loopback:replay-{:x}", new_epoch()))
+        }
+        None => (None, config.device.clone()),
+    };
+    let device = Device::open(
+        &memory,
+        &OpenOptions {
+            rfm2g_library: config.rfm2g_library.clone(),
+            // A `shm:` object this node creates is the memory the interface
+            // declares, as a card's would be: an interface placed beyond it
+            // is refused below, on every device alike.
+            memory_size: usize::try_from(interface.memory_size)
+                .expect("memory_size was checked against the map"),
+            block_reads_from: config.card.block_from,
+            ..OpenOptions::default()
+        },
+    )?;
+    // A card counts loads (each a PCIe round trip), host memory cache lines.
+    let on_card = device.info().node_id.is_some();
+    config.card.poll.get_or_insert(if on_card {
+        WaitPoll::Head
+    } else {
+        WaitPoll::Entry
+    });
+    let events = if config.wait == WaitStrategy::Event {
+        let events = device.events()?.ok_or_else(|| {
+            config_error(
+                "waitStrategy",
+                "event",
+                format!(
+                    "RFM2g network interrupts need an RFM2g device whose library has the event \
+                     functions; `{}` has none: use spin, yield or sleep",
+                    config.device
+                ),
+            )
+        })?;
+        Some(events)
+    } else {
+        None
+    };
+    // The window reaches as far as the interface's memory_size (and the
+    // device), not only to its last area: the descriptors of nodes written
+    // from other files may lie beyond (see `claim` and `lookout`).
+    let scanned = (interface.memory_size)
+        .min(device.size().saturating_sub(config.region_offset))
+        .try_into()
+        .unwrap_or(len);
+    let region = device
+        .map(config.region_offset, len.max(scanned))
+        .map_err(|e| match e {
+            DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
+                let (what, remedy) = if preset {
+                    (
+                        format!(
+                            "slots 0..={} (nodeSlot {}, peerSlot {})",
+                            config.node_slot.max(config.peer_slot),
+                            config.node_slot,
+                            config.peer_slot
+                        ),
+                        "lower regionOffset or the slot numbers",
+                    )
+                } else {
+                    (
+                        format!("interface `{}`", interface.name),
+                        "lower regionOffset, or give the nodes smaller offsets",
+                    )
+                };
+                config_error(
+                    "regionOffset",
+                    config.region_offset,
+                    format!(
+                        "{what} need {len} bytes from there, which does not fit the \
+                     {size}-byte memory of `{}`: {remedy} ({e})",
+                        config.device
+                    ),
+                )
+            }
+            other => other.into(),
+        })?;
+    Ok(Opened {
+        device,
+        region,
+        player,
+        events,
+    })
+}

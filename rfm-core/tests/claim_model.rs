@@ -1,0 +1,442 @@
+//! The claims, exhaustively over a grid of timings: the attitude pair and a
+//! node of another interface whose area overlaps both of the pair's, claiming
+//! one memory that holds what a run of a third interface (two nodes, laid out
+//! otherwise) left: nothing, its nodes closed, dead, or still live; with and
+//! without a claim of another host mirrored late over the other interface's
+//! area, as a bridge writes it.
+//!
+//! The model runs the real protocol ([`Node`], over a loopback region, with
+//! Fischer's settle as between processes) in one thread; time is virtual, and
+//! every session that announced a claim beats by hand every heartbeat period.
+//! Each claimant starts at one of a set of offsets, and every 1 ms tick the
+//! claimants are polled in one of every order. Checked for every run:
+//! - **never two owners**: of the sessions that started, no two areas overlap,
+//!   each still holds its owner word, and the mirrored session and the live
+//!   leftover still hold theirs;
+//! - **no leftover refuses a node**: without a live holder or a rival of another
+//!   interface, both nodes of the pair start, whatever was left;
+//! - **no live node is judged dead or foreign**: a live node (the leftover, the
+//!   mirrored session, a claimant that started) is never written over, and a
+//!   node of the pair is never refused as foreign by its own peer;
+//! - **decided at the claim**: a refused claimant is refused by its claim
+//!   (`SlotInUse`, `SlotContended`, `Foreign`), and no session that started
+//!   loses its owner word afterwards.
+#![cfg(not(miri))]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rfm_core::area::{window, Area, DESCRIPTOR_OFFSET};
+use rfm_core::frame::framed::FrameBuf;
+use rfm_core::interface::{self, descriptor, Interface, MemoryMap, Reserved};
+use rfm_core::link::liveness::{self, Beater, Words, HEARTBEAT_PERIOD};
+use rfm_core::link::{LinkConfig, LinkError, Node, StartPoll};
+use rfm_core::{Device, OpenOptions, Region};
+
+const TICK: Duration = Duration::from_millis(1);
+/// Every claimant has started or been refused by then.
+const DECIDED_BY: Duration = Duration::from_millis(1_500);
+
+/// A node of interface `name` with `reals` Real signals per node, at `slots`.
+fn interface(name: &str, nodes: &[(&str, u8, usize)]) -> Interface {
+    let mut text = format!("name = \"{name}\"\n");
+    for (node, slot, reals) in nodes {
+        let signals: Vec<String> = (0..*reals)
+            .map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }}"))
+            .collect();
+        text += &format!(
+            "[[node]]\nname = \"{node}\"\nslot = {slot}\nsignals = [{}]\n",
+            signals.join(", ")
+        );
+    }
+    Interface::parse("model.toml", &text, &Reserved::NONE).unwrap()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Left {
+    Nothing,
+    Closed,
+    Dead,
+    Live,
+}
+
+/// One session: a node, the heartbeat it beats once it announced, and how its
+/// claim ended.
+struct Session {
+    name: &'static str,
+    node: Node,
+    frame: FrameBuf,
+    epoch: u64,
+    beater: Option<Beater>,
+    started: bool,
+    error: Option<LinkError>,
+    area: Area,
+    own: Region,
+}
+
+struct World {
+    t0: Instant,
+    t: Duration,
+    region: Region,
+    next_epoch: u64,
+    /// Sessions of the leftover run that still beat (live), and the mirrored one.
+    beating: Vec<Beater>,
+    /// Live sessions no claimant may write over: (area, window, token).
+    protected: Vec<(Area, Region, u32, &'static str)>,
+}
+
+impl World {
+    fn new() -> World {
+        let name = format!("loopback:{}", common::unique("claims"));
+        let device = Device::open(&name, &OpenOptions::default()).unwrap();
+        World {
+            t0: Instant::now(),
+            t: Duration::ZERO,
+            region: device.map(0, 64 << 10).unwrap(),
+            next_epoch: 0x71,
+            beating: Vec::new(),
+            protected: Vec::new(),
+        }
+    }
+
+    fn now(&self) -> Instant {
+        self.t0 + self.t
+    }
+
+    fn session(
+        &mut self,
+        name: &'static str,
+        iface: &Arc<Interface>,
+        preset: bool,
+        slot: u8,
+        peer: u8,
+    ) -> Session {
+        self.next_epoch += 0x1_0000_0002;
+        let map = iface.map().unwrap();
+        let config = LinkConfig {
+            device: "loopback:model".into(),
+            node_slot: slot,
+            peer_slot: peer,
+            interface: (!preset).then(|| iface.clone()),
+            ..LinkConfig::default()
+        };
+        let node = Node::new(
+            config,
+            iface.clone(),
+            &map,
+            &self.region,
+            self.next_epoch,
+            self.now(),
+        )
+        .unwrap();
+        let me = iface.nodes.iter().position(|n| n.slot == slot).unwrap();
+        Session {
+            name,
+            frame: FrameBuf::new(node.payload_len()),
+            own: window(&self.region, map.area(me)).unwrap(),
+            area: map.area(me).clone(),
+            node,
+            epoch: self.next_epoch,
+            beater: None,
+            started: false,
+            error: None,
+        }
+    }
+
+    /// One poll of a claimant's start at the current time.
+    fn poll(&mut self, s: &mut Session) {
+        if s.started || s.error.is_some() {
+            return;
+        }
+        match s.node.poll_start(self.now(), 0.0, &mut s.frame) {
+            Ok(StartPoll::Pending) => {}
+            Ok(StartPoll::Claimed) => s.beater = Some(s.node.beater().unwrap()),
+            Ok(StartPoll::Started) => s.started = true,
+            Err(e) => {
+                // As the link does: the heartbeat stops, the slot is closed.
+                s.beater = None;
+                s.node.close().unwrap();
+                s.error = Some(e);
+            }
+        }
+    }
+
+    /// A tick of time: every beating session beats on its period.
+    fn tick<'a>(&mut self, sessions: impl Iterator<Item = &'a mut Session>) {
+        self.t += TICK;
+        if self
+            .t
+            .as_millis()
+            .is_multiple_of(HEARTBEAT_PERIOD.as_millis())
+        {
+            for s in sessions {
+                if let Some(b) = &mut s.beater {
+                    if b.beat().unwrap().is_some() {
+                        s.beater = None;
+                    }
+                }
+            }
+            for b in &mut self.beating {
+                b.beat().unwrap();
+            }
+        }
+    }
+
+    /// A whole run of interface `left` that ended as `how`.
+    fn leave(&mut self, left: &Arc<Interface>, how: Left) {
+        let mut sessions: Vec<Session> = [(0u8, 1u8), (1, 0)]
+            .into_iter()
+            .map(|(slot, peer)| self.session("left", left, false, slot, peer))
+            .collect();
+        while !sessions.iter().all(|s| s.started) {
+            for s in &mut sessions {
+                self.poll(s);
+            }
+            self.tick(sessions.iter_mut());
+        }
+        for mut s in sessions {
+            match how {
+                Left::Closed => s.node.close().unwrap(),
+                Left::Dead => s.node.abandon(),
+                Left::Live => {
+                    self.protected.push((
+                        s.area.clone(),
+                        s.own.clone(),
+                        liveness::token(s.epoch),
+                        "leftover",
+                    ));
+                    self.beating.push(s.beater.take().unwrap());
+                }
+                Left::Nothing => unreachable!(),
+            }
+        }
+        for _ in 0..30 {
+            self.tick(std::iter::empty());
+        }
+    }
+
+    /// Another host's session of interface `other`, written here as a bridge
+    /// writes it (remote mark, words, descriptor), and beating from then on.
+    fn mirror(&mut self, other: &Interface) {
+        let map = other.map().unwrap();
+        let area = map.area(0);
+        let own = window(&self.region, area).unwrap();
+        let token = 0x7777_7777;
+        let mut bytes = descriptor::encode(
+            &other.name,
+            other.fingerprint(),
+            &other.nodes[0],
+            &area.payload,
+            token,
+        );
+        bytes.resize(area.descriptor_len, 0);
+        let words = Words {
+            owner: token,
+            beat: 1,
+            closed: 0,
+        };
+        liveness::write_mirrored(&own, words, 0xb1).unwrap();
+        own.write(DESCRIPTOR_OFFSET, &bytes).unwrap();
+        self.protected
+            .push((area.clone(), own.clone(), token, "mirrored"));
+        self.beating
+            .push(Beater::new(own, u64::from(token)).unwrap());
+    }
+}
+
+fn overlaps(a: &MemoryMap, i: usize, b: &MemoryMap, j: usize) -> bool {
+    a.area(i).overlaps(b.area(j))
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    left: Left,
+    rival: bool,
+    mirrored: bool,
+    offsets: [u64; 3],
+    order: [usize; 3],
+}
+
+fn run(case: Case) -> Result<(), String> {
+    let pair = Arc::new(interface::attitude(0, 1));
+    // Over both of the pair's areas, and over neither's place: a layout of its own.
+    let other = Arc::new(interface("other", &[("wide", 9, 120)]));
+    let left = Arc::new(interface("left", &[("l0", 0, 70), ("l1", 1, 3)]));
+    let mut w = World::new();
+    if case.left != Left::Nothing {
+        w.leave(&left, case.left);
+    }
+    let specs: [(&'static str, &Arc<Interface>, bool, u8, u8); 3] = [
+        ("slot0", &pair, true, 0, 1),
+        ("slot1", &pair, true, 1, 0),
+        ("wide", &other, false, 9, 9),
+    ];
+    let claimants = if case.rival { 3 } else { 2 };
+    let mut sessions: Vec<Option<Session>> = (0..claimants).map(|_| None).collect();
+    let start = w.t;
+    let mut mirrored = false;
+    while w.t - start < DECIDED_BY {
+        for &i in case.order.iter().filter(|&&i| i < claimants) {
+            if sessions[i].is_none() && w.t - start >= Duration::from_millis(case.offsets[i]) {
+                let (name, iface, preset, slot, peer) = specs[i];
+                sessions[i] = Some(w.session(name, iface, preset, slot, peer));
+            }
+            if let Some(s) = &mut sessions[i] {
+                w.poll(s);
+            }
+        }
+        if case.mirrored && !mirrored && w.t - start >= Duration::from_millis(7) {
+            w.mirror(&other);
+            mirrored = true;
+        }
+        w.tick(sessions.iter_mut().flatten());
+        let decided = sessions
+            .iter()
+            .all(|s| s.as_ref().is_some_and(|s| s.started || s.error.is_some()));
+        // Decided, and long enough after for a late loss to show.
+        if decided && w.t - start >= Duration::from_millis(case.offsets.iter().max().unwrap() + 100)
+        {
+            break;
+        }
+    }
+    let sessions: Vec<Session> = sessions.into_iter().flatten().collect();
+    let undecided: Vec<&str> = sessions
+        .iter()
+        .filter(|s| !s.started && s.error.is_none())
+        .map(|s| s.name)
+        .collect();
+    if !undecided.is_empty() {
+        return Err(format!("not decided within {DECIDED_BY:?}: {undecided:?}"));
+    }
+    // Decided at the claim: only claim refusals.
+    for s in &sessions {
+        if let Some(e) = &s.error {
+            let at_claim = matches!(
+                e,
+                LinkError::SlotInUse { .. }
+                    | LinkError::SlotContended { .. }
+                    | LinkError::Foreign { .. }
+            );
+            if !at_claim {
+                return Err(format!(
+                    "{} refused otherwise than at its claim: {e}",
+                    s.name
+                ));
+            }
+        }
+    }
+    // Never two owners, and nothing live written over.
+    let maps = [
+        pair.map().unwrap(),
+        pair.map().unwrap(),
+        other.map().unwrap(),
+    ];
+    let index = [0usize, 1, 0];
+    let started: Vec<usize> = (0..sessions.len())
+        .filter(|&i| sessions[i].started)
+        .collect();
+    for &i in &started {
+        let owner = Words::read(&sessions[i].own).unwrap().owner;
+        if owner != liveness::token(sessions[i].epoch) {
+            return Err(format!(
+                "{} started, and lost its owner word to {owner:#x}",
+                sessions[i].name
+            ));
+        }
+        for &j in started.iter().filter(|&&j| j > i) {
+            if overlaps(&maps[i], index[i], &maps[j], index[j]) {
+                return Err(format!(
+                    "{} and {} both started over one area",
+                    sessions[i].name, sessions[j].name
+                ));
+            }
+        }
+    }
+    for (area, own, token, what) in &w.protected {
+        let owner = Words::read(own).unwrap().owner;
+        if owner != *token {
+            return Err(format!(
+                "the live {what} session was written over ({owner:#x})"
+            ));
+        }
+        if let Some(s) = started
+            .iter()
+            .map(|&i| &sessions[i])
+            .find(|s| s.area.overlaps(area))
+        {
+            return Err(format!(
+                "{} started over the live {what} session's area",
+                s.name
+            ));
+        }
+    }
+    // No leftover refuses a node, and the pair never refuses its own peer.
+    for s in &sessions[..2] {
+        if let Some(LinkError::Foreign { holder, .. }) = &s.error {
+            if holder.node.starts_with("slot") {
+                return Err(format!("{} judged its own peer foreign", s.name));
+            }
+        }
+    }
+    let contested = case.left == Left::Live || case.rival || case.mirrored;
+    if !(contested || sessions[0].started && sessions[1].started) {
+        return Err(format!(
+            "a leftover ({:?}) refused the pair: {:?} / {:?}",
+            case.left,
+            sessions[0].error.as_ref().map(ToString::to_string),
+            sessions[1].error.as_ref().map(ToString::to_string)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn claims_over_leftovers_live_nodes_and_rivals_end_with_one_owner_decided_at_the_claim() {
+    let offsets = [0u64, 3, 19, 40];
+    let orders = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let (mut runs, mut failures) = (0, Vec::new());
+    for left in [Left::Nothing, Left::Closed, Left::Dead, Left::Live] {
+        for (rival, mirrored) in [(false, false), (true, false), (false, true)] {
+            // A bridge never mirrors over a live session of its own host
+            // announced before (the earlier announcement wins at both ends).
+            if left == Left::Live && mirrored {
+                continue;
+            }
+            for &a in &offsets {
+                for &b in &offsets {
+                    for &c in if rival { &offsets[..] } else { &offsets[..1] } {
+                        for &order in &orders {
+                            let case = Case {
+                                left,
+                                rival,
+                                mirrored,
+                                offsets: [a, b, c],
+                                order,
+                            };
+                            runs += 1;
+                            if let Err(e) = run(case) {
+                                failures.push(format!("{case:?}: {e}"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{runs} runs, {} failures", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} runs failed; the first: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
+}
