@@ -876,6 +876,76 @@ fn watch_tells_a_live_holder_from_a_silent_and_a_closed_one() {
     assert_eq!(holder(2)["state"], "closed", "{v}");
 }
 
+/// Every area by the ownership protocol's one judgement: a closed run of
+/// another interface (its wide node, in slot 1 at offset 0, over where the
+/// attitude pair lies) is "left over, closed" in its row; once an attitude
+/// node runs in slot 1 (at 4096, inside the wide area), that row is the live
+/// node's, and the wide node is listed below the rows, judged alike.
+#[test]
+fn watch_judges_every_area_as_the_protocol_does_leftovers_of_another_interface_too() {
+    use rfm_core::interface::{Interface, Reserved};
+    use rfm_core::link::{AttitudeLink, Link, LinkConfig};
+    let m = shm(1 << 20);
+    let reals: Vec<String> = (0..70)
+        .map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }}"))
+        .collect();
+    let text = format!(
+        "name = \"left\"\n[[node]]\nname = \"wide\"\nslot = 1\nsignals = [{}]\n",
+        reals.join(", ")
+    );
+    let left = Interface::parse("left.toml", &text, &Reserved::NONE).unwrap();
+    let mut wide = Link::open(LinkConfig {
+        device: m.device.clone(),
+        interface: Some(std::sync::Arc::new(left)),
+        node_slot: 1,
+        peer_slot: 1,
+        ..LinkConfig::default()
+    })
+    .unwrap();
+    let mut frame = FrameBuf::new(wide.payload_len());
+    wide.start(0.0, &mut frame).unwrap();
+    wide.close().unwrap();
+    drop(wide);
+    let watch = || {
+        let (code, v, err) =
+            watch_json(&["watch", &m.device, "--once", "--json", "--interval", "0.3"]);
+        assert_eq!(code, 0, "{err}");
+        v
+    };
+    let v = watch();
+    assert_eq!(v["slots"][0]["node"], "wide", "{v}");
+    assert_eq!(
+        v["slots"][0]["holder"]["judged"], "left over, closed",
+        "{v}"
+    );
+    let mut live = AttitudeLink::open(LinkConfig {
+        device: m.device.clone(),
+        node_slot: 1,
+        peer_slot: 1,
+        ..LinkConfig::default()
+    })
+    .unwrap();
+    live.start(&rfm_core::link::Sample::default()).unwrap();
+    let v = watch();
+    assert_eq!(
+        (&v["slots"][0]["node"], &v["slots"][0]["holder"]["judged"]),
+        (&json!("slot1"), &json!("live")),
+        "{v}"
+    );
+    let others = v["others"].as_array().unwrap();
+    assert_eq!(others.len(), 1, "{v}");
+    assert_eq!(
+        (
+            &others[0]["node"],
+            &others[0]["interface"],
+            &others[0]["judged"]
+        ),
+        (&json!("wide"), &json!("left"), &json!("left over, closed")),
+        "{v}"
+    );
+    drop(live);
+}
+
 /// `dump --decode` names each part of a node's area in the range, with the
 /// signals of a ring entry by name, from the node's descriptor alone.
 #[test]
