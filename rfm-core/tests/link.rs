@@ -315,6 +315,41 @@ fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
     assert_eq!(a.health().restarts, 1);
 }
 
+/// A node that fails records how before its closed mark, and a peer waiting
+/// for it stops at once with that reason, not after a timeout that blames an
+/// earlier run: here node 1's master lends its link a frame of the wrong size,
+/// and node 0, waiting for node 1's next frame, says how node 1 ended.
+#[test]
+fn a_peer_that_failed_ends_the_wait_at_once_with_how_it_ended() {
+    use rfm_core::frame::framed::FrameBuf;
+    use rfm_core::link::Link;
+    let dev = loopback();
+    let mut a = Link::open(config(&dev, 0, 1, 0)).unwrap();
+    let mut b = Link::open(config(&dev, 1, 0, 0)).unwrap();
+    let (mut fa, mut fb) = (
+        FrameBuf::new(a.payload_len()),
+        FrameBuf::new(b.payload_len()),
+    );
+    a.start(0.0, &mut fa).unwrap();
+    b.start(0.0, &mut fb).unwrap();
+    let mut wrong = FrameBuf::new(b.payload_len() + 8);
+    let failed = b.step(0, 0.0, &mut wrong).unwrap_err();
+    assert!(matches!(failed, LinkError::Config { .. }), "{failed}");
+    b.close().unwrap();
+    let started = std::time::Instant::now();
+    let err = a.step(0, 0.0, &mut fa).unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the wait ended at once, not after its timeout (10 s): {:?}",
+        started.elapsed()
+    );
+    assert!(
+        err.to_string()
+            .contains("node `slot1` (slot 1) of this coupling stopped before step 0: it failed;"),
+        "{err}"
+    );
+}
+
 #[test]
 fn incompatible_peers_are_refused_at_first_contact() {
     // A lockstep node refuses a free-running peer it waits for: its frames
