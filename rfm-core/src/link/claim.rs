@@ -212,8 +212,13 @@ impl Claim {
                 let mut i = 0;
                 while i < others.len() {
                     let area = window(&claimant.region, &others[i].found.area)?;
+                    let session = others[i].found.descriptor.session;
                     match others[i].watch.judge(&area, now)? {
-                        Holder::Live { last, remote, .. } => {
+                        Holder::Live {
+                            owner,
+                            last,
+                            remote,
+                        } if owner == session => {
                             let w = others.swap_remove(i);
                             match w.whose {
                                 Whose::OtherFile if w.over_mine => self.spare = true,
@@ -227,13 +232,13 @@ impl Claim {
                                 }
                             }
                         }
-                        Holder::Unproven { owner, .. }
-                            if owner == others[i].found.descriptor.session =>
-                        {
+                        Holder::Unproven { owner, .. } if owner == session => {
                             pending = true;
                             i += 1;
                         }
-                        // Closed, dead, free, or another session's since.
+                        // Closed, dead, free, or another session's since (a
+                        // claim of that area after this observation began,
+                        // which the verify weighs).
                         _ => {
                             others.swap_remove(i);
                         }
