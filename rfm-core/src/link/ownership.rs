@@ -291,8 +291,8 @@ pub enum Whose {
     /// The node this file puts there: a peer of this coupling (or this node's
     /// own slot).
     ThisCoupling,
-    /// A node of this interface (its name, and a node this file has in that
-    /// slot under that name) built from another file.
+    /// A node of this interface (its name, and a node of this file's by its
+    /// name) built from another file.
     OtherFile,
     /// Another interface (or one that only shares this one's name).
     OtherInterface,
@@ -302,10 +302,7 @@ impl Whose {
     /// Whose `found` is, read with `interface` laid out as `map`.
     pub fn of(found: &Found, interface: &Interface, fingerprint: u64, map: &MemoryMap) -> Whose {
         let d = &found.descriptor;
-        let named = interface
-            .nodes
-            .iter()
-            .position(|n| n.name == d.node && n.slot == d.slot);
+        let named = interface.nodes.iter().position(|n| n.name == d.node);
         match named {
             Some(i) if d.fingerprint == fingerprint && map.area(i).offset == found.area.offset => {
                 Whose::ThisCoupling
@@ -398,6 +395,58 @@ mod tests {
         );
         announce(&a, &[], 0x25).unwrap();
         assert_eq!(ended(&a, 0x25).unwrap(), None, "a new claim forgets it");
+    }
+
+    /// Whose a described area is: the node this file puts there; a node of
+    /// this interface (its name, and a node of that name) from another file;
+    /// or another interface, also one that only shares the name.
+    #[test]
+    fn another_interface_that_shares_this_ones_name_is_another_interface() {
+        use crate::interface::{Interface, Reserved};
+        let file = |nodes: &str| {
+            Interface::parse(
+                "f.toml",
+                &format!("name = \"lab\"\n{nodes}"),
+                &Reserved::NONE,
+            )
+            .unwrap()
+        };
+        let node = |name: &str, slot: u8, signals: &str| {
+            format!("[[node]]\nname = \"{name}\"\nslot = {slot}\nsignals = [{signals}]\n")
+        };
+        let x = "{ name = \"x\", type = \"Real\" }";
+        let xy = "{ name = \"x\", type = \"Real\" }, { name = \"y\", type = \"Real\" }";
+        let ours = file(&(node("cockpit", 0, x) + &node("visual", 1, x)));
+        let map = ours.map().unwrap();
+        let found_in = |theirs: &Interface, i: usize| {
+            let m = theirs.map().unwrap();
+            let area = m.area(i).clone();
+            let bytes = crate::interface::descriptor::encode(
+                &theirs.name,
+                theirs.fingerprint(),
+                &theirs.nodes[i],
+                &area.payload,
+                1,
+            );
+            Found {
+                descriptor: crate::interface::descriptor::decode(&bytes).unwrap(),
+                area,
+            }
+        };
+        let whose = |theirs: &Interface, i| {
+            Whose::of(&found_in(theirs, i), &ours, ours.fingerprint(), &map)
+        };
+        assert_eq!(whose(&ours, 1), Whose::ThisCoupling);
+        let edited = file(&(node("cockpit", 0, xy) + &node("visual", 1, x)));
+        assert_eq!(whose(&edited, 1), Whose::OtherFile);
+        let namesake = file(&(node("flight", 0, xy) + &node("motion", 1, x)));
+        assert_eq!(whose(&namesake, 1), Whose::OtherInterface);
+        let moved = file(&(node("cockpit", 0, x) + &node("visual", 2, x)));
+        assert_eq!(
+            whose(&moved, 1),
+            Whose::OtherFile,
+            "another slot, same node"
+        );
     }
 
     #[test]
