@@ -131,35 +131,6 @@ if timeout 20 "$simulators" target/fmu/rfm_attitude.fmu --node 0 --device "$mem_
 fi
 [ $(($(date +%s) - started_at)) -lt 5 ] || fail "the refusal took longer than 5 s (startupTimeout, not the claim?)"
 
-echo "bridge-test: 20 tries of two nodes claiming one slot on the two bridged memories at one moment"
-# Each try a slot of its own (10..29), each claimant on its own host's memory,
-# both claiming at one wall-clock instant: exactly one owns the slot, and the
-# other is refused at its claim, naming the winner (never later, at a beat).
-for try in $(seq 0 19); do
-    slot=$((10 + try))
-    at=$(python3 -c 'import time; print(time.time_ns() + 300_000_000)')
-    target/release/examples/claim "$mem_a" "$slot" "$at" 800 > "target/$tag-claim-a.txt" 2>&1 &
-    claim_a=$!
-    target/release/examples/claim "$mem_b" "$slot" "$at" 800 > "target/$tag-claim-b.txt" 2>&1 &
-    claim_b=$!
-    wait "$claim_a" "$claim_b"
-    python3 - "$try" "target/$tag-claim-a.txt" "target/$tag-claim-b.txt" <<'EOF'
-import sys
-attempt, files = sys.argv[1], sys.argv[2:]
-lines = [open(f).read().strip() for f in files]
-won = [l for l in lines if l.startswith("won ")]
-refused = [l for l in lines if l.startswith("refused ")]
-ok = len(won) == 1 and len(refused) == 1
-if ok:
-    token = won[0].split()[1]
-    ok = token in refused[0] and "on another host" in refused[0]
-if not ok:
-    sys.exit(f"bridge-test: claim try {attempt}: not one owner and one refusal naming it: {lines}")
-EOF
-done
-echo "bridge-test: 20 tries: one owner each, the other refused at its claim naming it (on another host)"
-rm -f "target/$tag-claim-a.txt" "target/$tag-claim-b.txt"
-
 echo "bridge-test: bridge B killed: both aircraft fail within their timeout (1 s)"
 killed_at=$(date +%s.%N)
 kill -KILL "$bridge_b"
@@ -192,6 +163,35 @@ start_bridge b "target/$tag-b3.log" "$mem_b" --connect "tcp/$addr_a:$pa"
 bridge_b=$started
 wait "$coupling" || { cat "target/$tag-resume.log" >&2; fail "the coupling did not resume"; }
 tail -1 "target/$tag-resume.log"
+
+echo "bridge-test: 20 tries of two nodes claiming one slot on the two bridged memories at one moment"
+# Each try a slot of its own (10..29), each claimant on its own host's memory,
+# both claiming at one wall-clock instant: exactly one owns the slot, and the
+# other is refused at its claim, naming the winner (never later, at a beat).
+for try in $(seq 0 19); do
+    slot=$((10 + try))
+    at=$(python3 -c 'import time; print(time.time_ns() + 300_000_000)')
+    target/release/examples/claim "$mem_a" "$slot" "$at" 800 > "target/$tag-claim-a.txt" 2>&1 &
+    claim_a=$!
+    target/release/examples/claim "$mem_b" "$slot" "$at" 800 > "target/$tag-claim-b.txt" 2>&1 &
+    claim_b=$!
+    wait "$claim_a" "$claim_b"
+    python3 - "$try" "target/$tag-claim-a.txt" "target/$tag-claim-b.txt" <<'EOF'
+import sys
+attempt, files = sys.argv[1], sys.argv[2:]
+lines = [open(f).read().strip() for f in files]
+won = [l for l in lines if l.startswith("won ")]
+refused = [l for l in lines if l.startswith("refused ")]
+ok = len(won) == 1 and len(refused) == 1
+if ok:
+    token = won[0].split()[1]
+    ok = token in refused[0] and "on another host" in refused[0]
+if not ok:
+    sys.exit(f"bridge-test: claim try {attempt}: not one owner and one refusal naming it: {lines}")
+EOF
+done
+echo "bridge-test: 20 tries: one owner each, the other refused at its claim naming it (on another host)"
+rm -f "target/$tag-claim-a.txt" "target/$tag-claim-b.txt"
 
 if [ "$mode" = loopback ]; then
     echo "bridge-test: the three lab FMUs on three memories with three bridges (1 kHz, 1/60 s, 10 Hz)"

@@ -101,6 +101,12 @@ pub(crate) struct Claim {
     /// Announced claims seen when the observation began (left over or live):
     /// they are not competitors at the verify.
     seen: Vec<(u64, u32)>,
+    /// A bridge watches this memory: an area held from another host, or a
+    /// claim a bridge acknowledged, was there when the observation began.
+    /// The claim then waits up to [`BRIDGE_SETTLE`] for its own
+    /// acknowledgement (a bridge slowed by load may see it after
+    /// [`CLAIM_SETTLE`]) before it counts as seen by nobody.
+    bridged_memory: bool,
     /// A live node of this interface from another file overlaps this node's
     /// area: the area is not cleared (its words and descriptor would go, and
     /// neither node could learn of the other; their first exchange names both).
@@ -150,7 +156,10 @@ impl Claim {
         let mine = claimant.map.area(claimant.me);
         let mut others = Vec::new();
         let mut seen = Vec::new();
+        let mut bridged_memory = false;
         for found in discover(&claimant.region)? {
+            let area = window(&claimant.region, &found.area)?;
+            bridged_memory |= ownership::bridge_seen(&area)?;
             if !ownership::is_holders(&claimant.region, &found)? {
                 continue;
             }
@@ -185,6 +194,7 @@ impl Claim {
                 packet_moved: false,
             },
             seen,
+            bridged_memory,
             spare: false,
         })
     }
@@ -293,6 +303,7 @@ impl Claim {
                 }
                 let until = match *bridged {
                     Some(b) => (*at + claimant.settle).max(b + BRIDGE_SETTLE),
+                    None if self.bridged_memory => *at + claimant.settle.max(BRIDGE_SETTLE),
                     None => *at + claimant.settle,
                 };
                 if now < until {

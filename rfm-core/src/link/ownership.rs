@@ -197,6 +197,13 @@ pub(crate) fn acknowledged(area: &Region, owner: u32) -> Result<bool, RegionErro
     Ok(area.load_u32(BRIDGED, Ordering::Acquire)? == owner)
 }
 
+/// Whether a bridge has been at `area`: its holder is another host's, or a
+/// bridge acknowledged a claim of it.
+pub(crate) fn bridge_seen(area: &Region) -> Result<bool, RegionError> {
+    Ok(area.load_u32(BRIDGED, Ordering::Acquire)? != 0
+        || super::liveness::remote_holder(area)?.is_some())
+}
+
 /// The descriptor of the session holding `area` (the area's own window): the
 /// one at its place whose token is the owner word. `None` when the area holds
 /// none, or one an earlier session left.
