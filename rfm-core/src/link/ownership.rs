@@ -355,14 +355,20 @@ mod tests {
     use super::*;
     use crate::{Device, OpenOptions};
 
-    fn area() -> Region {
-        let device = Device::open("loopback:ownership-words", &OpenOptions::default()).unwrap();
+    /// A memory of the test's own (tests run at once, and loopback memory is
+    /// shared by name).
+    fn area(name: &str) -> Region {
+        let device = Device::open(
+            &format!("loopback:ownership-{name}"),
+            &OpenOptions::default(),
+        )
+        .unwrap();
         device.map(0, 4096).unwrap()
     }
 
     #[test]
     fn a_descriptor_describes_its_area_only_while_its_session_holds_it() {
-        let a = area();
+        let a = area("descriptor");
         let i = crate::interface::attitude(0, 1);
         let map = i.map().unwrap();
         let geometry = map.area(0);
@@ -387,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_session_records_how_it_ended_before_its_closed_mark_and_only_its_own() {
-        let a = area();
+        let a = area("ended");
         announce(&a, &[], 0x21).unwrap();
         close(&a, 0x23, Ending::Timeout, Some(1)).unwrap();
         assert_eq!(Words::read(&a).unwrap().closed, 0, "not its area");
