@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use super::liveness::{self, Life, PeerWatch, Words, DEAD_AFTER};
 use super::ownership::{self, AreaWatch, Holder, Whose};
-use crate::area::{window, Area};
+use crate::area::window;
 use crate::interface::{discover, Found, Interface, MemoryMap};
 use crate::region::{Region, RegionError};
 
@@ -294,8 +294,7 @@ impl Claim {
                     return Ok(ClaimPoll::Contended {
                         owner: words.owner,
                         remote: liveness::remote_holder(&own)?,
-                        winner: self
-                            .holder_of(claimant, &claimant.map.area(claimant.me).clone())?,
+                        winner: holder_of(claimant)?,
                     });
                 }
                 if bridged.is_none() && ownership::acknowledged(&own, token)? {
@@ -373,14 +372,18 @@ impl Claim {
         }
         Ok(rival)
     }
+}
 
-    /// The described holder of the area `at`, if its descriptor is its own.
-    fn holder_of(&self, claimant: &Claimant, at: &Area) -> Result<Option<Found>, RegionError> {
-        Ok(discover(&claimant.region)?
-            .into_iter()
-            .filter(|f| f.area.overlaps(at))
-            .find(|f| ownership::is_holders(&claimant.region, f).unwrap_or(false)))
+/// The described holder of an area over this node's, if its descriptor is
+/// its own (the winner of a contended claim, once it has written it).
+fn holder_of(claimant: &Claimant) -> Result<Option<Found>, RegionError> {
+    let mine = claimant.map.area(claimant.me);
+    for found in discover(&claimant.region)? {
+        if found.area.overlaps(mine) && ownership::is_holders(&claimant.region, &found)? {
+            return Ok(Some(found));
+        }
     }
+    Ok(None)
 }
 
 fn own_window(claimant: &Claimant) -> Result<Region, RegionError> {
