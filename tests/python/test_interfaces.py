@@ -372,7 +372,7 @@ def test_a_node_of_another_interface_over_a_running_pair_is_refused_and_the_pair
         outs = [p.communicate(timeout=120) for p in pair]
     finally:
         Path(f"/dev/shm/{device[4:]}").unlink(missing_ok=True)
-    assert "whose heartbeat beats" in told and "it is of interface `rfm_attitude`, this node of `pq`" in told \
+    assert "whose heartbeat last moved" in told and "it is of interface `rfm_attitude`, this node of `pq`" in told \
         and "Nothing was written" in told, told[-3000:]
     for p, (out, err) in zip(pair, outs):
         assert p.returncode == 0, out[-3000:] + err[-3000:]
