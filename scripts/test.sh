@@ -29,7 +29,19 @@ esac
 source scripts/setup.sh
 source scripts/wine.sh
 source scripts/steps.sh
-trap 'step_table $?' EXIT
+# /dev/shm as the run found it: the run leaves it so (checked at the end).
+# What this script names itself ends in -$$ and is removed however it ends.
+shm_before=$(ls -A /dev/shm 2>/dev/null | sort)
+trap 'status=$?; rm -f /dev/shm/*-"$$"; step_table $status' EXIT
+shm_left() {
+    step shm-left "nothing left in /dev/shm: every test and script removes the shared memory it made, pass or fail"
+    local left
+    left=$(comm -13 <(printf '%s\n' "$shm_before") <(ls -A /dev/shm 2>/dev/null | sort))
+    if [ -n "$left" ]; then
+        printf 'left in /dev/shm by this run (the test or script that made each must remove it):\n%s\n' "$left" >&2
+        exit 1
+    fi
+}
 step setup "what the checks need, installed where missing (scripts/setup.sh)"
 setup test
 
@@ -111,6 +123,7 @@ target/release/module-cycles
 if [ "$mode" = quick ]; then
     step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
     .venv/bin/pytest -q tests/python/test_fmpy.py
+    shm_left
     steps_passed "quick checks passed (scripts/test.sh runs every check)"
     exit 0
 fi
@@ -166,6 +179,7 @@ for _ in $(seq 120); do
 done
 target/release/rfmctl record "shm:rfm-test-record-$$" --out target/record/third-party.rec --overwrite --seconds 1
 wait "$coupling"
+rm -f "/dev/shm/rfm-test-record-$$"
 target/release/rfmctl show target/record/third-party.rec
 # Each aircraft alone against the other's recording (replay:), then its own:
 # every peer attitude exact and no divergence; with its roll changed on ten
@@ -208,6 +222,13 @@ lab --dir target/fmu/lab --interface lab --free visual:ios --jitter 200
 lab --dir target/fmu/lab --interface lab --free visual:ios --lags 1,2,0 --jitter 200
 lab --dir target/fmu/lab --interface lab --free visual:ios --pause ios:30:3 --jitter 200
 lab --dir target/fmu/lab --interface lab --free visual:ios --kill ios:30
+# A node the FMU refuses: the master prints what the FMU told its logger.
+if lab --dir target/fmu/lab --interface lab --device shm:a/b,shm:a/b,shm:a/b 2> target/lab-refused.log; then
+    echo "lab ran on a device every node refuses" >&2
+    exit 1
+fi
+grep -E '^cockpit \[Error, logStatusError\]: fmi2ExitInitializationMode: .*not allowed' target/lab-refused.log ||
+    { cat target/lab-refused.log >&2; exit 1; }
 lab --dir target/fmu/freeios --interface freeios --free visual:ios,cockpit:ios --sync ios=free \
     --real-time-factor 0.2
 
@@ -292,4 +313,5 @@ miri_sim
 wait "$conformance" || { cat target/miri-conformance.log >&2; exit 1; }
 cat target/miri-conformance.log
 
+shm_left
 steps_passed "all checks passed"

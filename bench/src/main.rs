@@ -396,7 +396,19 @@ fn machine() -> serde_json::Value {
     })
 }
 
-fn main() -> Result<()> {
+/// Errors as their message and causes, without the backtrace `main`
+/// returning an error prints under `RUST_BACKTRACE=1` (see build-fmu's `main`).
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("coupling: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
     let args = parse()?;
     if let Some(c) = &args.child {
         return child(&args, c);

@@ -11,6 +11,7 @@ mod strip;
 mod verify;
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, ValueEnum};
@@ -85,6 +86,11 @@ struct Args {
     /// dropping it. Only for binaries built here.
     #[arg(long, conflicts_with = "from")]
     keep_debug: bool,
+    /// With --interface: the coupling runs on shared memory only (`shm:`,
+    /// `loopback:`), never on an RFM2g ring, so the ring's budget is printed
+    /// but does not refuse it (host memory carries GB/s, a ring 170 MB/s).
+    #[arg(long, requires = "interface")]
+    shm_only: bool,
     /// Rewrite the repository's modelDescription.xml (the attitude FMU's) from the
     /// code, and write nothing else.
     #[arg(long, conflicts_with_all = ["interface", "from"])]
@@ -131,7 +137,13 @@ fn attitude(root: &Path, out: Option<PathBuf>) -> Result<Target> {
 }
 
 /// The FMUs of `node` (or all) of the interface file at `file`.
-fn of_interface(root: &Path, file: &Path, node: &str, out: Option<PathBuf>) -> Result<Vec<Target>> {
+fn of_interface(
+    root: &Path,
+    file: &Path,
+    node: &str,
+    out: Option<PathBuf>,
+    shm_only: bool,
+) -> Result<Vec<Target>> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let interface = Interface::parse(&file.display().to_string(), &text, &fmu_model::RESERVED)
@@ -147,7 +159,7 @@ fn of_interface(root: &Path, file: &Path, node: &str, out: Option<PathBuf>) -> R
             map: &map
         }
     ));
-    ring_budget(&interface, &map, file)?;
+    ring_budget(&interface, &map, file, shm_only)?;
     let nodes: Vec<usize> = if node == "all" {
         (0..interface.nodes.len()).collect()
     } else {
@@ -196,27 +208,40 @@ fn of_interface(root: &Path, file: &Path, node: &str, out: Option<PathBuf>) -> R
 }
 
 /// Prints what the coupling puts on an RFM2g ring; warns above half of it and
-/// refuses more than all of it (the nodes could not keep their periods).
-fn ring_budget(interface: &Interface, map: &MemoryMap, file: &Path) -> Result<()> {
+/// refuses more than all of it (the nodes could not keep their periods),
+/// unless the coupling is for shared memory only (`shm_only`), where it only
+/// says what a ring would make of it.
+fn ring_budget(interface: &Interface, map: &MemoryMap, file: &Path, shm_only: bool) -> Result<()> {
     let budget = RingBudget::of(interface, map);
     step(&format!("on an RFM2g ring:\n{budget}"));
     let share = 100.0 * budget.fraction();
-    match budget.verdict() {
-        Verdict::Fits => Ok(()),
-        Verdict::OverHalf => {
+    let file = file.display();
+    match (budget.verdict(), shm_only) {
+        (Verdict::Fits, _) => Ok(()),
+        (verdict, true) => {
+            let what = match verdict {
+                Verdict::Over => "more than a ring carries: it cannot run on RFM2g cards",
+                _ => "over half of a ring",
+            };
             step(&format!(
-                "warning: the coupling of {} would take {share:.0} % of the ring: over half \
-                 leaves little for bursts and other traffic (give its nodes longer periods or \
-                 fewer signals)",
-                file.display()
+                "the coupling of {file} would take {share:.0} % of an RFM2g ring, {what}; \
+                 packed for shared memory only (--shm-only), as asked"
             ));
             Ok(())
         }
-        Verdict::Over => bail!(
-            "the coupling of {} would put {:.0} bytes/s on an RFM2g ring, {share:.0} % of the \
+        (Verdict::OverHalf, false) => {
+            step(&format!(
+                "warning: the coupling of {file} would take {share:.0} % of the ring: over half \
+                 leaves little for bursts and other traffic (give its nodes longer periods or \
+                 fewer signals)"
+            ));
+            Ok(())
+        }
+        (Verdict::Over, false) => bail!(
+            "the coupling of {file} would put {:.0} bytes/s on an RFM2g ring, {share:.0} % of the \
              {:.0} MB/s it carries: its nodes could not keep their periods; give them longer \
-             periods or fewer signals",
-            file.display(),
+             periods or fewer signals, or, for a coupling on shared memory only (shm:, loopback:), \
+             pass --shm-only",
             budget.total(),
             RING_BYTES_PER_SECOND / 1e6
         ),
@@ -249,8 +274,21 @@ fn absolute(root: &Path, p: &Path) -> PathBuf {
     }
 }
 
-fn main() -> Result<()> {
-    let args = Args::parse();
+/// A user's mistake (a bad file, a missing FMU) is not a crash: it is printed
+/// as its message and causes on one line, never with the backtrace that
+/// `main` returning an error prints under `RUST_BACKTRACE=1`. A panic still
+/// prints its own.
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("build-fmu: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<()> {
     let root = workspace();
     // Relative paths are the user's, from where build-fmu was started (cargo run
     // starts it there too).
@@ -265,7 +303,9 @@ fn main() -> Result<()> {
     }
     // Everything that can be wrong is found before anything is written.
     let targets = match (&args.interface, &args.node) {
-        (Some(file), Some(node)) => of_interface(&root, &absolute(&cwd, file), node, out)?,
+        (Some(file), Some(node)) => {
+            of_interface(&root, &absolute(&cwd, file), node, out, args.shm_only)?
+        }
         _ => vec![attitude(&root, out)?],
     };
     let binaries = match &args.from {

@@ -52,6 +52,24 @@ fn a_bad_interface_file_is_reported_at_its_line_and_nothing_is_written() {
     assert!(!out.exists(), "something was written");
 }
 
+/// A user's mistake under `RUST_BACKTRACE=1` (set in many developers' shells)
+/// is its message and its causes, not a crash's stack backtrace.
+#[test]
+fn an_input_error_is_its_message_and_causes_without_a_backtrace() {
+    let out = Command::new(env!("CARGO_BIN_EXE_build-fmu"))
+        .args(["--interface", "/nonexistent/lab.toml", "--node", "a"])
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LIB_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "build-fmu: error: cannot read /nonexistent/lab.toml: No such file or directory (os error 2)"
+    );
+}
+
 #[test]
 fn an_unknown_node_is_named_with_the_nodes_there_are() {
     let scratch = folder();
@@ -302,4 +320,56 @@ fn a_coupling_that_needs_more_than_the_ring_is_refused_and_over_half_is_warned()
         "{fits}"
     );
     assert!(!fits.contains("warning"), "{fits}");
+}
+
+/// A coupling for shared memory only never touches a ring: with --shm-only
+/// the same 950 % is reported and packing goes on (to the missing --from
+/// FMU here: it got past the budget).
+#[test]
+fn a_coupling_for_shared_memory_only_is_reported_not_refused() {
+    let scratch = folder();
+    let signals: String = (0..1000)
+        .map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }},"))
+        .collect();
+    let file = scratch.path().join("fast.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"fast\"\nmemory_size = 67108864\nperiod = 0.00001\n[[node]]\nname = \"a\"\n\
+             slot = 0\nsignals = [{signals}]\n[[node]]\nname = \"b\"\nslot = 1\nsignals = [{signals}]\n"
+        ),
+    )
+    .unwrap();
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "--interface".to_owned(),
+            file.to_str().unwrap().to_owned(),
+            "--node".into(),
+            "all".into(),
+            "--from".into(),
+            "/nonexistent/rfm_attitude.fmu".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&'static str]| {
+        let a = args(extra);
+        build_fmu(&a.iter().map(String::as_str).collect::<Vec<_>>()).1
+    };
+    let refused = run(&[]);
+    assert!(refused.contains("pass --shm-only"), "{refused}");
+    assert!(
+        !refused.contains("/nonexistent/rfm_attitude.fmu"),
+        "{refused}"
+    );
+    let shm = run(&["--shm-only"]);
+    assert!(
+        shm.contains("would take 950 % of an RFM2g ring, more than a ring carries")
+            && shm.contains("packed for shared memory only (--shm-only)"),
+        "{shm}"
+    );
+    assert!(
+        shm.contains("/nonexistent/rfm_attitude.fmu"),
+        "past the budget: {shm}"
+    );
 }

@@ -177,7 +177,7 @@ impl Instance {
     pub fn exit_initialization_mode(&mut self) -> FmiResult {
         let v = &mut self.values;
         let config = link_config(&self.model, &v.params)?;
-        log::debug!("opening {config:?}");
+        log::debug!("opening the link: {config}");
         let mut link =
             Link::open(config).map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
         let mut recording = match string(&v.params, Param::RecordFile).is_empty() {

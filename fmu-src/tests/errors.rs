@@ -6,7 +6,7 @@ mod common;
 use std::ffi::{c_char, CString};
 use std::sync::Arc;
 
-use common::{callbacks, unique, vr, Fmu, Log};
+use common::{callbacks, unique, vr, Fmu, Log, ShmGuard};
 use fmu_model::fmi2::*;
 use rfm_attitude::*;
 
@@ -568,6 +568,49 @@ fn debug_logging_is_by_category_and_errors_always_reach_the_master() {
     );
 }
 
+/// With logDebug on, the master's log shows the link's settings as the
+/// parameters a user set (`key = value`), not a Rust struct.
+#[test]
+fn the_debug_log_shows_the_links_settings_as_key_value() {
+    let fmu = Fmu::new("settings");
+    // SAFETY: a valid category string.
+    unsafe {
+        let debug = [c"logDebug".as_ptr()];
+        assert_eq!(fmi2_set_debug_logging(fmu.c, 1, 1, debug.as_ptr()), fmi2OK);
+    }
+    let dev = format!("loopback:{}", unique("settings"));
+    fmu.set_all(&[
+        ("device", &dev),
+        ("peerSlot", "0"),
+        ("waitStrategy", "sleep"),
+    ]);
+    assert_eq!(fmu.init(), fmi2OK);
+    let log = fmu.log();
+    let line = log
+        .iter()
+        .find(|(_, c, m)| c == "logDebug" && m.contains("opening the link"))
+        .map(|(_, _, m)| m.clone())
+        .unwrap_or_else(|| panic!("no settings line: {log:?}"));
+    assert!(
+        !line.contains("LinkConfig") && !line.contains('{'),
+        "{line}"
+    );
+    for part in [
+        "interface = attitude preset, nodeSlot = 0, peerSlot = 0",
+        &format!("device = {dev}"),
+        "regionOffset = 0x0",
+        "syncMode = lockstep",
+        "lag = 0",
+        "waitStrategy = sleep",
+        "layout = framed",
+        "timeout = ",
+        "idleTimeout = 300 s",
+        "rfm2gReadThreshold = 64",
+    ] {
+        assert!(line.contains(part), "`{part}` not in: {line}");
+    }
+}
+
 #[test]
 fn a_slot_another_live_instance_writes_is_refused_at_initialization() {
     // The first instance steps, then its master idles far longer than any frame
@@ -611,6 +654,7 @@ fn of_two_instances_claiming_one_slot_at_the_same_moment_exactly_one_wins() {
     // the owner word, as between two PCs.
     for round in 0..10 {
         let name = unique("race");
+        let _guard = ShmGuard(name.clone());
         let dev = if round % 2 == 0 {
             format!("loopback:{name}")
         } else {

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{unique, Fmu};
+use common::{unique, Fmu, ShmGuard};
 use fmu_model::fmi2::*;
 
 const H: f64 = 1e-3;
@@ -199,6 +199,7 @@ fn one_thread_exchanges_exactly_in_every_order_of_init_and_step() {
 #[test]
 fn free_mode_never_takes_the_frame_of_a_writer_that_is_gone() {
     let name = unique("gone");
+    let _guard = ShmGuard(name.clone());
     let device = format!("shm:{name}");
     let writer = node("writer", &device, 1, 0, 0);
     writer.set_all(&[("syncMode", "free"), ("roll", "1.234")]);
@@ -225,7 +226,6 @@ fn free_mode_never_takes_the_frame_of_a_writer_that_is_gone() {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     drop(reader);
-    let _ = rfm_core::backend::shm::unlink(&name);
 }
 
 const PEER_ENV: &str = "RFM_ATTITUDE_TEST_PEER";
@@ -265,6 +265,7 @@ fn two_processes_with_lag_zero_agree_run_after_run() {
     // differed from the first would fail there.
     for _ in 0..2 {
         let name = unique("fmu-procs");
+        let _guard = ShmGuard(name.clone());
         let device = format!("shm:{name}");
         let peer = Command::new(std::env::current_exe().unwrap())
             .args([
@@ -279,7 +280,6 @@ fn two_processes_with_lag_zero_agree_run_after_run() {
             .unwrap();
         master(&device, 0, PROCESS_STEPS, &[]);
         let out = peer.wait_with_output().unwrap();
-        let _ = rfm_core::backend::shm::unlink(&name);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.contains("every peer value exact"),

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use common::{unique, Fmu};
+use common::{unique, Fmu, ShmGuard};
 use fmu_model::fmi2::*;
 
 const H: f64 = 1e-3;
@@ -24,14 +24,6 @@ struct Net {
     devices: [String; 2],
     library: Option<String>,
     _guard: Box<dyn std::any::Any>,
-}
-
-struct ShmGuard(String);
-
-impl Drop for ShmGuard {
-    fn drop(&mut self) {
-        let _ = rfm_core::backend::shm::unlink(&self.0);
-    }
 }
 
 fn shm() -> Net {

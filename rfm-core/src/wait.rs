@@ -148,20 +148,41 @@ impl Waiter {
 /// The sleep between polls of [`WaitStrategy::Sleep`].
 pub const SLEEP_QUANTUM: Duration = Duration::from_micros(100);
 
+impl WaitStrategy {
+    /// Each strategy by the name the FMU's `waitStrategy` parameter gives it:
+    /// both directions read this one table.
+    const NAMES: [(&'static str, WaitStrategy); 5] = [
+        ("adaptive", WaitStrategy::Adaptive),
+        ("spin", WaitStrategy::Spin),
+        ("yield", WaitStrategy::Yield),
+        ("sleep", WaitStrategy::Sleep),
+        ("event", WaitStrategy::Event),
+    ];
+}
+
 impl std::str::FromStr for WaitStrategy {
     type Err = String;
 
     fn from_str(s: &str) -> Result<WaitStrategy, String> {
-        match s {
-            "adaptive" => Ok(WaitStrategy::Adaptive),
-            "spin" => Ok(WaitStrategy::Spin),
-            "yield" => Ok(WaitStrategy::Yield),
-            "sleep" => Ok(WaitStrategy::Sleep),
-            "event" => Ok(WaitStrategy::Event),
-            other => Err(format!(
-                "unknown wait strategy `{other}`; expected adaptive, spin, yield, sleep or event"
-            )),
-        }
+        WaitStrategy::NAMES
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, w)| w)
+            .ok_or_else(|| {
+                format!(
+                    "unknown wait strategy `{s}`; expected adaptive, spin, yield, sleep or event"
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for WaitStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (name, _) = WaitStrategy::NAMES
+            .iter()
+            .find(|(_, w)| w == self)
+            .expect("every strategy is in the table");
+        f.write_str(name)
     }
 }
 

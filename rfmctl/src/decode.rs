@@ -8,23 +8,91 @@ use rfm_core::link::liveness::Words;
 use rfm_core::slot::{FramedReader, ReadError, Ring};
 use rfm_core::Region;
 
-/// `name=value unit` for each signal (the first `limit`, then how many more).
-pub fn signals_text(signals: &[(String, Value, String)], limit: usize) -> String {
-    let mut parts: Vec<String> = signals
+/// `name=value unit` for each signal, in the interface's order, in at most
+/// `room` characters (`None`: all of each). Where they do not fit, the longest
+/// texts are shortened first (a Real to 4 significant digits, a String to its
+/// first 12 characters), then whole ones are left out and counted (Strings
+/// first, then Reals, Integers, Booleans last), so that a Boolean is the last
+/// to go.
+pub fn signals_text(signals: &[(String, Value, String)], room: Option<usize>) -> String {
+    let text = |name: &str, value: &str, unit: &str| {
+        if unit.is_empty() {
+            format!("{name}={value}")
+        } else {
+            format!("{name}={value} {unit}")
+        }
+    };
+    let mut parts: Vec<Option<String>> = signals
         .iter()
-        .take(limit)
-        .map(|(name, value, unit)| {
-            if unit.is_empty() {
-                format!("{name}={value}")
-            } else {
-                format!("{name}={value} {unit}")
-            }
-        })
+        .map(|(name, value, unit)| Some(text(name, &value.to_string(), unit)))
         .collect();
-    if signals.len() > limit {
-        parts.push(format!("… {} more", signals.len() - limit));
+    let Some(room) = room else {
+        return parts.into_iter().flatten().collect::<Vec<_>>().join(", ");
+    };
+    let width = |parts: &[Option<String>]| {
+        let shown = parts.iter().flatten();
+        let left_out = parts.iter().filter(|p| p.is_none()).count();
+        let more = if left_out > 0 {
+            format!(", … {left_out} more").chars().count()
+        } else {
+            0
+        };
+        shown.clone().map(|p| p.chars().count() + 2).sum::<usize>() + more
+    };
+    // Longest first: shorten, then leave out.
+    let mut by_length: Vec<usize> = (0..parts.len()).collect();
+    by_length.sort_by_key(|&i| std::cmp::Reverse(parts[i].as_ref().map_or(0, String::len)));
+    for &i in &by_length {
+        if width(&parts) <= room {
+            break;
+        }
+        let (name, value, unit) = &signals[i];
+        parts[i] = Some(text(name, &short(value), unit));
     }
-    parts.join(", ")
+    // Then left out: Strings first, Booleans last, the longest of a kind first.
+    let rank = |v: &Value| match v {
+        Value::String(_) => 3,
+        Value::Real(_) => 2,
+        Value::Integer(_) => 1,
+        Value::Boolean(_) => 0,
+    };
+    by_length.sort_by_key(|&i| {
+        let length = parts[i].as_ref().map_or(0, String::len);
+        std::cmp::Reverse((rank(&signals[i].1), length))
+    });
+    for &i in &by_length {
+        if width(&parts) <= room {
+            break;
+        }
+        parts[i] = None;
+    }
+    let left_out = parts.iter().filter(|p| p.is_none()).count();
+    let mut shown: Vec<String> = parts.into_iter().flatten().collect();
+    if left_out > 0 {
+        shown.push(format!("… {left_out} more"));
+    }
+    shown.join(", ")
+}
+
+/// A value in few characters: a Real to 4 significant digits (rounded), a String to
+/// its first 12 characters.
+fn short(value: &Value) -> String {
+    match value {
+        Value::Real(x) if *x == 0.0 || !x.is_finite() => x.to_string(),
+        Value::Real(x) if (1e-3..1e5).contains(&x.abs()) => {
+            let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
+            let t = format!("{x:.digits$}");
+            match t.contains('.') {
+                true => t.trim_end_matches('0').trim_end_matches('.').to_owned(),
+                false => t,
+            }
+        }
+        Value::Real(x) => format!("{x:.3e}"),
+        Value::String(s) if s.chars().count() > 12 => {
+            format!("{:?}…", s.chars().take(12).collect::<String>())
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Each described signal's value in `payload`, with its unit.
@@ -99,7 +167,7 @@ pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u6
                             h.writer_step(),
                             h.sim_time,
                             h.epoch as u32,
-                            signals_text(&signals(&d.signals, buf.payload()), 8)
+                            signals_text(&signals(&d.signals, buf.payload()), None)
                         ),
                         Err(ReadError::Empty) => "empty".to_owned(),
                         Err(e) => e.to_string(),
@@ -120,4 +188,60 @@ pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u6
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flight() -> Vec<(String, Value, String)> {
+        let real = |n: &str, x: f64| (n.to_owned(), Value::Real(x), "rad".to_owned());
+        vec![
+            real("roll", 0.012345678901234),
+            real("pitch", -0.2718281828459045),
+            real("yaw", 3.0718281828459045),
+            real("p", 1.0e-7),
+            real("q", 12345.678),
+            real("r", -0.5),
+            ("on_ground".into(), Value::Boolean(true), String::new()),
+        ]
+    }
+
+    /// A line with room shows every signal, the Boolean too (it was hidden
+    /// behind "… 1 more" after six signals whatever the width).
+    #[test]
+    fn with_room_every_signal_is_shown_whole() {
+        let text = signals_text(&flight(), Some(200));
+        assert!(!text.contains("more"), "{text}");
+        assert!(text.ends_with("on_ground=true"), "{text}");
+        assert!(text.contains("pitch=-0.2718281828459045 rad"), "{text}");
+        assert_eq!(text, signals_text(&flight(), None));
+    }
+
+    /// Short of room, the long values are shortened first and the Boolean
+    /// stays; shorter still, the longest go and are counted.
+    #[test]
+    fn short_values_are_the_last_to_be_cut() {
+        let text = signals_text(&flight(), Some(120));
+        assert!(text.chars().count() <= 120, "{text}");
+        assert!(text.contains("on_ground=true"), "{text}");
+        assert!(text.contains("pitch=-0.2718 rad"), "{text}");
+        assert!(!text.contains("more"), "{text}");
+        let text = signals_text(&flight(), Some(60));
+        assert!(text.chars().count() <= 60, "{text}");
+        assert!(text.contains("on_ground=true"), "{text}");
+        assert!(text.contains("more"), "{text}");
+    }
+
+    #[test]
+    fn short_forms() {
+        assert_eq!(short(&Value::Real(0.012345678)), "0.01235");
+        assert_eq!(short(&Value::Real(12345.678)), "12346");
+        assert_eq!(short(&Value::Real(-0.5)), "-0.5");
+        assert_eq!(short(&Value::Real(1e-7)), "1.000e-7");
+        assert_eq!(
+            short(&Value::String("a long message here".into())),
+            "\"a long messa\"…"
+        );
+    }
 }

@@ -12,6 +12,9 @@ pub const RECORDING: u8 = 4;
 pub struct Failure {
     pub code: u8,
     pub error: anyhow::Error,
+    /// What is missing may come: a memory no program has created yet, a node
+    /// that has not described itself yet (`--wait` waits for it).
+    pub not_yet: bool,
 }
 
 impl Failure {
@@ -19,6 +22,7 @@ impl Failure {
         Failure {
             code: CHECK_FAILED,
             error: error.into(),
+            not_yet: false,
         }
     }
 
@@ -26,6 +30,7 @@ impl Failure {
         Failure {
             code: USAGE,
             error: error.into(),
+            not_yet: false,
         }
     }
 
@@ -33,13 +38,21 @@ impl Failure {
         Failure {
             code: DEVICE,
             error: error.into(),
+            not_yet: false,
         }
+    }
+
+    /// A failure that `--wait` waits out: what is missing may yet come.
+    pub fn not_yet(mut self) -> Failure {
+        self.not_yet = true;
+        self
     }
 
     pub fn recording(error: impl Into<anyhow::Error>) -> Failure {
         Failure {
             code: RECORDING,
             error: error.into(),
+            not_yet: false,
         }
     }
 }

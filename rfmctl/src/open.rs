@@ -1,6 +1,7 @@
 //! Opening a device for inspection: never creating memory, never guessing a size.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use rfm_core::backend::shm::ShmError;
 use rfm_core::{Device, DeviceError, DeviceSpec, OpenOptions};
@@ -30,14 +31,78 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
     }
     Device::open(device, &options).map_err(|e| {
         Failure::device(match e {
-            DeviceError::Shm(ShmError::NoSuchMemory { device, name }) => anyhow::anyhow!(
-                "`{device}` does not exist: no program has created {} (rfmctl only inspects \
-                 memory, it does not create it)",
-                rfm_core::backend::shm::object_path(&name)
-            ),
+            DeviceError::Shm(ShmError::NoSuchMemory { device, name }) => {
+                return Failure::device(anyhow::anyhow!(
+                    "`{device}` does not exist: no program has created {} (rfmctl only inspects \
+                     memory, it does not create it)",
+                    rfm_core::backend::shm::object_path(&name)
+                ))
+                .not_yet()
+            }
             other => anyhow::Error::new(other).context(format!("cannot open `{device}`")),
         })
     })
+}
+
+/// How often `--wait` looks again.
+const WAIT_POLL: Duration = Duration::from_millis(100);
+
+/// Runs `attempt` until it succeeds or fails for good. With `wait` (seconds,
+/// infinite: until interrupted), a failure of what may yet come ([`Failure::not_yet`]:
+/// a memory not created, a node not described) is tried again until then,
+/// saying once on stderr what is awaited; without it, such a failure says
+/// that `--wait` waits for it.
+pub fn waiting<T>(
+    wait: Option<f64>,
+    mut attempt: impl FnMut() -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let started = Instant::now();
+    let mut said = false;
+    loop {
+        match attempt() {
+            Err(f) if f.not_yet => {
+                let Some(seconds) = wait else {
+                    return Err(Failure {
+                        error: anyhow::anyhow!("{:#} (--wait waits for it)", f.error),
+                        ..f
+                    });
+                };
+                if started.elapsed().as_secs_f64() >= seconds {
+                    return Err(Failure {
+                        error: anyhow::anyhow!("{:#}, still after --wait {seconds} s", f.error),
+                        ..f
+                    });
+                }
+                if !said {
+                    let until = match seconds.is_finite() {
+                        true => format!("up to {seconds} s"),
+                        false => "until interrupted".to_owned(),
+                    };
+                    eprintln!("rfmctl: waiting ({until}): {:#}", f.error);
+                    said = true;
+                }
+                std::thread::sleep(WAIT_POLL);
+            }
+            Err(f) => return Err(f),
+            Ok(found) => {
+                if said {
+                    eprintln!(
+                        "rfmctl: there after {:.1} s",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                return Ok(found);
+            }
+        }
+    }
+}
+
+/// `--wait [SECONDS]`: a number of seconds above 0, or `inf` (the flag alone).
+pub fn parse_wait(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .ok_or_else(|| format!("`{text}` is not a number of seconds above 0"))
 }
 
 /// The part of `device` from the FMU's `regionOffset` to the end: where a

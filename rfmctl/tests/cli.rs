@@ -1042,3 +1042,124 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
         "every step recorded or counted"
     );
 }
+
+/// A node at 500 Hz whose master publishes in bursts (five frames every 10 ms,
+/// as one catching up with real time does): every frame stays in its ring
+/// long enough for the watcher, so none is "missed" (it counted four a burst,
+/// every frame between two of its looks), and every one is seen.
+#[test]
+fn watch_misses_nothing_of_a_500_hz_node_publishing_in_bursts() {
+    let m = shm(64 << 10);
+    let region = m.memory.map(0, interface::attitude_region_len(1)).unwrap();
+    publish_attitude(&region, 0, 0);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (region, stop) = (region.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut step = 1;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                publish_attitude_steps(&region, 0, step..=step + 4);
+                step += 5;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        })
+    };
+    let (code, out, err) = run(&[
+        "watch",
+        &m.device,
+        "--json",
+        "--count",
+        "3",
+        "--interval",
+        "0.3",
+    ]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    assert_eq!(code, 0, "{err}");
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let slot = &last["slots"][0];
+    assert_eq!(slot["missed"], 0, "{slot}");
+    assert!(slot["frames_seen"].as_u64().unwrap() > 300, "{slot}");
+    assert!(slot["rate_hz"].as_f64().unwrap() > 200.0, "{slot}");
+}
+
+/// `watch` and `record` started before the coupling: with --wait they wait
+/// for the memory and its node (saying so once), without it they fail at
+/// once and say that --wait would wait.
+#[test]
+fn watch_and_record_wait_for_a_memory_created_later() {
+    let name = sim::unique_ring("rfmctl-wait");
+    let device = format!("shm:{name}");
+    let _guard = ShmGuard(name.clone());
+    let (code, _, err) = run(&["watch", &device, "--once"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("does not exist") && err.contains("--wait waits for it"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("late.rec");
+    let spawn = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let watch = spawn(&[
+        "watch",
+        &device,
+        "--wait",
+        "20",
+        "--once",
+        "--json",
+        "--interval",
+        "0.2",
+    ]);
+    let record = spawn(&[
+        "record",
+        &device,
+        "--wait",
+        "--seconds",
+        "0.5",
+        "--out",
+        rec.to_str().unwrap(),
+    ]);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let memory = Device::open(
+        &device,
+        &OpenOptions {
+            memory_size: 64 << 10,
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    let region = memory.map(0, interface::attitude_region_len(1)).unwrap();
+    publish_attitude(&region, 0, 41);
+    for (what, child) in [("watch", watch), ("record", record)] {
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{what}: {stdout} {stderr}");
+        assert!(
+            stderr.contains("rfmctl: waiting (")
+                && stderr.contains("does not exist")
+                && stderr.matches("waiting").count() == 1
+                && stderr.contains("there after"),
+            "{what}: {stderr}"
+        );
+    }
+    assert!(rec.exists());
+    // A memory there but a node that never comes: a bounded wait ends with
+    // what was awaited.
+    let (code, _, err) = run(&["watch", &device, "--slots", "5", "--wait", "0.3"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no node describes slot 5 in this memory yet")
+            && err.contains("still after --wait 0.3 s"),
+        "{err}"
+    );
+}

@@ -6,26 +6,45 @@
 use std::ffi::CString;
 use std::process::{Command, ExitStatus};
 
-/// Prints what the FMU tells its master's logger (warnings and errors; all
-/// with `RFM_TEST_LOG=all`) on stderr, with the instance's name: the `fmi`
-/// crate hands the FMU's messages to `log`, which drops them without a logger.
+/// Prints what the FMU tells its master's logger on stderr as it comes:
+/// `instance [status, category]: message`, for every warning, discard and
+/// error (every message and the `fmi` crate's own records too with
+/// `RFM_TEST_LOG=all`). The `fmi` crate hands the FMU's messages to `log`
+/// (dropped without a logger), with the instance as target and module path
+/// `logger`, their status as the level (Discard as Trace, Fatal as Error) and
+/// without the category, which this FMU gives by status (`logStatusWarning`,
+/// …, in fmu-model's category table): shown from it.
 struct FmuLog {
     all: bool,
 }
 
+/// The status and category of an FMU message the `fmi` crate logged at `level`.
+fn status_of(level: log::Level) -> (&'static str, &'static str) {
+    match level {
+        log::Level::Error => ("Error", "logStatusError"),
+        log::Level::Warn => ("Warning", "logStatusWarning"),
+        log::Level::Trace => ("Discard", "logStatusDiscard"),
+        log::Level::Info | log::Level::Debug => ("OK", "logEvents"),
+    }
+}
+
 impl log::Log for FmuLog {
-    fn enabled(&self, metadata: &log::Metadata) -> bool {
-        self.all || metadata.level() <= log::Level::Warn
+    fn enabled(&self, _: &log::Metadata) -> bool {
+        true
     }
 
     fn log(&self, record: &log::Record) {
-        if self.enabled(record.metadata()) {
+        let from_fmu = record.module_path() == Some("logger");
+        let level = record.level();
+        if from_fmu && (self.all || level != log::Level::Info) {
+            let (status, category) = status_of(level);
             eprintln!(
-                "{} [{}]: {}",
+                "{} [{status}, {category}]: {}",
                 record.target(),
-                record.level(),
                 record.args()
             );
+        } else if self.all {
+            eprintln!("{} [{level}]: {}", record.target(), record.args());
         }
     }
 
@@ -37,11 +56,8 @@ pub fn print_fmu_messages() {
     let all = std::env::var("RFM_TEST_LOG").is_ok_and(|v| v == "all");
     let logger: &'static FmuLog = Box::leak(Box::new(FmuLog { all }));
     if log::set_logger(logger).is_ok() {
-        log::set_max_level(if all {
-            log::LevelFilter::Trace
-        } else {
-            log::LevelFilter::Warn
-        });
+        // Discards come as Trace.
+        log::set_max_level(log::LevelFilter::Trace);
     }
 }
 

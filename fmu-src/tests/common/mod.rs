@@ -269,6 +269,16 @@ pub fn unique(prefix: &str) -> String {
     )
 }
 
+/// Unlinks a `shm:` object when the test ends, pass or fail: run after run,
+/// objects left behind fill a developer's /dev/shm.
+pub struct ShmGuard(pub String);
+
+impl Drop for ShmGuard {
+    fn drop(&mut self) {
+        let _ = rfm_core::backend::shm::unlink(&self.0);
+    }
+}
+
 #[path = "../../../rfm2g-sim/tests/support/library.rs"]
 mod sim;
 

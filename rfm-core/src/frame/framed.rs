@@ -62,17 +62,32 @@ pub enum SyncMode {
     Lockstep,
 }
 
+impl SyncMode {
+    /// Each mode by the name the FMU's `syncMode` parameter gives it: both
+    /// directions read this one table.
+    const NAMES: [(&'static str, SyncMode); 2] =
+        [("lockstep", SyncMode::Lockstep), ("free", SyncMode::Free)];
+}
+
 impl std::str::FromStr for SyncMode {
     type Err = String;
 
     fn from_str(s: &str) -> Result<SyncMode, String> {
-        match s {
-            "lockstep" => Ok(SyncMode::Lockstep),
-            "free" => Ok(SyncMode::Free),
-            other => Err(format!(
-                "unknown sync mode `{other}`; expected lockstep or free"
-            )),
-        }
+        SyncMode::NAMES
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, mode)| mode)
+            .ok_or_else(|| format!("unknown sync mode `{s}`; expected lockstep or free"))
+    }
+}
+
+impl std::fmt::Display for SyncMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (name, _) = SyncMode::NAMES
+            .iter()
+            .find(|(_, mode)| mode == self)
+            .expect("every mode is in the table");
+        f.write_str(name)
     }
 }
 

@@ -30,15 +30,31 @@ pub enum Layout {
     Seed,
 }
 
+impl Layout {
+    /// Each layout by the name the FMU's `layout` parameter gives it: both
+    /// directions read this one table.
+    const NAMES: [(&'static str, Layout); 2] = [("framed", Layout::Framed), ("seed", Layout::Seed)];
+}
+
 impl std::str::FromStr for Layout {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Layout, String> {
-        match s {
-            "framed" => Ok(Layout::Framed),
-            "seed" => Ok(Layout::Seed),
-            other => Err(format!("unknown layout `{other}`; expected framed or seed")),
-        }
+        Layout::NAMES
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, l)| l)
+            .ok_or_else(|| format!("unknown layout `{s}`; expected framed or seed"))
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (name, _) = Layout::NAMES
+            .iter()
+            .find(|(_, l)| l == self)
+            .expect("every layout is in the table");
+        f.write_str(name)
     }
 }
 
@@ -75,6 +91,57 @@ pub struct LinkConfig {
     pub real_time_factor: f64,
     /// How frames are read where every load is a PCIe round trip.
     pub card: CardReads,
+}
+
+/// The settings as one line of `key = value`, keyed by the FMU's parameter
+/// names: what a master's log shows when the FMU's debug logging is on, which
+/// a user compares with the parameters they set (a Rust struct's `Debug` named
+/// fields they never saw).
+impl std::fmt::Display for LinkConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.interface {
+            Some(i) => {
+                let node = i
+                    .nodes
+                    .iter()
+                    .find(|n| n.slot == self.node_slot)
+                    .map_or("?", |n| n.name.as_str());
+                write!(
+                    f,
+                    "interface = {}, node = {node}, slot = {}",
+                    i.name, self.node_slot
+                )?
+            }
+            None => write!(
+                f,
+                "interface = attitude preset, nodeSlot = {}, peerSlot = {}",
+                self.node_slot, self.peer_slot
+            )?,
+        }
+        write!(f, ", device = {}", self.device)?;
+        match &self.rfm2g_library {
+            Some(path) => write!(f, ", rfm2gLibrary = {}", path.display())?,
+            None => f.write_str(", rfm2gLibrary = (the system's)")?,
+        }
+        write!(
+            f,
+            ", regionOffset = {:#x}, syncMode = {}, lag = {}, waitStrategy = {}, layout = {}, \
+             timeout = {} s, startupTimeout = {} s, idleTimeout = {} s, realTimeFactor = {}",
+            self.region_offset,
+            self.mode,
+            self.lag,
+            self.wait,
+            self.layout,
+            self.timeout.as_secs_f64(),
+            self.startup_timeout.as_secs_f64(),
+            self.idle_timeout.as_secs_f64(),
+            self.real_time_factor,
+        )?;
+        match self.card.block_from {
+            Some(bytes) => write!(f, ", rfm2gReadThreshold = {bytes}"),
+            None => f.write_str(", rfm2gReadThreshold = 0 (word by word)"),
+        }
+    }
 }
 
 /// How a link reads an RFM2g card, where each load of the mapping stalls for
@@ -119,7 +186,8 @@ impl Default for CardReads {
 }
 
 /// The default [`LinkConfig::idle_timeout`]: five minutes, as long as an
-/// instructor's freeze or a debugger break usually lasts.
+/// instructor's freeze usually lasts (a debugger's breakpoint stops the
+/// heartbeat too: that peer is dead after `timeout`, not late).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The device form that plays the peers from a recording: `replay:PATH`.

@@ -165,6 +165,38 @@ impl Observer {
         reader.read_latest(&mut reader.buffer())
     }
 
+    /// Framed layout: takes, oldest first, the frames of the taken frame's
+    /// session published after it and before the newest that the ring still
+    /// holds (the newest is [`Observer::read_latest`]'s). A viewer that reads less often than its writer publishes (`rfmctl
+    /// watch`, every millisecond or so) then counts as lost only what left the
+    /// ring before it looked, not every frame between two of its looks: a
+    /// node that publishes in bursts, as a master catching up with real time
+    /// does, loses nothing.
+    /// A frame it cannot read whole ends the catching up: the newest frame
+    /// read after it says the rest.
+    pub fn take_held(&mut self, now: Instant) {
+        let Some(last) = self.latest.filter(|_| !self.is_seed()) else {
+            return;
+        };
+        let Ok(newest) = self.peek_latest() else {
+            return;
+        };
+        let until = newest.step;
+        // Older entries than the ring's depth are certainly overwritten.
+        let depth = self.geometry.depth as u64;
+        let from = (last.step + 1).max(until.saturating_sub(depth - 1));
+        for k in from..until {
+            match self.poll_step(k, false) {
+                Ok(StepPoll::Ready(h)) if h.epoch == last.epoch => {
+                    self.accept(h, Some(h.epoch), now);
+                }
+                Ok(StepPoll::Overwritten { .. }) => {}
+                // Another session, not there, or unreadable now.
+                Ok(StepPoll::Ready(_) | StepPoll::NotYet) | Err(_) => break,
+            }
+        }
+    }
+
     /// Seed layout: the article's packet now, sealed into the scratch frame as
     /// a frame of the area's slot whose step is the packet id.
     pub fn read_seed(&mut self) -> Result<Header, ReadError> {

@@ -28,6 +28,9 @@ struct Trace {
     index: usize,
     /// Runs of (time, value) without a gap or restart between them.
     runs: Vec<Vec<(f64, f64)>>,
+    /// A Boolean or Integer: drawn as steps (it holds its value until the next
+    /// frame), not as slopes between frames.
+    steps: bool,
     /// Times at which its writer restarted.
     restarts: Vec<f64>,
     /// The last (epoch, step) seen, to find gaps and restarts.
@@ -93,6 +96,10 @@ fn traces(nodes: &[Descriptor], names: &[String]) -> Result<Vec<Trace>, Failure>
                 label: name.clone(),
                 slot: n.slot,
                 index,
+                steps: matches!(
+                    n.signals[index].kind,
+                    SignalType::Boolean | SignalType::Integer
+                ),
                 runs: vec![Vec::new()],
                 restarts: Vec::new(),
                 last: None,
@@ -224,9 +231,44 @@ fn axis_number(y: f64) -> String {
     }
 }
 
-fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()> {
-    let height = 60 + 220 * traces.len() as u32;
-    let root = BitMapBackend::new(out, (1200, height)).into_drawing_area();
+/// A value held from its frame until the next: each point followed by the
+/// next one's time at its own value.
+fn stepped(run: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut points = Vec::with_capacity(run.len() * 2);
+    for (i, &(t, y)) in run.iter().enumerate() {
+        points.push((t, y));
+        if let Some(&(next, _)) = run.get(i + 1) {
+            points.push((next, y));
+        }
+    }
+    points
+}
+
+/// The picture's size for `panels` panels.
+fn size(panels: usize) -> (u32, u32) {
+    (1200, 60 + 220 * panels as u32)
+}
+
+/// The colour of panel `i` of `n`.
+fn color(i: usize, n: usize) -> HSLColor {
+    HSLColor(i as f64 / n as f64, 0.8, 0.4)
+}
+
+fn draw(traces: &[Trace], times: (f64, f64), out: &Path) -> anyhow::Result<()> {
+    let root = BitMapBackend::new(out, size(traces.len())).into_drawing_area();
+    draw_on(&root, traces, times)?;
+    root.present()?;
+    Ok(())
+}
+
+fn draw_on<B: DrawingBackend>(
+    root: &DrawingArea<B, plotters::coord::Shift>,
+    traces: &[Trace],
+    (t0, t1): (f64, f64),
+) -> anyhow::Result<()>
+where
+    B::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     let panels = root.split_evenly((traces.len(), 1));
     for (i, (t, panel)) in traces.iter().zip(panels).enumerate() {
@@ -235,7 +277,7 @@ fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()
             (a.min(y), b.max(y))
         });
         let (lo, hi) = y_range(lo, hi);
-        let color = HSLColor(i as f64 / traces.len() as f64, 0.8, 0.4);
+        let color = color(i, traces.len());
         let mut chart = ChartBuilder::on(&panel)
             .caption(&t.label, ("sans-serif", 18))
             .margin(10)
@@ -248,20 +290,94 @@ fn draw(traces: &[Trace], (t0, t1): (f64, f64), out: &Path) -> anyhow::Result<()
             .x_desc("simulation time (s)")
             .label_style(("sans-serif", 13))
             .draw()?;
+        // One pixel wide: plotters turns a wider line into a polygon, whose
+        // joins at a fast-toggling signal's reversals reached hundreds of
+        // pixels past the points, over the panels above and below. A line one
+        // pixel wide is drawn segment by segment, each between two points of
+        // the panel.
         for run in &t.runs {
-            chart.draw_series(LineSeries::new(run.iter().copied(), color.stroke_width(2)))?;
+            let points: Vec<(f64, f64)> = match t.steps {
+                true => stepped(run),
+                false => run.clone(),
+            };
+            chart.draw_series(LineSeries::new(points, color.stroke_width(1)))?;
         }
         for &r in &t.restarts {
             chart.draw_series(LineSeries::new([(r, lo), (r, hi)], RED.stroke_width(2)))?;
         }
     }
-    root.present()?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::y_range;
+    use super::*;
+
+    fn trace(label: &str, values: impl Fn(usize) -> f64) -> Trace {
+        Trace {
+            label: label.into(),
+            slot: 0,
+            index: 0,
+            steps: label.ends_with("on_ground") || label.ends_with("gear"),
+            runs: vec![(0..30000).map(|k| (k as f64 * 0.0002, values(k))).collect()],
+            restarts: Vec::new(),
+            last: None,
+        }
+    }
+
+    /// The rows in which each trace's own colour was drawn: every one must be
+    /// in its own panel (a Boolean toggling faster than the pixels was drawn
+    /// over the panels above and below it).
+    #[test]
+    fn every_signal_stays_inside_its_own_panel() {
+        let traces = [
+            trace("flight.yaw", |k| (k as f64 * 0.01).sin()),
+            trace("flight.on_ground", |k| f64::from(u8::from(k / 3 % 2 == 0))),
+            trace("flight.buffet", |k| 0.01 * f64::from(k as u8 % 2)),
+            trace("platform.heave", |k| 0.1 * (k as f64 * 0.003).cos()),
+            trace("flight.gear", |k| f64::from((k / 200) as u8 % 3)),
+        ];
+        assert_eq!(
+            stepped(&[(0.0, 1.0), (1.0, 0.0), (2.0, 1.0)]),
+            [(0.0, 1.0), (1.0, 1.0), (1.0, 0.0), (2.0, 0.0), (2.0, 1.0)]
+        );
+        let (w, h) = size(traces.len());
+        let mut pixels = vec![0u8; (w * h * 3) as usize];
+        {
+            let root = BitMapBackend::with_buffer(&mut pixels, (w, h)).into_drawing_area();
+            if font().is_err() {
+                eprintln!("no font here: the plot cannot be drawn");
+                return;
+            }
+            draw_on(&root, &traces, (0.0, 4.0)).unwrap();
+            root.present().unwrap();
+        }
+        let panel = h / traces.len() as u32;
+        for i in 0..traces.len() {
+            let (r, g, b) = color(i, traces.len()).rgb();
+            let rows: Vec<u32> = (0..h)
+                .filter(|y| {
+                    (0..w).any(|x| {
+                        let p = ((y * w + x) * 3) as usize;
+                        pixels[p..p + 3] == [r, g, b]
+                    })
+                })
+                .collect();
+            let label = &traces[i].label;
+            assert!(
+                rows.len() > 50,
+                "{label}: drawn on only {} rows",
+                rows.len()
+            );
+            let (first, last) = (rows[0], rows[rows.len() - 1]);
+            let own = panel * i as u32..panel * (i as u32 + 1);
+            assert!(
+                own.contains(&first) && own.contains(&last),
+                "{label} drawn on rows {first}..={last}, its panel is {own:?}"
+            );
+        }
+    }
 
     #[test]
     fn axis_labels_stay_short() {

@@ -14,7 +14,7 @@ use rfm_core::slot::{FramedReader, Ring, StepPoll};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
-use crate::open::{coupling_region, open};
+use crate::open::{coupling_region, open, parse_wait, waiting};
 use rfm_core::link::observer::described;
 
 #[derive(Args, Debug)]
@@ -35,6 +35,11 @@ pub struct RecordArgs {
     /// How long to record
     #[arg(long, default_value = "10")]
     pub seconds: f64,
+    /// Wait for the memory to be created and its nodes (those of --slots) to
+    /// describe themselves: at most SECONDS, the flag alone until interrupted
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "inf",
+          value_parser = parse_wait)]
+    pub wait: Option<f64>,
 }
 
 /// One recorded slot.
@@ -55,17 +60,32 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
             args.seconds
         )));
     }
-    let device = open(&args.device, library)?;
-    let region = coupling_region(&device, &args.device, args.region_offset)?;
-    // As `watch` chooses them: of a slot described twice, the live one.
-    let found = described(&region, &args.slots).map_err(Failure::device)?;
-    let Some(first) = found.first() else {
-        return Err(Failure::check_failed(anyhow!(
-            "no node describes itself in `{}` (regionOffset {:#x}): is a simulator running on it?",
-            args.device,
-            args.region_offset
-        )));
-    };
+    let (_device, region, found) = waiting(args.wait, || {
+        let device = open(&args.device, library)?;
+        let region = coupling_region(&device, &args.device, args.region_offset)?;
+        // As `watch` chooses them: of a slot described twice, the live one.
+        let found = described(&region, &args.slots).map_err(Failure::device)?;
+        let missing: Vec<String> = args
+            .slots
+            .iter()
+            .filter(|s| !found.iter().any(|f| f.descriptor.slot == **s))
+            .map(u8::to_string)
+            .collect();
+        if found.is_empty() || (args.wait.is_some() && !missing.is_empty()) {
+            return Err(Failure::check_failed(anyhow!(
+                "no node describes {} in `{}` (regionOffset {:#x}): is a simulator running on it?",
+                match missing.is_empty() {
+                    true => "itself".to_owned(),
+                    false => format!("slot {}", missing.join(", ")),
+                },
+                args.device,
+                args.region_offset
+            ))
+            .not_yet());
+        }
+        Ok((device, region, found))
+    })?;
+    let first = &found[0];
     let header = Header {
         fingerprint: first.descriptor.fingerprint,
         node: None,
