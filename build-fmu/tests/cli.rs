@@ -373,3 +373,80 @@ fn a_coupling_for_shared_memory_only_is_reported_not_refused() {
         "past the budget: {shm}"
     );
 }
+
+/// Every setting a file gives reaches the start value of its parameter in
+/// the packed modelDescription.xml (a node's own over the file's), and the
+/// memory map printed shows them.
+#[test]
+fn every_setting_of_the_file_is_a_start_value_of_the_packed_fmu() {
+    use std::io::Read;
+    let packed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fmu/rfm_attitude.fmu");
+    assert!(
+        packed.is_file(),
+        "{}: scripts/test.sh packs it first",
+        packed.display()
+    );
+    let scratch = folder();
+    let interface = scratch.path().join("lab.toml");
+    let top = [
+        ("device", "\"shm:lab\""),
+        ("lag", "2"),
+        ("syncMode", "\"free\""),
+        ("waitStrategy", "\"sleep\""),
+        ("timeout", "2.5"),
+        ("startupTimeout", "60"),
+        ("idleTimeout", "30"),
+        ("realTimeFactor", "1"),
+        ("regionOffset", "4096"),
+        ("rfm2gLibrary", "\"/opt/rfm2g/librfm2g.so\""),
+    ];
+    let settings: String = top.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+    std::fs::write(
+        &interface,
+        format!(
+            "name = \"lab\"\n{settings}[[node]]\nname = \"a\"\nslot = 0\nlag = 0\n\
+             signals = [{{ name = \"x\", type = \"Real\" }}]\n"
+        ),
+    )
+    .unwrap();
+    let out = scratch.path().join("lab_a.fmu");
+    let (ok, err) = build_fmu(&[
+        "--interface",
+        interface.to_str().unwrap(),
+        "--node",
+        "a",
+        "--from",
+        packed.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("device = shm:lab, lag = 0, syncMode = free"),
+        "the map shows them: {err}"
+    );
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&out).unwrap()).unwrap();
+    let mut xml = String::new();
+    zip.by_name("modelDescription.xml")
+        .unwrap()
+        .read_to_string(&mut xml)
+        .unwrap();
+    for (key, value) in top {
+        let value = match key {
+            "lag" => "0".to_owned(), // the node's own
+            "timeout" | "startupTimeout" | "idleTimeout" | "realTimeFactor" => {
+                format!("{:?}", value.parse::<f64>().unwrap())
+            }
+            _ => value.trim_matches('"').to_owned(),
+        };
+        let at = xml
+            .find(&format!("name=\"{key}\""))
+            .unwrap_or_else(|| panic!("no {key}"));
+        let variable = &xml[at..at + xml[at..].find("</ScalarVariable>").unwrap()];
+        assert!(
+            variable.contains(&format!("start=\"{value}\"")),
+            "{key}: {variable}"
+        );
+    }
+}

@@ -217,6 +217,15 @@ impl Model {
 
     /// This node's period, when its interface gives one: its FMU steps by
     /// exactly it.
+    /// The start value of `param` in this FMU: its interface file's setting
+    /// for this node, else the parameter table's.
+    pub fn param_start(&self, param: Param) -> &str {
+        self.variables
+            .iter()
+            .find(|v| v.place == Place::Param(param))
+            .map_or(spec(param).start, |v| v.start.as_str())
+    }
+
     pub fn period(&self) -> Option<rfm_core::interface::Period> {
         self.interface.nodes[self.node].period
     }

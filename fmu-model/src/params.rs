@@ -234,3 +234,28 @@ pub const PARAMETER_NAMES: [&str; PARAMS.len()] = {
     }
     names
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rfm_core::interface::settings::{SettingKind, SETTINGS};
+
+    /// Every key an interface file may set is a parameter of this table, of
+    /// the same type: the two tables cannot drift apart.
+    #[test]
+    fn every_interface_setting_is_a_parameter_of_its_type() {
+        for s in &SETTINGS {
+            let p = PARAMS
+                .iter()
+                .find(|p| p.name == s.key)
+                .unwrap_or_else(|| panic!("setting `{}` is no parameter", s.key));
+            let kind = match s.kind {
+                SettingKind::Real => Kind::Real,
+                SettingKind::Integer => Kind::Integer,
+                SettingKind::String => Kind::String,
+            };
+            assert_eq!(p.kind, kind, "{}", s.key);
+            assert!(!p.preset_only, "{}", s.key);
+        }
+    }
+}

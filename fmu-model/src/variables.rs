@@ -144,12 +144,17 @@ fn range_text(s: &Signal) -> (Option<String>, Option<String>) {
 /// outputs as the attitude FMU does (`peer.*`, `link.*`) and keeps its slot
 /// parameters.
 pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool) -> Vec<Var> {
+    // The file's settings are the parameters' start values: a master that
+    // sets nothing couples as the file says.
+    let settings = interface.settings_of(me);
     let mut vars: Vec<Var> = params::fmu_params(preset)
         .map(|p| Var {
             name: p.name.to_owned(),
             kind: p.kind,
             causality: Causality::Parameter,
-            start: p.start.to_owned(),
+            start: settings
+                .get(p.name)
+                .map_or_else(|| p.start.to_owned(), ToString::to_string),
             unit: p.unit.map(str::to_owned),
             min: p.min.map(str::to_owned),
             // The rings are sized for the interface's max_lag.

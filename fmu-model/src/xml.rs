@@ -71,7 +71,7 @@ impl Model {
 
   <CoSimulation
     modelIdentifier="{id}"
-    canHandleVariableCommunicationStepSize="{variable}"
+    canHandleVariableCommunicationStepSize="true"
     canInterpolateInputs="false"
     canRunAsynchronuously="false"
     canBeInstantiatedOnlyOncePerProcess="false"
@@ -81,9 +81,6 @@ impl Model {
     providesDirectionalDerivative="false"/>
 "#,
             id = attr(&self.model_identifier),
-            // A node with a period steps by exactly it: lockstep on time counts
-            // its steps.
-            variable = self.period().is_none(),
             description = attr(&self.description()),
             version = env!("CARGO_PKG_VERSION"),
             convention = super::CONVENTION,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rfm_core::frame::framed::FrameBuf;
 use rfm_core::interface::Period;
-use rfm_core::link::Link;
+use rfm_core::link::{Link, MasterStep};
 use rfm_core::wait::WaitStrategy;
 
 use crate::access::Access;
@@ -19,6 +19,7 @@ use crate::error::{error, FmiError, FmiResult};
 use crate::logger::{Category, Logger};
 use crate::recording::Recording;
 use crate::state_machine::{states, Call, State};
+use crate::steps;
 use crate::values::{parse, store, Outcome, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{Model, Param, Place, PARAMS};
@@ -36,7 +37,11 @@ pub struct Instance {
     /// because every step reads it).
     period: Option<Period>,
     stop_time: Option<f64>,
+    /// The next of this node's own steps.
     step: u64,
+    /// Whether the master's log was told how a master step other than the
+    /// period is taken (once).
+    told_master_step: bool,
 }
 
 impl Instance {
@@ -57,7 +62,10 @@ impl Instance {
         Instance {
             logger,
             values: Values {
-                params: PARAMS.iter().map(|p| parse(p.kind, p.start)).collect(),
+                params: PARAMS
+                    .iter()
+                    .map(|p| parse(p.kind, model.param_start(p.param)))
+                    .collect(),
                 frame,
                 link: None,
                 report: None,
@@ -72,6 +80,7 @@ impl Instance {
             period,
             stop_time: None,
             step: 0,
+            told_master_step: false,
         }
     }
 
@@ -260,14 +269,16 @@ impl Instance {
         Ok(())
     }
 
+    /// `fmi2DoStep`: a node with a period takes each of its own steps whose
+    /// grid time lies in [t, t + h) ([`steps`]), with the inputs the master
+    /// set held over all of them; one without takes one step.
     pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult {
-        if let Some(period) = self.period {
-            self.check_period(period, t, h)?;
-        }
-        let tolerance = 1e-9 * t.abs().max(1.0);
-        if !t.is_finite() || (t - self.time).abs() > tolerance {
+        if !steps::continues(t, self.time) {
             return Err(error(format!(
-                "fmi2DoStep: currentCommunicationPoint {t} is not the current time {}",
+                "fmi2DoStep: currentCommunicationPoint {t} does not continue from {}, where \
+                 the previous step ended (the first starts at startTime): a master steps on \
+                 from where it was, without jumps or steps back (within 1e-9 relative plus \
+                 1 ns)",
                 self.time
             )));
         }
@@ -277,17 +288,62 @@ impl Instance {
             )));
         }
         if let Some(stop) = self.stop_time {
-            if t + h > stop + tolerance {
+            if t + h > stop + steps::tolerance(stop) {
                 return Err(error(format!(
                     "fmi2DoStep: the step to {} passes the stop time {stop}",
                     t + h
                 )));
             }
         }
-        let k = self.step;
+        match self.period {
+            None => self.node_step(self.step, t)?,
+            Some(period) => {
+                if !period.matches(h) && !self.told_master_step {
+                    self.told_master_step = true;
+                    log::warn!(
+                        "master step {h} s, this node's period {period} s: its steps are \
+                         taken at startTime + {}, inputs held between",
+                        steps::grid_text(period)
+                    );
+                }
+                let taken = steps::taken(period, self.start_time, self.step, t, h);
+                let several = taken.end - taken.start > 1;
+                for k in taken.clone() {
+                    if several {
+                        self.link().set_master_step(Some(MasterStep {
+                            index: k - taken.start,
+                            steps: taken.end - taken.start,
+                            size: h,
+                        }));
+                    }
+                    // The master's own time where it is the step's (the first
+                    // of a doStep on the grid), else the grid's.
+                    let grid = steps::grid(period, self.start_time, k);
+                    let time = if (grid - t).abs() <= steps::tolerance(t) {
+                        t
+                    } else {
+                        grid
+                    };
+                    let stepped = self.node_step(k, time);
+                    if several {
+                        self.link().set_master_step(None);
+                    }
+                    stepped?;
+                }
+            }
+        }
+        self.time = t + h;
+        Ok(())
+    }
+
+    fn link(&mut self) -> &mut Link {
+        self.values.link.as_mut().expect("StepComplete has a link")
+    }
+
+    /// Node step `k` at simulation time `t`: publish, wait by the rule, take.
+    fn node_step(&mut self, k: u64, t: f64) -> FmiResult {
         let v = &mut self.values;
         let link = v.link.as_mut().expect("StepComplete has a link");
-        // The master's own time for this step: what the peers read as its time.
         let report = match link.step(k, t, &mut v.frame) {
             Ok(report) => report,
             Err(e) => {
@@ -304,39 +360,7 @@ impl Instance {
         }
         v.report = Some(report);
         v.outcome = Outcome::Ok;
-        self.step += 1;
-        self.time = match self.period {
-            // Exactly the next multiple: no drift from adding h a million times.
-            Some(p) => self.start_time + self.step as f64 * p.seconds(),
-            None => t + h,
-        };
-        Ok(())
-    }
-
-    /// A node with a period steps by exactly it, from the start time: lockstep
-    /// on time counts its steps, so another step size would pair it with the
-    /// peers' frames of another time.
-    fn check_period(&self, period: Period, t: f64, h: f64) -> FmiResult {
-        let node = &self.model.interface.nodes[self.model.node].name;
-        if !period.matches(h) {
-            return Err(error(format!(
-                "fmi2DoStep: communicationStepSize {h} is not the period of node `{node}`, \
-                 {period} s ({} s): its interface file gives it that period, and lockstep \
-                 pairs its steps with the peers' by it; set the master's step size (output \
-                 interval) to {}",
-                period.seconds(),
-                period.seconds()
-            )));
-        }
-        let expected = self.start_time + self.step as f64 * period.seconds();
-        if (t - expected).abs() > 1e-9 * expected.abs().max(period.seconds()) {
-            return Err(error(format!(
-                "fmi2DoStep: currentCommunicationPoint {t} is not step {} x the period {period} s \
-                 of node `{node}` from the start time {} (that is {expected}): a node with a \
-                 period steps by exactly it, without extra or skipped steps",
-                self.step, self.start_time
-            )));
-        }
+        self.step = k + 1;
         Ok(())
     }
 

@@ -19,6 +19,7 @@ mod logger;
 mod recording;
 mod state_machine;
 mod status;
+mod steps;
 mod values;
 
 use std::ffi::c_char;

@@ -145,7 +145,7 @@ impl fmt::Display for MapTable<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:<16} {:>4} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8}",
+            "{:<16} {:>4} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8}  settings",
             "node", "slot", "offset", "bytes", "signals", "payload", "ring", "period"
         )?;
         let mut areas: Vec<&Area> = self.map.areas.iter().collect();
@@ -154,7 +154,7 @@ impl fmt::Display for MapTable<'_> {
             let node = &self.interface.nodes[a.node];
             writeln!(
                 f,
-                "{:<16} {:>4} {:>#10x} {:>10} {:>8} {:>8} {:>6} {:>8}",
+                "{:<16} {:>4} {:>#10x} {:>10} {:>8} {:>8} {:>6} {:>8}  {}",
                 node.name,
                 a.slot,
                 a.offset,
@@ -163,6 +163,11 @@ impl fmt::Display for MapTable<'_> {
                 a.payload.len,
                 a.depth,
                 node.period.map_or("-".to_owned(), |p| format!("{p} s")),
+                // The FMU's start values the file sets (its own and the top's).
+                match self.interface.settings_of(a.node) {
+                    s if s.is_empty() => "-".to_owned(),
+                    s => s.to_string(),
+                },
             )?;
         }
         write!(

@@ -21,7 +21,8 @@
 //! `lag` a node may run, default 7: the rings are sized for it) at the top;
 //! `offset` (of the node's area), `period` (its step in seconds: `0.001` or
 //! `"1/60"`) and `free` (the peers it takes the newest frame of instead of
-//! waiting) in a node ([`rates`]).
+//! waiting) in a node ([`rates`]); at either level, the link settings every
+//! node's FMU starts with ([`settings`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -37,12 +38,14 @@ pub mod layout;
 pub mod payload;
 mod preset;
 pub mod rates;
+pub mod settings;
 mod value;
 
 pub use discover::{descriptor_at, discover, Found, Scan};
 pub use layout::{MapError, MemoryMap};
 pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, ATTITUDE_STRIDE};
 pub use rates::{Period, StepRatio};
+pub use settings::{SettingValue, Settings};
 pub use value::Value;
 
 /// Longest String signal, in bytes.
@@ -88,6 +91,9 @@ pub struct Interface {
     /// The largest `lag` a node of the coupling may run: the rings are deep
     /// enough for it.
     pub max_lag: u8,
+    /// The link settings of every node's FMU the file gives at its top
+    /// (a node's own override them: [`NodeSpec::settings`]).
+    pub settings: Settings,
     pub nodes: Vec<NodeSpec>,
 }
 
@@ -111,6 +117,8 @@ pub struct NodeSpec {
     /// Frames its ring holds: a power of two, deep enough for its slowest
     /// lockstep reader ([`rates::ring_depths`]).
     pub ring_depth: usize,
+    /// The link settings of this node's FMU the file gives in its `[[node]]`.
+    pub settings: Settings,
 }
 
 impl NodeSpec {
@@ -125,12 +133,20 @@ impl NodeSpec {
             period: None,
             free: Vec::new(),
             ring_depth: crate::area::RING_DEPTH,
+            settings: Settings::default(),
         }
     }
 
     /// Whether this node waits for `peer` in lockstep (when it runs lockstep).
     pub fn waits_for(&self, peer: &NodeSpec) -> bool {
         peer.name != self.name && !self.free.contains(&peer.name)
+    }
+}
+
+impl Interface {
+    /// The settings of node `i`'s FMU: its own over the file's.
+    pub fn settings_of(&self, i: usize) -> Settings {
+        self.nodes[i].settings.over(&self.settings)
     }
 }
 
@@ -206,6 +222,24 @@ struct RawInterface {
     memory_size: Option<Spanned<i64>>,
     period: Option<Spanned<toml::Value>>,
     max_lag: Option<Spanned<i64>>,
+    // The link settings ([`settings::SETTINGS`]): the FMU parameters' names.
+    device: Option<Spanned<toml::Value>>,
+    lag: Option<Spanned<toml::Value>>,
+    #[serde(rename = "syncMode")]
+    sync_mode: Option<Spanned<toml::Value>>,
+    #[serde(rename = "waitStrategy")]
+    wait_strategy: Option<Spanned<toml::Value>>,
+    timeout: Option<Spanned<toml::Value>>,
+    #[serde(rename = "startupTimeout")]
+    startup_timeout: Option<Spanned<toml::Value>>,
+    #[serde(rename = "idleTimeout")]
+    idle_timeout: Option<Spanned<toml::Value>>,
+    #[serde(rename = "realTimeFactor")]
+    real_time_factor: Option<Spanned<toml::Value>>,
+    #[serde(rename = "regionOffset")]
+    region_offset: Option<Spanned<toml::Value>>,
+    #[serde(rename = "rfm2gLibrary")]
+    rfm2g_library: Option<Spanned<toml::Value>>,
     #[serde(default)]
     node: Vec<Spanned<RawNode>>,
 }
@@ -218,6 +252,24 @@ struct RawNode {
     offset: Option<Spanned<i64>>,
     period: Option<Spanned<toml::Value>>,
     free: Option<Spanned<Vec<Spanned<String>>>>,
+    // The link settings ([`settings::SETTINGS`]): the FMU parameters' names.
+    device: Option<Spanned<toml::Value>>,
+    lag: Option<Spanned<toml::Value>>,
+    #[serde(rename = "syncMode")]
+    sync_mode: Option<Spanned<toml::Value>>,
+    #[serde(rename = "waitStrategy")]
+    wait_strategy: Option<Spanned<toml::Value>>,
+    timeout: Option<Spanned<toml::Value>>,
+    #[serde(rename = "startupTimeout")]
+    startup_timeout: Option<Spanned<toml::Value>>,
+    #[serde(rename = "idleTimeout")]
+    idle_timeout: Option<Spanned<toml::Value>>,
+    #[serde(rename = "realTimeFactor")]
+    real_time_factor: Option<Spanned<toml::Value>>,
+    #[serde(rename = "regionOffset")]
+    region_offset: Option<Spanned<toml::Value>>,
+    #[serde(rename = "rfm2gLibrary")]
+    rfm2g_library: Option<Spanned<toml::Value>>,
     #[serde(default)]
     signals: Vec<Spanned<RawSignal>>,
 }
@@ -234,6 +286,40 @@ struct RawSignal {
     size: Option<Spanned<i64>>,
     min: Option<Spanned<toml::Value>>,
     max: Option<Spanned<toml::Value>>,
+}
+
+/// The settings fields of a raw level (the top or a node), by key.
+macro_rules! raw_settings {
+    ($raw:expr) => {
+        [
+            ("device", &$raw.device),
+            ("lag", &$raw.lag),
+            ("syncMode", &$raw.sync_mode),
+            ("waitStrategy", &$raw.wait_strategy),
+            ("timeout", &$raw.timeout),
+            ("startupTimeout", &$raw.startup_timeout),
+            ("idleTimeout", &$raw.idle_timeout),
+            ("realTimeFactor", &$raw.real_time_factor),
+            ("regionOffset", &$raw.region_offset),
+            ("rfm2gLibrary", &$raw.rfm2g_library),
+        ]
+    };
+}
+
+/// The settings one level of the file gives, each checked at its place.
+fn settings_of(
+    src: &Source,
+    fields: [(&str, &Option<Spanned<toml::Value>>); settings::SETTINGS.len()],
+    max_lag: u8,
+) -> Result<Settings, InterfaceError> {
+    let mut out = Settings::default();
+    for (key, field) in fields {
+        if let Some(value) = field {
+            out.set(key, value.get_ref(), max_lag)
+                .map_err(|what| src.error(value.span(), what))?;
+        }
+    }
+    Ok(out)
 }
 
 /// Positions in one file's text, for messages.
@@ -372,10 +458,14 @@ impl Interface {
         }
         check_free(&src, &raw.node, &mut nodes)?;
         set_ring_depths(&src, &raw.node, &mut nodes, max_lag)?;
+        for (spec, raw_node) in nodes.iter_mut().zip(&raw.node) {
+            spec.settings = settings_of(&src, raw_settings!(raw_node.get_ref()), max_lag)?;
+        }
         let interface = Interface {
             name: name.clone(),
             memory_size,
             max_lag,
+            settings: settings_of(&src, raw_settings!(raw), max_lag)?,
             nodes,
         };
         if let Err(e) = interface.map() {

@@ -64,6 +64,7 @@ pub fn attitude(node_slot: u8, peer_slot: u8) -> Interface {
         name: ATTITUDE_NAME.into(),
         memory_size: crate::DEFAULT_MEMORY_SIZE as u64,
         max_lag: super::DEFAULT_MAX_LAG,
+        settings: super::Settings::default(),
         nodes: slots
             .into_iter()
             .map(|slot| {

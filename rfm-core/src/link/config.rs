@@ -20,6 +20,9 @@ pub const MIN_TIMEOUT: Duration = Duration::from_millis(100);
 
 const _: () =
     assert!(MIN_TIMEOUT.as_millis() == 10 * super::liveness::HEARTBEAT_PERIOD.as_millis());
+const _: () = assert!(
+    MIN_TIMEOUT.as_millis() as f64 == crate::interface::settings::MIN_TIMEOUT_SECONDS * 1000.0
+);
 
 /// Which frame layout the link speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -38,6 +38,28 @@ pub struct Exchange {
     wait: Option<StepWait>,
     last_wait: Duration,
     stepped_at: Instant,
+    /// Where the step being taken lies in the master's doStep, when that
+    /// takes several of this node's steps.
+    master_step: Option<MasterStep>,
+}
+
+/// A step of this node taken inside a master's step that takes several
+/// (a master stepping every FMU by one step longer than this node's period).
+///
+/// A master that steps its FMUs one after the other in one thread cannot let
+/// a peer publish while this node's doStep runs: a lockstep wait at a later
+/// step of the doStep for a frame the peer has not published can never be
+/// met. Such a wait for a peer whose heartbeat beats ends after `timeout`, not
+/// `idleTimeout` (a paused master is waited for at the doStep's first step),
+/// and says what would work.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MasterStep {
+    /// This step's place in the doStep: 0 for the first.
+    pub index: u64,
+    /// How many of this node's steps the doStep takes.
+    pub steps: u64,
+    /// The master's communicationStepSize, in seconds.
+    pub size: f64,
 }
 
 impl std::fmt::Debug for Exchange {
@@ -62,7 +84,13 @@ impl Exchange {
             wait: None,
             last_wait: Duration::ZERO,
             stepped_at: now,
+            master_step: None,
         }
+    }
+
+    /// Where the next steps lie in the master's doStep ([`MasterStep`]).
+    pub fn set_master_step(&mut self, step: Option<MasterStep>) {
+        self.master_step = step;
     }
 
     pub fn peers(&self) -> &[Peer] {
@@ -166,7 +194,9 @@ impl Exchange {
             // Late is not dead: a bound peer is waited for up to idleTimeout (its
             // heartbeat's silence, checked on every poll, finds it dead within
             // `timeout`); corrupt frames, and a peer not bound yet, are not late.
+            let later = self.master_step.filter(|m| m.index > 0);
             let limit = match (peer.bound(), peer.saw_bad_frame()) {
+                (Some(_), false) if later.is_some() => c.timeout.min(c.idle_timeout),
                 (Some(_), false) => c.idle_timeout,
                 (Some(_), true) => c.timeout,
                 (None, _) => c.startup_timeout,
@@ -193,7 +223,9 @@ impl Exchange {
             let need = peer.need().unwrap_or(0);
             let (state, limit, name) = match peer.bound() {
                 Some(_) => (
-                    "whose heartbeat beats: its master is paused or slower",
+                    "whose heartbeat beats: its master is paused or slower, or steps its \
+                     FMUs one after the other in one thread (then every node needs lag 1 or \
+                     more)",
                     c.idle_timeout,
                     "idleTimeout",
                 ),
@@ -324,6 +356,24 @@ impl Exchange {
 
     fn timeout(&self, i: usize, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
         let peer = &self.peers[i];
+        let mut why = peer.why_late(now, &self.expected.interface, self.expected.fingerprint);
+        if let Some(m) = self
+            .master_step
+            .filter(|m| m.index > 0 && peer.bound().is_some())
+        {
+            why.push_str(&format!(
+                "; this is step {} of {} of this node that one master step of {} s takes, and \
+                 a master that steps its FMUs one after the other cannot let a peer publish \
+                 during this node's step: give this node lag {} or more (it runs lag {}), step \
+                 the master by at most this node's period, or step the FMUs in threads of \
+                 their own",
+                m.index + 1,
+                m.steps,
+                m.size,
+                m.steps,
+                self.expected.config.lag
+            ));
+        }
         LinkError::Timeout {
             device: self.expected.config.device.clone(),
             node_slot: self.expected.config.node_slot,
@@ -331,7 +381,7 @@ impl Exchange {
             peer_slot: peer.slot(),
             step: wait.step,
             waited,
-            why: peer.why_late(now, &self.expected.interface, self.expected.fingerprint),
+            why,
         }
     }
 

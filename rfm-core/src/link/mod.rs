@@ -53,7 +53,7 @@ pub use config::{
 };
 use error::config_error;
 pub use error::{Foreign, Host, LinkError};
-pub use exchange::{Exchange, LATE_WARNING};
+pub use exchange::{Exchange, MasterStep, LATE_WARNING};
 pub use handshake::WATCH_INTERVAL;
 use liveness::Heartbeat;
 pub use node::{Node, StartPoll};
@@ -262,6 +262,12 @@ impl Link {
             self.failed.get_or_insert(e.ending());
         }
         stepped
+    }
+
+    /// Where the next steps lie in the master's doStep, when it takes several
+    /// of this node's steps ([`MasterStep`]); `None` for one.
+    pub fn set_master_step(&mut self, step: Option<MasterStep>) {
+        self.node.exchange().set_master_step(step);
     }
 
     #[inline]
