@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 setup bench
-cargo run --release -p build-fmu -- --platform linux64
+cargo run --release -p build-fmu -- --platform linux64 --glibc 2.28
 # The 100- and 1,000-Real cases' FMUs, from the same binary.
 mkdir -p target/interfaces
 for n in 100 1000; do

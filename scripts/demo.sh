@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 setup demo
-cargo run --release -p build-fmu
+cargo run --release -p build-fmu -- --glibc 2.28
 args=()
 record=""
 while [ $# -gt 0 ]; do

@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 setup build
-cargo run --release -p build-fmu -- --platform linux64
+cargo run --release -p build-fmu -- --platform linux64 --glibc 2.28
 cargo run --release -p rfm-bench --bin soak -- "$@"

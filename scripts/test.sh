@@ -97,7 +97,7 @@ fi
 # before the tests, which load it.
 step package "build-fmu: package target/fmu/rfm_attitude.fmu (linux64 + win64) and verify it"
 cargo build --release -p build-fmu -p rfm2g-sim -p rfmctl -p artefact-tests -p module-cycles
-target/release/build-fmu --platform linux64,win64
+target/release/build-fmu --platform linux64,win64 --glibc 2.28
 
 # The workspace's tests with cargo-nextest: each test its own process, two at a
 # time across all the test binaries (cargo test runs one binary after another,

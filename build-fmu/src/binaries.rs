@@ -26,14 +26,16 @@ impl Platform {
 }
 
 /// Builds the binary of each of `platforms` with cargo (linux64 with
-/// cargo-zigbuild against glibc 2.28 where it is here), and takes its debug
-/// information out of it: into `debug_dir` when given, else nowhere.
+/// cargo-zigbuild against `glibc`, default 2.28, where it is here), and takes
+/// its debug information out of it: into `debug_dir` when given, else nowhere.
 pub fn build(
     root: &Path,
     release: bool,
+    glibc: Option<(u32, u32)>,
     platforms: &[Platform],
     debug_dir: Option<&Path>,
 ) -> Result<Vec<Binary>> {
+    let version = glibc.unwrap_or(crate::loads::GLIBC_FLOOR);
     let zig = cargo::zigbuild(root);
     platforms
         .iter()
@@ -41,12 +43,12 @@ pub fn build(
             let (dir, ext) = platform.dir_ext();
             let how = match (platform, &zig) {
                 (Platform::Win64, _) => cargo::Build::Cargo(Some("x86_64-pc-windows-gnu")),
-                (Platform::Linux64, Some(zig)) => cargo::Build::Zig(zig),
+                (Platform::Linux64, Some(zig)) => cargo::Build::Zig(zig, version),
                 (Platform::Linux64, None) => {
                     crate::step(
                         "  cargo-zigbuild is not here (scripts/setup.sh installs it): linux64 is \
-                         built against this machine's glibc, which the verification compares \
-                         with 2.28",
+                         built against this machine's glibc; the verification says which \
+                         systems it will not load on (with --glibc, refuses it)",
                     );
                     cargo::Build::Cargo(None)
                 }
@@ -55,8 +57,8 @@ pub fn build(
                 "building {dir} ({} profile{})…",
                 if release { "release" } else { "debug" },
                 match how {
-                    cargo::Build::Zig(_) =>
-                        format!(", {} with cargo-zigbuild", cargo::LINUX_TARGET),
+                    cargo::Build::Zig(_, v) =>
+                        format!(", {} with cargo-zigbuild", cargo::linux_target(v)),
                     cargo::Build::Cargo(_) => String::new(),
                 }
             ));

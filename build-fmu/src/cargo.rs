@@ -5,9 +5,11 @@ use std::process::{Command, Stdio};
 
 use anyhow::{anyhow, bail, Context, Result};
 
-/// The Rust target of the linux64 binary: x86-64 Linux against glibc 2.28
+/// The Rust target of the linux64 binary against glibc `version`
 /// (cargo-zigbuild links against that version's symbols).
-pub const LINUX_TARGET: &str = "x86_64-unknown-linux-gnu.2.28";
+pub fn linux_target((major, minor): (u32, u32)) -> String {
+    format!("x86_64-unknown-linux-gnu.{major}.{minor}")
+}
 
 /// cargo-zigbuild, if it is here: in the project's build venv
 /// (`scripts/setup.sh` makes it), or on the PATH.
@@ -26,9 +28,9 @@ pub fn zigbuild(workspace: &Path) -> Option<PathBuf> {
 pub enum Build<'a> {
     /// `cargo build` for a Rust target (None: this host).
     Cargo(Option<&'a str>),
-    /// `cargo-zigbuild` for [`LINUX_TARGET`]; its folder holds the Python with
-    /// the `ziglang` package it runs zig from.
-    Zig(&'a Path),
+    /// `cargo-zigbuild` for [`linux_target`] of a glibc version; its folder
+    /// holds the Python with the `ziglang` package it runs zig from.
+    Zig(&'a Path, (u32, u32)),
 }
 
 /// `cargo build -p fmu-src --lib` as `how` says; returns the cdylib.
@@ -38,9 +40,9 @@ pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<P
         Build::Cargo(target) => {
             let mut cmd = Command::new(cargo);
             cmd.arg("build");
-            (cmd, target)
+            (cmd, target.map(str::to_owned))
         }
-        Build::Zig(zigbuild) => {
+        Build::Zig(zigbuild, glibc) => {
             let mut cmd = Command::new(zigbuild);
             cmd.arg("zigbuild");
             // Its `python3 -m ziglang` must be the venv's.
@@ -50,7 +52,7 @@ pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<P
                 cmd.env("PATH", std::env::join_paths(paths)?);
             }
             cmd.env("CARGO", cargo);
-            (cmd, Some(LINUX_TARGET))
+            (cmd, Some(linux_target(glibc)))
         }
     };
     cmd.current_dir(workspace)
@@ -65,10 +67,12 @@ pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<P
     if release {
         cmd.arg("--release");
     }
-    if let Some(t) = target {
+    if let Some(t) = &target {
         cmd.args(["--target", t]);
     }
-    let target = target.map(|t| t.split_once(".2.").map_or(t, |(t, _)| t));
+    let target = target
+        .as_deref()
+        .map(|t| t.split_once(".2.").map_or(t, |(t, _)| t));
     let out = cmd.output().context("could not run cargo")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {

@@ -70,24 +70,77 @@ pub fn imported_dlls(binary: &[u8]) -> Result<Vec<String>> {
     Ok(dlls)
 }
 
-/// The linux64 binary loads on glibc [`GLIBC_FLOOR`].
-pub fn check_linux(what: &str, binary: &[u8]) -> Result<()> {
-    let (major, minor) = GLIBC_FLOOR;
-    match newest_glibc(binary)
-        .with_context(|| format!("{what}: cannot read its symbol versions"))?
-    {
-        Some(v) if v > GLIBC_FLOOR => bail!(
+/// The glibc of the systems simulator PCs run, oldest first: the one table
+/// the warnings and refusals name systems from.
+pub const SYSTEMS: [(&str, (u32, u32)); 7] = [
+    ("RHEL 8 / Rocky 8", (2, 28)),
+    ("Ubuntu 20.04", (2, 31)),
+    ("Debian 11", (2, 31)),
+    ("RHEL 9 / Rocky 9", (2, 34)),
+    ("Ubuntu 22.04", (2, 35)),
+    ("Debian 12", (2, 36)),
+    ("Ubuntu 24.04", (2, 39)),
+];
+
+/// The systems of [`SYSTEMS`] whose glibc is older than `needs`.
+fn without(needs: (u32, u32)) -> String {
+    let names: Vec<String> = SYSTEMS
+        .iter()
+        .filter(|(_, v)| *v < needs)
+        .map(|(name, (major, minor))| format!("{name} (glibc {major}.{minor})"))
+        .collect();
+    names.join(", ")
+}
+
+/// The linux64 binary against the glibc it must load on. With `required`
+/// (`--glibc`, what the scripts pass), a binary that needs a newer one is
+/// refused; without it (a machine without cargo-zigbuild builds against its
+/// own glibc), the systems it will not load on are returned as a warning.
+pub fn check_linux(
+    what: &str,
+    binary: &[u8],
+    required: Option<(u32, u32)>,
+) -> Result<Option<String>> {
+    let needs =
+        newest_glibc(binary).with_context(|| format!("{what}: cannot read its symbol versions"))?;
+    let Some(v) = needs else {
+        return Ok(None);
+    };
+    match required {
+        Some(floor) if v > floor => bail!(
             "{what} needs glibc {}.{} (a symbol of version GLIBC_{}.{}): it would not load on \
-             glibc {major}.{minor} (RHEL 8, Rocky 8; Ubuntu 20.04 has 2.31). Build it against \
-             {major}.{minor} with cargo-zigbuild (pip install ziglang cargo-zigbuild; \
-             scripts/setup.sh does), which build-fmu uses when it is on the PATH",
+             glibc {}.{} ({}), which --glibc asks for. Build it against {}.{} with cargo-zigbuild \
+             (pip install ziglang cargo-zigbuild; scripts/setup.sh does), which build-fmu uses \
+             when it is on the PATH",
             v.0,
             v.1,
             v.0,
-            v.1
+            v.1,
+            floor.0,
+            floor.1,
+            without((floor.0, floor.1 + 1)),
+            floor.0,
+            floor.1
         ),
-        _ => Ok(()),
+        None if v > GLIBC_FLOOR => Ok(Some(format!(
+            "warning: {what} needs glibc {}.{}: it will not load on {}; for those, build on \
+             a machine with cargo-zigbuild (scripts/setup.sh installs it), or pass --glibc {}.{} \
+             to refuse such a binary",
+            v.0,
+            v.1,
+            without(v),
+            GLIBC_FLOOR.0,
+            GLIBC_FLOOR.1
+        ))),
+        _ => Ok(None),
     }
+}
+
+/// `--glibc X.Y`.
+pub fn parse_glibc(text: &str) -> std::result::Result<(u32, u32), String> {
+    parse_version(text)
+        .filter(|v| *v >= (2, 17))
+        .ok_or_else(|| format!("`{text}` is not a glibc version such as 2.28"))
 }
 
 /// The win64 binary imports only [`SYSTEM_DLLS`].
@@ -116,13 +169,34 @@ mod tests {
     fn a_library_that_needs_a_newer_glibc_is_named_with_the_floor() {
         let ls = std::fs::read("/bin/ls").expect("/bin/ls on a Debian machine");
         assert_eq!(newest_glibc(&ls).unwrap(), Some((2, 34)));
-        let err = check_linux("ls", &ls).unwrap_err().to_string();
+        let err = check_linux("ls", &ls, Some((2, 28)))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("ls needs glibc 2.34") && err.contains("not load on glibc 2.28"),
             "{err}"
         );
         let zlib = std::fs::read("/usr/lib/x86_64-linux-gnu/libz.so.1").expect("zlib1g");
-        check_linux("libz", &zlib).unwrap();
+        assert_eq!(check_linux("libz", &zlib, Some((2, 28))).unwrap(), None);
+    }
+
+    /// Without --glibc (a machine without cargo-zigbuild), a binary for this
+    /// machine's glibc is packed with a warning naming the systems it will
+    /// not load on, not refused.
+    #[test]
+    fn without_a_required_glibc_a_newer_one_is_a_warning_naming_the_systems() {
+        let ls = std::fs::read("/bin/ls").expect("/bin/ls on a Debian machine");
+        let warning = check_linux("ls", &ls, None).unwrap().expect("a warning");
+        assert!(
+            warning.contains("ls needs glibc 2.34")
+                && warning.contains("RHEL 8 / Rocky 8 (glibc 2.28), Ubuntu 20.04 (glibc 2.31), Debian 11 (glibc 2.31)")
+                && !warning.contains("RHEL 9")
+                && warning.contains("--glibc 2.28"),
+            "{warning}"
+        );
+        assert!(check_linux("ls", &ls, Some((2, 34))).unwrap().is_none());
+        assert_eq!(parse_glibc("2.31"), Ok((2, 31)));
+        assert!(parse_glibc("two").is_err());
     }
 
     /// MinGW's libstdc++ needs its runtime DLLs beside it: refused, naming

@@ -7,6 +7,7 @@ mod cargo;
 mod docs;
 mod loads;
 mod model;
+mod ssp;
 mod strip;
 mod verify;
 
@@ -48,12 +49,14 @@ enum Profile {
 /// resources/interface.toml and resources/node.txt. Before it says done, it
 /// re-reads the archive: the XML parses and matches the resources (GUID), each
 /// binary exports exactly the 34 FMI 2.0 co-simulation functions and is of this
-/// variable convention, the linux64 binary needs no glibc newer than 2.28 and the
+/// variable convention, the linux64 binary needs no glibc newer than --glibc
+/// (without it: a warning naming the systems a newer one will not load on), the
 /// win64 one imports only Windows 10's DLLs, and every file the XML implies is
 /// there; only then is it renamed over --out. Binaries built here are linked
-/// against glibc 2.28 with cargo-zigbuild where it is found (.venv-build, made by
-/// scripts/setup.sh, or the PATH) and stripped of their debug information
-/// (--keep-debug keeps it beside the .fmu). A bad interface file is reported with
+/// against glibc 2.28 (or --glibc) with cargo-zigbuild where it is found
+/// (.venv-build, made by scripts/setup.sh, or the PATH), else against this
+/// machine's, and stripped of their debug information (--keep-debug keeps it
+/// beside the .fmu). A bad interface file is reported with
 /// its line and column, and nothing is written.
 ///
 /// Example: build-fmu --interface lab.toml --node all --from rfm_attitude.fmu
@@ -91,6 +94,18 @@ struct Args {
     /// but does not refuse it (host memory carries GB/s, a ring 170 MB/s).
     #[arg(long, requires = "interface")]
     shm_only: bool,
+    /// The glibc the linux64 binary must load on (X.Y; the scripts pass 2.28):
+    /// built against it with cargo-zigbuild, and refused if it needs a newer
+    /// one. Without it a binary built for this machine's glibc (no
+    /// cargo-zigbuild here) is packed with a warning naming the systems it
+    /// will not load on
+    #[arg(long, value_name = "X.Y", value_parser = loads::parse_glibc)]
+    glibc: Option<(u32, u32)>,
+    /// With --interface and --node all: also write the whole lab as an SSP 1.0
+    /// archive (SystemStructure.ssd, every node's .fmu and its parameter set),
+    /// for masters that run a system from one file
+    #[arg(long, requires = "interface", value_name = "OUT.ssp")]
+    ssp: Option<PathBuf>,
     /// Rewrite the repository's modelDescription.xml (the attitude FMU's) from the
     /// code, and write nothing else.
     #[arg(long, conflicts_with_all = ["interface", "from"])]
@@ -301,6 +316,9 @@ fn run(args: Args) -> Result<()> {
         step(&format!("wrote {}", path.display()));
         return Ok(());
     }
+    if args.ssp.is_some() && args.node.as_deref() != Some("all") {
+        bail!("--ssp packs the whole lab: give --node all with it");
+    }
     // Everything that can be wrong is found before anything is written.
     let targets = match (&args.interface, &args.node) {
         (Some(file), Some(node)) => {
@@ -322,19 +340,31 @@ fn run(args: Args) -> Result<()> {
             binaries::build(
                 &root,
                 args.profile == Profile::Release,
+                args.glibc,
                 &platforms(&args.platform)?,
                 beside.as_deref().filter(|_| args.keep_debug),
             )?
         }
     };
     for target in &targets {
-        write(target, &binaries)?;
+        write(target, &binaries, args.glibc)?;
+    }
+    if let Some(ssp) = &args.ssp {
+        let out = absolute(&cwd, ssp);
+        let fmus: Vec<&Path> = targets.iter().map(|t| t.out.as_path()).collect();
+        ssp::write(&targets[0].model.interface, &fmus, &out)
+            .with_context(|| format!("writing the SSP {}", out.display()))?;
+        step(&format!(
+            "wrote {} ({} nodes: SystemStructure.ssd, their .fmu and parameter sets)",
+            out.display(),
+            targets.len()
+        ));
     }
     Ok(())
 }
 
 /// Writes and verifies one .fmu.
-fn write(target: &Target, binaries: &[binaries::Binary]) -> Result<()> {
+fn write(target: &Target, binaries: &[binaries::Binary], glibc: Option<(u32, u32)>) -> Result<()> {
     let model =
         model::Model::parse(target.model.xml()).context("the written modelDescription.xml")?;
     step(&format!(
@@ -363,7 +393,7 @@ fn write(target: &Target, binaries: &[binaries::Binary]) -> Result<()> {
     step(&format!("writing {}", out.display()));
     archive::write(out, &entries, |written| {
         step("verifying the archive…");
-        verify::check_archive(written, &model, &packed).with_context(|| {
+        verify::check_archive(written, &model, &packed, glibc).with_context(|| {
             format!(
                 "verification of {} failed (the file there is left as it was)",
                 out.display()

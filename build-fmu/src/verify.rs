@@ -85,8 +85,14 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Re-reads the archive at `path` and checks it against `model` and `platforms`.
-pub fn check_archive(path: &Path, model: &Model, platforms: &[(&str, &str)]) -> Result<()> {
+/// Re-reads the archive at `path` and checks it against `model` and
+/// `platforms`; the linux64 binary against `glibc` ([`crate::loads::check_linux`]).
+pub fn check_archive(
+    path: &Path,
+    model: &Model,
+    platforms: &[(&str, &str)],
+    glibc: Option<(u32, u32)>,
+) -> Result<()> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot reopen {}", path.display()))?;
     let mut zip = zip::ZipArchive::new(file).context("the written .fmu is not a readable zip")?;
@@ -128,7 +134,11 @@ pub fn check_archive(path: &Path, model: &Model, platforms: &[(&str, &str)]) -> 
         let binary = read(&name)?;
         check_exports(&name, &binary)?;
         match *platform {
-            "linux64" => crate::loads::check_linux(&name, &binary)?,
+            "linux64" => {
+                if let Some(warning) = crate::loads::check_linux(&name, &binary, glibc)? {
+                    crate::step(&warning);
+                }
+            }
             "win64" => crate::loads::check_windows(&name, &binary)?,
             _ => {}
         }
@@ -194,6 +204,7 @@ mod tests {
 #[cfg(test)]
 mod archive_tests {
     use super::*;
+    use crate::loads::GLIBC_FLOOR;
 
     fn model() -> Model {
         let xml = std::fs::read_to_string(concat!(
@@ -221,7 +232,7 @@ mod archive_tests {
                 ("documentation/index.html".into(), b"<html/>".to_vec()),
             ],
         );
-        let err = check_archive(&path, &m, &[("linux64", "so")])
+        let err = check_archive(&path, &m, &[("linux64", "so")], Some(GLIBC_FLOOR))
             .unwrap_err()
             .to_string();
         assert!(
@@ -244,7 +255,7 @@ mod archive_tests {
                 ("documentation/index.html".into(), b"<html/>".to_vec()),
             ],
         );
-        let err = check_archive(&path, &m, &[("linux64", "so")])
+        let err = check_archive(&path, &m, &[("linux64", "so")], Some(GLIBC_FLOOR))
             .unwrap_err()
             .to_string();
         assert!(
@@ -264,7 +275,9 @@ mod archive_tests {
             "guid",
             &[("modelDescription.xml".into(), other.into_bytes())],
         );
-        let err = check_archive(&path, &m, &[]).unwrap_err().to_string();
+        let err = check_archive(&path, &m, &[], Some(GLIBC_FLOOR))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("names GUID {00000000-0000-0000-0000-000000000000}"),
             "{err}"

@@ -20,6 +20,7 @@ mod routes;
 mod units;
 mod variables;
 mod xml;
+pub use xml::attr as xml_attr;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -6,8 +6,8 @@ use super::variables::{Causality, Var};
 use super::Model;
 use crate::category::Category;
 
-/// `text` as an XML attribute value.
-fn attr(text: &str) -> String {
+/// `text` as an XML attribute value (also for the SSP files build-fmu writes).
+pub fn attr(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
