@@ -54,10 +54,13 @@ fn ssv(interface: &Interface, node: usize) -> String {
             ),
         );
     }
+    // Every node's set has one name, the interface's: a master that applies
+    // a set by name to every component (ecos: `init(parameter_set = "lab")`)
+    // configures the whole lab with it; libcosim takes each component's first.
     let mut out = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssv:ParameterSet xmlns:ssv=\"{SSV_NS}\" \
          version=\"1.0\" name=\"{}\">\n  <ssv:Parameters>\n",
-        attr(&interface.nodes[node].name)
+        attr(&interface.name)
     );
     for (name, value) in settings {
         let (kind, text) = match &value {

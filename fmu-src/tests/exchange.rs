@@ -416,7 +416,9 @@ fn a_live_peer_that_does_not_step_is_named_in_a_warning_then_an_idle_timeout() {
     assert!(
         warning.2.contains(
             "step 1 has waited 5 s for frame 1 (its step 0) of node `slot1` (slot 1), whose \
-             heartbeat beats: its master is paused or slower; waiting up to idleTimeout (6 s)"
+             heartbeat beats: its master is paused or slower, or steps its FMUs one after the \
+             other in one thread (then every node needs lag 1 or more); waiting up to \
+             idleTimeout (6 s)"
         ),
         "{warning:?}"
     );

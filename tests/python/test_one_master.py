@@ -12,6 +12,7 @@ Run by scripts/test.sh after build-fmu, in the project's venv.
 import math
 import os
 import subprocess
+import sys
 import uuid
 import zipfile
 from xml.etree import ElementTree
@@ -102,36 +103,26 @@ def free_bound(node, peer, k):
     return math.floor(k * PERIODS[node] / PERIODS[peer]) + 1
 
 
-def run_and_check(execution, slaves, fmus, lags, steps=None):
-    """Steps `execution` 1 s by its base step, each node's signal set to the
+def check_run(master, lags, steps=None):
+    """Steps `master` 1 s by its base step, each node's signal set to the
     step it takes next, and checks every peer output after every base step;
-    `steps` gives the step size a node is stepped by (default: the base)."""
+    `steps` gives the step size a node is stepped by (default: the base).
+    `master` sets a node's signal (`set(node, name, value)`), takes a base
+    step (`step()`) and reads a node's variable (`get(node, name, real)`)."""
     steps = steps or {}
-    vr = {n: {v.name: v.valueReference for v in read_model_description(str(f)).modelVariables}
-          for n, f in fmus.items()}
-    inputs = CosimManipulator.create_override()
-    execution.add_manipulator(inputs)
-    outputs = CosimObserver.create_last_value()
-    execution.add_observer(outputs)
     checked = 0
     for m in range(MACRO_STEPS):
-        for node, slave in slaves.items():
+        for node in PERIODS:
             # The step this node takes next: what it publishes at it.
             nxt = math.ceil(m * BASE / PERIODS[node])
-            ref = [vr[node][SIGNAL[node]]]
-            if node == "cockpit":
-                inputs.slave_real_values(slave, ref, [float(nxt)])
-            else:
-                inputs.slave_integer_values(slave, ref, [nxt])
-        assert execution.step(), f"base step {m} failed"
+            master.set(node, SIGNAL[node], float(nxt) if node == "cockpit" else nxt)
+        master.step(m)
         t_end = (m + 1) * BASE
-        for node, slave in slaves.items():
+        for node in PERIODS:
             k = last_step(node, t_end, steps.get(node, BASE))
             for peer in WAITS[node] + FREE[node]:
-                step = outputs.last_integer_values(slave, [vr[node][f"{peer}.step"]])[0]
-                ref = vr[node][f"{peer}.{SIGNAL[peer]}"]
-                value = (outputs.last_real_values(slave, [ref]) if peer == "cockpit"
-                         else outputs.last_integer_values(slave, [ref]))[0]
+                step = master.get(node, f"{peer}.step", False)
+                value = master.get(node, f"{peer}.{SIGNAL[peer]}", peer == "cockpit")
                 where = f"{node} after base step {m} (its step {k}), peer {peer}"
                 if peer in WAITS[node]:
                     assert step == rule(node, peer, k, lags[node]), where
@@ -141,6 +132,34 @@ def run_and_check(execution, slaves, fmus, lags, steps=None):
                 assert value == want, f"{where}: value {value} of step {step}"
                 checked += 1
     return checked
+
+
+class Libcosim:
+    """A libcosim execution as `check_run` drives it."""
+
+    def __init__(self, execution, slaves, fmus):
+        self.execution, self.slaves = execution, slaves
+        self.vr = {n: {v.name: v.valueReference for v in read_model_description(str(f)).modelVariables}
+                   for n, f in fmus.items()}
+        self.inputs = CosimManipulator.create_override()
+        execution.add_manipulator(self.inputs)
+        self.outputs = CosimObserver.create_last_value()
+        execution.add_observer(self.outputs)
+
+    def set(self, node, name, value):
+        ref = [self.vr[node][name]]
+        if isinstance(value, float):
+            self.inputs.slave_real_values(self.slaves[node], ref, [value])
+        else:
+            self.inputs.slave_integer_values(self.slaves[node], ref, [value])
+
+    def step(self, m):
+        assert self.execution.step(), f"base step {m} failed"
+
+    def get(self, node, name, real):
+        ref = [self.vr[node][name]]
+        read = self.outputs.last_real_values if real else self.outputs.last_integer_values
+        return read(self.slaves[node], ref)[0]
 
 
 def test_the_ssp_validates_and_binds_only_parameters_its_fmus_have(tmp_path):
@@ -194,7 +213,7 @@ def test_libcosim_runs_the_lab_from_its_ssp_exactly(tmp_path, lags):
     fmus = {n: fmus_dir / f"lab_{n}.fmu" for n in PERIODS}
     # The SSP hints each whole-nanosecond period: the instructor station is
     # stepped by 0.1 s, every 100th base step.
-    checked = run_and_check(execution, slaves, fmus, lags, {"ios": Fraction(1, 10)})
+    checked = check_run(Libcosim(execution, slaves, fmus), lags, {"ios": Fraction(1, 10)})
     assert checked == MACRO_STEPS * 6  # two peers of each of three nodes
 
 
@@ -217,8 +236,41 @@ def test_libcosim_runs_the_lab_from_local_slaves_by_one_base_step(tmp_path, lags
         slaves[node] = execution.add_local_slave(keep[-1])
         execution.string_initial_value(slaves[node], vr["device"], device)
         execution.integer_initial_value(slaves[node], vr["lag"], lags[node])
-    checked = run_and_check(execution, slaves, fmus, lags)
+    checked = check_run(Libcosim(execution, slaves, fmus), lags)
     assert checked == MACRO_STEPS * 6  # two peers of each of three nodes
+
+
+@pytest.mark.parametrize("lags", [{"cockpit": 1, "visual": 1, "ios": 1},
+                                  {"cockpit": 1, "visual": 2, "ios": 1}])
+def test_ecos_runs_the_lab_from_its_ssp_exactly(tmp_path, lags):
+    """ecos (ecospy) from the same archive, by a 1 ms step: it applies a
+    parameter set by name to every component (each node's is named after
+    the interface), and steps its models one after the other."""
+    from ecospy import EcosSimulation
+    _, ssp = build(tmp_path, lags)
+
+    class Ecos:
+        def __init__(self):
+            self.sim = EcosSimulation(step_size=float(BASE), ssp_path=str(ssp))
+            assert self.sim.init(parameter_set="lab")
+
+        def set(self, node, name, value):
+            if isinstance(value, float):
+                self.sim.set_real(f"{node}::{name}", value)
+            else:
+                self.sim.set_integer(f"{node}::{name}", value)
+
+        def step(self, m):
+            self.sim.step()
+
+        def get(self, node, name, real):
+            return (self.sim.get_real if real else self.sim.get_integer)(f"{node}::{name}")
+
+    ecos = Ecos()
+    for node in PERIODS:
+        assert ecos.sim.get_string(f"{node}::device") == "loopback:lab"
+    assert check_run(ecos, lags) == MACRO_STEPS * 6
+    ecos.sim.terminate()
 
 
 def fmpy_node(fmu, node, device, h, seen):
@@ -288,3 +340,32 @@ def test_fmpy_runs_the_lab_in_one_process_by_one_step_size(tmp_path, h):
                 assert value == published(peer, step, h), f"{where}: value {value}"
                 checked += 1
     assert checked == 6 / h
+
+
+def readme_snippets():
+    """The scripts of the README's "Any master", by the master they follow."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Any master: the whole lab in one master", 1)[1].split("\n## ", 1)[0]
+    snippets = {}
+    for master in ("With libcosim", "With ecos", "With FMPy"):
+        part = section.split(master, 1)[1]
+        snippets[master] = part.split("```python\n", 1)[1].split("```", 1)[0]
+    return snippets
+
+
+@pytest.mark.parametrize("master, expected", [("With libcosim", "ios holds cockpit step 800"),
+                                              ("With ecos", "ios holds cockpit step 800"),
+                                              ("With FMPy", "ios holds cockpit step 900")])
+def test_the_readmes_masters_run_the_lab_as_written(tmp_path, master, expected):
+    """Each script of the README's masters table, as written, beside what
+    `build-fmu --interface examples/lab.toml --node all --ssp lab.ssp` writes."""
+    run = subprocess.run(
+        [str(BUILD_FMU), "--interface", str(ROOT / "examples" / "lab.toml"), "--node", "all",
+         "--from", str(FMU), "--out", str(tmp_path), "--ssp", str(tmp_path / "lab.ssp")],
+        capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    (tmp_path / "script.py").write_text(readme_snippets()[master])
+    run = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert expected in run.stdout.splitlines(), run.stdout[-3000:]

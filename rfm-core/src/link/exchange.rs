@@ -230,7 +230,8 @@ impl Exchange {
                     "idleTimeout",
                 ),
                 None => (
-                    "which has not started yet",
+                    "which has not started yet (or its master is this one, stepping its FMUs \
+                     one after the other in one thread: then every node needs lag 1 or more)",
                     c.startup_timeout,
                     "startupTimeout",
                 ),
