@@ -686,15 +686,16 @@ fn a_memory_size_of_2_to_the_40_is_refused_and_the_master_survives() {
     assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
 }
 
-/// A lab whose file gives its device, lag and timeout couples with no
-/// parameter set by the master (one that cannot set a String, or sets
-/// nothing): each FMU starts with the file's values as its parameters'
-/// start values, a node's own over the file's.
+/// A lab whose file gives its device (`shm:`, as between processes), lag and
+/// timeout couples with no parameter set by the master (one that cannot set a
+/// String, or sets nothing): each FMU starts with the file's values as its
+/// parameters' start values, a node's own over the file's.
 #[test]
 fn a_lab_whose_file_gives_its_settings_couples_with_no_parameter_set() {
     let name = unique("settings");
+    let _guard = common::ShmGuard(name.clone());
     let text = format!(
-        "name = \"lab\"\ndevice = \"loopback:{name}\"\nlag = 1\ntimeout = 5\n{}",
+        "name = \"lab\"\ndevice = \"shm:{name}\"\nlag = 1\ntimeout = 5\n{}",
         RATES.replace("name = \"rates\"\nperiod = 0.001\n", "period = 0.001\n")
     )
     .replacen("name = \"slow\"", "name = \"slow\"\nidleTimeout = 60", 1);
@@ -704,7 +705,7 @@ fn a_lab_whose_file_gives_its_settings_couples_with_no_parameter_set() {
         let xml = model.xml();
         for part in [
             r#"name="device" "#.to_owned(),
-            format!(r#"start="loopback:{name}""#),
+            format!(r#"start="shm:{name}""#),
         ] {
             assert!(xml.contains(&part), "{n}: {part}");
         }
