@@ -174,7 +174,12 @@ fn of_interface(
             map: &map
         }
     ));
-    ring_budget(&interface, &map, file, shm_only)?;
+    ring_budget(
+        &interface,
+        &map,
+        file,
+        shm_only || on_host_memory(&interface),
+    )?;
     let nodes: Vec<usize> = if node == "all" {
         (0..interface.nodes.len()).collect()
     } else {
@@ -222,6 +227,18 @@ fn of_interface(
         .collect())
 }
 
+/// Whether every node's FMU starts on host memory (`shm:`, `loopback:`), as
+/// the file's `device` settings say: a coupling that never touches a ring.
+fn on_host_memory(interface: &Interface) -> bool {
+    (0..interface.nodes.len()).all(|i| {
+        matches!(
+            interface.settings_of(i).get("device"),
+            Some(rfm_core::interface::SettingValue::String(d))
+                if d.starts_with("shm:") || d.starts_with("loopback:")
+        )
+    })
+}
+
 /// Prints what the coupling puts on an RFM2g ring; warns above half of it and
 /// refuses more than all of it (the nodes could not keep their periods),
 /// unless the coupling is for shared memory only (`shm_only`), where it only
@@ -240,7 +257,8 @@ fn ring_budget(interface: &Interface, map: &MemoryMap, file: &Path, shm_only: bo
             };
             step(&format!(
                 "the coupling of {file} would take {share:.0} % of an RFM2g ring, {what}; \
-                 packed for shared memory only (--shm-only), as asked"
+                 packed for shared memory only (--shm-only, or every node's device setting \
+                 shm: or loopback:), as asked"
             ));
             Ok(())
         }

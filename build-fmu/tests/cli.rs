@@ -365,12 +365,21 @@ fn a_coupling_for_shared_memory_only_is_reported_not_refused() {
     let shm = run(&["--shm-only"]);
     assert!(
         shm.contains("would take 950 % of an RFM2g ring, more than a ring carries")
-            && shm.contains("packed for shared memory only (--shm-only)"),
+            && shm.contains("packed for shared memory only (--shm-only"),
         "{shm}"
     );
     assert!(
         shm.contains("/nonexistent/rfm_attitude.fmu"),
         "past the budget: {shm}"
+    );
+    // The file's own device setting says it as well.
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replacen("\n", "\ndevice = \"shm:fast\"\n", 1)).unwrap();
+    let by_setting = run(&[]);
+    assert!(
+        by_setting.contains("packed for shared memory only")
+            && !by_setting.contains("pass --shm-only"),
+        "{by_setting}"
     );
 }
 
