@@ -3,6 +3,19 @@
 
 use std::process::Command;
 
+/// The packaged attitude FMU, whose binaries tests repack (scripts/test.sh
+/// packs it first).
+fn packed_fmu() -> std::path::PathBuf {
+    let packed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fmu/rfm_attitude.fmu");
+    assert!(
+        packed.is_file(),
+        "{}: scripts/test.sh packs it first",
+        packed.display()
+    );
+    packed
+}
+
 /// A fresh folder for one case, removed when it drops.
 fn folder() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
@@ -217,13 +230,7 @@ fn a_packed_fmu_is_readable_by_all_and_its_binaries_carry_no_debug_information()
     use object::{Object, ObjectSection};
     use std::io::Read;
     use std::os::unix::fs::PermissionsExt;
-    let packed =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fmu/rfm_attitude.fmu");
-    assert!(
-        packed.is_file(),
-        "{}: scripts/test.sh packs it first",
-        packed.display()
-    );
+    let packed = packed_fmu();
     let scratch = folder();
     let interface = scratch.path().join("lab.toml");
     std::fs::write(
@@ -389,13 +396,7 @@ fn a_coupling_for_shared_memory_only_is_reported_not_refused() {
 #[test]
 fn every_setting_of_the_file_is_a_start_value_of_the_packed_fmu() {
     use std::io::Read;
-    let packed =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fmu/rfm_attitude.fmu");
-    assert!(
-        packed.is_file(),
-        "{}: scripts/test.sh packs it first",
-        packed.display()
-    );
+    let packed = packed_fmu();
     let scratch = folder();
     let interface = scratch.path().join("lab.toml");
     let top = [

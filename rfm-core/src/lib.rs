@@ -21,6 +21,7 @@ pub mod health;
 pub mod interface;
 pub mod link;
 pub mod mirror;
+mod names;
 pub mod record;
 mod region;
 mod seqlock;

@@ -164,25 +164,15 @@ impl std::str::FromStr for WaitStrategy {
     type Err = String;
 
     fn from_str(s: &str) -> Result<WaitStrategy, String> {
-        WaitStrategy::NAMES
-            .iter()
-            .find(|(name, _)| *name == s)
-            .map(|&(_, w)| w)
-            .ok_or_else(|| {
-                format!(
-                    "unknown wait strategy `{s}`; expected adaptive, spin, yield, sleep or event"
-                )
-            })
+        crate::names::parse(&WaitStrategy::NAMES, s).ok_or_else(|| {
+            format!("unknown wait strategy `{s}`; expected adaptive, spin, yield, sleep or event")
+        })
     }
 }
 
 impl std::fmt::Display for WaitStrategy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (name, _) = WaitStrategy::NAMES
-            .iter()
-            .find(|(_, w)| w == self)
-            .expect("every strategy is in the table");
-        f.write_str(name)
+        f.write_str(crate::names::name_of(&WaitStrategy::NAMES, self))
     }
 }
 

@@ -73,21 +73,14 @@ impl std::str::FromStr for SyncMode {
     type Err = String;
 
     fn from_str(s: &str) -> Result<SyncMode, String> {
-        SyncMode::NAMES
-            .iter()
-            .find(|(name, _)| *name == s)
-            .map(|&(_, mode)| mode)
+        crate::names::parse(&SyncMode::NAMES, s)
             .ok_or_else(|| format!("unknown sync mode `{s}`; expected lockstep or free"))
     }
 }
 
 impl std::fmt::Display for SyncMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (name, _) = SyncMode::NAMES
-            .iter()
-            .find(|(_, mode)| mode == self)
-            .expect("every mode is in the table");
-        f.write_str(name)
+        f.write_str(crate::names::name_of(&SyncMode::NAMES, self))
     }
 }
 

@@ -43,21 +43,14 @@ impl std::str::FromStr for Layout {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Layout, String> {
-        Layout::NAMES
-            .iter()
-            .find(|(name, _)| *name == s)
-            .map(|&(_, l)| l)
+        crate::names::parse(&Layout::NAMES, s)
             .ok_or_else(|| format!("unknown layout `{s}`; expected framed or seed"))
     }
 }
 
 impl std::fmt::Display for Layout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (name, _) = Layout::NAMES
-            .iter()
-            .find(|(_, l)| l == self)
-            .expect("every layout is in the table");
-        f.write_str(name)
+        f.write_str(crate::names::name_of(&Layout::NAMES, self))
     }
 }
 
