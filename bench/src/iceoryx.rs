@@ -17,6 +17,27 @@ type Frame = [u64; 8];
 const HELLO: u64 = u64::MAX;
 const READY: u64 = u64::MAX - 1;
 
+/// iceoryx2's objects in /dev/shm (`iox2_…`): it keeps a global management
+/// object there after its nodes are gone, which a run must not leave behind.
+pub fn objects() -> std::collections::BTreeSet<std::path::PathBuf> {
+    std::fs::read_dir("/dev/shm")
+        .map(|dir| {
+            dir.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("iox2_"))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Removes iceoryx2's objects made since `before` was taken (those of other
+/// programs stay).
+pub fn remove_new(before: &std::collections::BTreeSet<std::path::PathBuf>) {
+    for path in objects().difference(before) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 pub fn node(prefix: &str, me: usize, steps: u64) -> Result<Vec<u64>> {
     // Its defaults, given explicitly: no config file is looked for (nor warned about).
     let node = NodeBuilder::new()

@@ -541,11 +541,10 @@ fn run() -> Result<()> {
         run(name, n, pair(&args, "reals", n, &extra))?;
         let _ = rfm_core::backend::shm::unlink(&reals_shm);
     }
-    run(
-        "8 iceoryx2 pub/sub, 2 processes, spin",
-        n,
-        pair(&args, "iceoryx2", n, &[format!("rfm-bench-{pid}")]),
-    )?;
+    let iceoryx_before = iceoryx::objects();
+    let iceoryx2 = pair(&args, "iceoryx2", n, &[format!("rfm-bench-{pid}")]);
+    iceoryx::remove_new(&iceoryx_before);
+    run("8 iceoryx2 pub/sub, 2 processes, spin", n, iceoryx2)?;
 
     let two_default = {
         let name_shm = shm("default");
