@@ -2,7 +2,7 @@
 # Every check of the project, from a fresh Debian machine with Rust (stable and
 # nightly); installs what it needs itself (scripts/setup.sh).
 #
-#   scripts/test.sh           every check (CI runs this; about 29 minutes from a
+#   scripts/test.sh           every check (CI runs this; about 27-40 minutes from a
 #                             fresh clone on 2 cores)
 #   scripts/test.sh --quick   the loop to run after every change: fmt, clippy,
 #                             the fast tests, the import-circle check, the
