@@ -3,6 +3,7 @@
 
 mod board;
 mod decode;
+mod doctor;
 mod failure;
 mod memory;
 mod numbers;
@@ -44,7 +45,7 @@ Exit codes:
   0  done; the check passed
   1  the check failed: ring continuity broken, no interrupt before the timeout,
      a watched slot without a valid frame (--once), no answer to a ping, two
-     recordings that differ (diff)
+     recordings that differ (diff), a doctor's check that failed
   2  wrong usage: bad arguments, or a command the device does not support
      (ring-check on shm:, any command on loopback:)
   3  the device could not be opened, or refused the access (outside the memory,
@@ -122,6 +123,10 @@ enum Command {
     /// Network interrupts with 32-bit data (RFM2g)
     #[command(subcommand)]
     Events(board::EventsCommand),
+    /// The article's troubleshooting list as checks of a device and this PC, each
+    /// with its verdict and fix
+    #[command(after_help = doctor::HELP)]
+    Doctor(doctor::DoctorArgs),
     /// Records a live coupling from outside (reading only): every node's frames, into a file
     #[command(
         after_help = "Frames overwritten in a node's ring before they were read are counted as missed, \
@@ -169,6 +174,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Watch(args) => watch::run(&args, library),
         Command::Ping(args) => ping::run(&args, library),
         Command::RingCheck { device } => board::ring_check(&device, library),
+        Command::Doctor(args) => doctor::run(&args, library),
         Command::DmaThreshold { device, bytes } => {
             board::dma_threshold(&device, bytes.as_deref(), library)
         }

@@ -1163,3 +1163,108 @@ fn watch_and_record_wait_for_a_memory_created_later() {
         "{err}"
     );
 }
+
+/// Every check `rfmctl doctor` makes, by name (the JSON's and the table's).
+const DOCTOR_CHECKS: [&str; 12] = [
+    "library",
+    "board",
+    "node-id",
+    "ring",
+    "memory",
+    "isolated-cores",
+    "governor",
+    "c-states",
+    "rt-throttling",
+    "busy-processes",
+    "jitter",
+    "packet-layout",
+];
+
+/// `doctor` on an emulated board: every check prints a verdict; the board's
+/// pass (library, board, node id, ring, the memory's one coupling); with the
+/// board's fibre open (`link=down`) the ring check fails, naming the fix,
+/// and the exit status is 1; `--json` names every check.
+#[test]
+fn doctor_checks_a_board_and_this_pc_and_fails_on_an_open_ring() {
+    let (ring, lib, dev) = board(3);
+    let (code, out, err) = run(&["--library", &lib, "doctor", &dev, "--seconds", "0.2"]);
+    assert_eq!(code, 0, "{out} {err}");
+    for name in DOCTOR_CHECKS {
+        assert!(
+            out.lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(name)),
+            "{name}: {out}"
+        );
+    }
+    for name in [
+        "library",
+        "board",
+        "node-id",
+        "ring",
+        "memory",
+        "packet-layout",
+    ] {
+        assert!(out.contains(&format!("PASS  {name:<15}")), "{name}: {out}");
+    }
+    assert!(out.contains("node 3"), "{out}");
+    let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args([
+            "--library",
+            &lib,
+            "doctor",
+            "/dev/rfm2g0",
+            "--seconds",
+            "0.1",
+            "--json",
+        ])
+        .env(
+            "RFM2G_SIM_DEVICES",
+            format!("/dev/rfm2g0 ring={} node=4 size=64K link=down", ring.0),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, DOCTOR_CHECKS);
+    let ring_check = &checks[3];
+    assert_eq!(ring_check["verdict"], "fail", "{ring_check}");
+    assert!(
+        ring_check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("RFM2G_LINK_TEST_FAIL")
+            && ring_check["fix"].as_str().unwrap().contains("fibres"),
+        "{ring_check}"
+    );
+    assert_eq!(v["failed"], json!(["ring"]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 check(s) failed: ring"));
+}
+
+/// On shared memory the board's own checks do not apply (skip), what the
+/// memory holds is named; a memory that does not exist fails the board check.
+#[test]
+fn doctor_on_shared_memory_names_its_couplings_and_a_missing_one_fails() {
+    let m = shm(64 << 10);
+    let region = m.memory.map(0, interface::attitude_region_len(2)).unwrap();
+    for s in 0..2u8 {
+        publish_attitude(&region, s, 3);
+    }
+    let (code, out, err) = run(&["doctor", &m.device, "--seconds", "0.1"]);
+    assert_eq!(code, 0, "{out} {err}");
+    assert!(
+        out.contains("SKIP  ring            shared memory has no ring"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PASS  memory          2 nodes described, of `rfm_attitude`"),
+        "{out}"
+    );
+    let (code, out, _) = run(&["doctor", "shm:rfmctl-doctor-none", "--seconds", "0.1"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("FAIL  board") && out.contains("does not exist"),
+        "{out}"
+    );
+}

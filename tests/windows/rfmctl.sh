@@ -26,6 +26,8 @@ grep -q "0xdeadbeef" "$out/peek"
 rfmctl dump '\\.\rfm2g1' 0x100 16 | tee "$out/dump"
 grep -q "ef be ad de" "$out/dump"
 rfmctl ring-check '\\.\rfm2g0'
+rfmctl doctor '\\.\rfm2g0' --seconds 0.2 | tee "$out/doctor"
+grep -q "PASS  ring" "$out/doctor"
 rfmctl ping '\\.\rfm2g0' --slot 5 --peer 6 --both --count 2000 | tail -3
 rfmctl events send '\\.\rfm2g0' --to 2 --data 42
 wait "$waiter"
