@@ -50,7 +50,7 @@ pub fn taken(period: Period, start: f64, next: u64, t: f64, h: f64) -> Range<u64
 
 /// The period as the grid's step: `k/60 s`, `k·0.001 s`.
 pub fn grid_text(period: Period) -> String {
-    if period.num() == 1 && period.den() > 1 && period.to_string().contains('/') {
+    if period.num() == 1 && period.to_string().contains('/') {
         format!("k/{} s", period.den())
     } else {
         format!("k·{period} s")

@@ -26,18 +26,19 @@ pub fn signals_text(signals: &[(String, Value, String)], room: Option<usize>) ->
         .iter()
         .map(|(name, value, unit)| Some(text(name, &value.to_string(), unit)))
         .collect();
-    let Some(room) = room else {
-        return parts.into_iter().flatten().collect::<Vec<_>>().join(", ");
-    };
-    let width = |parts: &[Option<String>]| {
-        let shown = parts.iter().flatten();
+    // The row as it would be printed: the shown parts, then how many are not.
+    let joined = |parts: &[Option<String>]| {
         let left_out = parts.iter().filter(|p| p.is_none()).count();
-        let more = if left_out > 0 {
-            format!(", … {left_out} more").chars().count()
-        } else {
-            0
-        };
-        shown.clone().map(|p| p.chars().count() + 2).sum::<usize>() + more
+        let mut shown: Vec<&str> = parts.iter().flatten().map(String::as_str).collect();
+        let more = format!("… {left_out} more");
+        if left_out > 0 {
+            shown.push(&more);
+        }
+        shown.join(", ")
+    };
+    let width = |parts: &[Option<String>]| joined(parts).chars().count();
+    let Some(room) = room else {
+        return joined(&parts);
     };
     // Longest first: shorten, then leave out.
     let mut by_length: Vec<usize> = (0..parts.len()).collect();
@@ -66,12 +67,7 @@ pub fn signals_text(signals: &[(String, Value, String)], room: Option<usize>) ->
         }
         parts[i] = None;
     }
-    let left_out = parts.iter().filter(|p| p.is_none()).count();
-    let mut shown: Vec<String> = parts.into_iter().flatten().collect();
-    if left_out > 0 {
-        shown.push(format!("… {left_out} more"));
-    }
-    shown.join(", ")
+    joined(&parts)
 }
 
 /// A value in few characters: a Real to 4 significant digits (rounded), a String to

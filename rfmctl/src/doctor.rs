@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
+use rfm_core::backend::rfm2g::BoardError;
 use rfm_core::frame::seed::{self, FlightData};
 use rfm_core::frame::Message;
-use rfm_core::{interface, DeviceSpec};
+use rfm_core::{interface, DeviceError, DeviceSpec};
 use serde_json::json;
 
 use crate::failure::Failure;
@@ -105,7 +106,12 @@ fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec<Check> {
         Ok(dev) => dev,
         Err(f) => {
             let why = format!("{:#}", f.error);
-            let library_failed = why.contains("library") || why.contains("symbol");
+            let library_failed = matches!(
+                f.error.downcast_ref::<DeviceError>(),
+                Some(DeviceError::Board(
+                    BoardError::LibraryNotLoaded { .. } | BoardError::SymbolMissing { .. }
+                ))
+            );
             return vec![
                 match (card, library_failed) {
                     (false, _) => check("library", Verdict::Skip, "not an RFM2g device"),

@@ -167,21 +167,25 @@ impl Observer {
 
     /// Framed layout: takes, oldest first, the frames of the taken frame's
     /// session published after it and before the newest that the ring still
-    /// holds (the newest is [`Observer::read_latest`]'s). A viewer that reads less often than its writer publishes (`rfmctl
-    /// watch`, every millisecond or so) then counts as lost only what left the
-    /// ring before it looked, not every frame between two of its looks: a
-    /// node that publishes in bursts, as a master catching up with real time
-    /// does, loses nothing.
+    /// holds (the newest is [`Observer::read_latest`]'s). A viewer that reads
+    /// less often than its writer publishes (`rfmctl watch`, every millisecond
+    /// or so) then counts as lost only what left the ring before it looked,
+    /// not every frame between two of its looks: a node that publishes in
+    /// bursts, as a master catching up with real time does, loses nothing.
     /// A frame it cannot read whole ends the catching up: the newest frame
     /// read after it says the rest.
     pub fn take_held(&mut self, now: Instant) {
-        let Some(last) = self.latest.filter(|_| !self.is_seed()) else {
+        let (Some(last), Reader::Framed(reader)) = (self.latest, &self.reader) else {
             return;
         };
-        let Ok(newest) = self.peek_latest() else {
+        // The writer's head word (one load, the low 32 bits of its newest
+        // step), not the newest frame: nothing is read twice when nothing was
+        // published between two looks, the common case.
+        let Ok(head) = reader.head() else {
             return;
         };
-        let until = newest.step;
+        let ahead = head.wrapping_sub(last.step as u32) as i32;
+        let until = last.step + u64::try_from(ahead).unwrap_or(0);
         // Older entries than the ring's depth are certainly overwritten.
         let depth = self.geometry.depth as u64;
         let from = (last.step + 1).max(until.saturating_sub(depth - 1));
