@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::backend::loopback::{self, LoopbackError, LoopbackMemory};
-use crate::backend::rfm2g::{self, Board, BoardError, Interrupt, Rfm2gError, LINK_EVENT};
+use crate::backend::rfm2g::{self, Board, BoardError, Interrupt, Lcsr, Rfm2gError, LINK_EVENT};
 
 /// A device's network interrupts, enabled while it lives: how a link waits for
 /// its peers on an RFM2g board ([`Device::events`]).
@@ -320,6 +320,17 @@ impl Device {
     /// `RFM2gCheckRingCont`: `Ok` when a packet sent round the ring comes back.
     pub fn check_ring(&self) -> Result<(), DeviceError> {
         Ok(self.board("the ring continuity test")?.check_ring()?)
+    }
+
+    /// The card's local control and status register: its view of its ring (RFM2g only).
+    pub fn lcsr(&self) -> Result<Lcsr, DeviceError> {
+        Ok(self.board("the board's status register")?.lcsr()?)
+    }
+
+    /// The own-data test: whether this board's stores came back round the ring
+    /// since the last call, which clears the bit (RFM2g only).
+    pub fn clear_own_data(&self) -> Result<bool, DeviceError> {
+        Ok(self.board("the own-data test")?.clear_own_data()?)
     }
 
     /// The driver's DMA threshold in bytes: `RFM2gRead` calls longer than

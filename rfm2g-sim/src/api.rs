@@ -166,6 +166,10 @@ pub unsafe extern "C" fn RFM2gGetConfig(rh: RFM2GHANDLE, Config: *mut RFM2GCONFI
             DriverVersion: c_text(concat!("rfm2g-sim ", env!("CARGO_PKG_VERSION"))),
             BoardRevision: 0,
             RevisionId: 0,
+            Lcsr1: b.lcsr(),
+            // SAFETY: all-zero is a valid RFM2GPCICONFIG (integers only): there is no PCI side.
+            PciConfig: unsafe { std::mem::zeroed::<RFM2GPCICONFIG>() },
+            BuildId: 0,
         };
         // SAFETY: out pointer per the contract.
         unsafe { put(Config, config, Code::BAD_PARAMETER_2) }
@@ -303,7 +307,9 @@ pub unsafe extern "C" fn RFM2gWrite(
             buffer(Buffer, Length)?.map_or(Ok(()), |buf| {
                 access::write(b.ring.memory(), b.ring.size(), Offset, buf)
             })
-        }
+        }?;
+        b.stored();
+        Ok(())
     })
 }
 
@@ -333,9 +339,11 @@ macro_rules! peek_poke {
             Offset: RFM2G_UINT32,
             Value: $t,
         ) -> RFM2G_STATUS {
-            // SAFETY: the ring memory is page-aligned and ring.size() bytes.
-            with_board(rh, |b| unsafe {
-                access::$set(b.ring.memory(), b.ring.size(), Offset, Value)
+            with_board(rh, |b| {
+                // SAFETY: the ring memory is page-aligned and ring.size() bytes.
+                unsafe { access::$set(b.ring.memory(), b.ring.size(), Offset, Value) }?;
+                b.stored();
+                Ok(())
             })
         }
     };
@@ -508,6 +516,23 @@ pub unsafe extern "C" fn RFM2gCheckRingCont(rh: RFM2GHANDLE) -> RFM2G_STATUS {
             return Err(Code::LINK_TEST_FAIL);
         }
         std::thread::sleep(b.config.delay);
+        Ok(())
+    })
+}
+
+/// The own-data bit of the LCSR, returned and cleared.
+#[no_mangle]
+pub unsafe extern "C" fn RFM2gClearOwnData(
+    rh: RFM2GHANDLE,
+    State: *mut RFM2G_BOOL,
+) -> RFM2G_STATUS {
+    with_board(rh, |b| {
+        if State.is_null() {
+            return Err(Code::BAD_PARAMETER_2);
+        }
+        let was = b.node().own_data.swap(0, Ordering::AcqRel);
+        // SAFETY: non-NULL, valid for a write by the caller's contract.
+        unsafe { State.write(u8::from(was != 0)) };
         Ok(())
     })
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rfm_core::backend::shm::ShmMapping;
 
-use crate::abi::{Code, RFM2GHANDLE};
+use crate::abi::{Code, RFM2GHANDLE, RFM2G_LCSR_OWNDATA, RFM2G_LCSR_SIGDET, RFM2G_LCSR_SNCLOST};
 use crate::config::BoardConfig;
 use crate::ring::{NodeState, Ring, WaitControl};
 
@@ -46,6 +46,29 @@ impl Board {
 
     pub fn node(&self) -> &NodeState {
         self.ring.node(self.config.node)
+    }
+
+    /// After a store through the API (`RFM2gWrite`, `RFM2gPoke*`): on a closed
+    /// ring it comes back to this board, as a card's own data does. Stores
+    /// through a mapping are not seen by the emulator and set nothing.
+    pub fn stored(&self) {
+        if self.config.link_up {
+            self.node().own_data.store(1, Ordering::Release);
+        }
+    }
+
+    /// The local control and status register as a PCIE-5565 shows its ring.
+    pub fn lcsr(&self) -> u32 {
+        let mut lcsr = 0;
+        if self.config.link_up {
+            lcsr |= RFM2G_LCSR_SIGDET;
+            if self.node().own_data.load(Ordering::Acquire) != 0 {
+                lcsr |= RFM2G_LCSR_OWNDATA;
+            }
+        } else {
+            lcsr |= RFM2G_LCSR_SNCLOST;
+        }
+        lcsr
     }
 }
 

@@ -51,7 +51,9 @@ pub struct NodeState {
     /// `RFM2gSetDMAThreshold`'s value, inverted: the zeroed header of a new
     /// ring then reads as the driver's default, `u32::MAX` (DMA off).
     dma_threshold_inverted: AtomicU32,
-    _reserved: [AtomicU32; 1],
+    /// The LCSR's own-data bit: set by a store of this board that went around a
+    /// continuous ring, cleared by `RFM2gClearOwnData`.
+    pub own_data: AtomicU32,
     slots: [AtomicU64; EVENT_TYPES],
     /// CLOCK_MONOTONIC ns before which the event in the slot has not arrived.
     due: [AtomicU64; EVENT_TYPES],

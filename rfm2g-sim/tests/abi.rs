@@ -60,6 +60,7 @@ vendor_functions!(
     RFM2gClearEvent,
     RFM2gGetEventCount,
     RFM2gCheckRingCont,
+    RFM2gClearOwnData,
     RFM2gSetDMAByteSwap,
     RFM2gGetDMAByteSwap,
     RFM2gSetDMAThreshold,

@@ -38,6 +38,9 @@ const INTR2: i32 = 2;
 const BAD_DATA: i32 = 5;
 const LAST: i32 = 12;
 const ALL: u16 = 0xFFFF;
+const OWNDATA: u32 = 1 << 0;
+const SIGDET: u32 = 1 << 2;
+const SNCLOST: u32 = 1 << 3;
 
 /// An open emulated board; closed on drop.
 struct Board(RFM2GHANDLE);
@@ -481,6 +484,30 @@ fn configured_child(ring: &str) {
         assert_eq!(RFM2gEnableEvent(a.0, INTR1), SUCCESS);
         assert_eq!(RFM2gCheckRingCont(b.0), SUCCESS);
         assert_eq!(RFM2gCheckRingCont(down.0), LINK_TEST_FAIL);
+        // The own-data test and the LCSR say the same of each board's ring.
+        let own = |board: &Board| {
+            let mut state = 7u8;
+            assert_eq!(RFM2gClearOwnData(board.0, &mut state), SUCCESS);
+            state
+        };
+        let lcsr = |board: &Board| {
+            let mut config: RFM2GCONFIG = std::mem::zeroed();
+            assert_eq!(RFM2gGetConfig(board.0, &mut config), SUCCESS);
+            config.Lcsr1
+        };
+        assert_eq!(RFM2gPoke32(down.0, 128, 1), SUCCESS);
+        assert_eq!(
+            (own(&a), own(&down)),
+            (1, 0),
+            "a's poke came back, down's never"
+        );
+        assert_eq!(own(&a), 0, "cleared by the first call");
+        assert_eq!(RFM2gClearOwnData(a.0, null_mut()), BAD_PARAMETER_2);
+        assert_eq!(lcsr(&a) & (OWNDATA | SIGDET | SNCLOST), SIGDET);
+        assert_eq!(lcsr(&down) & (OWNDATA | SIGDET | SNCLOST), SNCLOST);
+        let mut word = [0u8; 4];
+        assert_eq!(RFM2gWrite(a.0, 256, word.as_mut_ptr().cast(), 4), SUCCESS);
+        assert_eq!(lcsr(&a) & OWNDATA, OWNDATA, "a block write comes back too");
         // Nothing leaves a node whose fibre is open.
         assert_eq!(RFM2gSendEvent(down.0, ALL, INTR1, 1), SUCCESS);
         assert_eq!(a.wait(INTR1, 50).0, TIMED_OUT);

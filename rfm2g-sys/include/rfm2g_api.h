@@ -9,9 +9,11 @@
  * is ABI-compatible. A program that includes this header and links -lrfm2g runs
  * against either.
  *
- * One exception: RFM2GCONFIG is this project's layout (the vendor's differs
- * between SDK versions). Against a vendor library, prefer the accessors
- * (RFM2gNodeID, RFM2gBoardID, RFM2gSize) to RFM2gGetConfig.
+ * RFM2GCONFIG has the layout of release R09.00's header (its rfm2g_defs.h), the
+ * one the Linux driver fills: the local control and status register (Lcsr1) is
+ * the card's view of its ring, which the health watch of a redundant device
+ * reads. Releases before it laid the struct out otherwise; the accessors
+ * (RFM2gNodeID, RFM2gBoardID, RFM2gSize) are the same in every release.
  *
  * rfm-core's Rust bindings (src/backend/rfm2g/ffi.rs) are generated from this file
  * by bindgen; `cargo test -p rfm-core --test bindings` checks they are current.
@@ -111,19 +113,50 @@ typedef struct RFM2GEVENTINFO {
     void *pDrvSpec;
 } RFM2GEVENTINFO;
 
-/* RFM2gGetConfig's result: this project's layout (see the top of this file). */
+/* The PCI side of a board, inside RFM2GCONFIG (44 bytes). */
+typedef struct RFM2GPCICONFIG {
+    RFM2G_UINT32 rfm2gOrWindowSize;
+    RFM2G_UINT32 rfm2gOrRegSize;
+    RFM2G_UINT32 rfm2gCsWindowSize;
+    RFM2G_UINT32 rfm2gCsRegSize;
+    RFM2G_UINT32 rfm2gWindowSize;
+    RFM2G_UINT32 devfn;
+    RFM2G_UINT16 type;
+    RFM2G_UINT8 interruptNumber;
+    RFM2G_UINT8 bus;
+    RFM2G_UINT8 function;
+    RFM2G_UINT8 revision;
+    RFM2G_UINT32 rfm2gBase;
+    RFM2G_UINT32 rfm2gCsBase;
+    RFM2G_UINT32 rfm2gOrBase;
+} RFM2GPCICONFIG;
+
+/* RFM2gGetConfig's result, in release R09.00's field order (244 bytes). */
 typedef struct RFM2GCONFIG {
     RFM2G_NODE NodeId;
     RFM2G_UINT8 BoardId;
-    RFM2G_UINT32 Unit;
-    RFM2G_UINT32 PlxRevision;
+    RFM2G_UINT8 Unit;
+    RFM2G_UINT8 PlxRevision;
     RFM2G_UINT32 MemorySize;
     char Device[128];
-    char Name[64];
-    char DriverVersion[32];
+    char Name[32];
+    char DriverVersion[16];
     RFM2G_UINT8 BoardRevision;
     RFM2G_UINT8 RevisionId;
+    RFM2G_UINT32 Lcsr1; /* a copy of the local control and status register */
+    RFM2GPCICONFIG PciConfig;
+    RFM2G_UINT16 BuildId;
 } RFM2GCONFIG;
+
+/* Bits of Lcsr1 that say how the board sees its ring (PCIE-5565). */
+#define RFM2G_LCSR_OWNDATA (1u << 0)  /* own data came back around the ring */
+#define RFM2G_LCSR_BADDATA (1u << 1)  /* bad data received */
+#define RFM2G_LCSR_SIGDET (1u << 2)   /* a receive signal is detected */
+#define RFM2G_LCSR_SNCLOST (1u << 3)  /* receive sync lost */
+#define RFM2G_LCSR_RCVFULL (1u << 5)  /* receive FIFO full */
+#define RFM2G_LCSR_REDUNDANT (1u << 26) /* redundant mode (a switch on the card) */
+#define RFM2G_LCSR_DOD (1u << 29)     /* dark-on-dark */
+#define RFM2G_LCSR_XMTDIS (1u << 30)  /* transmitter disabled */
 
 RFM2G_STATUS RFM2gOpen(char *DevicePath, RFM2GHANDLE *rh);
 RFM2G_STATUS RFM2gClose(RFM2GHANDLE *rh);
@@ -171,6 +204,9 @@ RFM2G_STATUS RFM2gGetEventCount(RFM2GHANDLE rh, RFM2GEVENTTYPE EventType,
 
 /* Diagnostics and board settings. */
 RFM2G_STATUS RFM2gCheckRingCont(RFM2GHANDLE rh);
+/* Returns the own-data bit (RFM2G_LCSR_OWNDATA) in *State and clears it: a node
+ * that clears it, writes a word and later finds it set knows its ring is closed. */
+RFM2G_STATUS RFM2gClearOwnData(RFM2GHANDLE rh, RFM2G_BOOL *State);
 RFM2G_STATUS RFM2gSetDMAByteSwap(RFM2GHANDLE rh, RFM2G_BOOL Enable);
 RFM2G_STATUS RFM2gGetDMAByteSwap(RFM2GHANDLE rh, RFM2G_BOOL *Enabled);
 RFM2G_STATUS RFM2gSetPIOByteSwap(RFM2GHANDLE rh, RFM2G_BOOL Enable);

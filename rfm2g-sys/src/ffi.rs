@@ -65,6 +65,14 @@ pub const RFM2G_NODE_ALL: u32 = 65535;
 pub const RFM2G_NODE_UNKNOWN: u32 = 65534;
 pub const RFM2G_INFINITE_TIMEOUT: u32 = 4294967295;
 pub const RFM2G_NO_WAIT: u32 = 0;
+pub const RFM2G_LCSR_OWNDATA: u32 = 1;
+pub const RFM2G_LCSR_BADDATA: u32 = 2;
+pub const RFM2G_LCSR_SIGDET: u32 = 4;
+pub const RFM2G_LCSR_SNCLOST: u32 = 8;
+pub const RFM2G_LCSR_RCVFULL: u32 = 32;
+pub const RFM2G_LCSR_REDUNDANT: u32 = 67108864;
+pub const RFM2G_LCSR_DOD: u32 = 536870912;
+pub const RFM2G_LCSR_XMTDIS: u32 = 1073741824;
 pub type RFM2G_UINT8 = ::std::os::raw::c_uchar;
 pub type RFM2G_UINT16 = ::std::os::raw::c_ushort;
 pub type RFM2G_UINT32 = ::std::os::raw::c_uint;
@@ -106,17 +114,70 @@ const _: () = {
 };
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct RFM2GPCICONFIG {
+    pub rfm2gOrWindowSize: RFM2G_UINT32,
+    pub rfm2gOrRegSize: RFM2G_UINT32,
+    pub rfm2gCsWindowSize: RFM2G_UINT32,
+    pub rfm2gCsRegSize: RFM2G_UINT32,
+    pub rfm2gWindowSize: RFM2G_UINT32,
+    pub devfn: RFM2G_UINT32,
+    pub type_: RFM2G_UINT16,
+    pub interruptNumber: RFM2G_UINT8,
+    pub bus: RFM2G_UINT8,
+    pub function: RFM2G_UINT8,
+    pub revision: RFM2G_UINT8,
+    pub rfm2gBase: RFM2G_UINT32,
+    pub rfm2gCsBase: RFM2G_UINT32,
+    pub rfm2gOrBase: RFM2G_UINT32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of RFM2GPCICONFIG"][::std::mem::size_of::<RFM2GPCICONFIG>() - 44usize];
+    ["Alignment of RFM2GPCICONFIG"][::std::mem::align_of::<RFM2GPCICONFIG>() - 4usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gOrWindowSize"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gOrWindowSize) - 0usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gOrRegSize"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gOrRegSize) - 4usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gCsWindowSize"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gCsWindowSize) - 8usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gCsRegSize"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gCsRegSize) - 12usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gWindowSize"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gWindowSize) - 16usize];
+    ["Offset of field: RFM2GPCICONFIG::devfn"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, devfn) - 20usize];
+    ["Offset of field: RFM2GPCICONFIG::type_"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, type_) - 24usize];
+    ["Offset of field: RFM2GPCICONFIG::interruptNumber"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, interruptNumber) - 26usize];
+    ["Offset of field: RFM2GPCICONFIG::bus"][::std::mem::offset_of!(RFM2GPCICONFIG, bus) - 27usize];
+    ["Offset of field: RFM2GPCICONFIG::function"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, function) - 28usize];
+    ["Offset of field: RFM2GPCICONFIG::revision"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, revision) - 29usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gBase"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gBase) - 32usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gCsBase"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gCsBase) - 36usize];
+    ["Offset of field: RFM2GPCICONFIG::rfm2gOrBase"]
+        [::std::mem::offset_of!(RFM2GPCICONFIG, rfm2gOrBase) - 40usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct RFM2GCONFIG {
     pub NodeId: RFM2G_NODE,
     pub BoardId: RFM2G_UINT8,
-    pub Unit: RFM2G_UINT32,
-    pub PlxRevision: RFM2G_UINT32,
+    pub Unit: RFM2G_UINT8,
+    pub PlxRevision: RFM2G_UINT8,
     pub MemorySize: RFM2G_UINT32,
     pub Device: [::std::os::raw::c_char; 128usize],
-    pub Name: [::std::os::raw::c_char; 64usize],
-    pub DriverVersion: [::std::os::raw::c_char; 32usize],
+    pub Name: [::std::os::raw::c_char; 32usize],
+    pub DriverVersion: [::std::os::raw::c_char; 16usize],
     pub BoardRevision: RFM2G_UINT8,
     pub RevisionId: RFM2G_UINT8,
+    pub Lcsr1: RFM2G_UINT32,
+    pub PciConfig: RFM2GPCICONFIG,
+    pub BuildId: RFM2G_UINT16,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -125,19 +186,24 @@ const _: () = {
     ["Offset of field: RFM2GCONFIG::NodeId"][::std::mem::offset_of!(RFM2GCONFIG, NodeId) - 0usize];
     ["Offset of field: RFM2GCONFIG::BoardId"]
         [::std::mem::offset_of!(RFM2GCONFIG, BoardId) - 2usize];
-    ["Offset of field: RFM2GCONFIG::Unit"][::std::mem::offset_of!(RFM2GCONFIG, Unit) - 4usize];
+    ["Offset of field: RFM2GCONFIG::Unit"][::std::mem::offset_of!(RFM2GCONFIG, Unit) - 3usize];
     ["Offset of field: RFM2GCONFIG::PlxRevision"]
-        [::std::mem::offset_of!(RFM2GCONFIG, PlxRevision) - 8usize];
+        [::std::mem::offset_of!(RFM2GCONFIG, PlxRevision) - 4usize];
     ["Offset of field: RFM2GCONFIG::MemorySize"]
-        [::std::mem::offset_of!(RFM2GCONFIG, MemorySize) - 12usize];
-    ["Offset of field: RFM2GCONFIG::Device"][::std::mem::offset_of!(RFM2GCONFIG, Device) - 16usize];
-    ["Offset of field: RFM2GCONFIG::Name"][::std::mem::offset_of!(RFM2GCONFIG, Name) - 144usize];
+        [::std::mem::offset_of!(RFM2GCONFIG, MemorySize) - 8usize];
+    ["Offset of field: RFM2GCONFIG::Device"][::std::mem::offset_of!(RFM2GCONFIG, Device) - 12usize];
+    ["Offset of field: RFM2GCONFIG::Name"][::std::mem::offset_of!(RFM2GCONFIG, Name) - 140usize];
     ["Offset of field: RFM2GCONFIG::DriverVersion"]
-        [::std::mem::offset_of!(RFM2GCONFIG, DriverVersion) - 208usize];
+        [::std::mem::offset_of!(RFM2GCONFIG, DriverVersion) - 172usize];
     ["Offset of field: RFM2GCONFIG::BoardRevision"]
-        [::std::mem::offset_of!(RFM2GCONFIG, BoardRevision) - 240usize];
+        [::std::mem::offset_of!(RFM2GCONFIG, BoardRevision) - 188usize];
     ["Offset of field: RFM2GCONFIG::RevisionId"]
-        [::std::mem::offset_of!(RFM2GCONFIG, RevisionId) - 241usize];
+        [::std::mem::offset_of!(RFM2GCONFIG, RevisionId) - 189usize];
+    ["Offset of field: RFM2GCONFIG::Lcsr1"][::std::mem::offset_of!(RFM2GCONFIG, Lcsr1) - 192usize];
+    ["Offset of field: RFM2GCONFIG::PciConfig"]
+        [::std::mem::offset_of!(RFM2GCONFIG, PciConfig) - 196usize];
+    ["Offset of field: RFM2GCONFIG::BuildId"]
+        [::std::mem::offset_of!(RFM2GCONFIG, BuildId) - 240usize];
 };
 pub struct Rfm2gApi {
     __library: ::libloading::Library,
@@ -325,6 +391,10 @@ pub struct Rfm2gApi {
     >,
     pub RFM2gCheckRingCont:
         Result<unsafe extern "C" fn(rh: RFM2GHANDLE) -> RFM2G_STATUS, ::libloading::Error>,
+    pub RFM2gClearOwnData: Result<
+        unsafe extern "C" fn(rh: RFM2GHANDLE, State: *mut RFM2G_BOOL) -> RFM2G_STATUS,
+        ::libloading::Error,
+    >,
     pub RFM2gSetDMAByteSwap: Result<
         unsafe extern "C" fn(rh: RFM2GHANDLE, Enable: RFM2G_BOOL) -> RFM2G_STATUS,
         ::libloading::Error,
@@ -409,6 +479,7 @@ impl Rfm2gApi {
         let RFM2gClearEvent = unsafe { __library.get(b"RFM2gClearEvent\0") }.map(|sym| *sym);
         let RFM2gGetEventCount = unsafe { __library.get(b"RFM2gGetEventCount\0") }.map(|sym| *sym);
         let RFM2gCheckRingCont = unsafe { __library.get(b"RFM2gCheckRingCont\0") }.map(|sym| *sym);
+        let RFM2gClearOwnData = unsafe { __library.get(b"RFM2gClearOwnData\0") }.map(|sym| *sym);
         let RFM2gSetDMAByteSwap =
             unsafe { __library.get(b"RFM2gSetDMAByteSwap\0") }.map(|sym| *sym);
         let RFM2gGetDMAByteSwap =
@@ -455,6 +526,7 @@ impl Rfm2gApi {
             RFM2gClearEvent,
             RFM2gGetEventCount,
             RFM2gCheckRingCont,
+            RFM2gClearOwnData,
             RFM2gSetDMAByteSwap,
             RFM2gGetDMAByteSwap,
             RFM2gSetPIOByteSwap,
@@ -815,6 +887,18 @@ impl Rfm2gApi {
                 .RFM2gCheckRingCont
                 .as_ref()
                 .expect("Expected function, got error."))(rh)
+        }
+    }
+    pub unsafe fn RFM2gClearOwnData(
+        &self,
+        rh: RFM2GHANDLE,
+        State: *mut RFM2G_BOOL,
+    ) -> RFM2G_STATUS {
+        unsafe {
+            (self
+                .RFM2gClearOwnData
+                .as_ref()
+                .expect("Expected function, got error."))(rh, State)
         }
     }
     pub unsafe fn RFM2gSetDMAByteSwap(&self, rh: RFM2GHANDLE, Enable: RFM2G_BOOL) -> RFM2G_STATUS {

@@ -153,20 +153,37 @@ fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec<Check> {
             .fix("check the board's node switches and the driver"),
     });
     checks.push(if card {
-        match dev.check_ring() {
-            Ok(()) => check(
-                "ring",
-                Verdict::Pass,
-                "a packet sent round the ring came back",
-            ),
-            Err(e) => check("ring", Verdict::Fail, e.to_string())
-                .fix("check the fibres and that every node is powered; rfmctl ring-check"),
-        }
+        ring_check(&dev)
     } else {
         check("ring", Verdict::Skip, "shared memory has no ring")
     });
     checks.push(memory_check(&dev, device));
     checks
+}
+
+/// The continuity test, and the card's own view of its ring (its LCSR) where
+/// the library gives it: a ring that passes the test while its receiver reports
+/// lost sync or bad data is a fibre about to fail.
+fn ring_check(dev: &rfm_core::Device) -> Check {
+    let lcsr = dev.lcsr().ok();
+    let state = lcsr.map(|l| format!("; {l}")).unwrap_or_default();
+    match dev.check_ring() {
+        Err(e) => check("ring", Verdict::Fail, format!("{e}{state}"))
+            .fix("check the fibres and that every node is powered; rfmctl ring-check"),
+        Ok(()) => match lcsr {
+            Some(l) if !l.ring_ok() => check(
+                "ring",
+                Verdict::Warn,
+                format!("a packet sent round the ring came back, but the card reports {l}"),
+            )
+            .fix("clean or replace the fibre into this card and check its connectors"),
+            _ => check(
+                "ring",
+                Verdict::Pass,
+                format!("a packet sent round the ring came back{state}"),
+            ),
+        },
+    }
 }
 
 /// What the memory describes: each coupling's interface and its nodes; two

@@ -1207,6 +1207,10 @@ fn doctor_checks_a_board_and_this_pc_and_fails_on_an_open_ring() {
         assert!(out.contains(&format!("PASS  {name:<15}")), "{name}: {out}");
     }
     assert!(out.contains("node 3"), "{out}");
+    assert!(
+        out.contains("came back; LCSR 0x00000004 (receive signal detected)"),
+        "the card's status register: {out}"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
         .args([
             "--library",
@@ -1235,6 +1239,10 @@ fn doctor_checks_a_board_and_this_pc_and_fails_on_an_open_ring() {
             .as_str()
             .unwrap()
             .contains("RFM2G_LINK_TEST_FAIL")
+            && ring_check["detail"]
+                .as_str()
+                .unwrap()
+                .ends_with("LCSR 0x00000008 (receive sync lost)")
             && ring_check["fix"].as_str().unwrap().contains("fibres"),
         "{ring_check}"
     );

@@ -5,7 +5,10 @@
 #[rustfmt::skip]
 /// The vendor API's declarations (rfm2g-sys).
 pub use rfm2g_sys::ffi;
+mod lcsr;
 mod status;
+
+pub use lcsr::Lcsr;
 
 pub use status::{status_name, Rfm2gError};
 
@@ -67,6 +70,7 @@ type ReadFn =
 type GetThresholdFn = unsafe extern "C" fn(RFM2GHANDLE, *mut RFM2G_UINT32) -> RFM2G_STATUS;
 type SetThresholdFn = unsafe extern "C" fn(RFM2GHANDLE, RFM2G_UINT32) -> RFM2G_STATUS;
 type GetConfigFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GCONFIG) -> RFM2G_STATUS;
+type ClearOwnDataFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2G_BOOL) -> RFM2G_STATUS;
 
 /// The network-interrupt functions, present in every vendor release but optional
 /// here: only `waitStrategy = event` needs them.
@@ -98,9 +102,10 @@ struct Api {
     /// Diagnostics, optional: only `rfmctl` uses them.
     board_id: Option<BoardIdFn>,
     check_ring: Option<CheckRingFn>,
-    /// Only called on the project's emulator, whose `RFM2GCONFIG` layout is ours
-    /// (a vendor library's differs between SDK versions).
-    emulator_config: Option<GetConfigFn>,
+    /// The board's state (its LCSR) and the own-data test: optional, for the
+    /// health watch and `rfmctl` only.
+    get_config: Option<GetConfigFn>,
+    clear_own_data: Option<ClearOwnDataFn>,
 }
 
 /// Loads the vendor library so that it stays loaded for the rest of the process.
@@ -130,9 +135,6 @@ fn open_resident(path: &std::ffi::OsStr) -> Result<libloading::Library, libloadi
     }
 }
 
-/// A symbol only the project's emulator (`rfm2g-sim`) exports.
-const EMULATOR_SYMBOL: &[u8] = b"rfm2gsim_live_handles\0";
-
 fn load(library: Option<&Path>) -> Result<Api, BoardError> {
     let name = library.map_or_else(|| DEFAULT_LIBRARY.to_owned(), |p| p.display().to_string());
     let path = library.map_or(DEFAULT_LIBRARY.as_ref(), Path::as_os_str);
@@ -140,8 +142,6 @@ fn load(library: Option<&Path>) -> Result<Api, BoardError> {
         library: name.clone(),
         reason: e.to_string(),
     })?;
-    // SAFETY: looking a symbol up runs nothing; it is never called.
-    let emulator = unsafe { loaded.get::<unsafe extern "C" fn() -> i32>(EMULATOR_SYMBOL) }.is_ok();
     // SAFETY: resolving symbols runs nothing; their types are the header's.
     let raw = unsafe { ffi::Rfm2gApi::from_library(loaded) }.map_err(|e| {
         BoardError::LibraryNotLoaded {
@@ -182,12 +182,8 @@ fn load(library: Option<&Path>) -> Result<Api, BoardError> {
         set_dma_threshold: raw.RFM2gSetDMAThreshold.as_ref().ok().copied(),
         board_id: raw.RFM2gBoardID.as_ref().ok().copied(),
         check_ring: raw.RFM2gCheckRingCont.as_ref().ok().copied(),
-        emulator_config: raw
-            .RFM2gGetConfig
-            .as_ref()
-            .ok()
-            .copied()
-            .filter(|_| emulator),
+        get_config: raw.RFM2gGetConfig.as_ref().ok().copied(),
+        clear_own_data: raw.RFM2gClearOwnData.as_ref().ok().copied(),
         library: name,
         _raw: raw,
     })
@@ -248,19 +244,59 @@ impl Board {
     /// The driver's version: the kernel module's (`/sys/module/rfm2g/version`), or
     /// the emulator's; `None` when neither says.
     pub(crate) fn driver_version(&self) -> Option<String> {
-        if let Some(get_config) = self.api.emulator_config {
-            // SAFETY: all-zero is a valid RFM2GCONFIG (integers and char arrays).
-            let mut config: ffi::RFM2GCONFIG = unsafe { std::mem::zeroed() };
-            // SAFETY: open handle; the emulator fills exactly this layout.
-            if unsafe { get_config(self.handle, &mut config) } == 0 {
-                // SAFETY: the emulator NUL-terminates the field inside its array.
-                let text = unsafe { CStr::from_ptr(config.DriverVersion.as_ptr()) };
-                return Some(text.to_string_lossy().into_owned());
+        if let Ok(config) = self.config() {
+            let text = &config.DriverVersion;
+            let len = text.iter().position(|c| *c == 0).unwrap_or(text.len());
+            if len > 0 {
+                let bytes: Vec<u8> = text[..len].iter().map(|c| *c as u8).collect();
+                return Some(String::from_utf8_lossy(&bytes).into_owned());
             }
         }
         std::fs::read_to_string("/sys/module/rfm2g/version")
             .ok()
             .map(|v| format!("rfm2g driver {}", v.trim()))
+    }
+
+    /// `RFM2gGetConfig`, into room for a larger struct than release R09.00's:
+    /// a library of another release that lays out more fields writes them into
+    /// the spare room, never past it.
+    pub(crate) fn config(&self) -> Result<ffi::RFM2GCONFIG, BoardError> {
+        #[repr(C)]
+        struct Room {
+            config: ffi::RFM2GCONFIG,
+            _spare: [u64; 128],
+        }
+        let get = self
+            .api
+            .get_config
+            .ok_or_else(|| self.missing("RFM2gGetConfig"))?;
+        // SAFETY: all-zero is a valid Room (integers and char arrays).
+        let mut room: Room = unsafe { std::mem::zeroed() };
+        // SAFETY: open handle; the out pointer has room for any release's layout.
+        self.check("RFM2gGetConfig", unsafe {
+            get(self.handle, &mut room.config)
+        })?;
+        Ok(room.config)
+    }
+
+    /// The card's local control and status register.
+    pub(crate) fn lcsr(&self) -> Result<Lcsr, BoardError> {
+        Ok(Lcsr(self.config()?.Lcsr1))
+    }
+
+    /// `RFM2gClearOwnData`: whether this board's own data came back since the
+    /// last call, which clears it.
+    pub(crate) fn clear_own_data(&self) -> Result<bool, BoardError> {
+        let clear = self
+            .api
+            .clear_own_data
+            .ok_or_else(|| self.missing("RFM2gClearOwnData"))?;
+        let mut state: ffi::RFM2G_BOOL = 0;
+        // SAFETY: open handle, valid out pointer.
+        self.check("RFM2gClearOwnData", unsafe {
+            clear(self.handle, &mut state)
+        })?;
+        Ok(state != 0)
     }
 
     /// `RFM2gCheckRingCont`: whether a packet sent around the ring comes back.
