@@ -44,7 +44,7 @@ pub const RESERVED: interface::Reserved = interface::Reserved {
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{598e533c-9e59-489d-9773-7c0cdeb479c3}";
+pub const PRESET_GUID: &str = "{fee1efa9-778b-4c63-8cc4-8da521f5cfea}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -294,7 +294,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{3eea4065-b1a5-30b6-d88b-61e53434312f}",
+            "{517e003d-02aa-c84b-e887-301039d18d3e}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );
@@ -304,21 +304,25 @@ mod tests {
     fn the_attitude_model_keeps_its_value_references() {
         let m = Model::attitude();
         let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names.len(), 37);
+        assert_eq!(names.len(), 41);
         assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
         assert_eq!(names[11], "idleTimeout");
         assert_eq!(names[12], "realTimeFactor");
         assert_eq!(names[13], "recordFile");
         assert_eq!(names[14], "recordOverwrite");
         assert_eq!(names[15], "rfm2gReadThreshold");
-        assert_eq!(names[16], "roll");
-        assert_eq!(names[21], "peer.roll");
-        assert_eq!(names[27], "peer.step");
-        assert_eq!(names[28], "link.ok");
-        assert_eq!(names[33], "link.wait");
-        assert_eq!(names[34], "record.dropped");
-        assert_eq!(names[35], "replay.divergence");
-        assert_eq!(names[36], "pace.behind");
+        assert_eq!(names[16], "cpuAffinity");
+        assert_eq!(names[17], "realtimePriority");
+        assert_eq!(names[18], "lockMemory");
+        assert_eq!(names[19], "roll");
+        assert_eq!(names[24], "peer.roll");
+        assert_eq!(names[30], "peer.step");
+        assert_eq!(names[31], "link.ok");
+        assert_eq!(names[36], "link.wait");
+        assert_eq!(names[37], "record.dropped");
+        assert_eq!(names[38], "replay.divergence");
+        assert_eq!(names[39], "pace.behind");
+        assert_eq!(names[40], "cpu.offCore");
         assert_eq!(m.model_identifier, "rfm_attitude");
     }
 

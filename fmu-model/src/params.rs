@@ -22,6 +22,9 @@ pub enum Param {
     RecordFile,
     RecordOverwrite,
     Rfm2gReadThreshold,
+    CpuAffinity,
+    RealtimePriority,
+    LockMemory,
 }
 
 /// One row of [`PARAMS`].
@@ -207,6 +210,31 @@ pub const PARAMS: &[ParamSpec] = &[
             "RFM2g: a peer's frame of at least this many bytes is read with one RFM2gRead, which the driver makes one DMA transfer, instead of a PCIe round trip per word; used only when the driver's DMA threshold (RFM2gSetDMAThreshold, rfmctl dma-threshold) is set; 0: always word by word",
         )
     },
+    row(
+        Param::CpuAffinity,
+        "cpuAffinity",
+        Kind::String,
+        "",
+        "Cores for the thread that steps this FMU (the one calling fmi2ExitInitializationMode) and for its heartbeat, as taskset writes them: \"3\", \"2-3\", \"0,2-3\"; restored at fmi2Terminate; cpu.offCore counts steps that ran elsewhere; empty: left as it is",
+    ),
+    ParamSpec {
+        min: Some("0"),
+        max: Some("99"),
+        ..row(
+            Param::RealtimePriority,
+            "realtimePriority",
+            Kind::Integer,
+            "0",
+            "1-99: the stepping thread runs SCHED_FIFO at this priority on Linux (its heartbeat one above), THREAD_PRIORITY_TIME_CRITICAL on Windows, until fmi2Terminate; refused without CAP_SYS_NICE or ulimit -r (a warning, the step runs on); 0: left as it is",
+        )
+    },
+    row(
+        Param::LockMemory,
+        "lockMemory",
+        Kind::Boolean,
+        "false",
+        "Lock the master process's memory (mlockall), so that no step waits for a page fault; unlocked at fmi2Terminate unless it was locked before; refused without CAP_IPC_LOCK or ulimit -l (a warning)",
+    ),
 ];
 
 /// The parameters an FMU has: all but the slot parameters, which only the

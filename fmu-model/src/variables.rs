@@ -86,6 +86,8 @@ pub enum Place {
     ReplayDivergence,
     /// `pace.behind`: steps that ended after their real-time deadline.
     PaceBehind,
+    /// `cpu.offCore`: steps that ran on a core outside `cpuAffinity`.
+    OffCore,
 }
 
 /// One `ScalarVariable`.
@@ -222,6 +224,12 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
             "With realTimeFactor > 0: the steps that ended more than 1 ms after their real-time \
              deadline (the first is logged as a warning); 0 otherwise",
             Place::PaceBehind,
+        ),
+        (
+            "cpu.offCore",
+            "With cpuAffinity set: the steps that ran on a core outside it (the system refused \
+             the affinity, or another program changed it); 0 otherwise",
+            Place::OffCore,
         ),
     ] {
         vars.push(Var {

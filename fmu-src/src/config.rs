@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use rfm_core::frame::framed::SyncMode;
 use rfm_core::link::{CardReads, Layout, LinkConfig};
+use rfm_core::realtime::{CpuList, RealTime, MAX_PRIORITY};
 use rfm_core::wait::WaitStrategy;
 
 use crate::error::{error, FmiError, FmiResult};
@@ -89,6 +90,35 @@ fn slot(params: &Params, p: Param) -> FmiResult<u8> {
     u8::try_from(v).map_err(|_| bad(fmu_model::spec(p).name, &v, "expected a slot number 0..255"))
 }
 
+/// `cpuAffinity`, `realtimePriority` and `lockMemory`: what the stepping thread asks.
+fn realtime(params: &Params) -> FmiResult<RealTime> {
+    let cpus = string(params, Param::CpuAffinity).trim();
+    let cpus = match cpus.is_empty() {
+        true => None,
+        false => Some(cpus.parse::<CpuList>().map_err(|e| {
+            error(format!(
+                "fmi2ExitInitializationMode: parameter cpuAffinity: {e}; empty leaves the cores as they are"
+            ))
+        })?),
+    };
+    let priority = integer(params, Param::RealtimePriority);
+    let priority = u8::try_from(priority)
+        .ok()
+        .filter(|p| *p <= MAX_PRIORITY)
+        .ok_or_else(|| {
+            bad(
+                "realtimePriority",
+                &priority,
+                "expected 0 (left as it is) or a real-time priority 1..99",
+            )
+        })?;
+    Ok(RealTime {
+        cpus,
+        priority,
+        lock_memory: boolean(params, Param::LockMemory),
+    })
+}
+
 /// The link configuration of `model` with `params`.
 pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
     let device = string(params, Param::Device).to_owned();
@@ -154,6 +184,7 @@ pub fn link_config(model: &Model, params: &Params) -> FmiResult<LinkConfig> {
         (Some(model.interface.clone()), me, me)
     };
     Ok(LinkConfig {
+        realtime: realtime(params)?,
         interface,
         device,
         rfm2g_library: (!library.is_empty()).then(|| library.into()),

@@ -72,6 +72,7 @@ impl Instance {
                 outcome: Outcome::None,
                 recording: None,
                 returned: Vec::new(),
+                realtime: Default::default(),
             },
             model,
             state: State::Instantiated,
@@ -185,7 +186,9 @@ impl Instance {
     /// Opens the device and publishes this node's initial frame, without waiting.
     pub fn exit_initialization_mode(&mut self) -> FmiResult {
         let v = &mut self.values;
-        let config = link_config(&self.model, &v.params)?;
+        let mut config = link_config(&self.model, &v.params)?;
+        // The step's thread first: the link's own threads take what it got.
+        config.realtime = v.realtime.start(&config.realtime);
         log::debug!("opening the link: {config}");
         let mut link =
             Link::open(config).map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
@@ -252,6 +255,7 @@ impl Instance {
             link.close()
                 .map_err(|e| error(format!("fmi2Terminate: {e}")))?;
         }
+        self.values.realtime.end();
         if let Some(recording) = self.values.recording.take() {
             recording
                 .finish()
@@ -343,6 +347,7 @@ impl Instance {
     /// Node step `k` at simulation time `t`: publish, wait by the rule, take.
     fn node_step(&mut self, k: u64, t: f64) -> FmiResult {
         let v = &mut self.values;
+        v.realtime.check();
         let link = v.link.as_mut().expect("StepComplete has a link");
         let report = match link.step(k, t, &mut v.frame) {
             Ok(report) => report,
@@ -374,5 +379,6 @@ impl Drop for Instance {
         if let Some(mut link) = self.values.link.take() {
             let _ = link.close();
         }
+        self.values.realtime.end();
     }
 }

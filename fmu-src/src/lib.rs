@@ -16,6 +16,7 @@ mod error;
 mod instance;
 mod instantiate;
 mod logger;
+mod realtime;
 mod recording;
 mod state_machine;
 mod status;

@@ -10,6 +10,7 @@ use rfm_core::frame::framed::{FrameBuf, SyncMode};
 use rfm_core::interface::SignalType;
 use rfm_core::link::{Link, StepReport};
 
+use crate::realtime::StepThread;
 use crate::recording::Recording;
 
 pub use rfm_core::interface::Value;
@@ -32,6 +33,8 @@ pub struct Values {
     pub recording: Option<Recording>,
     /// Strings handed out by the last fmi2GetString (valid until the next call).
     pub returned: Vec<CString>,
+    /// The stepping thread's real-time settings, undone at terminate.
+    pub realtime: StepThread,
 }
 
 /// The value a start text of the description stands for.

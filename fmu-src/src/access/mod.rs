@@ -257,7 +257,8 @@ impl<'i> Access<'i> {
                 Place::Output { .. }
                 | Place::RecordDropped
                 | Place::ReplayDivergence
-                | Place::PaceBehind,
+                | Place::PaceBehind
+                | Place::OffCore,
                 _,
             ) => {
                 unreachable!("check_settable refuses outputs")
@@ -283,6 +284,7 @@ impl<'i> Access<'i> {
                     .unwrap_or(0),
             ),
             Place::PaceBehind => count(self.values.link.as_ref().map_or(0, |l| l.behind_pace())),
+            Place::OffCore => count(self.values.realtime.off_core()),
         }
     }
 

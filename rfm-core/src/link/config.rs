@@ -11,6 +11,7 @@ use super::LinkError;
 use crate::area::MAX_LAG;
 use crate::frame::framed::SyncMode;
 use crate::interface::Interface;
+use crate::realtime::RealTime;
 use crate::wait::WaitStrategy;
 use crate::WORD;
 
@@ -87,6 +88,10 @@ pub struct LinkConfig {
     pub real_time_factor: f64,
     /// How frames are read where every load is a PCIe round trip.
     pub card: CardReads,
+    /// The cores and priority of the link's own heartbeat thread: what the
+    /// stepping thread was granted of the FMU's real-time settings
+    /// ([`crate::realtime`]), so a refused setting is not tried again.
+    pub realtime: RealTime,
 }
 
 /// The settings as one line of `key = value`, keyed by the FMU's parameter
@@ -134,9 +139,10 @@ impl std::fmt::Display for LinkConfig {
             self.real_time_factor,
         )?;
         match self.card.block_from {
-            Some(bytes) => write!(f, ", rfm2gReadThreshold = {bytes}"),
-            None => f.write_str(", rfm2gReadThreshold = 0 (word by word)"),
+            Some(bytes) => write!(f, ", rfm2gReadThreshold = {bytes}")?,
+            None => f.write_str(", rfm2gReadThreshold = 0 (word by word)")?,
         }
+        write!(f, ", {}", self.realtime)
     }
 }
 
@@ -207,6 +213,7 @@ impl Default for LinkConfig {
             idle_timeout: IDLE_TIMEOUT,
             real_time_factor: 0.0,
             card: CardReads::default(),
+            realtime: RealTime::default(),
         }
     }
 }

@@ -33,6 +33,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::area::LIVENESS_OFFSET;
+use crate::realtime::RealTime;
 use crate::region::{Region, RegionError};
 use crate::thread::Thread;
 
@@ -165,13 +166,16 @@ pub struct Heartbeat {
 }
 
 impl Heartbeat {
-    /// Starts beating at once, then every [`HEARTBEAT_PERIOD`].
-    pub fn start(mut beater: Beater) -> std::io::Result<Heartbeat> {
+    /// Starts beating at once, then every [`HEARTBEAT_PERIOD`], on the cores
+    /// and above the priority of the step (`realtime`): a beat that waited
+    /// behind a spinning real-time step would make its node look dead.
+    pub fn start(mut beater: Beater, realtime: RealTime) -> std::io::Result<Heartbeat> {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let taken_by = Arc::new(AtomicU32::new(0));
         let thread = {
             let (stop, taken_by) = (stop.clone(), taken_by.clone());
             Thread::spawn("rfm-heartbeat", move || {
+                realtime.apply_to_own_thread();
                 let (lock, wake) = &*stop;
                 let mut stopped = lock.lock().unwrap_or_else(|e| e.into_inner());
                 while !*stopped {

@@ -222,7 +222,9 @@ impl Link {
                 Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
                 Ok(StartPoll::Claimed) => {
                     let beater = self.node.beater()?;
-                    self.heartbeat = Some(Heartbeat::start(beater).map_err(LinkError::Heartbeat)?);
+                    let realtime = self.node.config().realtime.clone();
+                    self.heartbeat =
+                        Some(Heartbeat::start(beater, realtime).map_err(LinkError::Heartbeat)?);
                 }
                 Ok(StartPoll::Started) => {
                     self.signal(0)?;
