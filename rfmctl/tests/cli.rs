@@ -1045,8 +1045,11 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
 
 /// A node at 500 Hz whose master publishes in bursts (five frames every 10 ms,
 /// as one catching up with real time does): every frame stays in its ring
-/// long enough for the watcher, so none is "missed" (it counted four a burst,
-/// every frame between two of its looks), and every one is seen.
+/// 16 frames, about 30 ms, long enough for a watcher looking every millisecond, so it is
+/// seen, not "missed" (the old watcher counted four a burst missed, 80 % of the
+/// frames: every frame between two of its looks). Only a watcher the machine
+/// holds up longer than the ring lasts misses frames, truly; on a loaded
+/// two-core runner that happens (CI saw 2 of 431), so the bound is 5 %.
 #[test]
 fn watch_misses_nothing_of_a_500_hz_node_publishing_in_bursts() {
     let m = shm(64 << 10);
@@ -1078,8 +1081,9 @@ fn watch_misses_nothing_of_a_500_hz_node_publishing_in_bursts() {
     assert_eq!(code, 0, "{err}");
     let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     let slot = &last["slots"][0];
-    assert_eq!(slot["missed"], 0, "{slot}");
-    assert!(slot["frames_seen"].as_u64().unwrap() > 300, "{slot}");
+    let seen = slot["frames_seen"].as_u64().unwrap();
+    assert!(slot["missed"].as_u64().unwrap() * 20 <= seen, "{slot}");
+    assert!(seen > 300, "{slot}");
     assert!(slot["rate_hz"].as_f64().unwrap() > 200.0, "{slot}");
 }
 
