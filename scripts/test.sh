@@ -123,6 +123,13 @@ target/release/module-cycles
 if [ "$mode" = quick ]; then
     step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
     .venv/bin/pytest -q tests/python/test_fmpy.py
+    # The lab tool reads every FMU's variables: a new variable it does not
+    # know fails here, not only in the full run.
+    step lab-quick "an interface's three FMUs in three processes in lockstep over shm: (lab, 2,000 steps)"
+    target/release/build-fmu --interface tests/interfaces/mixed.toml --node all \
+        --from target/fmu/rfm_attitude.fmu --out target/fmu/mixed > /dev/null
+    target/release/lab --dir target/fmu/mixed --interface mixed \
+        --nodes cockpit,visual,ios --steps 2000
     shm_left
     steps_passed "quick checks passed (scripts/test.sh runs every check)"
     exit 0

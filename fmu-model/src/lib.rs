@@ -31,20 +31,20 @@ pub use category::Category;
 pub use kind::Kind;
 pub use params::{fmu_params, spec, Param, ParamSpec, PARAMETER_NAMES, PARAMS};
 pub use routes::{At, Route};
-pub use variables::{Causality, LinkField, PeerValue, Place, Var};
+pub use variables::{Causality, LinkField, PeerValue, Place, RingField, Var};
 
 /// The names an FMU's variables take beyond an interface's signals, which the
 /// interface parser therefore refuses as signal or node names: every peer's
 /// `<node>.time`, `<node>.step` and `<node>.link.*` outputs, the parameters, and
-/// the prefixes of the FMU's own outputs (`record.dropped`, `replay.divergence`).
+/// the prefixes of the FMU's own outputs (`record.dropped`, `pace.behind`).
 pub const RESERVED: interface::Reserved = interface::Reserved {
     outputs: &["time", "step", "link"],
     parameters: &PARAMETER_NAMES,
-    prefixes: &["record", "replay"],
+    prefixes: &variables::OWN_PREFIXES,
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{fee1efa9-778b-4c63-8cc4-8da521f5cfea}";
+pub const PRESET_GUID: &str = "{19a0da6c-0679-4345-a4dd-cb009b82032b}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -294,7 +294,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{517e003d-02aa-c84b-e887-301039d18d3e}",
+            "{7a11ae19-8e38-fe87-558c-96203fc57a34}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );
@@ -304,7 +304,7 @@ mod tests {
     fn the_attitude_model_keeps_its_value_references() {
         let m = Model::attitude();
         let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names.len(), 41);
+        assert_eq!(names.len(), 46);
         assert_eq!(&names[..3], ["device", "rfm2gLibrary", "regionOffset"]);
         assert_eq!(names[11], "idleTimeout");
         assert_eq!(names[12], "realTimeFactor");
@@ -323,6 +323,8 @@ mod tests {
         assert_eq!(names[38], "replay.divergence");
         assert_eq!(names[39], "pace.behind");
         assert_eq!(names[40], "cpu.offCore");
+        assert_eq!(names[41..43], ["ring.a.ok", "ring.b.ok"]);
+        assert_eq!(names[45], "ring.failovers");
         assert_eq!(m.model_identifier, "rfm_attitude");
     }
 

@@ -3,6 +3,7 @@
 //! Value references are the positions in this list.
 
 use rfm_core::interface::{Interface, NodeSpec, Signal, SignalType, Start};
+use rfm_core::Network;
 
 use super::kind::Kind;
 use super::params::{self, Param};
@@ -88,6 +89,19 @@ pub enum Place {
     PaceBehind,
     /// `cpu.offCore`: steps that ran on a core outside `cpuAffinity`.
     OffCore,
+    /// `ring.*`: what the rings of a redundant device did.
+    Ring(RingField),
+}
+
+/// One of the `ring.*` outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingField {
+    /// Whether the ring held every peer's newest frame within timeout.
+    Ok(Network),
+    /// The peers' frames taken from the ring.
+    Frames(Network),
+    /// Moves of a peer's frames from ring A to ring B.
+    Failovers,
 }
 
 /// One `ScalarVariable`.
@@ -205,45 +219,21 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
         ));
     }
     // This node's own outputs, after every peer's.
-    for (name, description, place) in [
-        (
-            "record.dropped",
-            "Records the recording (parameter recordFile) lost: dropped because its writer fell \
-             behind, or lost because writing the file failed (a full disk; the log says when \
-             it began and ended): a step never waits for the disk",
-            Place::RecordDropped,
-        ),
-        (
-            "replay.divergence",
-            "With device = replay:PATH: the steps whose inputs differed from the ones recorded \
-             (the first is logged with its signal); 0 otherwise",
-            Place::ReplayDivergence,
-        ),
-        (
-            "pace.behind",
-            "With realTimeFactor > 0: the steps that ended more than 1 ms after their real-time \
-             deadline (the first is logged as a warning); 0 otherwise",
-            Place::PaceBehind,
-        ),
-        (
-            "cpu.offCore",
-            "With cpuAffinity set: the steps that ran on a core outside it (the system refused \
-             the affinity, or another program changed it); 0 otherwise",
-            Place::OffCore,
-        ),
-    ] {
-        vars.push(Var {
-            name: name.into(),
-            kind: Kind::Integer,
-            causality: Causality::Output,
-            start: "0".into(),
-            unit: None,
-            min: None,
-            max: None,
-            bounds: ANY,
-            description: description.into(),
-            place,
-        });
+    for group in OWN_OUTPUTS {
+        for &(field, kind, description, place) in group.outputs {
+            vars.push(Var {
+                name: format!("{}.{field}", group.prefix),
+                kind,
+                causality: Causality::Output,
+                start: if kind == Kind::Boolean { "false" } else { "0" }.into(),
+                unit: None,
+                min: None,
+                max: None,
+                bounds: ANY,
+                description: description.into(),
+                place,
+            });
+        }
     }
     vars
 }
@@ -322,3 +312,108 @@ fn peer_outputs(
     }
     out
 }
+
+/// Outputs sharing one prefix (`pace.behind`): the prefix no node may take.
+pub struct OwnGroup {
+    pub prefix: &'static str,
+    /// (field, type, description, where its value lives)
+    pub outputs: &'static [(&'static str, Kind, &'static str, Place)],
+}
+
+/// The FMU's own outputs, in the description's order after every peer's: the one
+/// table both the variables and the node names the parser refuses
+/// ([`crate::RESERVED`]) come from.
+pub const OWN_OUTPUTS: [OwnGroup; 5] = [
+    OwnGroup {
+        prefix: "record",
+        outputs: &[(
+            "dropped",
+            Kind::Integer,
+            "Records the recording (parameter recordFile) lost: dropped because its writer fell \
+             behind, or lost because writing the file failed (a full disk; the log says when \
+             it began and ended): a step never waits for the disk",
+            Place::RecordDropped,
+        )],
+    },
+    OwnGroup {
+        prefix: "replay",
+        outputs: &[(
+            "divergence",
+            Kind::Integer,
+            "With device = replay:PATH: the steps whose inputs differed from the ones recorded \
+             (the first is logged with its signal); 0 otherwise",
+            Place::ReplayDivergence,
+        )],
+    },
+    OwnGroup {
+        prefix: "pace",
+        outputs: &[(
+            "behind",
+            Kind::Integer,
+            "With realTimeFactor > 0: the steps that ended more than 1 ms after their real-time \
+             deadline (the first is logged as a warning); 0 otherwise",
+            Place::PaceBehind,
+        )],
+    },
+    OwnGroup {
+        prefix: "cpu",
+        outputs: &[(
+            "offCore",
+            Kind::Integer,
+            "With cpuAffinity set: the steps that ran on a core outside it (the system refused \
+             the affinity, or another program changed it); 0 otherwise",
+            Place::OffCore,
+        )],
+    },
+    OwnGroup {
+        prefix: "ring",
+        outputs: &[
+            (
+                "a.ok",
+                Kind::Boolean,
+                "With a redundant device (A+B): whether ring A held every peer's newest frame \
+                 within timeout; with one memory, true",
+                Place::Ring(RingField::Ok(Network::A)),
+            ),
+            (
+                "b.ok",
+                Kind::Boolean,
+                "With a redundant device (A+B): whether ring B held every peer's newest frame \
+                 within timeout (looked at every 10 ms while frames come from A); with one \
+                 memory, false",
+                Place::Ring(RingField::Ok(Network::B)),
+            ),
+            (
+                "a.frames",
+                Kind::Integer,
+                "The peers' frames taken from ring A (with one memory: from it)",
+                Place::Ring(RingField::Frames(Network::A)),
+            ),
+            (
+                "b.frames",
+                Kind::Integer,
+                "With a redundant device: the peers' frames taken from ring B, because ring A \
+                 did not hold them whole",
+                Place::Ring(RingField::Frames(Network::B)),
+            ),
+            (
+                "failovers",
+                Kind::Integer,
+                "With a redundant device: the times a peer's frames moved from ring A to ring B \
+                 (each is logged as a warning, naming the peer and the ring)",
+                Place::Ring(RingField::Failovers),
+            ),
+        ],
+    },
+];
+
+/// The prefixes of [`OWN_OUTPUTS`], for [`crate::RESERVED`].
+pub const OWN_PREFIXES: [&str; OWN_OUTPUTS.len()] = {
+    let mut out = [""; OWN_OUTPUTS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = OWN_OUTPUTS[i].prefix;
+        i += 1;
+    }
+    out
+};

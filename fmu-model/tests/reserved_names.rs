@@ -2,7 +2,7 @@
 //! parser refuses a node or signal that takes one, naming the file, line and
 //! column, and every parameter of the table is among them.
 
-use fmu_model::{PARAMS, RESERVED};
+use fmu_model::{Causality, Model, Place, PARAMS, RESERVED};
 use rfm_core::interface::Interface;
 
 /// A file of one node whose body is `node` (a TOML table body).
@@ -16,7 +16,7 @@ fn a_reserved_name_is_refused_with_file_line_and_column() {
         (
             with_node("name = \"record\"\nslot = 0\nsignals = [{ name = \"dropped\", type = \"Integer\" }]"),
             (3, 8),
-            "node name `record` is the prefix of the FMU's own outputs (record, replay are taken)",
+            "node name `record` is the prefix of the FMU's own outputs (record, replay, pace, cpu, ring are taken)",
         ),
         (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"time\", type = \"Real\" }]"),
@@ -58,6 +58,34 @@ fn every_parameter_name_is_refused_as_a_signal_name() {
         assert!(
             err.to_string()
                 .contains(&format!("collides with the FMU parameter `{}`", p.name)),
+            "{err}"
+        );
+    }
+}
+
+/// Every output the FMU has beside its peers' (`pace.behind`, `cpu.offCore`):
+/// a node named by its prefix would give two variables one name, so the parser
+/// must refuse it.
+#[test]
+fn every_own_output_prefix_is_refused_as_a_node_name() {
+    let model = Model::attitude();
+    let own: Vec<&str> = model
+        .variables
+        .iter()
+        .filter(|v| v.causality == Causality::Output)
+        .filter(|v| !matches!(v.place, Place::Output { .. }))
+        .map(|v| v.name.split_once('.').expect("a dotted output").0)
+        .collect();
+    assert!(own.len() >= 4, "{own:?}");
+    for prefix in own {
+        let text = with_node(&format!(
+            "name = \"{prefix}\"\nslot = 0\nsignals = [{{ name = \"x\", type = \"Real\" }}]"
+        ));
+        let err = Interface::parse("lab.toml", &text, &RESERVED).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "node name `{prefix}` is the prefix of the FMU's own outputs"
+            )),
             "{err}"
         );
     }

@@ -251,6 +251,9 @@ impl Instance {
                 waits.timed_out
             );
         }
+        if let Some(summary) = self.values.link.as_ref().and_then(|l| l.rings_summary()) {
+            log::info!("{summary}");
+        }
         if let Some(link) = self.values.link.as_mut() {
             link.close()
                 .map_err(|e| error(format!("fmi2Terminate: {e}")))?;

@@ -89,6 +89,34 @@ impl From<BoardError> for DeviceError {
     }
 }
 
+/// A redundant device: two memories of one kind joined by `+`
+/// (`/dev/rfm2g0+/dev/rfm2g1`, `shm:A+shm:B`): the same coupling over two
+/// rings, every store on both. The one rule of the `+`, for the link and for
+/// interface files alike.
+pub fn split_rings(device: &str) -> Result<(DeviceSpec, Option<DeviceSpec>), DeviceError> {
+    let Some((a, b)) = device.split_once('+') else {
+        return Ok((DeviceSpec::parse(device)?, None));
+    };
+    let bad = |reason: &str| DeviceError::BadDevice {
+        device: device.escape_debug().to_string(),
+        reason: format!(
+            "{reason}; a redundant device is two memories of one kind joined by one `+`, as \
+             `/dev/rfm2g0+/dev/rfm2g1` or `shm:A+shm:B`"
+        ),
+    };
+    if b.contains('+') {
+        return Err(bad("it joins more than two memories"));
+    }
+    let (a, b) = (DeviceSpec::parse(a)?, DeviceSpec::parse(b)?);
+    if std::mem::discriminant(&a) != std::mem::discriminant(&b) {
+        return Err(bad("its two memories are of different kinds"));
+    }
+    if a == b {
+        return Err(bad("its two memories are one"));
+    }
+    Ok((a, Some(b)))
+}
+
 impl DeviceSpec {
     /// Parses a device string; the error names the forms that are accepted.
     pub fn parse(device: &str) -> Result<DeviceSpec, DeviceError> {

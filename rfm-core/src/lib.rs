@@ -32,7 +32,7 @@ pub mod wait;
 
 pub use backend::rfm2g::{Interrupt, Rfm2gError};
 pub use device::{
-    Device, DeviceError, DeviceInfo, DeviceSpec, Events, OpenOptions, DEFAULT_MEMORY_SIZE,
-    DEVICE_FORMS, MAX_MEMORY_SIZE,
+    split_rings, Device, DeviceError, DeviceInfo, DeviceSpec, Events, OpenOptions,
+    DEFAULT_MEMORY_SIZE, DEVICE_FORMS, MAX_MEMORY_SIZE,
 };
-pub use region::{OutsideMemory, Region, RegionError, WORD};
+pub use region::{Network, OutsideMemory, Region, RegionError, WORD};

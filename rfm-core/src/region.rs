@@ -103,6 +103,64 @@ pub struct Region {
     _owner: Arc<dyn Any + Send + Sync>,
     /// Blocks of at least `from` bytes read in one vendor call ([`Region::read_block`]).
     blocks: Option<Blocks>,
+    /// The same window of a second memory on a redundant ring ([`Region::redundant`]).
+    twin: Option<Twin>,
+}
+
+/// One of the two rings of a redundant device (`A+B`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Network {
+    A,
+    B,
+}
+
+impl Network {
+    pub const BOTH: [Network; 2] = [Network::A, Network::B];
+
+    fn bit(self) -> u8 {
+        match self {
+            Network::A => 1,
+            Network::B => 2,
+        }
+    }
+
+    /// 0 for A, 1 for B: the index of per-ring arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Network::A => 0,
+            Network::B => 1,
+        }
+    }
+
+    pub fn other(self) -> Network {
+        match self {
+            Network::A => Network::B,
+            Network::B => Network::A,
+        }
+    }
+
+    /// `a` or `b`, as the outputs name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::A => "a",
+            Network::B => "b",
+        }
+    }
+}
+
+/// The second memory of a redundant window: every store goes to both, loads to
+/// the one `source` names.
+#[derive(Clone)]
+struct Twin {
+    base: NonNull<AtomicU32>,
+    _owner: Arc<dyn Any + Send + Sync>,
+    /// The ring loads read: shared by the clones and subregions of one window,
+    /// so that a peer's reader and the observer over it switch together; a
+    /// window of its own gets its own ([`Region::own_source`]).
+    source: Arc<AtomicU8>,
+    /// Rings this node's stores are withheld from (bits of [`Network::bit`]), for
+    /// every window of the pair: a fault injected to test failover.
+    withheld: Arc<AtomicU8>,
 }
 
 // SAFETY: the region only hands out atomic accesses to memory that `_owner` keeps
@@ -139,7 +197,95 @@ impl Region {
             len: len - len % WORD,
             _owner: owner,
             blocks: None,
+            twin: None,
         }
+    }
+
+    /// A window over two memories of the same layout (a redundant ring: the
+    /// same window of two cards, or of two `shm:` objects): every store goes
+    /// to both, A first; loads read A until [`Region::read_from`] says B.
+    /// Block reads stay A's. `None` when the two lengths differ.
+    pub(crate) fn redundant(a: Region, b: Region) -> Option<Region> {
+        if a.len != b.len || a.twin.is_some() || b.twin.is_some() {
+            return None;
+        }
+        Some(Region {
+            twin: Some(Twin {
+                base: b.base,
+                _owner: b._owner,
+                source: Arc::new(AtomicU8::new(0)),
+                withheld: Arc::new(AtomicU8::new(0)),
+            }),
+            ..a
+        })
+    }
+
+    /// Whether this window spans two memories.
+    pub fn is_redundant(&self) -> bool {
+        self.twin.is_some()
+    }
+
+    /// This window with a read source of its own (shared by its clones): a
+    /// peer's area switches rings without switching its neighbours'.
+    pub fn own_source(mut self) -> Region {
+        if let Some(t) = &mut self.twin {
+            t.source = Arc::new(AtomicU8::new(t.source.load(Ordering::Relaxed)));
+        }
+        self
+    }
+
+    /// Loads from now on read `ring` (ignored on a window of one memory).
+    pub fn read_from(&self, ring: Network) {
+        if let Some(t) = &self.twin {
+            t.source
+                .store(u8::from(ring == Network::B), Ordering::Relaxed);
+        }
+    }
+
+    /// The ring loads read now (A on a window of one memory).
+    pub fn reading(&self) -> Network {
+        match &self.twin {
+            Some(t) if t.source.load(Ordering::Relaxed) == 1 => Network::B,
+            _ => Network::A,
+        }
+    }
+
+    /// Withholds (or, with `false`, no longer withholds) this node's stores
+    /// from `ring`, in every window of the pair: as if its transmitter into
+    /// that ring had failed. A fault for tests; a window of one memory ignores it.
+    pub fn withhold(&self, ring: Network, withheld: bool) {
+        if let Some(t) = &self.twin {
+            if withheld {
+                t.withheld.fetch_or(ring.bit(), Ordering::Relaxed);
+            } else {
+                t.withheld.fetch_and(!ring.bit(), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Where loads go.
+    #[inline]
+    fn read_base(&self) -> NonNull<AtomicU32> {
+        match &self.twin {
+            Some(t) if t.source.load(Ordering::Relaxed) == 1 => t.base,
+            _ => self.base,
+        }
+    }
+
+    /// Where stores go: A, then B, less the rings withheld.
+    #[inline]
+    fn write_bases(&self) -> impl Iterator<Item = NonNull<AtomicU32>> + '_ {
+        let withheld = self
+            .twin
+            .as_ref()
+            .map_or(0, |t| t.withheld.load(Ordering::Relaxed));
+        let a = (withheld & Network::A.bit() == 0).then_some(self.base);
+        let b = self
+            .twin
+            .as_ref()
+            .filter(|_| withheld & Network::B.bit() == 0)
+            .map(|t| t.base);
+        a.into_iter().chain(b)
     }
 
     /// Reads blocks of at least `from` bytes through `reader`, this window's
@@ -179,6 +325,13 @@ impl Region {
                 base: b.base + offset as u64,
                 from: b.from,
             }),
+            twin: self.twin.as_ref().map(|t| Twin {
+                // SAFETY: the twin maps the same length, so the same bound holds.
+                base: unsafe { t.base.add(offset / WORD) },
+                _owner: Arc::clone(&t._owner),
+                source: Arc::clone(&t.source),
+                withheld: Arc::clone(&t.withheld),
+            }),
         })
     }
 
@@ -199,38 +352,38 @@ impl Region {
         }
     }
 
-    /// The word at a checked offset.
-    fn word(&self, offset: usize) -> Result<&AtomicU32, RegionError> {
-        self.check(offset, WORD)?;
-        // SAFETY: in bounds and aligned (checked above); the mapping outlives `&self`
-        // because `_owner` does; shared mutation happens only through atomics.
-        Ok(unsafe { AtomicU32::from_ptr(self.base.as_ptr().add(offset / WORD).cast()) })
+    /// The word at `offset` of the memory at `base` (this window's, or its
+    /// twin's), which the caller checked.
+    fn word(&self, base: NonNull<AtomicU32>, offset: usize) -> &AtomicU32 {
+        // SAFETY: in bounds and aligned (the caller checked); both memories of a
+        // window are as long, and outlive `&self` because their owners do;
+        // shared mutation happens only through atomics.
+        unsafe { AtomicU32::from_ptr(base.as_ptr().add(offset / WORD).cast()) }
     }
 
-    /// The words of a checked range.
-    fn words(&self, offset: usize, len: usize) -> Result<&[AtomicU32], RegionError> {
-        self.check(offset, len)?;
-        // SAFETY: `[offset, offset + len)` is in bounds and word-aligned (checked);
-        // `AtomicU32` has the size and alignment of `u32` and interior mutability, so
-        // a shared slice of them over memory others write concurrently is sound.
-        Ok(
-            unsafe {
-                std::slice::from_raw_parts(self.base.as_ptr().add(offset / WORD), len / WORD)
-            },
-        )
+    /// The words of a range of the memory at `base`, which the caller checked.
+    fn words(&self, base: NonNull<AtomicU32>, offset: usize, len: usize) -> &[AtomicU32] {
+        // SAFETY: `[offset, offset + len)` is in bounds and word-aligned (the
+        // caller checked) in either memory of the window; `AtomicU32` has the
+        // size and alignment of `u32` and interior mutability, so a shared
+        // slice of them over memory others write concurrently is sound.
+        unsafe { std::slice::from_raw_parts(base.as_ptr().add(offset / WORD), len / WORD) }
     }
 
     /// Loads the 32-bit word at `offset` (native byte order).
     pub fn load_u32(&self, offset: usize, order: Ordering) -> Result<u32, RegionError> {
-        let word = self.word(offset)?;
+        self.check(offset, WORD)?;
         counts::pio_read(1, WORD);
-        Ok(word.load(order))
+        Ok(self.word(self.read_base(), offset).load(order))
     }
 
     /// Stores the 32-bit word at `offset` (native byte order).
     pub fn store_u32(&self, offset: usize, value: u32, order: Ordering) -> Result<(), RegionError> {
-        self.word(offset)?.store(value, order);
-        counts::pio_write(1, WORD);
+        self.check(offset, WORD)?;
+        for base in self.write_bases() {
+            self.word(base, offset).store(value, order);
+            counts::pio_write(1, WORD);
+        }
         Ok(())
     }
 
@@ -241,6 +394,9 @@ impl Region {
         let Some(blocks) = self.blocks.as_ref().filter(|b| buf.len() >= b.from) else {
             return Ok(false);
         };
+        if self.reading() == Network::B {
+            return Ok(false);
+        }
         self.check(offset, buf.len())?;
         blocks
             .reader
@@ -255,7 +411,8 @@ impl Region {
     /// Not atomic as a whole: a concurrent writer can tear it. The seqlock and the
     /// seed reader in [`crate::frame`] are what make whole frames consistent.
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<(), RegionError> {
-        let words = self.words(offset, buf.len())?;
+        self.check(offset, buf.len())?;
+        let words = self.words(self.read_base(), offset, buf.len());
         counts::pio_read(words.len(), buf.len());
         // Pairs of words land in the buffer as one 8-byte store, so that a consumer
         // loading 8 bytes (the frame CRC) is forwarded from it instead of stalling.
@@ -276,11 +433,14 @@ impl Region {
 
     /// Copies `buf` into the region, one relaxed word at a time.
     pub fn write(&self, offset: usize, buf: &[u8]) -> Result<(), RegionError> {
-        let words = self.words(offset, buf.len())?;
-        counts::pio_write(words.len(), buf.len());
-        for (chunk, word) in buf.chunks_exact(WORD).zip(words) {
-            let bytes: [u8; WORD] = chunk.try_into().expect("chunks_exact yields WORD bytes");
-            word.store(u32::from_ne_bytes(bytes), Ordering::Relaxed);
+        self.check(offset, buf.len())?;
+        for base in self.write_bases() {
+            let words = self.words(base, offset, buf.len());
+            counts::pio_write(words.len(), buf.len());
+            for (chunk, word) in buf.chunks_exact(WORD).zip(words) {
+                let bytes: [u8; WORD] = chunk.try_into().expect("chunks_exact yields WORD bytes");
+                word.store(u32::from_ne_bytes(bytes), Ordering::Relaxed);
+            }
         }
         Ok(())
     }
@@ -296,9 +456,12 @@ impl Region {
         if width < WORD {
             counts::pio_read(1, width);
         }
+        let base = self.read_base();
         Ok(match width {
-            1 => u64::from(self.byte(offset).load(Ordering::Acquire)),
-            2 => u64::from(u16::from_le(self.half(offset).load(Ordering::Acquire))),
+            1 => u64::from(self.byte(base, offset).load(Ordering::Acquire)),
+            2 => u64::from(u16::from_le(
+                self.half(base, offset).load(Ordering::Acquire),
+            )),
             4 => u64::from(u32::from_le(self.load_u32(offset, Ordering::Acquire)?)),
             _ => {
                 let low = u32::from_le(self.load_u32(offset, Ordering::Acquire)?);
@@ -316,10 +479,18 @@ impl Region {
             counts::pio_write(1, width);
         }
         match width {
-            1 => self.byte(offset).store(value as u8, Ordering::Release),
-            2 => self
-                .half(offset)
-                .store((value as u16).to_le(), Ordering::Release),
+            1 | 2 => {
+                for base in self.write_bases() {
+                    match width {
+                        1 => self
+                            .byte(base, offset)
+                            .store(value as u8, Ordering::Release),
+                        _ => self
+                            .half(base, offset)
+                            .store((value as u16).to_le(), Ordering::Release),
+                    }
+                }
+            }
             4 => self.store_u32(offset, (value as u32).to_le(), Ordering::Release)?,
             _ => {
                 self.store_u32(offset, (value as u32).to_le(), Ordering::Release)?;
@@ -356,25 +527,29 @@ impl Region {
     }
 
     /// The byte at an offset [`Region::single`] accepted for width 1.
-    fn byte(&self, offset: usize) -> &AtomicU8 {
-        // SAFETY: in bounds (checked by `single`); the mapping outlives `&self`.
-        unsafe { AtomicU8::from_ptr(self.base.as_ptr().cast::<u8>().add(offset)) }
+    fn byte(&self, base: NonNull<AtomicU32>, offset: usize) -> &AtomicU8 {
+        // SAFETY: in bounds (checked by `single`) of either memory; the mapping
+        // outlives `&self`.
+        unsafe { AtomicU8::from_ptr(base.as_ptr().cast::<u8>().add(offset)) }
     }
 
     /// The half-word at an offset [`Region::single`] accepted for width 2.
-    fn half(&self, offset: usize) -> &AtomicU16 {
+    fn half(&self, base: NonNull<AtomicU32>, offset: usize) -> &AtomicU16 {
         // SAFETY: in bounds and 2-aligned (checked by `single`; the base is
         // 4-aligned); the mapping outlives `&self`.
-        unsafe { AtomicU16::from_ptr(self.base.as_ptr().cast::<u8>().add(offset).cast()) }
+        unsafe { AtomicU16::from_ptr(base.as_ptr().cast::<u8>().add(offset).cast()) }
     }
 
     /// Sets `len` bytes at `offset` to `byte`.
     pub fn fill(&self, offset: usize, len: usize, byte: u8) -> Result<(), RegionError> {
         let value = u32::from_ne_bytes([byte; WORD]);
-        let words = self.words(offset, len)?;
-        counts::pio_write(words.len(), len);
-        for word in words {
-            word.store(value, Ordering::Relaxed);
+        self.check(offset, len)?;
+        for base in self.write_bases() {
+            let words = self.words(base, offset, len);
+            counts::pio_write(words.len(), len);
+            for word in words {
+                word.store(value, Ordering::Relaxed);
+            }
         }
         Ok(())
     }

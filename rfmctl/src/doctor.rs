@@ -25,9 +25,12 @@ here), with the fix: library (the vendor library loads), board (the device opens
 node-id, ring (RFM2gCheckRingCont), memory (the couplings it describes, and overlaps),
 isolated-cores, governor, c-states, rt-throttling, busy-processes, jitter (a polling
 loop's longest gap over --seconds, the article's DPC-latency check), packet-layout (the
-article's FlightData, packed and little-endian). Exit 1 when a check fails.
+article's FlightData, packed and little-endian). A redundant device (A+B) gets each
+device check on both memories, the worse verdict, and its two boards' node ids compared.
+Exit 1 when a check fails.
 
 Example: rfmctl doctor /dev/rfm2g0
+         rfmctl doctor /dev/rfm2g0+/dev/rfm2g1
          rfmctl doctor shm:lab --seconds 2 --json";
 
 #[derive(Args, Debug)]
@@ -92,7 +95,9 @@ impl Check {
     }
 }
 
-/// The checks of the device: library, board, node id, ring, memory.
+/// The checks of the device: library, board, node id, ring, memory; of a
+/// redundant device (`A+B`), each check of both memories, the worse verdict
+/// and both details under one name, and the node ids compared.
 fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec<Check> {
     let names = ["library", "board", "node-id", "ring", "memory"];
     let Some(device) = device else {
@@ -101,6 +106,59 @@ fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec<Check> {
             .map(|n| check(n, Verdict::Skip, "no device given"))
             .collect();
     };
+    match device.split_once('+') {
+        Some((a, b)) => redundant_checks([a, b], library),
+        None => memory_checks(device, library).0,
+    }
+}
+
+fn redundant_checks(devices: [&str; 2], library: Option<&Path>) -> Vec<Check> {
+    let [(a, x), (b, y)] = devices.map(|d| memory_checks(d, library));
+    let ids = [x, y];
+    let mut checks: Vec<Check> = a
+        .into_iter()
+        .zip(b)
+        .map(|(a, b)| Check {
+            name: a.name,
+            verdict: worse(a.verdict, b.verdict),
+            detail: format!(
+                "ring A `{}`: {}; ring B `{}`: {}",
+                devices[0], a.detail, devices[1], b.detail
+            ),
+            fix: a.fix.or(b.fix),
+        })
+        .collect();
+    if let [Some(x), Some(y)] = ids {
+        if x != y {
+            let ids = checks
+                .iter_mut()
+                .find(|c| c.name == "node-id")
+                .expect("every device has the node-id check");
+            ids.verdict = Verdict::Fail;
+            ids.fix =
+                Some("a PC is one node on both rings: set both boards' node switches alike".into());
+        }
+    }
+    checks
+}
+
+/// Of two verdicts on the two rings, the one to report.
+fn worse(a: Verdict, b: Verdict) -> Verdict {
+    let rank = |v| match v {
+        Verdict::Skip => 0,
+        Verdict::Pass => 1,
+        Verdict::Warn => 2,
+        Verdict::Fail => 3,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// The device checks of one memory, and its node id if it has one.
+fn memory_checks(device: &str, library: Option<&Path>) -> (Vec<Check>, Option<u16>) {
     let card = matches!(DeviceSpec::parse(device), Ok(DeviceSpec::Rfm2g { .. }));
     let dev = match open(device, library) {
         Ok(dev) => dev,
@@ -112,7 +170,7 @@ fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec<Check> {
                     BoardError::LibraryNotLoaded { .. } | BoardError::SymbolMissing { .. }
                 ))
             );
-            return vec![
+            let checks = vec![
                 match (card, library_failed) {
                     (false, _) => check("library", Verdict::Skip, "not an RFM2g device"),
                     (true, true) => check("library", Verdict::Fail, why.clone())
@@ -128,6 +186,7 @@ fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec<Check> {
                 check("ring", Verdict::Skip, "the device did not open"),
                 check("memory", Verdict::Skip, "the device did not open"),
             ];
+            return (checks, None);
         }
     };
     let info = dev.info();
@@ -158,7 +217,7 @@ fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec<Check> {
         check("ring", Verdict::Skip, "shared memory has no ring")
     });
     checks.push(memory_check(&dev, device));
-    checks
+    (checks, info.node_id)
 }
 
 /// The continuity test, and the card's own view of its ring (its LCSR) where

@@ -1280,3 +1280,66 @@ fn doctor_on_shared_memory_names_its_couplings_and_a_missing_one_fails() {
         "{out}"
     );
 }
+
+/// `doctor A+B` checks both memories of a redundant device: each check once,
+/// with both rings' details; ring B's fibre open fails the ring check naming
+/// ring B, and two boards of different node ids fail the node-id check.
+#[test]
+fn doctor_checks_both_rings_of_a_redundant_device() {
+    let (ring_a, lib, _) = board(3);
+    let ring_b = sim::RingGuard(sim::unique_ring("rfmctl"));
+    let doctor = |b_node: u8, b_link: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+            .args([
+                "--library",
+                &lib,
+                "doctor",
+                "/dev/rfm2g0+/dev/rfm2g1",
+                "--seconds",
+                "0.1",
+                "--json",
+            ])
+            .env(
+                "RFM2G_SIM_DEVICES",
+                format!(
+                    "/dev/rfm2g0 ring={} node=4 size=64K; /dev/rfm2g1 ring={} node={b_node} \
+                     size=64K link={b_link}",
+                    ring_a.0, ring_b.0
+                ),
+            )
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), v)
+    };
+    let (code, v) = doctor(4, "up");
+    assert_eq!(code, Some(0), "{v}");
+    let checks = v["checks"].as_array().unwrap();
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, DOCTOR_CHECKS);
+    let ring = checks[3]["detail"].as_str().unwrap();
+    assert!(
+        ring.starts_with("ring A `/dev/rfm2g0`: a packet sent round the ring came back")
+            && ring.contains("; ring B `/dev/rfm2g1`: a packet sent round the ring came back"),
+        "{ring}"
+    );
+    let (code, v) = doctor(4, "down");
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["failed"], json!(["ring"]));
+    let ring = v["checks"][3]["detail"].as_str().unwrap();
+    let (on_a, on_b) = ring.split_once("; ring B `/dev/rfm2g1`: ").expect(ring);
+    assert!(
+        !on_a.contains("LINK_TEST_FAIL") && on_b.contains("RFM2G_LINK_TEST_FAIL"),
+        "{ring}"
+    );
+    let (code, v) = doctor(5, "up");
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["failed"], json!(["node-id"]));
+    assert!(
+        v["checks"][2]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("set both boards' node switches alike"),
+        "{v}"
+    );
+}

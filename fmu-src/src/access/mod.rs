@@ -14,7 +14,7 @@ use crate::error::{error, FmiError, FmiResult};
 use crate::state_machine::{fixed_parameters_settable, State};
 use crate::values::{count, load, store, Value, Values};
 use fmu_model::fmi2::*;
-use fmu_model::{At, Causality, Kind, Model, Place, Route, Var};
+use fmu_model::{At, Causality, Kind, Model, Place, RingField, Route, Var};
 
 mod plain;
 mod runs;
@@ -258,7 +258,8 @@ impl<'i> Access<'i> {
                 | Place::RecordDropped
                 | Place::ReplayDivergence
                 | Place::PaceBehind
-                | Place::OffCore,
+                | Place::OffCore
+                | Place::Ring(_),
                 _,
             ) => {
                 unreachable!("check_settable refuses outputs")
@@ -285,6 +286,15 @@ impl<'i> Access<'i> {
             ),
             Place::PaceBehind => count(self.values.link.as_ref().map_or(0, |l| l.behind_pace())),
             Place::OffCore => count(self.values.realtime.off_core()),
+            Place::Ring(field) => {
+                let rings =
+                    (self.values.link.as_ref()).map_or_else(Default::default, |l| l.rings());
+                match field {
+                    RingField::Ok(ring) => Value::Boolean(rings.ok[ring.index()]),
+                    RingField::Frames(ring) => count(rings.frames[ring.index()]),
+                    RingField::Failovers => count(rings.failovers),
+                }
+            }
         }
     }
 

@@ -97,6 +97,10 @@ impl Exchange {
         &self.peers
     }
 
+    pub(crate) fn peers_mut(&mut self) -> &mut [Peer] {
+        &mut self.peers
+    }
+
     /// What this node is: its configuration and interface.
     pub(crate) fn expected(&self) -> &Expected {
         &self.expected

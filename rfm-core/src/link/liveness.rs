@@ -80,6 +80,27 @@ impl Words {
         })
     }
 
+    /// Of one slot's words on the two rings of a redundant device (`self` on
+    /// the ring its frames came from last), what the writer did last: the
+    /// later beat, and its close on either ring. A ring its stores no longer
+    /// reach keeps an older beat; one that shows another owner is left to the
+    /// ring the frames came from.
+    pub fn fresher(self, other: Words) -> Words {
+        if self.owner != other.owner {
+            return self;
+        }
+        let ahead = other.beat.wrapping_sub(self.beat) as i32 > 0;
+        Words {
+            owner: self.owner,
+            beat: if ahead { other.beat } else { self.beat },
+            closed: if other.closed == other.owner {
+                other.closed
+            } else {
+                self.closed
+            },
+        }
+    }
+
     /// The owner stopped cleanly.
     pub fn is_closed(&self) -> bool {
         self.owner != 0 && self.closed == self.owner

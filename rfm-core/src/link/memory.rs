@@ -46,19 +46,34 @@ pub(super) fn open(
         }
         None => (None, config.device.clone()),
     };
-    let device = Device::open(
-        &memory,
-        &OpenOptions {
-            rfm2g_library: config.rfm2g_library.clone(),
-            // A `shm:` object this node creates is the memory the interface
-            // declares, as a card's would be: an interface placed beyond it
-            // is refused below, on every device alike.
-            memory_size: usize::try_from(interface.memory_size)
-                .expect("memory_size was checked against the map"),
-            block_reads_from: config.card.block_from,
-            ..OpenOptions::default()
-        },
-    )?;
+    let options = OpenOptions {
+        rfm2g_library: config.rfm2g_library.clone(),
+        // A `shm:` object this node creates is the memory the interface
+        // declares, as a card's would be: an interface placed beyond it
+        // is refused below, on every device alike.
+        memory_size: usize::try_from(interface.memory_size)
+            .expect("memory_size was checked against the map"),
+        block_reads_from: config.card.block_from,
+        ..OpenOptions::default()
+    };
+    // A redundant device (`A+B`): the second memory is opened and checked
+    // against the first, then mapped alike below.
+    let (memory, twin) = match memory.split_once('+') {
+        Some((a, b)) if player.is_none() => {
+            crate::split_rings(&memory)?;
+            (a.to_owned(), Some(b.to_owned()))
+        }
+        _ => (memory, None),
+    };
+    let device = Device::open(&memory, &options)?;
+    let twin = match twin {
+        Some(b) => {
+            let twin = Device::open(&b, &options)?;
+            check_twins(config, &device, &twin)?;
+            Some(twin)
+        }
+        None => None,
+    };
     // A card counts loads (each a PCIe round trip), host memory cache lines.
     let on_card = device.info().node_id.is_some();
     config.card.poll.get_or_insert(if on_card {
@@ -89,8 +104,13 @@ pub(super) fn open(
         .min(device.size().saturating_sub(config.region_offset))
         .try_into()
         .unwrap_or(len);
-    let region = device
-        .map(config.region_offset, len.max(scanned))
+    let window = |device: &Device| device.map(config.region_offset, len.max(scanned));
+    let region = window(&device)
+        .and_then(|a| match &twin {
+            Some(twin) => Ok(Region::redundant(a, window(twin)?)
+                .expect("the two memories were checked to be as large")),
+            None => Ok(a),
+        })
         .map_err(|e| match e {
             DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
                 let (what, remedy) = if preset {
@@ -127,4 +147,52 @@ pub(super) fn open(
         player,
         events,
     })
+}
+
+/// The two memories of a redundant device must be one coupling's: as large,
+/// and, on cards, the same node on both rings. Two cards that disagree in the
+/// redundant-mode switch (each packet sent on both of a card's fibres) still
+/// couple, with a warning.
+fn check_twins(config: &LinkConfig, a: &Device, b: &Device) -> Result<(), LinkError> {
+    let (ia, ib) = (a.info(), b.info());
+    if ia.size != ib.size {
+        return Err(config_error(
+            "device",
+            &config.device,
+            format!(
+                "the two memories of a redundant device differ in size: `{}` holds {} bytes, \
+                 `{}` {}; both rings carry one coupling, so give both the same memory",
+                ia.device, ia.size, ib.device, ib.size
+            ),
+        ));
+    }
+    if ia.node_id != ib.node_id {
+        return Err(config_error(
+            "device",
+            &config.device,
+            format!(
+                "the two boards of a redundant device are different nodes: `{}` is node {}, \
+                 `{}` node {}; a PC is one node on both rings, so set both boards' node \
+                 switches alike",
+                ia.device,
+                ia.node_id.unwrap_or_default(),
+                ib.device,
+                ib.node_id.unwrap_or_default()
+            ),
+        ));
+    }
+    if let (Ok(la), Ok(lb)) = (a.lcsr(), b.lcsr()) {
+        if la.redundant() != lb.redundant() {
+            log::warn!(
+                "redundant device {}: `{}` is {} redundant mode and `{}` {} (the switch on \
+                 each card): both rings couple, but set the cards alike",
+                config.device,
+                ia.device,
+                if la.redundant() { "in" } else { "not in" },
+                ib.device,
+                if lb.redundant() { "in" } else { "not in" },
+            );
+        }
+    }
+    Ok(())
 }

@@ -42,7 +42,9 @@ pub mod observer;
 pub mod ownership;
 mod pace;
 mod peer;
+mod redundant;
 mod replay;
+pub mod rings;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 use clock::new_epoch;
@@ -59,6 +61,7 @@ use liveness::Heartbeat;
 pub use node::{Node, StartPoll};
 pub use pace::PACE_SLACK;
 pub use peer::Peer;
+pub use redundant::RingsReport;
 
 /// How long [`Link::start`] sleeps between polls of its claim.
 const CLAIM_POLL: Duration = Duration::from_millis(1);
@@ -91,6 +94,8 @@ pub struct Link {
     waiter: Waiter,
     /// How the link failed, if it did: recorded at its close for its peers.
     failed: Option<(ownership::Ending, Option<u8>)>,
+    /// A redundant device's two rings.
+    redundant: Option<redundant::Redundant>,
 }
 
 /// How the waits of a link on network interrupts (waitStrategy = event) ended:
@@ -149,6 +154,7 @@ impl Link {
             events,
         } = memory::open(&mut config, &interface, &map, preset)?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
+        let redundant = redundant::Redundant::of(&region, &config.device);
         let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(
             config,
@@ -174,6 +180,7 @@ impl Link {
             pacer: pace::Pacer::new(real_time_factor),
             waiter: Waiter::new(wait),
             failed: None,
+            redundant,
         })
     }
 
@@ -297,6 +304,7 @@ impl Link {
         let mut now = self.clock.now();
         if self.node.config().mode == SyncMode::Free {
             self.node.exchange().free_read(now)?;
+            self.tell_rings(k);
             self.pace(k, sim_time);
             return Ok(self.report());
         }
@@ -304,6 +312,7 @@ impl Link {
         loop {
             if let Poll::Ready(()) = self.node.exchange().poll_lockstep(k, now)? {
                 self.waiter.waited(polls);
+                self.tell_rings(k);
                 self.pace(k, sim_time);
                 return Ok(self.report());
             }

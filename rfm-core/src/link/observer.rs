@@ -12,13 +12,14 @@
 use std::time::Instant;
 
 use super::liveness::Words;
+use super::rings::{self, RingStats};
 use super::Layout;
 use crate::area::Area;
 use crate::frame::framed::{self, FrameBuf, Header};
 use crate::frame::seed;
 use crate::health::{FrameId, Observation, PeerHealth};
 use crate::interface::{discover, Found};
-use crate::region::{Region, RegionError};
+use crate::region::{Network, Region, RegionError};
 use crate::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
 
 enum Reader {
@@ -45,6 +46,8 @@ pub struct Observer {
     /// Every lockstep try loads the entry, not the head word (host memory, or
     /// the card's path before its costs were counted).
     poll_entry: bool,
+    /// A redundant device: which ring the frames came from.
+    rings: RingStats,
 }
 
 impl std::fmt::Debug for Observer {
@@ -77,6 +80,7 @@ impl Observer {
             latest: None,
             has_taken: false,
             poll_entry: false,
+            rings: RingStats::default(),
         })
     }
 
@@ -96,9 +100,18 @@ impl Observer {
         &self.geometry
     }
 
-    /// The area's liveness words now.
+    /// The area's liveness words now; on a redundant device, the later of
+    /// the two rings' ([`Words::fresher`]).
     pub fn words(&self) -> Result<Words, RegionError> {
-        Words::read(&self.area)
+        let here = Words::read(&self.area)?;
+        if !self.area.is_redundant() {
+            return Ok(here);
+        }
+        let ring = self.area.reading();
+        self.area.read_from(ring.other());
+        let there = Words::read(&self.area);
+        self.area.read_from(ring);
+        Ok(here.fresher(there?))
     }
 
     pub fn health(&self) -> &PeerHealth {
@@ -134,9 +147,39 @@ impl Observer {
     }
 
     /// Framed layout: the frame of step `need`, if the ring holds it, read into
-    /// the scratch frame.
+    /// the scratch frame. On a redundant device, from ring A when A holds it
+    /// whole, else from B ([`super::rings`]); when neither does, loads read
+    /// the ring the last frame came from (its liveness words are current).
     #[inline]
     pub(crate) fn poll_step(&mut self, need: u64, by_entry: bool) -> Result<StepPoll, ReadError> {
+        if !self.area.is_redundant() {
+            return self.poll_step_here(need, by_entry);
+        }
+        self.area.read_from(Network::A);
+        let a = self.poll_step_here(need, by_entry);
+        if matches!(a, Ok(StepPoll::Ready(_))) {
+            return a;
+        }
+        self.area.read_from(Network::B);
+        let b = self.poll_step_here(need, by_entry);
+        if matches!(b, Ok(StepPoll::Ready(_))) {
+            // A writer stores to A before B: a frame B holds whole that A
+            // did not a moment ago may have reached A since. Taking it from A
+            // then keeps a healthy ring A from counting as failed.
+            self.area.read_from(Network::A);
+            let again = self.poll_step_here(need, by_entry);
+            if matches!(again, Ok(StepPoll::Ready(_))) {
+                return again;
+            }
+            self.area.read_from(Network::B);
+            return self.poll_step_here(need, by_entry);
+        }
+        let (_, polled) = rings::better(a, b);
+        self.area.read_from(self.rings.last().unwrap_or(Network::A));
+        polled
+    }
+
+    fn poll_step_here(&mut self, need: u64, by_entry: bool) -> Result<StepPoll, ReadError> {
         let Reader::Framed(reader) = &self.reader else {
             unreachable!("validate() refuses lockstep with the seed layout")
         };
@@ -147,13 +190,66 @@ impl Observer {
         )
     }
 
-    /// Framed layout: the newest frame of the ring, read into the scratch frame.
+    /// Framed layout: the newest frame of the ring, read into the scratch
+    /// frame. On a redundant device, ring A's unless ring B's head word is
+    /// ahead of it or A holds none whole.
     #[inline]
     pub fn read_latest(&mut self) -> Result<Header, ReadError> {
         let Reader::Framed(reader) = &self.reader else {
             unreachable!("framed reader")
         };
-        reader.read_latest(&mut self.frames[1 - self.taken])
+        if !self.area.is_redundant() {
+            return reader.read_latest(&mut self.frames[1 - self.taken]);
+        }
+        self.area.read_from(Network::A);
+        let a = reader.read_latest(&mut self.frames[1 - self.taken]);
+        self.area.read_from(Network::B);
+        let b_ahead = match (&a, reader.head()) {
+            (Ok(h), Ok(head)) => (head.wrapping_sub(h.step as u32) as i32) > 0,
+            (Err(_), _) => true,
+            (Ok(_), Err(_)) => false,
+        };
+        if b_ahead {
+            if let Ok(h) = reader.read_latest(&mut self.frames[1 - self.taken]) {
+                return Ok(h);
+            }
+            // B holds nothing whole either: A's answer, read again into the
+            // scratch frame B's try overwrote.
+            self.area.read_from(Network::A);
+            return reader.read_latest(&mut self.frames[1 - self.taken]);
+        }
+        self.area.read_from(Network::A);
+        a
+    }
+
+    /// A redundant device: which ring the frames came from, and failovers.
+    pub fn rings(&self) -> &RingStats {
+        &self.rings
+    }
+
+    pub(crate) fn rings_mut(&mut self) -> &mut RingStats {
+        &mut self.rings
+    }
+
+    /// After a frame was taken from the ring loads read: counts it, and looks
+    /// at the other ring's head word now and then, to know whether it still
+    /// carries this writer's frames.
+    fn took_from_ring(&mut self, step: u64, now: Instant) {
+        let ring = self.area.reading();
+        self.rings.took(ring, now);
+        if !self.rings.probe_due(now) {
+            return;
+        }
+        let Reader::Framed(reader) = &self.reader else {
+            return;
+        };
+        self.area.read_from(ring.other());
+        if let Ok(head) = reader.head() {
+            if (head.wrapping_sub(step as u32) as i32) >= 0 {
+                self.rings.saw_current(ring.other(), now);
+            }
+        }
+        self.area.read_from(ring);
     }
 
     /// Framed layout: the newest frame's header, read into a buffer of its own
@@ -274,6 +370,9 @@ impl Observer {
             self.taken = 1 - self.taken;
             self.latest = Some(h);
             self.has_taken = true;
+            if self.area.is_redundant() {
+                self.took_from_ring(h.step, now);
+            }
         }
         new
     }

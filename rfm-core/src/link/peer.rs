@@ -114,8 +114,10 @@ impl Peer {
         own_epoch: Option<u64>,
         now: Instant,
     ) -> Result<Peer, RegionError> {
+        // On a redundant device each peer's frames come from either ring,
+        // whichever holds them: its window switches alone.
         let mut observed = Observer::new(
-            crate::area::window(region, geometry)?,
+            crate::area::window(region, geometry)?.own_source(),
             geometry,
             config.layout,
         )?;
