@@ -146,7 +146,7 @@ cargo test -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test 
 # loopback: across two copies of the library: the file mapping Local\rfm-loopback.PID.HASH
 cargo test -p rfm-core --target x86_64-pc-windows-gnu --lib backend::loopback
 
-step wine-fmu "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:, and over two emulated RFM2g boards through rfm2gdll_stdc_64.dll (spin, event)"
+step wine-fmu "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:, and over two emulated RFM2g boards through rfm2gdll_stdc_64.dll (spin, event), and on redundant rings (shm:A+shm:B, \\\\.\\rfm2g0+\\\\.\\rfm2g1)"
 # The emulator and rfmctl for Windows in one build (one package set).
 cargo build --release -p rfm2g-sim -p rfmctl --target x86_64-pc-windows-gnu
 tests/windows/run.sh target/fmu/rfm_attitude.fmu \
@@ -161,6 +161,13 @@ tests/windows/rfmctl.sh target/x86_64-pc-windows-gnu/release/rfmctl.exe \
 step simulators "two simulator processes on two emulated RFM2g boards (rfm2g-sim), through the packaged .fmu"
 target/release/simulators target/fmu/rfm_attitude.fmu \
     --steps 20000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
+
+step redundant "redundant rings: the attitude pair on two emulated rings (/dev/rfm2g0+/dev/rfm2g1), its board of ring A cut at step 3,000 and mended at 6,000, of ring B cut at 8,000 (rfm2g-sim's cut): every value exact, the frames from each ring and the failovers as the cuts say, no step with a cut 10 ms longer than one without; both rings cut: the timeout error within timeout"
+target/release/simulators target/fmu/rfm_attitude.fmu --steps 10000 \
+    --rfm2g-sim "$PWD/target/release/librfm2g.so" --redundant --cut a:3000..6000 --cut b:8000..
+target/release/simulators target/fmu/rfm_attitude.fmu --steps 10000 \
+    --rfm2g-sim "$PWD/target/release/librfm2g.so" --redundant --cut a:3000.. --cut b:3000.. \
+    --expect-timeout 3000 --timeout 0.5
 
 step recordings "recordings: two simulator processes record 10,000 lockstep steps over shm:; rfmctl show, export --csv, plot and diff read them, the two sides' recordings agree, and each aircraft replayed alone against either recording gets every peer attitude exact"
 rm -rf target/record
@@ -215,7 +222,7 @@ target/release/lab --dir target/fmu/mixed --interface mixed \
 target/release/lab --dir target/fmu/reals1000 --interface reals1000 \
     --nodes a,b --steps 10000 --rfm2g-sim "$PWD/target/release/librfm2g.so"
 
-step lab "time and rates: the lab at 1 kHz, 1/60 s and 10 Hz in three processes over shm:, 10 s of simulated time, every value checked against the rule on time (lags 0 and 1/2/0, random delays), the instructor station paused 3 s, killed (found dead within timeout), free-running beside two lockstep nodes"
+step lab "time and rates: the lab at 1 kHz, 1/60 s and 10 Hz in three processes over shm:, 10 s of simulated time, every value checked against the rule on time (lags 0 and 1/2/0, random delays), the instructor station paused 3 s, killed (found dead within timeout), free-running beside two lockstep nodes, and on two emulated redundant rings with ring A cut and mended and ring B cut"
 for iface in examples/lab.toml tests/interfaces/freeios.toml; do
     name=$(basename "$iface" .toml)
     target/release/build-fmu --interface "$iface" --node all --from target/fmu/rfm_attitude.fmu \
@@ -229,6 +236,10 @@ lab --dir target/fmu/lab --interface lab --free visual:ios --jitter 200
 lab --dir target/fmu/lab --interface lab --free visual:ios --lags 1,2,0 --jitter 200
 lab --dir target/fmu/lab --interface lab --free visual:ios --pause ios:30:3 --jitter 200
 lab --dir target/fmu/lab --interface lab --free visual:ios --kill ios:30
+# On two emulated redundant rings, the cockpit's board of ring A cut at its
+# step 3,000 and mended at 6,000, of ring B cut at 8,000.
+lab --dir target/fmu/lab --interface lab --free visual:ios --rfm2g-sim "$PWD/target/release/librfm2g.so" \
+    --redundant --cut a:3000..6000 --cut b:8000..
 # A node the FMU refuses: the master prints what the FMU told its logger.
 if lab --dir target/fmu/lab --interface lab --device shm:a/b,shm:a/b,shm:a/b 2> target/lab-refused.log; then
     echo "lab ran on a device every node refuses" >&2

@@ -80,6 +80,9 @@ pub struct Case<'a> {
     pub nodes: usize,
     pub path: ReadPath,
     pub wait: WaitStrategy,
+    /// Two boards on two rings (`A+B`, a redundant device): every store on
+    /// both.
+    pub redundant: bool,
 }
 
 /// Node `node` of `case` for `steps` counted steps. Returns the steps
@@ -93,6 +96,7 @@ pub fn node(case: &Case, node: usize, steps: u64) -> Result<Vec<u64>> {
         nodes,
         path,
         wait,
+        redundant,
     } = *case;
     let interface: Option<Arc<Interface>> = match interface {
         "attitude" => None,
@@ -105,15 +109,26 @@ pub fn node(case: &Case, node: usize, steps: u64) -> Result<Vec<u64>> {
         Some(i) => i.nodes[node].slot,
         None => node as u8,
     };
-    let device = format!("/dev/rfm2g-sim/{ring}/{}/1M", node + 1);
-    let board = Device::open(
-        &device,
-        &OpenOptions {
-            rfm2g_library: Some(library.to_path_buf()),
-            ..OpenOptions::default()
-        },
-    )?;
-    board.set_dma_threshold(if path.dma() { 0 } else { u32::MAX })?;
+    let path_of = |ring: &str| format!("/dev/rfm2g-sim/{ring}/{}/1M", node + 1);
+    let paths = if redundant {
+        vec![path_of(&format!("{ring}-a")), path_of(&format!("{ring}-b"))]
+    } else {
+        vec![path_of(ring)]
+    };
+    // Open for the whole run, as the original single board was.
+    let mut boards = Vec::new();
+    for board in &paths {
+        let board = Device::open(
+            board,
+            &OpenOptions {
+                rfm2g_library: Some(library.to_path_buf()),
+                ..OpenOptions::default()
+            },
+        )?;
+        board.set_dma_threshold(if path.dma() { 0 } else { u32::MAX })?;
+        boards.push(board);
+    }
+    let device = paths.join("+");
     let mut link = Link::open(LinkConfig {
         interface,
         device,
@@ -141,7 +156,7 @@ pub fn node(case: &Case, node: usize, steps: u64) -> Result<Vec<u64>> {
         .map(|p| p.observed().geometry().frame_len() as u64)
         .collect();
     link.close()?;
-    drop(board);
+    drop(boards);
     let mut words = vec![
         steps,
         c.pio_reads,

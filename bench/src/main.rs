@@ -151,7 +151,16 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
             // Board node+1 of the ring, named in the emulator's self-describing
             // path so that the two processes need no configuration.
             let (ring, wait) = (&rest[0], &rest[1]);
-            let device = format!("/dev/rfm2g-sim/{ring}/{}/1M", node + 1);
+            let board = |ring: &str| format!("/dev/rfm2g-sim/{ring}/{}/1M", node + 1);
+            // Two rings: a redundant device, each node a board on each.
+            let device = match rest.get(2).map(String::as_str) {
+                Some("2") => format!(
+                    "{}+{}",
+                    board(&format!("{ring}-a")),
+                    board(&format!("{ring}-b"))
+                ),
+                _ => board(ring),
+            };
             let fmu = fmu::Fmu::load(&args.fmu, &args.out.join("tmp"))?;
             let library = args.rfm2g_sim.to_str().context("UTF-8 library path")?;
             let strings = [
@@ -203,8 +212,8 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
             )?
         }
         "card" => {
-            let [ring, interface, nodes, path, wait] = rest else {
-                bail!("card: RING INTERFACE NODES PATH WAIT, got {rest:?}")
+            let [ring, interface, nodes, path, wait, rings] = rest else {
+                bail!("card: RING INTERFACE NODES PATH WAIT RINGS, got {rest:?}")
             };
             let wait = wait.parse().map_err(anyhow::Error::msg)?;
             let case = card::Case {
@@ -214,6 +223,7 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
                 nodes: nodes.parse()?,
                 path: card::ReadPath::parse(path)?,
                 wait,
+                redundant: rings == "2",
             };
             card::node(&case, node, steps)?
         }
@@ -254,30 +264,35 @@ fn card_cases(args: &Args, n: u64, shm: &dyn Fn(&str) -> String) -> Result<serde
         }
         Ok(p.to_str().context("UTF-8 path")?.to_owned())
     };
+    // (key, interface, nodes, wait, rings: 2 is a redundant device)
     let cases = [
-        ("attitude", "attitude".to_owned(), 2, "spin"),
+        ("attitude", "attitude".to_owned(), 2, "spin", 1),
+        ("attitude_redundant", "attitude".to_owned(), 2, "spin", 2),
         (
             "reals100",
             file(interfaces.join("reals100.toml"))?,
             2,
             "spin",
+            1,
         ),
         (
             "reals1000",
             file(interfaces.join("reals1000.toml"))?,
             2,
             "spin",
+            1,
         ),
         (
             "three_nodes",
             file(root.join("tests/interfaces/mixed.toml"))?,
             3,
             "adaptive",
+            1,
         ),
     ];
     let steps = n.min(CARD_STEPS);
     let mut all = serde_json::Map::new();
-    for (key, interface, nodes, wait) in cases {
+    for (key, interface, nodes, wait, rings) in cases {
         let mut by_path = serde_json::Map::new();
         for path in card::ReadPath::ALL {
             let ring = shm(&format!("card-{key}-{}", path.name()));
@@ -287,10 +302,13 @@ fn card_cases(args: &Args, n: u64, shm: &dyn Fn(&str) -> String) -> Result<serde
                 nodes.to_string(),
                 path.name().to_owned(),
                 wait.to_owned(),
+                rings.to_string(),
             ];
             let words = group(args, "card", nodes, |_| steps, &extra)
                 .with_context(|| format!("card case {key}, {}", path.name()))?;
-            let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}"));
+            for suffix in ["", "-a", "-b"] {
+                let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
+            }
             let (counted, counts, peers) = card::counts_of(&words)?;
             eprintln!("coupling: card {key} {}: {counts:?}", path.name());
             by_path.insert(
@@ -490,13 +508,29 @@ fn run() -> Result<()> {
             Some(&recordings),
         ),
         ("3a FMU coupled: lag 1, spin", "lag1", "1", "spin", None),
+        (
+            "2a FMU coupled, redundant shm:A+shm:B: lag 0, spin",
+            "redundant",
+            "0",
+            "spin",
+            None,
+        ),
         ("3b FMU coupled: lag 0, yield", "yield", "0", "yield", None),
     ] {
         let name_shm = shm(tag);
-        let mut extra = vec![format!("shm:{name_shm}"), lag.to_owned(), wait.to_owned()];
+        // The redundant case's two memories: NAME-a and NAME-b.
+        let (device, memories) = if tag == "redundant" {
+            let [a, b] = [format!("{name_shm}-a"), format!("{name_shm}-b")];
+            (format!("shm:{a}+shm:{b}"), vec![a, b])
+        } else {
+            (format!("shm:{name_shm}"), vec![name_shm])
+        };
+        let mut extra = vec![device, lag.to_owned(), wait.to_owned()];
         extra.extend(record.cloned());
         run(name, n, pair(&args, "fmu", n, &extra))?;
-        let _ = rfm_core::backend::shm::unlink(&name_shm);
+        for memory in memories {
+            let _ = rfm_core::backend::shm::unlink(&memory);
+        }
     }
     let udp_steps = n.min(100_000);
     for (name, case) in [
@@ -522,11 +556,20 @@ fn run() -> Result<()> {
             "event",
             udp_steps,
         ),
+        (
+            "6c FMU over two emulated RFM2g rings (redundant): lag 0, spin",
+            "rfm2g-redundant",
+            "spin",
+            n,
+        ),
     ] {
         let ring = shm(tag);
-        let extra = [ring.clone(), wait.to_owned()];
+        let rings = if tag == "rfm2g-redundant" { "2" } else { "1" };
+        let extra = [ring.clone(), wait.to_owned(), rings.to_owned()];
         run(name, steps, pair(&args, "rfm2g", steps, &extra))?;
-        let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}"));
+        for suffix in ["", "-a", "-b"] {
+            let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
+        }
     }
     let card = card_cases(&args, n, &shm)?;
     for (name, count) in [

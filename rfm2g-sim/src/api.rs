@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::abi::*;
 use crate::config::{self, ConfigError};
+use crate::cut;
 use crate::handle::{self, Board, Waiter};
 use crate::ring::{access, now_ns, Ring, EVENT_TYPES};
 
@@ -90,7 +91,16 @@ pub unsafe extern "C" fn RFM2gOpen(DevicePath: *mut c_char, rh: *mut RFM2GHANDLE
             explain(&path, &why);
             Code::NOT_OPEN
         })?;
+        let (node, link_up) = (board.node, board.link_up);
+        if !link_up && cfg!(target_os = "linux") {
+            // The entry key `link=down`: the board opens cut from its ring.
+            if let Err(why) = cut::set_link(&ring, node, false) {
+                explain(&path, &why);
+            }
+        }
         let handle = handle::insert(Board::new(path, board, ring));
+        cut::sync_here();
+        cut::watch();
         // SAFETY: checked non-NULL above.
         unsafe { *rh = handle };
         Ok(())
@@ -188,7 +198,8 @@ unsafe fn map(
         }
         let pages = pages.ok_or(Code::BAD_PARAMETER_4)?;
         let memory = b.ring.map(offset, pages)?;
-        let ptr = handle::add_mapping(rh, pages, memory);
+        let ptr = handle::add_mapping(rh, b, offset, pages, memory);
+        cut::place_new(b.ring.name(), b.config.node);
         // SAFETY: checked non-NULL.
         unsafe { *out = ptr.cast() };
         Ok(())
@@ -413,14 +424,15 @@ pub unsafe extern "C" fn RFM2gSendEvent(
         if ToNode == me {
             return Err(Code::NODE_ID_SELF);
         }
-        if !b.config.link_up {
+        if !b.link_up() {
             // Nothing leaves a node whose fibre is open.
             return Ok(());
         }
         let due = now_ns() + b.config.delay.as_nanos() as u64;
         let ty = EventType as usize;
         for (node, state) in b.ring.nodes() {
-            if node != me && (ToNode == RFM2G_NODE_ALL || node == ToNode) {
+            // Nothing reaches a board cut from the ring.
+            if node != me && (ToNode == RFM2G_NODE_ALL || node == ToNode) && !state.cut().0 {
                 state.deliver(ty, me, ExtendedData, due);
             }
         }
@@ -507,12 +519,12 @@ pub unsafe extern "C" fn RFM2gGetEventCount(
     })
 }
 
-/// Succeeds unless the board is configured `link=down` (an open fibre); takes
+/// Succeeds unless the board is configured `link=down` or cut (an open fibre); takes
 /// the configured delay, as the test packet travels the ring.
 #[no_mangle]
 pub unsafe extern "C" fn RFM2gCheckRingCont(rh: RFM2GHANDLE) -> RFM2G_STATUS {
     with_board(rh, |b| {
-        if !b.config.link_up {
+        if !b.link_up() {
             return Err(Code::LINK_TEST_FAIL);
         }
         std::thread::sleep(b.config.delay);
@@ -604,4 +616,27 @@ pub extern "C" fn rfm2gsim_live_handles() -> i32 {
 #[no_mangle]
 pub extern "C" fn rfm2gsim_live_maps() -> i32 {
     catch_unwind(|| handle::live().1 as i32).unwrap_or(-1)
+}
+
+/// Not a vendor function: the emulator's ring fault. Cuts the board a device
+/// path opens from its ring (`Up` false) or mends it (`Up` true); see
+/// [`crate::cut`]. The process that calls it moves its own views of the board
+/// before it returns, others within [`crate::cut::WATCH_INTERVAL`].
+#[no_mangle]
+pub unsafe extern "C" fn rfm2gsim_set_link(
+    DevicePath: *const c_char,
+    Up: RFM2G_BOOL,
+) -> RFM2G_STATUS {
+    call(|| {
+        if DevicePath.is_null() {
+            return Err(Code::BAD_PARAMETER_1);
+        }
+        // SAFETY: non-NULL, NUL-terminated by the caller's contract.
+        let path = unsafe { CStr::from_ptr(DevicePath) }
+            .to_string_lossy()
+            .into_owned();
+        let board = config::resolve(&path).map_err(|e| cut::refused(&path, &e.to_string()))?;
+        let ring = Ring::open(&path, &board).map_err(|why| cut::refused(&path, &why))?;
+        cut::set_link(&ring, board.node, Up != 0).map_err(|why| cut::refused(&path, &why))
+    })
 }

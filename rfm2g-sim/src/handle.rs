@@ -48,11 +48,17 @@ impl Board {
         self.ring.node(self.config.node)
     }
 
+    /// Whether the board's fibre is closed: not configured `link=down`, and
+    /// not cut ([`crate::cut`]).
+    pub fn link_up(&self) -> bool {
+        self.config.link_up && !self.node().cut().0
+    }
+
     /// After a store through the API (`RFM2gWrite`, `RFM2gPoke*`): on a closed
     /// ring it comes back to this board, as a card's own data does. Stores
     /// through a mapping are not seen by the emulator and set nothing.
     pub fn stored(&self) {
-        if self.config.link_up {
+        if self.link_up() {
             self.node().own_data.store(1, Ordering::Release);
         }
     }
@@ -60,7 +66,7 @@ impl Board {
     /// The local control and status register as a PCIE-5565 shows its ring.
     pub fn lcsr(&self) -> u32 {
         let mut lcsr = 0;
-        if self.config.link_up {
+        if self.link_up() {
             lcsr |= RFM2G_LCSR_SIGDET;
             if self.node().own_data.load(Ordering::Acquire) != 0 {
                 lcsr |= RFM2G_LCSR_OWNDATA;
@@ -94,7 +100,12 @@ impl WaitControl for Waiter<'_> {
 struct Mapping {
     handle: usize,
     pages: u32,
-    _memory: ShmMapping,
+    /// The board's ring and node, and where in its memory the mapping starts:
+    /// what a cut moves, even after the handle was closed.
+    ring: String,
+    node: u16,
+    offset: u64,
+    memory: ShmMapping,
 }
 
 struct Table {
@@ -158,17 +169,50 @@ pub fn remove(handle: RFM2GHANDLE) -> Result<(), Code> {
     Ok(())
 }
 
-pub fn add_mapping(handle: RFM2GHANDLE, pages: u32, memory: ShmMapping) -> *mut u8 {
+/// Records a mapping of `board`'s memory from `offset`; the pointer C gets.
+pub fn add_mapping(
+    handle: RFM2GHANDLE,
+    board: &Board,
+    offset: u64,
+    pages: u32,
+    memory: ShmMapping,
+) -> *mut u8 {
     let ptr = memory.as_ptr();
     table().maps.insert(
         ptr as usize,
         Mapping {
             handle: handle as usize,
             pages,
-            _memory: memory,
+            ring: board.ring.name().to_owned(),
+            node: board.config.node,
+            offset,
+            memory,
         },
     );
     ptr
+}
+
+/// Every piece of this process's memory of board `node` of ring `ring` (each
+/// open board's own view for `RFM2gRead` and the like, and every user
+/// mapping), with its offset in the board's memory, under the table's lock:
+/// what a cut or a mend moves.
+pub fn each_view_of(ring: &str, node: u16, mut each: impl FnMut(&ShmMapping, u64)) {
+    let t = table();
+    for b in t.boards.values() {
+        if b.ring.name() == ring && b.config.node == node {
+            each(b.ring.memory_mapping(), 0);
+        }
+    }
+    for m in t.maps.values() {
+        if m.ring == ring && m.node == node {
+            each(&m.memory, m.offset);
+        }
+    }
+}
+
+/// (ring, node) of every board open in this process.
+pub fn open_boards() -> Vec<Arc<Board>> {
+    table().boards.values().cloned().collect()
 }
 
 /// Unmaps what `RFM2gUserMemory` on this handle returned at `ptr`, `pages` long.

@@ -18,6 +18,7 @@
 pub mod abi;
 pub mod api;
 pub mod config;
+pub mod cut;
 mod handle;
 mod messages;
 pub mod ring;

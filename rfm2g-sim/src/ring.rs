@@ -15,7 +15,8 @@ use crate::config::BoardConfig;
 use crate::wake;
 
 const MAGIC: u32 = u32::from_le_bytes(*b"RFMS");
-const VERSION: u32 = 1;
+/// 2: a board's cut (`NodeState::cut`).
+const VERSION: u32 = 2;
 pub const NODES: usize = 256;
 /// `RFM2GEVENT_LAST`: event types are 0..EVENT_TYPES.
 pub const EVENT_TYPES: usize = 12;
@@ -54,6 +55,12 @@ pub struct NodeState {
     /// The LCSR's own-data bit: set by a store of this board that went around a
     /// continuous ring, cleared by `RFM2gClearOwnData`.
     pub own_data: AtomicU32,
+    /// 1 while the board is cut from its ring ([`crate::cut`]): its memory is an
+    /// island of its own.
+    cut: AtomicU32,
+    /// Bumped after every cut and mend: each process holding the board's
+    /// memory moves it when this differs from what it did last.
+    cut_seq: AtomicU32,
     slots: [AtomicU64; EVENT_TYPES],
     /// CLOCK_MONOTONIC ns before which the event in the slot has not arrived.
     due: [AtomicU64; EVENT_TYPES],
@@ -92,13 +99,15 @@ pub fn now_ns() -> u64 {
     (i128::from(count) * 1_000_000_000 / i128::from(frequency.max(1))) as u64
 }
 
-/// An open ring: the object (kept open to map windows from) and a mapping of all
-/// of it.
+/// An open ring: the object (kept open to map windows from), its header, and
+/// its memory (a mapping of its own, so that a cut can move it to an island).
 #[derive(Debug)]
 pub struct Ring {
     object: ShmObject,
-    whole: ShmMapping,
+    head: ShmMapping,
+    memory: ShmMapping,
     size: u64,
+    name: String,
 }
 
 /// The shm object name of a ring.
@@ -108,7 +117,7 @@ pub fn object_name(ring: &str) -> String {
 
 impl Drop for Ring {
     fn drop(&mut self) {
-        wake::unregister(self.whole.as_ptr());
+        wake::unregister(self.head.as_ptr());
     }
 }
 
@@ -131,14 +140,22 @@ impl Ring {
                 ),
                 other => format!("{device}: ring `{}`: {other}", board.ring),
             })?;
-        let whole = object
-            .map(0, total)
-            .map_err(|e| format!("{device}: ring `{}`: {e}", board.ring))?;
-        wake::register(whole.as_ptr(), total, &board.ring);
+        let mapped = |offset, len| {
+            object
+                .map(offset, len)
+                .map_err(|e| format!("{device}: ring `{}`: {e}", board.ring))
+        };
+        let (head, memory) = (
+            mapped(0, HEADER_LEN)?,
+            mapped(HEADER_LEN, board.size as usize)?,
+        );
+        wake::register(head.as_ptr(), HEADER_LEN, &board.ring);
         let ring = Ring {
             object,
-            whole,
+            head,
+            memory,
             size: board.size,
+            name: board.ring.clone(),
         };
         let header = ring.header();
         if ring.object.created() {
@@ -169,7 +186,7 @@ impl Ring {
         // SAFETY: the mapping is page-aligned and at least HEADER_LEN bytes, lives as
         // long as `self`, and holds only atomics (all-zero is a valid value for
         // each), so shared access from other processes is fine.
-        unsafe { &*self.whole.as_ptr().cast::<Header>() }
+        unsafe { &*self.head.as_ptr().cast::<Header>() }
     }
 
     pub fn node(&self, node: u16) -> &NodeState {
@@ -189,10 +206,25 @@ impl Ring {
         self.size
     }
 
-    /// The ring memory: `size()` bytes, page-aligned, valid while `self` lives.
+    /// The ring memory: `size()` bytes, page-aligned, valid while `self` lives
+    /// (an island's while the board is cut).
     pub fn memory(&self) -> *mut u8 {
-        // SAFETY: the whole mapping is HEADER_LEN + size bytes.
-        unsafe { self.whole.as_ptr().add(HEADER_LEN) }
+        self.memory.as_ptr()
+    }
+
+    /// The mapping [`Ring::memory`] points into, for a cut to move.
+    pub(crate) fn memory_mapping(&self) -> &ShmMapping {
+        &self.memory
+    }
+
+    /// The ring's shared-memory object (its memory starts at [`HEADER_LEN`]).
+    pub(crate) fn object(&self) -> &ShmObject {
+        &self.object
+    }
+
+    /// The ring's name (`ring=`).
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// A new mapping of `pages` pages of ring memory from page-aligned `offset`.
@@ -220,6 +252,19 @@ pub trait WaitControl {
 }
 
 impl NodeState {
+    /// Whether the board is cut from its ring, and the cut's sequence number.
+    pub fn cut(&self) -> (bool, u32) {
+        let seq = self.cut_seq.load(Ordering::Acquire);
+        (self.cut.load(Ordering::Acquire) != 0, seq)
+    }
+
+    /// Marks the board cut or mended; every process holding its memory moves
+    /// it when it next looks ([`crate::cut`]).
+    pub(crate) fn set_cut(&self, cut: bool) {
+        self.cut.store(u32::from(cut), Ordering::Release);
+        self.cut_seq.fetch_add(1, Ordering::AcqRel);
+    }
+
     pub fn enable(&self, ty: usize) -> Result<(), Code> {
         let bit = 1 << ty;
         if self.enabled.fetch_or(bit, Ordering::AcqRel) & bit != 0 {

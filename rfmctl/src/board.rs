@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
+use rfm_core::backend::rfm2g::BoardError;
 use rfm_core::{DeviceError, DeviceSpec, Interrupt};
 
 use crate::failure::Failure;
@@ -93,6 +94,33 @@ pub fn ring_check(device: &str, library: Option<&Path>) -> Result<(), Failure> {
             anyhow!("ring continuity FAILED on `{device}`: {e}; check the fibre and that every node is powered"),
         )),
         Err(e) => Err(e.into()),
+    }
+}
+
+/// `cut` and `mend`: the emulator's ring fault on the board `device` opens.
+/// Every program holding the board's memory sees it within a few
+/// milliseconds (see rfm2g-sim's `cut`).
+pub fn set_link(device: &str, up: bool, library: Option<&Path>) -> Result<(), Failure> {
+    if !matches!(DeviceSpec::parse(device), Ok(DeviceSpec::Rfm2g { .. })) {
+        return Err(Failure::usage(anyhow!(
+            "`{device}` is not an RFM2g device: only a board of the emulator rfm2g-sim can be cut \
+             from its ring"
+        )));
+    }
+    match rfm_core::backend::rfm2g::emulated::set_link(library, device, up) {
+        Ok(()) => {
+            if up {
+                println!("`{device}` mended: it sees the ring's memory again and its stores reach the other boards");
+            } else {
+                println!("`{device}` cut from its ring: its stores reach no other board and theirs do not reach it, until `rfmctl mend {device}`");
+            }
+            Ok(())
+        }
+        Err(e @ BoardError::NotEmulator { .. }) => Err(Failure::usage(e)),
+        Err(e) => Err(Failure::device(anyhow::Error::new(e).context(format!(
+            "{} `{device}`",
+            if up { "mending" } else { "cutting" }
+        )))),
     }
 }
 

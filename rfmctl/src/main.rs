@@ -109,6 +109,21 @@ enum Command {
         after_help = "Example: rfmctl ring-check /dev/rfm2g0"
     )]
     RingCheck { device: String },
+    /// The emulator (rfm2g-sim) only: cuts a board from its ring while programs
+    /// run, as an open fibre would (its stores reach no other board, theirs not
+    /// it; its LCSR, ring check and events say so)
+    #[command(
+        after_help = "The cut outlives this command and the programs, as an open fibre does, until \
+        `rfmctl mend`. The entry key link=down opens a board cut.\n\nExample: rfmctl --library \
+        target/release/librfm2g.so cut /dev/rfm2g0"
+    )]
+    Cut { device: String },
+    /// The emulator (rfm2g-sim) only: mends a board `cut` cut; it sees the ring
+    /// as it is now (what it stored while cut is lost)
+    #[command(
+        after_help = "Example: rfmctl --library target/release/librfm2g.so mend /dev/rfm2g0"
+    )]
+    Mend { device: String },
     /// The driver's DMA threshold: RFM2gRead calls longer than this are DMA
     /// transfers (the FMU reads a long frame in one when it is set)
     #[command(
@@ -174,6 +189,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Watch(args) => watch::run(&args, library),
         Command::Ping(args) => ping::run(&args, library),
         Command::RingCheck { device } => board::ring_check(&device, library),
+        Command::Cut { device } => board::set_link(&device, false, library),
+        Command::Mend { device } => board::set_link(&device, true, library),
         Command::Doctor(args) => doctor::run(&args, library),
         Command::DmaThreshold { device, bytes } => {
             board::dma_threshold(&device, bytes.as_deref(), library)

@@ -5,7 +5,10 @@
 mod sim;
 
 use std::io::Read;
+use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -92,6 +95,8 @@ fn help_explains_every_subcommand_with_an_example() {
         "watch",
         "ping",
         "ring-check",
+        "cut",
+        "mend",
         "dma-threshold",
         "events",
         "show",
@@ -1342,4 +1347,64 @@ fn doctor_checks_both_rings_of_a_redundant_device() {
             .contains("set both boards' node switches alike"),
         "{v}"
     );
+}
+
+/// `cut` and `mend` on an emulated board: a program holding the board's
+/// memory (this test, through rfm-core) stops seeing the other board's stores
+/// and the ring check fails, until `mend`; a device that is no emulated board
+/// is a usage error.
+#[test]
+fn cut_and_mend_an_emulated_board_while_a_program_holds_its_memory() {
+    let (ring, lib, dev) = board(3);
+    let other = format!("/dev/rfm2g-sim/{}/4/64K", ring.0);
+    let options = OpenOptions {
+        rfm2g_library: Some(PathBuf::from(&lib)),
+        ..OpenOptions::default()
+    };
+    let (mine, theirs) = (
+        Device::open(&dev, &options).unwrap(),
+        Device::open(&other, &options).unwrap(),
+    );
+    let (mine, theirs) = (mine.map(0, 4096).unwrap(), theirs.map(0, 4096).unwrap());
+    theirs.store_u32(0, 1, Ordering::SeqCst).unwrap();
+    assert_eq!(mine.load_u32(0, Ordering::SeqCst).unwrap(), 1);
+
+    let (code, out, err) = run(&["--library", &lib, "cut", &dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!("`{dev}` cut from its ring")),
+        "{out}"
+    );
+    // This process moves its view within the emulator's watch interval.
+    let began = Instant::now();
+    let mut k = 1;
+    while mine.load_u32(0, Ordering::SeqCst).unwrap() == k {
+        k += 1;
+        theirs.store_u32(0, k, Ordering::SeqCst).unwrap();
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "the cut did not reach this process"
+        );
+    }
+    let (code, _, err) = run(&["--library", &lib, "ring-check", &dev]);
+    assert_eq!(code, 1, "{err}");
+
+    let (code, out, err) = run(&["--library", &lib, "mend", &dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(&format!("`{dev}` mended")), "{out}");
+    let (code, _, err) = run(&["--library", &lib, "ring-check", &dev]);
+    assert_eq!(code, 0, "{err}");
+    let began = Instant::now();
+    while mine.load_u32(0, Ordering::SeqCst).unwrap() != k {
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "the mend did not reach this process"
+        );
+    }
+
+    let (code, _, err) = run(&["cut", "shm:rfmctl-cut"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not an RFM2g device"), "{err}");
 }

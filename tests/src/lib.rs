@@ -72,6 +72,9 @@ pub struct Spawn<'a> {
     /// The memory the run made (`shm:` object or ring), removed at the end;
     /// `None` keeps it (a memory reused run after run).
     pub memory: Option<&'a str>,
+    /// With the emulator: each process has two boards, `/dev/rfm2g0` on ring
+    /// `RING-a` and `/dev/rfm2g1` on ring `RING-b` (a redundant pair).
+    pub redundant: bool,
 }
 
 /// Starts one copy of this program per node (`args(i)` for node i) and waits for
@@ -127,9 +130,17 @@ pub fn run_node_processes(
             let mut child = Command::new(&exe);
             child.args(args(i));
             if let Some((library, ring)) = rfm2g_sim {
+                let node = i + 1;
                 child.args(["--rfm2g-sim", library]).env(
                     "RFM2G_SIM_DEVICES",
-                    format!("/dev/rfm2g0 ring={ring} node={} size=1M", i + 1),
+                    if spawn.redundant {
+                        format!(
+                            "/dev/rfm2g0 ring={ring}-a node={node} size=1M; \
+                             /dev/rfm2g1 ring={ring}-b node={node} size=1M"
+                        )
+                    } else {
+                        format!("/dev/rfm2g0 ring={ring} node={node} size=1M")
+                    },
                 );
             }
             (i, child.spawn().expect("start a simulator process"))
@@ -142,10 +153,122 @@ pub fn run_node_processes(
         .map(|(_, mut c)| c.wait().expect("wait for a simulator process"))
         .collect();
     if let Some(memory) = spawn.memory {
-        let path = CString::new(memory).expect("no NUL");
-        // SAFETY: a valid C string; removes the run's own memory (absent if a
-        // device given by the caller named another).
-        unsafe { libc::shm_unlink(path.as_ptr()) };
+        let mut objects = vec![memory.to_owned()];
+        if spawn.redundant {
+            // Both rings, and the islands of boards a run left cut.
+            objects = ["a", "b"]
+                .iter()
+                .flat_map(|r| {
+                    let ring = format!("{memory}-{r}");
+                    let mut objects: Vec<String> =
+                        (1..=nodes).map(|n| format!("{ring}.island.{n}")).collect();
+                    objects.push(ring);
+                    objects
+                })
+                .collect();
+        }
+        for object in objects {
+            let path = CString::new(object).expect("no NUL");
+            // SAFETY: a valid C string; removes the run's own memory (absent if
+            // a device given by the caller named another).
+            unsafe { libc::shm_unlink(path.as_ptr()) };
+        }
     }
     results
+}
+
+/// `--cut a:3000..6000` of the masters: the first node's board on ring A (`/dev/rfm2g0`) cut from
+/// its ring before its step 3000 and mended before its step 6000 (no end:
+/// never mended), through the emulator's `rfm2gsim_set_link`.
+#[derive(Debug, Clone)]
+pub struct Cut {
+    pub board: &'static str,
+    pub from: u64,
+    pub to: Option<u64>,
+}
+
+impl Cut {
+    pub fn parse(text: &str) -> Option<Cut> {
+        let (ring, range) = text.split_once(':')?;
+        let board = match ring {
+            "a" => "/dev/rfm2g0",
+            "b" => "/dev/rfm2g1",
+            _ => return None,
+        };
+        let (from, to) = range.split_once("..")?;
+        Some(Cut {
+            board,
+            from: from.parse().ok()?,
+            to: if to.is_empty() {
+                None
+            } else {
+                Some(to.parse().ok()?)
+            },
+        })
+    }
+
+    /// Whether step `k` runs with this board cut.
+    pub fn covers(&self, k: u64) -> bool {
+        k >= self.from && self.to.is_none_or(|to| k < to)
+    }
+}
+
+/// The emulator's `rfm2gsim_set_link` in `library`: the same library instance
+/// as the FMU's (one path, one load), so the cut reaches its mappings before
+/// the call returns.
+#[cfg(unix)]
+pub fn set_link(library: &str, board: &str, up: bool) -> Result<(), String> {
+    type SetLink = unsafe extern "C" fn(*const std::ffi::c_char, i32) -> i32;
+    let lib = CString::new(library).map_err(|e| e.to_string())?;
+    // SAFETY: loading the emulator, which the FMU has loaded already.
+    let handle = unsafe { libc::dlopen(lib.as_ptr(), libc::RTLD_NOW) };
+    if handle.is_null() {
+        return Err(format!("cannot load {library}"));
+    }
+    // SAFETY: a loaded library and a NUL-terminated name.
+    let sym = unsafe { libc::dlsym(handle, c"rfm2gsim_set_link".as_ptr()) };
+    if sym.is_null() {
+        return Err(format!(
+            "{library} is not the emulator: no rfm2gsim_set_link"
+        ));
+    }
+    // SAFETY: the emulator's export has this signature.
+    let set: SetLink = unsafe { std::mem::transmute::<*mut libc::c_void, SetLink>(sym) };
+    let board = CString::new(board).map_err(|e| e.to_string())?;
+    // SAFETY: a valid C string.
+    match unsafe { set(board.as_ptr(), i32::from(up)) } {
+        0 => Ok(()),
+        code => Err(format!(
+            "rfm2gsim_set_link({board:?}, {up}) returned {code}"
+        )),
+    }
+}
+
+#[cfg(not(unix))]
+pub fn set_link(_: &str, _: &str, _: bool) -> Result<(), String> {
+    Err("ring cuts are emulated on Linux only".into())
+}
+
+impl Cut {
+    /// The argument that parses back into this cut.
+    pub fn arg(&self) -> String {
+        let ring = if self.board == "/dev/rfm2g0" {
+            "a"
+        } else {
+            "b"
+        };
+        let to = self.to.map(|t| t.to_string()).unwrap_or_default();
+        format!("{ring}:{}..{to}", self.from)
+    }
+
+    /// Cuts or mends, before step `k` of the node that makes the cuts, the
+    /// boards `cuts` name.
+    pub fn apply(cuts: &[Cut], library: &str, k: u64) -> Result<(), String> {
+        for cut in cuts {
+            if cut.from == k || cut.to == Some(k) {
+                set_link(library, cut.board, cut.to == Some(k))?;
+            }
+        }
+        Ok(())
+    }
 }

@@ -22,11 +22,16 @@ wine "$out/master.exe" "$windows_dir" self "$steps"
 wine "$out/master.exe" "$windows_dir" pair "$steps"
 
 # Node ME of two processes: with RING set, its \\.\rfm2g0 is board ME + 1 of that
-# emulated ring, as each of two PCs has its own card on one fibre.
+# emulated ring, as each of two PCs has its own card on one fibre; with RING_B
+# set too, its \\.\rfm2g1 is board ME + 1 of a second ring (a redundant pair).
 node() {
     local me=$1 device=$2
     shift 2
-    RFM2G_SIM_DEVICES="\\\\.\\rfm2g0 ring=${RING:-none} node=$((me + 1)) size=1M" \
+    local boards="\\\\.\\rfm2g0 ring=${RING:-none} node=$((me + 1)) size=1M"
+    if [ -n "${RING_B-}" ]; then
+        boards="$boards; \\\\.\\rfm2g1 ring=$RING_B node=$((me + 1)) size=1M"
+    fi
+    RFM2G_SIM_DEVICES="$boards" \
         wine "$out/master.exe" "$windows_dir" node "$me" "${STEPS:-$steps}" "$device" "$@"
 }
 
@@ -50,3 +55,8 @@ cp "$emulator" "$out/rfm2gdll_stdc_64.dll"
 for wait in spin event; do
     RING="wine-$$-$wait" pair '\\.\rfm2g0' "$wait"
 done
+# Redundant rings: every store on both, each peer's frame from ring A (shm: and
+# two emulated rings through the DLL).
+STEPS=20000 pair "shm:wine-master-$$-a+shm:wine-master-$$-b"
+STEPS=20000 RING="wine-$$-a" RING_B="wine-$$-b" pair '\\.\rfm2g0+\\.\rfm2g1'
+

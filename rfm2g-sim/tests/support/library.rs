@@ -51,12 +51,17 @@ pub fn sim_library() -> PathBuf {
     .clone()
 }
 
-/// Removes an emulated ring's shared memory when the test ends, pass or fail.
+/// Removes an emulated ring's shared memory when the test ends, pass or fail,
+/// and the islands of the boards a test left cut.
 pub struct RingGuard(pub String);
 
 impl Drop for RingGuard {
     fn drop(&mut self) {
-        let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{}", self.0));
+        let ring = format!("rfm2g-sim.{}", self.0);
+        let _ = rfm_core::backend::shm::unlink(&ring);
+        for node in 0..=255 {
+            let _ = rfm_core::backend::shm::unlink(&format!("{ring}.island.{node}"));
+        }
     }
 }
 

@@ -7,7 +7,8 @@
 //! lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS]
 //!     [--periods 0.001,1/60,0.1] [--lags 1,2,0] [--free A:B,...] [--sync A=free,...]
 //!     [--real-time-factor F] [--jitter US] [--pause A:K:SECONDS] [--kill A:K]
-//!     [--wait STRATEGY] [--start-jitter MS] [--first NODE] [--rfm2g-sim LIB [--ring NAME] | --device DEV,…]
+//!     [--wait STRATEGY] [--start-jitter MS] [--first NODE]
+//!     [--rfm2g-sim LIB [--ring NAME] [--redundant [--cut a:FROM..TO]…] | --device DEV,…]
 //! ```
 //!
 //! Starts one process per node; the process of node `A` imports
@@ -32,7 +33,11 @@
 //! stops node A's master for SECONDS before its step K (its heartbeat beats on:
 //! no node may fail); `--kill` has node A kill itself with SIGKILL before its
 //! step K, and then every other node must fail a step within 2.5 s (its
-//! `timeout` is 1 s, its `idleTimeout` 300 s).
+//! `timeout` is 1 s, its `idleTimeout` 300 s). `--redundant` puts every node
+//! on two boards of two emulated rings (`/dev/rfm2g0+/dev/rfm2g1`), and `--cut
+//! a:3000..6000` has the first node cut its board of ring A before its step
+//! 3000 and mend it before 6000 (`b:8000..`: ring B, never mended): every value
+//! is checked as without.
 
 use std::ffi::CString;
 use std::os::unix::process::ExitStatusExt;
@@ -139,6 +144,12 @@ struct Plan {
     first: Option<usize>,
     /// `--ring NAME`: the emulated ring (with `--rfm2g-sim`), kept after the run.
     ring: Option<String>,
+    /// `--redundant` (with `--rfm2g-sim`): every node on two boards of two
+    /// rings, device `/dev/rfm2g0+/dev/rfm2g1`.
+    redundant: bool,
+    /// `--cut a:FROM..TO`: the first node cuts its board of that ring before
+    /// its step FROM and mends it before TO.
+    cuts: Vec<artefact_tests::Cut>,
 }
 
 impl Plan {
@@ -310,6 +321,10 @@ fn run(plan: &Plan, me: usize, device: &str) -> Result<String, String> {
         if plan.jitter_us > 0 && rng.next().is_multiple_of(8) {
             std::thread::sleep(Duration::from_micros(rng.next() % plan.jitter_us));
         }
+        if me == 0 {
+            artefact_tests::Cut::apply(&plan.cuts, plan.library.as_deref().unwrap_or_default(), k)
+                .map_err(|e| format!("node `{}`, step {k}: {e}", nodes[me]))?;
+        }
         set_inputs(&mut sim, k as i64)?;
         let began = Instant::now();
         if let Err(e) = sim.do_step(k as f64 * h, h, true) {
@@ -473,6 +488,8 @@ fn parse(args: &[String]) -> Result<(Plan, Option<usize>, Option<String>), Strin
         start_jitter_ms: 0,
         first: None,
         ring: None,
+        redundant: false,
+        cuts: Vec::new(),
     };
     let (mut me, mut device, mut first) = (None, None, None);
     let (mut periods, mut lags, mut free, mut sync, mut pause, mut kill) = Default::default();
@@ -503,6 +520,10 @@ fn parse(args: &[String]) -> Result<(Plan, Option<usize>, Option<String>), Strin
                 plan.start_jitter_ms = value()?.parse().map_err(|_| "--start-jitter MS")?
             }
             "--ring" => plan.ring = Some(value()?),
+            "--redundant" => plan.redundant = true,
+            "--cut" => plan
+                .cuts
+                .push(artefact_tests::Cut::parse(&value()?).ok_or("--cut a:FROM..TO or b:FROM..")?),
             "--first" => first = Some(value()?),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -563,7 +584,7 @@ fn main() -> ExitCode {
     let (plan, me, device) = match parse(&args) {
         Ok(parsed) => parsed,
         Err(e) => {
-            eprintln!("lab: {e}\nusage: lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS] [--periods P,…] [--lags L,…] [--free A:B,…] [--sync A=free,…] [--real-time-factor F] [--jitter US] [--pause A:K:S] [--kill A:K] [--wait STRATEGY] [--start-jitter MS] [--first NODE] [--rfm2g-sim LIB [--ring NAME] | --device DEV,…]");
+            eprintln!("lab: {e}\nusage: lab --dir DIR --interface NAME --nodes A,B,C [--steps N | --stop SECONDS] [--periods P,…] [--lags L,…] [--free A:B,…] [--sync A=free,…] [--real-time-factor F] [--jitter US] [--pause A:K:S] [--kill A:K] [--wait STRATEGY] [--start-jitter MS] [--first NODE] [--rfm2g-sim LIB [--ring NAME] [--redundant [--cut a:FROM..TO]…] | --device DEV,…]");
             return ExitCode::from(2);
         }
     };
@@ -585,6 +606,10 @@ fn main() -> ExitCode {
         .clone()
         .unwrap_or_else(|| format!("rfm-lab-{}", std::process::id()));
     let (device, object) = match (&plan.library, &device) {
+        (Some(_), _) if plan.redundant => (
+            "/dev/rfm2g0+/dev/rfm2g1".to_owned(),
+            format!("/rfm2g-sim.{name}"),
+        ),
         (Some(_), _) => ("/dev/rfm2g0".to_owned(), format!("/rfm2g-sim.{name}")),
         // `--device A,B,C`: each node its own memory (hosts' memories joined
         // by rfm-bridge); the caller made them and removes them.
@@ -636,6 +661,7 @@ fn main() -> ExitCode {
             first: plan.first,
             // A ring named by --ring outlives the run, as a lab's memory does.
             memory: plan.ring.is_none().then_some(object.as_str()),
+            redundant: plan.redundant,
         },
     );
     let ok = statuses.iter().enumerate().all(|(i, s)| match plan.kill {

@@ -19,6 +19,11 @@ pub enum BoardError {
     },
     #[error("device `{device}`: {reason}")]
     BadPath { device: String, reason: String },
+    #[error(
+        "the RFM2g library `{library}` is not the emulator rfm2g-sim: only it can cut a board \
+         from its ring (on cards, open the fibre); give its path with --library"
+    )]
+    NotEmulator { library: String },
     #[error(transparent)]
     WindowOutOfRange(OutsideMemory),
     /// A vendor call returned a failure status.

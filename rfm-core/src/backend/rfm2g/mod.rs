@@ -5,6 +5,7 @@
 #[rustfmt::skip]
 /// The vendor API's declarations (rfm2g-sys).
 pub use rfm2g_sys::ffi;
+pub mod emulated;
 mod lcsr;
 mod status;
 

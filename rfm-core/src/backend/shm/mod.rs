@@ -64,6 +64,26 @@ impl ShmMapping {
         self.len == 0
     }
 
+    /// Puts `object`'s pages from `offset` under this mapping, in place: every
+    /// pointer into it stays valid and from then on reaches `object`. The
+    /// emulator's ring cut moves a board's memory to an island of its own and
+    /// back this way, under programs that hold pointers into it. Linux only:
+    /// Windows cannot replace a view in place.
+    pub fn remap_onto(&self, object: &ShmObject, offset: usize) -> Result<(), ShmError> {
+        if offset
+            .checked_add(self.len)
+            .is_none_or(|end| end > object.size)
+        {
+            return Err(ShmError::WindowOutOfRange(OutsideMemory {
+                device: object.device.clone(),
+                offset: offset as u64,
+                len: self.len as u64,
+                size: object.size as u64,
+            }));
+        }
+        sys::remap(self.base, self.len, &object.object, &object.device, offset)
+    }
+
     pub(crate) fn region(self: &Arc<Self>) -> Region {
         // SAFETY: the mapping is page-aligned, `len` bytes, kept alive by the owner
         // Arc, and shared with other processes that access it only as aligned words.

@@ -205,6 +205,39 @@ pub(super) fn map(
     Ok((base, View { base, len }))
 }
 
+/// Maps `len` bytes of `object` from `offset` over the pages at `base` in one
+/// call: MAP_FIXED replaces them atomically, so a thread storing through a
+/// pointer into them never finds the address unmapped.
+pub(super) fn remap(
+    base: NonNull<u8>,
+    len: usize,
+    object: &Object,
+    device: &str,
+    offset: usize,
+) -> Result<(), ShmError> {
+    let file_offset = libc::off_t::try_from(offset).map_err(|_| ShmError::BadSize {
+        device: device.to_owned(),
+        size: offset as u64,
+    })?;
+    // SAFETY: `[base, base + len)` is a shared mapping this process owns (the
+    // caller's `View`); replacing its pages with `len` bytes of another
+    // object keeps every address valid; the result is checked below.
+    let ptr = unsafe {
+        libc::mmap(
+            base.as_ptr().cast(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            object.fd.0,
+            file_offset,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        return Err(os_error(device, "mmap (MAP_FIXED)"));
+    }
+    Ok(())
+}
+
 /// An existing object's size and ownership, as `fstat` reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ObjectStat {

@@ -422,6 +422,22 @@ pub(super) fn map(
     ))
 }
 
+/// A view cannot be replaced in place on Windows (unmapping and mapping again
+/// at the address leaves a moment with nothing there): refused.
+pub(super) fn remap(
+    _base: NonNull<u8>,
+    _len: usize,
+    _object: &Object,
+    device: &str,
+    _offset: usize,
+) -> Result<(), ShmError> {
+    Err(ShmError::Os {
+        device: device.to_owned(),
+        op: "replacing a view in place",
+        source: io::Error::from(io::ErrorKind::Unsupported),
+    })
+}
+
 /// Where views may start: 64 KiB on every Windows so far.
 fn allocation_granularity() -> usize {
     // SAFETY: SYSTEM_INFO is plain data; GetSystemInfo fills it.
