@@ -48,22 +48,27 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn a_step_allocates_nothing_in_free_mode() {
-    steps_allocate_nothing("free");
+    steps_allocate_nothing(&format!("loopback:{}", unique("alloc")), "free");
 }
 
 #[test]
 fn a_step_allocates_nothing_in_lockstep() {
-    steps_allocate_nothing("lockstep");
+    steps_allocate_nothing(&format!("loopback:{}", unique("alloc")), "lockstep");
 }
 
-/// A self-loop in `mode`: 1,000 warm-up steps, then 10,000 counted.
-fn steps_allocate_nothing(mode: &str) {
+/// On a redundant device: every store twice, each frame from ring A, ring B
+/// looked at every 10 ms, what the rings did told after each step.
+#[test]
+fn a_step_allocates_nothing_on_redundant_rings() {
+    let (a, b) = (unique("alloca"), unique("allocb"));
+    let _names = [common::ShmGuard(a.clone()), common::ShmGuard(b.clone())];
+    steps_allocate_nothing(&format!("shm:{a}+shm:{b}"), "lockstep");
+}
+
+/// A self-loop on `device` in `mode`: 1,000 warm-up steps, then 10,000 counted.
+fn steps_allocate_nothing(device: &str, mode: &str) {
     let fmu = Fmu::new("alloc");
-    fmu.set_all(&[
-        ("device", &format!("loopback:{}", unique("alloc"))),
-        ("peerSlot", "0"),
-        ("syncMode", mode),
-    ]);
+    fmu.set_all(&[("device", device), ("peerSlot", "0"), ("syncMode", mode)]);
     assert_eq!(fmu.init(), fmi2OK);
     let inputs = ["roll", "pitch", "yaw"].map(|n| fmu.vr(n).0);
     let outputs = ["peer.roll", "peer.pitch", "peer.yaw"].map(|n| fmu.vr(n).0);

@@ -11,8 +11,9 @@ mod common;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::{unique, Fmu, ShmGuard};
+use common::{sim_library, unique, Fmu, RingGuard, ShmGuard};
 use fmu_model::fmi2::*;
+use rfm_core::backend::rfm2g::emulated;
 use rfm_core::{interface, Device, OpenOptions, Region};
 
 const H: f64 = 1e-3;
@@ -177,4 +178,81 @@ fn both_rings_spoiled_fails_the_step_within_the_timeout() {
         return;
     }
     unreachable!("b's step 50 fails");
+}
+
+/// On two emulated rings, node a's card of ring B cut and mended: the FMU's
+/// watch thread sees the card's LCSR, the master's log is told (a warning
+/// naming the ring and the register, an info line when it is well again),
+/// `ring.b.ok` follows, and every value stays exact (ring A carries them).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_cut_card_is_told_and_its_ring_not_ok_until_mended() {
+    let (ra, rb) = (unique("wa"), unique("wb"));
+    let _guards = [RingGuard(ra.clone()), RingGuard(rb.clone())];
+    let lib = sim_library();
+    let board = |ring: &str, node: u8| format!("/dev/rfm2g-sim/{ring}/{node}/64K");
+    let nodes: Vec<Fmu> = [0u8, 1]
+        .into_iter()
+        .map(|me| {
+            let device = format!("{}+{}", board(&ra, me + 1), board(&rb, me + 1));
+            let fmu = node(["a", "b"][usize::from(me)], &device, me, "5");
+            fmu.set_all(&[
+                ("rfm2gLibrary", lib.to_str().unwrap()),
+                ("roll", &roll(me, -1).to_string()),
+            ]);
+            assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+            fmu
+        })
+        .collect();
+    let (a, b) = (&nodes[0], &nodes[1]);
+    let cut_b = board(&rb, 1);
+    // Steps 1 ms apart, so that the watch (every 100 ms) looks a few times in
+    // each phase.
+    let mut b_ok = Vec::new();
+    for k in 0..900i64 {
+        match k {
+            300 => emulated::set_link(Some(&lib), &cut_b, false).unwrap(),
+            600 => emulated::set_link(Some(&lib), &cut_b, true).unwrap(),
+            _ => {}
+        }
+        let t = k as f64 * H;
+        for (me, fmu) in [(0u8, a), (1, b)] {
+            fmu.set_all(&[("roll", &roll(me, k).to_string())]);
+            assert_eq!(fmu.step(t, H), fmi2OK, "step {k}: {:?}", fmu.log());
+        }
+        assert_eq!(b.real("peer.roll"), roll(0, k - 1), "b at step {k}");
+        assert_eq!(a.real("peer.roll"), roll(1, k - 1), "a at step {k}");
+        if k % 100 == 99 {
+            b_ok.push(a.boolean("ring.b.ok"));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Phases of 300 steps (at least 300 ms): the last look in each is sure.
+    assert!(
+        b_ok[2] && !b_ok[5] && b_ok[8],
+        "ring.b.ok every 100 steps: {b_ok:?}"
+    );
+    let log = a.log();
+    let told = |status: fmi2Status, part: &str| {
+        log.iter()
+            .filter(|(s, _, m)| *s == status && m.contains(part))
+            .count()
+    };
+    assert_eq!(
+        told(
+            fmi2Warning,
+            "`): its card reports LCSR 0x00000008 (receive sync lost)"
+        ),
+        1,
+        "{log:?}"
+    );
+    assert_eq!(told(fmi2OK, "): its card is well again"), 1, "{log:?}");
+    // Frames came on ring A throughout: no ring stopped delivering them.
+    assert_eq!(told(fmi2Warning, "has not carried"), 0, "{log:?}");
+    assert!(
+        log.iter()
+            .any(|(_, _, m)| m.starts_with(&format!("ring B (`{cut_b}`): its card reports"))),
+        "{log:?}"
+    );
+    assert!(b.boolean("ring.a.ok") && a.boolean("ring.a.ok"));
 }

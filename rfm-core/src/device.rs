@@ -361,6 +361,15 @@ impl Device {
         Ok(self.board("the own-data test")?.clear_own_data()?)
     }
 
+    /// Stores `value` at `offset` through the driver (`RFM2gWrite`), not a
+    /// mapping: the own-data test's probe, which the card sends round its
+    /// ring (RFM2g only).
+    pub fn probe(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
+        Ok(self
+            .board("the own-data probe")?
+            .write_word(offset, value)?)
+    }
+
     /// The driver's DMA threshold in bytes: `RFM2gRead` calls longer than
     /// this are DMA transfers; `u32::MAX` is off (RFM2g only).
     pub fn dma_threshold(&self) -> Result<u32, DeviceError> {

@@ -13,6 +13,8 @@ use crate::{Device, DeviceError, Events, OpenOptions, Region};
 /// What [`open`] opened.
 pub(super) struct Opened {
     pub device: Device,
+    /// A redundant device's second memory.
+    pub twin: Option<Device>,
     /// The window over the interface (and as far as its memory_size).
     pub region: Region,
     /// `device = replay:PATH`: the recording the peers are played from.
@@ -146,6 +148,7 @@ pub(super) fn open(
         region,
         player,
         events,
+        twin,
     })
 }
 

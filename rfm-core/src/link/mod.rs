@@ -44,6 +44,7 @@ mod pace;
 mod peer;
 mod redundant;
 mod replay;
+mod ring_watch;
 pub mod rings;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
@@ -152,9 +153,18 @@ impl Link {
             region,
             player,
             events,
+            twin,
         } = memory::open(&mut config, &interface, &map, preset)?;
         let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
-        let redundant = redundant::Redundant::of(&region, &config.device);
+        // The own-data probe: a word of this node's own area.
+        let probe = interface
+            .nodes
+            .iter()
+            .position(|n| n.slot == config.node_slot)
+            .map_or(0, |me| map.area(me).offset)
+            + config.region_offset
+            + ownership::PROBE as u64;
+        let redundant = redundant::Redundant::of(&region, &config.device, (device, twin), probe);
         let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(
             config,
@@ -232,6 +242,9 @@ impl Link {
                     let realtime = self.node.config().realtime.clone();
                     self.heartbeat =
                         Some(Heartbeat::start(beater, realtime).map_err(LinkError::Heartbeat)?);
+                    if let Some(red) = &mut self.redundant {
+                        red.start_watch().map_err(LinkError::Heartbeat)?;
+                    }
                 }
                 Ok(StartPoll::Started) => {
                     self.signal(0)?;
@@ -393,6 +406,9 @@ impl Link {
     pub fn close(&mut self) -> Result<(), LinkError> {
         if let Some(mut heartbeat) = self.heartbeat.take() {
             heartbeat.stop();
+        }
+        if let Some(red) = &mut self.redundant {
+            red.stop_watch();
         }
         let (how, about) = self.failed.unwrap_or((ownership::Ending::Terminated, None));
         self.node.end(how, about)

@@ -18,6 +18,7 @@
 //! | +140, +144 | mirrored, mirrored by: the remote mark (owner == mirrored: held from another host, through that bridge) | a bridge |
 //! | +148 | bridged: the token of a claim a bridge has seen and sends on | a bridge ([`acknowledge`]) |
 //! | +152..+164 | ended: the token whose ending is recorded, how it ended ([`Ending`]), and the peer slot it concerns | the holder (`close`) |
+//! | +164 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the holder's ring watch ([`super::ring_watch`]) |
 //! | +192 | descriptor, carrying its writer's token | the claimant (`announce`) |
 //! | ring | frames, each carrying its writer's epoch | the holder |
 //!
@@ -70,6 +71,8 @@ const BRIDGED: usize = LIVENESS_OFFSET + 20;
 const ENDED: usize = LIVENESS_OFFSET + 24;
 const ENDING: usize = LIVENESS_OFFSET + 28;
 const ENDED_ABOUT: usize = LIVENESS_OFFSET + 32;
+/// The ring watch's own-data probe (the table above).
+pub(crate) const PROBE: usize = LIVENESS_OFFSET + 36;
 
 /// How a session ended, as it records it for its peers (one table: the code
 /// in memory and the phrase a peer's message uses).

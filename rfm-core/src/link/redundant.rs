@@ -2,31 +2,73 @@
 //! a ring stops or starts carrying a peer's frames, what it reports per ring,
 //! and the fault a test injects.
 
-use std::time::Instant;
-
+use super::ring_watch::{CardFault, RingWatch};
 use super::Link;
 use crate::region::{Network, Region};
+use crate::{Device, DeviceSpec};
 
-/// The two rings of a link: their names, and what was last told of them.
+/// The two rings of a link: their names, the watch of their cards, and what
+/// was last told of them.
 #[derive(Debug)]
 pub(super) struct Redundant {
     /// Any window of the pair: withholding applies to every one.
     region: Region,
     /// The two memories' device strings, for messages.
     names: [String; 2],
-    /// Whether each ring carried every peer's frames, as last told.
+    /// Whether each ring held every peer's newest frames, as last told.
     ok: [bool; 2],
+    /// Two cards, until the watch starts with the heartbeat (opening writes
+    /// nothing), and where its own-data probe goes.
+    cards: Option<([Device; 2], u32)>,
+    watch: Option<RingWatch>,
+    /// What the watch found wrong with each card, as last told.
+    fault: [Option<CardFault>; 2],
 }
 
 impl Redundant {
-    /// `None` for a device of one memory.
-    pub(super) fn of(region: &Region, device: &str) -> Option<Redundant> {
+    /// `None` for a device of one memory. `devices`: the two opened memories;
+    /// cards get a watch, whose probe goes to byte `probe` of the memory.
+    pub(super) fn of(
+        region: &Region,
+        device: &str,
+        devices: (Device, Option<Device>),
+        probe: u64,
+    ) -> Option<Redundant> {
         let (a, b) = device.split_once('+').filter(|_| region.is_redundant())?;
+        let cards = match devices {
+            (a, Some(b))
+                if matches!(a.spec(), DeviceSpec::Rfm2g { .. })
+                    && matches!(b.spec(), DeviceSpec::Rfm2g { .. }) =>
+            {
+                u32::try_from(probe).ok().map(|probe| ([a, b], probe))
+            }
+            _ => None,
+        };
         Some(Redundant {
             region: region.clone(),
             names: [a.to_owned(), b.to_owned()],
             ok: [true, true],
+            cards,
+            watch: None,
+            fault: [None, None],
         })
+    }
+
+    /// Starts watching the cards (once; nothing for `shm:` pairs).
+    pub(super) fn start_watch(&mut self) -> std::io::Result<()> {
+        if let Some((cards, probe)) = self.cards.take() {
+            self.watch = Some(RingWatch::start(cards, probe)?);
+        }
+        Ok(())
+    }
+
+    /// Stops the watch (a closed link stores nothing more).
+    pub(super) fn stop_watch(&mut self) {
+        self.watch = None;
+    }
+
+    fn card_fault(&self, ring: Network) -> Option<CardFault> {
+        self.watch.as_ref().and_then(|w| w.fault(ring))
     }
 
     fn name(&self, ring: Network) -> String {
@@ -58,8 +100,6 @@ impl Link {
     /// What the rings did; for a device of one memory, ring A is it and ring
     /// B is never ok.
     pub fn rings(&self) -> RingsReport {
-        let now = self.node.stepped_at();
-        let timeout = self.node.config().timeout;
         let mut r = RingsReport {
             ok: [true, self.redundant.is_some()],
             ..RingsReport::default()
@@ -77,9 +117,13 @@ impl Link {
             let s = peer.observed().rings();
             for ring in Network::BOTH {
                 r.frames[ring.index()] += s.taken(ring);
-                r.ok[ring.index()] &= s.delivers(ring, now, timeout);
             }
             r.failovers += s.failovers();
+        }
+        let red = self.redundant.as_ref().expect("checked above");
+        let delivering = delivering(&self.node);
+        for ring in Network::BOTH {
+            r.ok[ring.index()] = delivering[ring.index()] && red.card_fault(ring).is_none();
         }
         r
     }
@@ -122,16 +166,32 @@ impl Link {
                 ),
             }
         }
-        let report = self.rings();
+        let delivering = delivering(&self.node);
         let red = self.redundant.as_mut().expect("checked above");
         for ring in Network::BOTH {
-            let i = ring.index();
-            if report.ok[i] == red.ok[i] {
+            let fault = red.card_fault(ring);
+            if fault == red.fault[ring.index()] {
                 continue;
             }
-            red.ok[i] = report.ok[i];
-            let lagging = lagging(&self.node, ring, Instant::now());
-            if report.ok[i] {
+            match &fault {
+                Some(why) => log::warn!(
+                    "{}: {why} (step {k}): the coupling goes on over {}; check that ring's \
+                     fibres and cards",
+                    red.name(ring),
+                    red.name(ring.other())
+                ),
+                None => log::info!("{}: its card is well again (step {k})", red.name(ring)),
+            }
+            red.fault[ring.index()] = fault;
+        }
+        for ring in Network::BOTH {
+            let i = ring.index();
+            if delivering[i] == red.ok[i] {
+                continue;
+            }
+            red.ok[i] = delivering[i];
+            let lagging = lagging(&self.node, ring);
+            if delivering[i] {
                 log::info!(
                     "{} carries every peer's frames again (step {k})",
                     red.name(ring)
@@ -163,9 +223,20 @@ impl Link {
     }
 }
 
+/// Whether each ring held every peer's newest frame within `timeout` of the
+/// last step.
+fn delivering(node: &super::Node) -> [bool; 2] {
+    let (now, timeout) = (node.stepped_at(), node.config().timeout);
+    Network::BOTH.map(|ring| {
+        node.peers()
+            .iter()
+            .all(|p| p.observed().rings().delivers(ring, now, timeout))
+    })
+}
+
 /// The peers whose newest frames `ring` has not held within `timeout`, named.
-fn lagging(node: &super::Node, ring: Network, now: Instant) -> String {
-    let timeout = node.config().timeout;
+fn lagging(node: &super::Node, ring: Network) -> String {
+    let (now, timeout) = (node.stepped_at(), node.config().timeout);
     let names: Vec<String> = node
         .peers()
         .iter()

@@ -72,6 +72,8 @@ type GetThresholdFn = unsafe extern "C" fn(RFM2GHANDLE, *mut RFM2G_UINT32) -> RF
 type SetThresholdFn = unsafe extern "C" fn(RFM2GHANDLE, RFM2G_UINT32) -> RFM2G_STATUS;
 type GetConfigFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2GCONFIG) -> RFM2G_STATUS;
 type ClearOwnDataFn = unsafe extern "C" fn(RFM2GHANDLE, *mut ffi::RFM2G_BOOL) -> RFM2G_STATUS;
+type WriteFn =
+    unsafe extern "C" fn(RFM2GHANDLE, RFM2G_UINT32, *mut c_void, RFM2G_UINT32) -> RFM2G_STATUS;
 
 /// The network-interrupt functions, present in every vendor release but optional
 /// here: only `waitStrategy = event` needs them.
@@ -107,6 +109,9 @@ struct Api {
     /// health watch and `rfmctl` only.
     get_config: Option<GetConfigFn>,
     clear_own_data: Option<ClearOwnDataFn>,
+    /// A store through the driver (`RFM2gWrite`), which a card sends round
+    /// its ring like any other: the own-data test's probe. Optional.
+    write: Option<WriteFn>,
 }
 
 /// Loads the vendor library so that it stays loaded for the rest of the process.
@@ -185,6 +190,7 @@ fn load(library: Option<&Path>) -> Result<Api, BoardError> {
         check_ring: raw.RFM2gCheckRingCont.as_ref().ok().copied(),
         get_config: raw.RFM2gGetConfig.as_ref().ok().copied(),
         clear_own_data: raw.RFM2gClearOwnData.as_ref().ok().copied(),
+        write: raw.RFM2gWrite.as_ref().ok().copied(),
         library: name,
         _raw: raw,
     })
@@ -298,6 +304,17 @@ impl Board {
             clear(self.handle, &mut state)
         })?;
         Ok(state != 0)
+    }
+
+    /// `RFM2gWrite` of one word at `offset`: a store the card sends round
+    /// its ring, whose return the own-data bit shows.
+    pub(crate) fn write_word(&self, offset: u32, value: u32) -> Result<(), BoardError> {
+        let write = self.api.write.ok_or_else(|| self.missing("RFM2gWrite"))?;
+        let mut bytes = value.to_le_bytes();
+        // SAFETY: open handle; a 4-byte buffer the call only reads.
+        Ok(self.check("RFM2gWrite", unsafe {
+            write(self.handle, offset, bytes.as_mut_ptr().cast(), 4)
+        })?)
     }
 
     /// `RFM2gCheckRingCont`: whether a packet sent around the ring comes back.
