@@ -1174,7 +1174,7 @@ fn watch_and_record_wait_for_a_memory_created_later() {
 }
 
 /// Every check `rfmctl doctor` makes, by name (the JSON's and the table's).
-const DOCTOR_CHECKS: [&str; 12] = [
+const DOCTOR_CHECKS: [&str; 14] = [
     "library",
     "board",
     "node-id",
@@ -1185,6 +1185,8 @@ const DOCTOR_CHECKS: [&str; 12] = [
     "c-states",
     "rt-throttling",
     "busy-processes",
+    "power-plan",
+    "timer-resolution",
     "jitter",
     "packet-layout",
 ];

@@ -19,12 +19,16 @@ use serde_json::json;
 use crate::failure::Failure;
 use crate::open::{coupling_region, open};
 
+#[cfg(windows)]
+mod windows;
+
 pub const HELP: &str = "\
 Checks, each PASS, WARN (works, but costs time or margin), FAIL or SKIP (does not apply
 here), with the fix: library (the vendor library loads), board (the device opens),
 node-id, ring (RFM2gCheckRingCont), memory (the couplings it describes, and overlaps),
-isolated-cores, governor, c-states, rt-throttling, busy-processes, jitter (a polling
-loop's longest gap over --seconds, the article's DPC-latency check), packet-layout (the
+isolated-cores, governor, c-states, rt-throttling, busy-processes (Linux), power-plan,
+timer-resolution (Windows), jitter (a polling loop's longest gap over --seconds, the
+article's DPC-latency check), packet-layout (the
 article's FlightData, packed and little-endian). A redundant device (A+B) gets each
 device check on both memories, the worse verdict, and its two boards' node ids compared.
 Exit 1 when a check fails.
@@ -399,7 +403,13 @@ fn host_checks() -> Vec<Check> {
             "no /proc/sys/kernel/sched_rt_runtime_us",
         ),
     };
-    vec![isolated, governor, cstates, throttling, busy_processes()]
+    let mut checks = vec![isolated, governor, cstates, throttling, busy_processes()];
+    checks.extend(
+        HOST_CHECKS[checks.len()..]
+            .iter()
+            .map(|n| check(n, Verdict::Skip, "a Windows check")),
+    );
+    checks
 }
 
 #[cfg(target_os = "linux")]
@@ -454,19 +464,42 @@ fn busy_processes() -> Check {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+/// On Windows the Linux checks do not apply; the power plan and the timer
+/// resolution do ([`windows`]).
+#[cfg(windows)]
 fn host_checks() -> Vec<Check> {
-    [
-        "isolated-cores",
-        "governor",
-        "c-states",
-        "rt-throttling",
-        "busy-processes",
-    ]
-    .into_iter()
-    .map(|n| check(n, Verdict::Skip, "checked on Linux only so far"))
-    .collect()
+    let mut checks: Vec<Check> = HOST_CHECKS[..5]
+        .iter()
+        .map(|n| {
+            check(
+                n,
+                Verdict::Skip,
+                "a Linux check (Windows: power-plan, timer-resolution)",
+            )
+        })
+        .collect();
+    checks.extend([windows::power_plan(), windows::timer_resolution()]);
+    checks
 }
+
+#[cfg(not(any(target_os = "linux", windows)))]
+fn host_checks() -> Vec<Check> {
+    HOST_CHECKS
+        .into_iter()
+        .map(|n| check(n, Verdict::Skip, "not checked on this system"))
+        .collect()
+}
+
+/// The checks of this PC, in the order they print: Linux's, then Windows'.
+const HOST_CHECKS: [&str; 7] = [
+    "isolated-cores",
+    "governor",
+    "c-states",
+    "rt-throttling",
+    "busy-processes",
+    "power-plan",
+    "timer-resolution",
+];
 
 /// A polling loop's longest gap between two clock reads over `seconds`: what
 /// an interrupt, a DPC or another thread on the core takes from a spinning
