@@ -181,8 +181,9 @@ fn both_rings_spoiled_fails_the_step_within_the_timeout() {
 }
 
 /// On two emulated rings, node a's card of ring B cut and mended: the FMU's
-/// watch thread sees the card's LCSR, the master's log is told (a warning
-/// naming the ring and the register, an info line when it is well again),
+/// watch thread sees the card's LCSR and its sync-loss event, the master's
+/// log is told (warnings naming the ring, the register and the event, an
+/// info line when it is well again),
 /// `ring.b.ok` follows, and every value stays exact (ring A carries them).
 #[test]
 #[cfg(target_os = "linux")]
@@ -247,6 +248,15 @@ fn a_cut_card_is_told_and_its_ring_not_ok_until_mended() {
         "{log:?}"
     );
     assert_eq!(told(fmi2OK, "): its card is well again"), 1, "{log:?}");
+    // The cut raised the card's sync-loss event once; the watch enabled it again.
+    assert_eq!(
+        told(
+            fmi2Warning,
+            "): its card raised RFM2GEVENT_SYNC_LOSS (its fibre in lost sync) (1 error events so far)"
+        ),
+        1,
+        "{log:?}"
+    );
     // Frames came on ring A throughout: no ring stopped delivering them.
     assert_eq!(told(fmi2Warning, "has not carried"), 0, "{log:?}");
     assert!(

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::backend::loopback::{self, LoopbackError, LoopbackMemory};
-use crate::backend::rfm2g::{self, Board, BoardError, Interrupt, Lcsr, Rfm2gError, LINK_EVENT};
+use crate::backend::rfm2g::{
+    self, Board, BoardError, Interrupt, Lcsr, Rfm2gError, RingEvent, LINK_EVENT,
+};
 
 /// A device's network interrupts, enabled while it lives: how a link waits for
 /// its peers on an RFM2g board ([`Device::events`]).
@@ -359,6 +361,21 @@ impl Device {
     /// since the last call, which clears the bit (RFM2g only).
     pub fn clear_own_data(&self) -> Result<bool, DeviceError> {
         Ok(self.board("the own-data test")?.clear_own_data()?)
+    }
+
+    /// Enables the card's error event (again, after it fired); false when the
+    /// library has no event functions (RFM2g only).
+    pub fn enable_ring_event(&self, event: RingEvent) -> Result<bool, DeviceError> {
+        Ok(self
+            .board("the card's error events")?
+            .enable_ring_event(event)?)
+    }
+
+    /// Whether the card's error event fired since it was enabled (RFM2g only).
+    pub fn ring_event_fired(&self, event: RingEvent) -> Result<bool, DeviceError> {
+        Ok(self
+            .board("the card's error events")?
+            .ring_event_fired(event)?)
     }
 
     /// Stores `value` at `offset` through the driver (`RFM2gWrite`), not a

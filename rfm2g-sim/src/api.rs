@@ -467,6 +467,11 @@ pub unsafe extern "C" fn RFM2gWaitForEvent(
         let got = b.node().wait(ty, deadline, &Waiter { board: b, bit });
         b.waiting.fetch_and(!bit, Ordering::AcqRel);
         let (from, data) = got?;
+        if ty >= RFM2GEVENT_BAD_DATA as usize {
+            // The driver switches an error event off once it fired: a program
+            // enables it again to hear of the next.
+            let _ = b.node().disable(ty);
+        }
         info.NodeId = from;
         info.ExtendedInfo = data;
         Ok(())

@@ -15,7 +15,8 @@
 //! The process that cuts or mends moves its own views before it returns; any
 //! other process does it within [`WATCH_INTERVAL`] (a thread of the emulator
 //! looks at the cut words of the boards it has open). A cut outlives the
-//! programs, as an open fibre does, until a mend or the ring's removal.
+//! programs, as an open fibre does, until a mend or the ring's removal. A cut
+//! raises `RFM2GEVENT_SYNC_LOSS` on the board, where enabled.
 //! Linux only: Windows cannot replace a view in place.
 
 use std::collections::BTreeMap;
@@ -25,9 +26,9 @@ use std::time::Duration;
 
 use rfm_core::backend::shm::{self, ShmObject};
 
-use crate::abi::Code;
+use crate::abi::{Code, RFM2GEVENT_SYNC_LOSS};
 use crate::handle;
-use crate::ring::{object_name, Ring, HEADER_LEN};
+use crate::ring::{now_ns, object_name, Ring, HEADER_LEN};
 
 /// How often a process looks whether another process cut or mended one of
 /// its boards.
@@ -78,6 +79,9 @@ pub fn set_link(ring: &Ring, node: u16, up: bool) -> Result<(), String> {
                 .map_err(|e| format!("ring `{}`: {e}", ring.name()))?;
             copy_words(from.as_ptr(), copy.as_ptr(), size);
             state.set_cut(true);
+            // A card whose fibre in goes dark loses sync and says so, where a
+            // program enabled the event.
+            state.deliver(RFM2GEVENT_SYNC_LOSS as usize, node, 0, now_ns());
         }
         (true, true) => {
             state.set_cut(false);

@@ -1,7 +1,8 @@
 //! A board cut from its ring and mended while programs run (`rfm2gsim_set_link`):
 //! its stores stop reaching the other boards and theirs stop reaching it,
 //! through mappings made before or during the cut and through `RFM2gRead`;
-//! its LCSR, `RFM2gCheckRingCont` and events say so; a mend gives it the ring
+//! its LCSR, `RFM2gCheckRingCont` and events say so (sync loss raised, then
+//! switched off as the driver does); a mend gives it the ring
 //! as it is. A cut made by another process reaches this one's mappings.
 #![cfg(target_os = "linux")]
 
@@ -21,7 +22,9 @@ use support::{unique_ring, RingGuard};
 const SUCCESS: i32 = 0;
 const TIMED_OUT: i32 = 3;
 const LINK_TEST_FAIL: i32 = 22;
+const NOT_ENABLED: i32 = 31;
 const INTR1: i32 = 1;
+const SYNC_LOSS: i32 = 9;
 const SIGDET: u32 = 1 << 2;
 const SNCLOST: u32 = 1 << 3;
 /// Set in the child that cuts a board of its parent's ring.
@@ -87,6 +90,19 @@ impl Board {
         config.Lcsr1
     }
 
+    /// Waits 50 ms for event `ty`: the status.
+    fn wait(&self, ty: i32) -> i32 {
+        let mut info = RFM2GEVENTINFO {
+            ExtendedInfo: 0,
+            Event: ty,
+            Timeout: 50,
+            NodeId: 0,
+            pDrvSpec: null_mut(),
+        };
+        // SAFETY: open handle, valid in/out struct.
+        unsafe { RFM2gWaitForEvent(self.h, &mut info) }
+    }
+
     fn ring_check(&self) -> i32 {
         // SAFETY: open handle.
         unsafe { RFM2gCheckRingCont(self.h) }
@@ -116,7 +132,11 @@ fn a_cut_board_and_the_ring_no_longer_see_each_others_stores() {
     assert_eq!(b.read(0), 11, "one memory before the cut");
     assert_eq!(a.lcsr() & (SIGDET | SNCLOST), SIGDET);
 
+    // SAFETY: an open handle.
+    assert_eq!(unsafe { RFM2gEnableEvent(a.h, SYNC_LOSS) }, SUCCESS);
     assert_eq!(set_link(&a.path, false), SUCCESS);
+    assert_eq!(a.wait(SYNC_LOSS), SUCCESS, "the cut raises sync loss");
+    assert_eq!(a.wait(SYNC_LOSS), NOT_ENABLED, "switched off once it fired");
     assert_eq!(a.read(0), 11, "the island starts as the ring was");
     a.store(1, 7);
     b.store(2, 9);
@@ -137,19 +157,8 @@ fn a_cut_board_and_the_ring_no_longer_see_each_others_stores() {
     unsafe {
         assert_eq!(RFM2gEnableEvent(a.h, INTR1), SUCCESS);
         assert_eq!(RFM2gSendEvent(b.h, 1, INTR1, 5), SUCCESS);
-        let mut info = RFM2GEVENTINFO {
-            ExtendedInfo: 0,
-            Event: INTR1,
-            Timeout: 50,
-            NodeId: 0,
-            pDrvSpec: null_mut(),
-        };
-        assert_eq!(
-            RFM2gWaitForEvent(a.h, &mut info),
-            TIMED_OUT,
-            "no event reaches it"
-        );
     }
+    assert_eq!(a.wait(INTR1), TIMED_OUT, "no event reaches it");
 
     assert_eq!(set_link(&a.path, true), SUCCESS);
     assert_eq!(a.read(2), 9, "mended: the ring as it is");

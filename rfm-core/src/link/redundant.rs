@@ -23,6 +23,8 @@ pub(super) struct Redundant {
     watch: Option<RingWatch>,
     /// What the watch found wrong with each card, as last told.
     fault: [Option<CardFault>; 2],
+    /// The error events each card raised, as last told.
+    events: [u32; 2],
 }
 
 impl Redundant {
@@ -51,6 +53,7 @@ impl Redundant {
             cards,
             watch: None,
             fault: [None, None],
+            events: [0, 0],
         })
     }
 
@@ -168,6 +171,19 @@ impl Link {
         }
         let delivering = delivering(&self.node);
         let red = self.redundant.as_mut().expect("checked above");
+        for ring in Network::BOTH {
+            let Some((count, last)) = red.watch.as_ref().map(|w| w.events(ring)) else {
+                break;
+            };
+            if count != red.events[ring.index()] {
+                red.events[ring.index()] = count;
+                log::warn!(
+                    "{}: its card raised {} ({count} error events so far) (step {k})",
+                    red.name(ring),
+                    last.describe()
+                );
+            }
+        }
         for ring in Network::BOTH {
             let fault = red.card_fault(ring);
             if fault == red.fault[ring.index()] {

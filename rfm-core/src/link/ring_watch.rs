@@ -1,16 +1,18 @@
 //! The two cards of a redundant device, watched from a thread of the link's
 //! own (never the stepping thread: each look is a driver call): every
-//! [`WATCH_PERIOD`], each card's LCSR (signal, sync, bad data) and the
-//! own-data test (a word stored through the driver must come back round the
-//! ring before the next look). The stepping thread reads what was seen, tells
-//! the master's log of a change, and reports the ring as not ok.
+//! [`WATCH_PERIOD`], each card's LCSR (signal, sync, bad data), the own-data
+//! test (a word stored through the driver must come back round the ring
+//! before the next look) and its error events (enabled again after each
+//! fires, as the driver switches them off). The stepping thread reads what
+//! was seen, tells the master's log of a change, and reports the ring as not
+//! ok.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::backend::rfm2g::Lcsr;
+use crate::backend::rfm2g::{Lcsr, RingEvent};
 use crate::region::Network;
 use crate::Device;
 
@@ -25,6 +27,10 @@ struct Seen {
     lcsr_read: AtomicBool,
     /// A probe stored through the driver did not come back by the next look.
     own_data_lost: AtomicBool,
+    /// Error events the card raised, and the last one's index in
+    /// [`RingEvent::ALL`].
+    events: AtomicU32,
+    last_event: AtomicU32,
 }
 
 /// The watch thread of a redundant device's two cards; stopped on drop.
@@ -68,6 +74,18 @@ impl RingWatch {
     }
 }
 
+impl RingWatch {
+    /// The error events `ring`'s card raised so far, and the last one.
+    pub(super) fn events(&self, ring: Network) -> (u32, RingEvent) {
+        let seen = &self.seen[ring.index()];
+        let last = seen.last_event.load(Ordering::Acquire) as usize;
+        (
+            seen.events.load(Ordering::Acquire),
+            RingEvent::ALL[last.min(RingEvent::ALL.len() - 1)],
+        )
+    }
+}
+
 /// What the watch found wrong with a card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum CardFault {
@@ -101,8 +119,20 @@ impl Drop for RingWatch {
 fn watch(cards: &[Device; 2], probe: u32, seen: &[Seen; 2], stop: &AtomicBool) {
     let mut probed = [false; 2];
     let mut count = 0u32;
+    for card in cards {
+        for event in RingEvent::ALL {
+            let _ = card.enable_ring_event(event);
+        }
+    }
     while !stop.load(Ordering::Acquire) {
         for (i, card) in cards.iter().enumerate() {
+            for (e, event) in RingEvent::ALL.into_iter().enumerate() {
+                if card.ring_event_fired(event).unwrap_or(false) {
+                    seen[i].last_event.store(e as u32, Ordering::Release);
+                    seen[i].events.fetch_add(1, Ordering::AcqRel);
+                    let _ = card.enable_ring_event(event);
+                }
+            }
             if let Ok(lcsr) = card.lcsr() {
                 seen[i].lcsr.store(lcsr.0, Ordering::Release);
                 seen[i].lcsr_read.store(true, Ordering::Release);

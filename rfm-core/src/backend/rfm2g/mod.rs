@@ -524,6 +524,84 @@ impl Drop for Board {
     }
 }
 
+/// The error events a card raises about its ring. The driver switches each
+/// off once it fired: a watcher enables it again to hear of the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingEvent {
+    BadData,
+    RxFifoFull,
+    RoguePacket,
+    SyncLoss,
+}
+
+impl RingEvent {
+    pub const ALL: [RingEvent; 4] = [
+        RingEvent::BadData,
+        RingEvent::RxFifoFull,
+        RingEvent::RoguePacket,
+        RingEvent::SyncLoss,
+    ];
+
+    fn raw(self) -> ffi::RFM2GEVENTTYPE {
+        (match self {
+            RingEvent::BadData => ffi::RFM2GEVENT_BAD_DATA,
+            RingEvent::RxFifoFull => ffi::RFM2GEVENT_RXFIFO_FULL,
+            RingEvent::RoguePacket => ffi::RFM2GEVENT_ROGUE_PKT,
+            RingEvent::SyncLoss => ffi::RFM2GEVENT_SYNC_LOSS,
+        }) as ffi::RFM2GEVENTTYPE
+    }
+
+    /// The vendor's name, and what it means.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RingEvent::BadData => "RFM2GEVENT_BAD_DATA (a packet with bad data arrived)",
+            RingEvent::RxFifoFull => "RFM2GEVENT_RXFIFO_FULL (its receive buffer overflowed)",
+            RingEvent::RoguePacket => {
+                "RFM2GEVENT_ROGUE_PKT (a packet went round the ring with no node taking it)"
+            }
+            RingEvent::SyncLoss => "RFM2GEVENT_SYNC_LOSS (its fibre in lost sync)",
+        }
+    }
+}
+
+impl Board {
+    /// Enables `event` (again, after it fired); `Ok(false)` when the
+    /// library has no event functions.
+    pub(crate) fn enable_ring_event(&self, event: RingEvent) -> Result<bool, BoardError> {
+        let Some(api) = self.api.events else {
+            return Ok(false);
+        };
+        // SAFETY: open handle; a plain event number.
+        let status = unsafe { (api.enable)(self.handle, event.raw()) };
+        if status != ffi::RFM2G_ALREADY_ENABLED as RFM2G_STATUS {
+            self.check("RFM2gEnableEvent", status)?;
+        }
+        Ok(true)
+    }
+
+    /// Whether `event` fired since it was enabled: a wait of no time.
+    pub(crate) fn ring_event_fired(&self, event: RingEvent) -> Result<bool, BoardError> {
+        let api = self
+            .api
+            .events
+            .ok_or_else(|| self.missing("RFM2gWaitForEvent"))?;
+        let mut info = ffi::RFM2GEVENTINFO {
+            ExtendedInfo: 0,
+            Event: event.raw(),
+            Timeout: 0,
+            NodeId: 0,
+            pDrvSpec: std::ptr::null_mut(),
+        };
+        // SAFETY: open handle; `info` is a valid, initialised in/out struct.
+        let status = unsafe { (api.wait)(self.handle, &mut info) };
+        if status == ffi::RFM2G_TIMED_OUT as RFM2G_STATUS {
+            return Ok(false);
+        }
+        self.check("RFM2gWaitForEvent", status)?;
+        Ok(true)
+    }
+}
+
 /// The network interrupts a program can send (`RFM2gSendEvent` accepts only these).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Interrupt {
