@@ -648,6 +648,8 @@ mod tests {
     /// The thread gets the cores it asked for, and its own back after.
     #[cfg(target_os = "linux")]
     #[test]
+    // Miri has no sched_getscheduler: the scheduler calls run natively only.
+    #[cfg_attr(miri, ignore)]
     fn a_thread_is_pinned_and_put_back() {
         std::thread::spawn(|| {
             let (before, _) = current_thread().unwrap();

@@ -4,11 +4,12 @@
 
 mod common;
 
+use common::input;
+
 use std::time::{Duration, Instant};
 
 use rfm_core::frame::framed::FrameBuf;
 use rfm_core::frame::framed::SyncMode;
-use rfm_core::frame::Message;
 use rfm_core::link::{AttitudeLink, Layout, LinkConfig, LinkError, Sample};
 use rfm_core::wait::WaitStrategy;
 
@@ -22,17 +23,6 @@ fn config(device: &str, node: u8, peer: u8, lag: u8) -> LinkConfig {
         timeout: Duration::from_secs(10),
         startup_timeout: Duration::from_secs(10),
         ..LinkConfig::default()
-    }
-}
-
-/// What node `node` feeds in at step `k` (k = u64::MAX: its initial values).
-fn input(node: u8, k: u64) -> Sample {
-    let x = if k == u64::MAX { -1.0 } else { k as f64 };
-    Sample {
-        sim_time: x * 1e-3,
-        attitude: [x + f64::from(node) / 8.0, -x, x * 1e-9 + f64::from(node)],
-        status: (k % 256) as u8,
-        message: Message::new(&format!("n{node} k{k}")).unwrap(),
     }
 }
 

@@ -8,10 +8,11 @@
 
 mod common;
 
+use common::input;
+
 use std::time::{Duration, Instant};
 
-use rfm_core::frame::Message;
-use rfm_core::link::{AttitudeLink, LinkConfig, LinkError, Sample};
+use rfm_core::link::{AttitudeLink, LinkConfig, LinkError};
 use rfm_core::wait::WaitStrategy;
 use rfm_core::Network;
 
@@ -26,16 +27,6 @@ fn config(device: &str, node: u8) -> LinkConfig {
         timeout: Duration::from_secs(2),
         startup_timeout: Duration::from_secs(10),
         ..LinkConfig::default()
-    }
-}
-
-fn input(node: u8, k: u64) -> Sample {
-    let x = if k == u64::MAX { -1.0 } else { k as f64 };
-    Sample {
-        sim_time: x * 1e-3,
-        attitude: [x + f64::from(node) / 8.0, -x, x * 1e-9 + f64::from(node)],
-        status: (k % 256) as u8,
-        message: Message::new(&format!("n{node} k{k}")).unwrap(),
     }
 }
 

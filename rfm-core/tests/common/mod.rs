@@ -71,3 +71,15 @@ pub fn attitude_frame(
     };
     (frame, header)
 }
+
+/// What node `node` feeds in at step `k` (k = u64::MAX: its initial values):
+/// the attitude links' tests' inputs.
+pub fn input(node: u8, k: u64) -> rfm_core::link::Sample {
+    let x = if k == u64::MAX { -1.0 } else { k as f64 };
+    rfm_core::link::Sample {
+        sim_time: x * 1e-3,
+        attitude: [x + f64::from(node) / 8.0, -x, x * 1e-9 + f64::from(node)],
+        status: (k % 256) as u8,
+        message: rfm_core::frame::Message::new(&format!("n{node} k{k}")).unwrap(),
+    }
+}

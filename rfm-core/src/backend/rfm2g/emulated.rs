@@ -6,7 +6,7 @@
 use std::ffi::{c_char, CString};
 use std::path::Path;
 
-use super::{open_resident, status_name, BoardError, Rfm2gError, DEFAULT_LIBRARY};
+use super::{load_library, status_name, BoardError, Rfm2gError};
 
 /// The symbol, as the emulator exports it.
 pub const SET_LINK: &str = "rfm2gsim_set_link";
@@ -16,12 +16,7 @@ type SetLinkFn = unsafe extern "C" fn(*const c_char, i32) -> i32;
 /// Cuts the board `device` opens from its ring (`up == false`) or mends it,
 /// through the emulator `library` (default: the platform's RFM2g library).
 pub fn set_link(library: Option<&Path>, device: &str, up: bool) -> Result<(), BoardError> {
-    let name = library.map_or_else(|| DEFAULT_LIBRARY.to_owned(), |p| p.display().to_string());
-    let path = library.map_or(DEFAULT_LIBRARY.as_ref(), Path::as_os_str);
-    let lib = open_resident(path).map_err(|e| BoardError::LibraryNotLoaded {
-        library: name.clone(),
-        reason: e.to_string(),
-    })?;
+    let (name, lib) = load_library(library)?;
     // SAFETY: resolving a symbol runs nothing; the emulator declares it so.
     let set: libloading::Symbol<SetLinkFn> = unsafe { lib.get(SET_LINK.as_bytes()) }
         .map_err(|_| BoardError::NotEmulator { library: name })?;

@@ -141,13 +141,22 @@ fn open_resident(path: &std::ffi::OsStr) -> Result<libloading::Library, libloadi
     }
 }
 
-fn load(library: Option<&Path>) -> Result<Api, BoardError> {
+/// The library `library` names (the platform's by default), loaded for
+/// good, and its name for messages.
+fn load_library(library: Option<&Path>) -> Result<(String, libloading::Library), BoardError> {
     let name = library.map_or_else(|| DEFAULT_LIBRARY.to_owned(), |p| p.display().to_string());
     let path = library.map_or(DEFAULT_LIBRARY.as_ref(), Path::as_os_str);
-    let loaded = open_resident(path).map_err(|e| BoardError::LibraryNotLoaded {
-        library: name.clone(),
-        reason: e.to_string(),
-    })?;
+    match open_resident(path) {
+        Ok(loaded) => Ok((name, loaded)),
+        Err(e) => Err(BoardError::LibraryNotLoaded {
+            library: name,
+            reason: e.to_string(),
+        }),
+    }
+}
+
+fn load(library: Option<&Path>) -> Result<Api, BoardError> {
+    let (name, loaded) = load_library(library)?;
     // SAFETY: resolving symbols runs nothing; their types are the header's.
     let raw = unsafe { ffi::Rfm2gApi::from_library(loaded) }.map_err(|e| {
         BoardError::LibraryNotLoaded {
