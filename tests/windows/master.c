@@ -202,6 +202,14 @@ static fmi2Component instance(const char *name, const char *device, int me, int 
     fmi2ValueReference ints[] = {vr("nodeSlot"), vr("peerSlot"), vr("lag")};
     fmi2Integer slots[] = {me, peer, lag};
     check(fmi.set_integer(c, ints, 3, slots), "fmi2SetInteger", me, -1);
+    const char *cpu = getenv("RFM_MASTER_CPU");
+    if (cpu) {
+        /* The real-time step: this thread on core CPU at a time-critical priority. */
+        fmi2ValueReference affinity = vr("cpuAffinity"), priority = vr("realtimePriority");
+        fmi2Integer ten = 10;
+        check(fmi.set_string(c, &affinity, 1, &cpu), "fmi2SetString cpuAffinity", me, -1);
+        check(fmi.set_integer(c, &priority, 1, &ten), "fmi2SetInteger realtimePriority", me, -1);
+    }
     check(fmi.setup(c, 0, 0.0, 0.0, 0, 0.0), "fmi2SetupExperiment", me, -1);
     check(fmi.enter(c), "fmi2EnterInitializationMode", me, -1);
     return c;
@@ -237,6 +245,15 @@ static void report(const char *what, double *ns, long long batches, long long st
            ns[warm + (batches - warm) * 99 / 100]);
 }
 
+/* This thread's cores (SetThreadAffinityMask returns the mask it replaces). */
+static DWORD_PTR thread_cores(void) {
+    DWORD_PTR process, system;
+    GetProcessAffinityMask(GetCurrentProcess(), &process, &system);
+    DWORD_PTR was = SetThreadAffinityMask(GetCurrentThread(), process);
+    SetThreadAffinityMask(GetCurrentThread(), was);
+    return was;
+}
+
 /* One instance stepping with `peer` as its own peer or another's, for `steps`
  * steps; `sender` is whose attitude it receives, `lag` steps late. */
 static void run(fmi2Component *c, int n, const int *node, const int *sender, int lag,
@@ -244,8 +261,18 @@ static void run(fmi2Component *c, int n, const int *node, const int *sender, int
     fmi2ValueReference in[] = {vr("roll"), vr("pitch"), vr("yaw")};
     fmi2ValueReference out[] = {vr("peer.roll"), vr("peer.pitch"), vr("peer.yaw")};
     fmi2ValueReference step_vr = vr("peer.step");
+    const char *cpu = getenv("RFM_MASTER_CPU");
+    DWORD_PTR cores = thread_cores();
+    int priority = GetThreadPriority(GetCurrentThread());
     for (int i = 0; i < n; i++)
         check(fmi.exit(c[i]), "fmi2ExitInitializationMode", node[i], -1);
+    if (cpu) {
+        DWORD_PTR want = (DWORD_PTR)1 << atoi(cpu);
+        if (thread_cores() != want || GetThreadPriority(GetCurrentThread()) != THREAD_PRIORITY_TIME_CRITICAL)
+            die("stepping: cores %#llx, priority %d; cpuAffinity %s asks %#llx and time-critical",
+                (unsigned long long)thread_cores(), GetThreadPriority(GetCurrentThread()), cpu,
+                (unsigned long long)want);
+    }
     double *ns = malloc(sizeof(double) * (size_t)(steps / BATCH + 1));
     LARGE_INTEGER freq, t0, t1;
     QueryPerformanceFrequency(&freq);
@@ -275,9 +302,24 @@ static void run(fmi2Component *c, int n, const int *node, const int *sender, int
                 die("node %d: peer.step is %d after step %lld at lag %d", node[0], step, k, lag);
         }
     }
+    if (cpu) {
+        fmi2ValueReference off_core = vr("cpu.offCore");
+        fmi2Integer off;
+        check(fmi.get_integer(c[0], &off_core, 1, &off), "fmi2GetInteger cpu.offCore", node[0], steps);
+        if (off != 0)
+            die("cpu.offCore is %d on core %s", off, cpu);
+    }
     for (int i = 0; i < n; i++) {
         check(fmi.terminate(c[i]), "fmi2Terminate", node[i], steps);
         fmi.free_instance(c[i]);
+    }
+    if (cpu) {
+        if (thread_cores() != cores || GetThreadPriority(GetCurrentThread()) != priority)
+            die("after fmi2Terminate: cores %#llx, priority %d; before: %#llx, %d",
+                (unsigned long long)thread_cores(), GetThreadPriority(GetCurrentThread()),
+                (unsigned long long)cores, priority);
+        printf("pinned on core %s, time-critical while stepping, cpu.offCore 0, put back at "
+               "fmi2Terminate\n", cpu);
     }
     report(what, ns, steps / BATCH, steps);
     free(ns);

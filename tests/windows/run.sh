@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The packaged win64 FMU in a Windows master (tests/windows/master.c, built
 # with MinGW, loading the DLL with LoadLibrary) under Wine, every value checked
-# bit for bit: a self-loop, two instances at lag 1 in one process, two processes
+# bit for bit: a self-loop (also pinned to a core at a real-time priority), two instances at lag 1 in one process, two processes
 # in lockstep lag 0 over shm: (waitStrategy spin, yield and sleep), and the same
 # two processes on two boards of an emulated RFM2g ring through the vendor's DLL
 # name, rfm2gdll_stdc_64.dll (rfm2g-sim), with spin and event.
@@ -19,6 +19,9 @@ x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -Werror -o "$out/master.exe" tests/wind
 windows_dir="Z:${PWD//\//\\}\\${dir//\//\\}"
 
 wine "$out/master.exe" "$windows_dir" self "$steps"
+# The real-time step on Windows: cpuAffinity and realtimePriority hold the
+# stepping thread (SetThreadAffinityMask, time-critical) and are put back.
+RFM_MASTER_CPU=1 wine "$out/master.exe" "$windows_dir" self 2000
 wine "$out/master.exe" "$windows_dir" pair "$steps"
 
 # Node ME of two processes: with RING set, its \\.\rfm2g0 is board ME + 1 of that
