@@ -118,10 +118,7 @@ impl Network {
     pub const BOTH: [Network; 2] = [Network::A, Network::B];
 
     fn bit(self) -> u8 {
-        match self {
-            Network::A => 1,
-            Network::B => 2,
-        }
+        1 << self.index()
     }
 
     /// 0 for A, 1 for B: the index of per-ring arrays.
@@ -266,8 +263,8 @@ impl Region {
     /// Where loads go.
     #[inline]
     fn read_base(&self) -> NonNull<AtomicU32> {
-        match &self.twin {
-            Some(t) if t.source.load(Ordering::Relaxed) == 1 => t.base,
+        match (&self.twin, self.reading()) {
+            (Some(t), Network::B) => t.base,
             _ => self.base,
         }
     }

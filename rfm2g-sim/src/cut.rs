@@ -155,12 +155,12 @@ fn move_views(ring: &str, node: u16, object: &ShmObject, base: usize) -> bool {
 /// A mapping made while its board is cut starts on the ring: puts it on the
 /// island this process uses.
 pub fn place_new(ring: &str, node: u16) {
-    if placed()
-        .get(&(ring.to_owned(), node))
-        .is_some_and(|p| p.island.is_some())
-    {
+    let mut placed = placed();
+    let key = (ring.to_owned(), node);
+    if placed.get(&key).is_some_and(|p| p.island.is_some()) {
         // Forget, so that the next look moves every view (the new one too).
-        placed().remove(&(ring.to_owned(), node));
+        placed.remove(&key);
+        drop(placed);
         sync_here();
     }
 }

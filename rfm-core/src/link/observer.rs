@@ -174,7 +174,7 @@ impl Observer {
             self.area.read_from(Network::B);
             return self.poll_step_here(need, by_entry);
         }
-        let (_, polled) = rings::better(a, b);
+        let polled = rings::better(a, b);
         self.area.read_from(self.rings.last().unwrap_or(Network::A));
         polled
     }

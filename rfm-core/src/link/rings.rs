@@ -97,7 +97,7 @@ impl RingStats {
 pub(crate) fn better(
     a: Result<StepPoll, crate::slot::ReadError>,
     b: Result<StepPoll, crate::slot::ReadError>,
-) -> (Network, Result<StepPoll, crate::slot::ReadError>) {
+) -> Result<StepPoll, crate::slot::ReadError> {
     let rank = |r: &Result<StepPoll, _>| match r {
         Ok(StepPoll::Ready(_)) => 3,
         Ok(StepPoll::Overwritten { .. }) => 2,
@@ -105,9 +105,9 @@ pub(crate) fn better(
         Ok(StepPoll::NotYet) => 0,
     };
     if rank(&b) > rank(&a) {
-        (Network::B, b)
+        b
     } else {
-        (Network::A, a)
+        a
     }
 }
 

@@ -56,12 +56,14 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{text}` is not a number of seconds from 0.01 to 3600"))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// In order of weight: of a redundant device's two memories, the heavier
+/// verdict is the check's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Verdict {
+    Skip,
     Pass,
     Warn,
     Fail,
-    Skip,
 }
 
 impl Verdict {
@@ -124,7 +126,7 @@ fn redundant_checks(devices: [&str; 2], library: Option<&Path>) -> Vec<Check> {
         .zip(b)
         .map(|(a, b)| Check {
             name: a.name,
-            verdict: worse(a.verdict, b.verdict),
+            verdict: a.verdict.max(b.verdict),
             detail: format!(
                 "ring A `{}`: {}; ring B `{}`: {}",
                 devices[0], a.detail, devices[1], b.detail
@@ -144,21 +146,6 @@ fn redundant_checks(devices: [&str; 2], library: Option<&Path>) -> Vec<Check> {
         }
     }
     checks
-}
-
-/// Of two verdicts on the two rings, the one to report.
-fn worse(a: Verdict, b: Verdict) -> Verdict {
-    let rank = |v| match v {
-        Verdict::Skip => 0,
-        Verdict::Pass => 1,
-        Verdict::Warn => 2,
-        Verdict::Fail => 3,
-    };
-    if rank(b) > rank(a) {
-        b
-    } else {
-        a
-    }
 }
 
 /// The device checks of one memory, and its node id if it has one.

@@ -182,26 +182,7 @@ pub(super) fn map(
     offset: usize,
     len: usize,
 ) -> Result<(NonNull<u8>, View), ShmError> {
-    let file_offset = libc::off_t::try_from(offset).map_err(|_| ShmError::BadSize {
-        device: device.to_owned(),
-        size: offset as u64,
-    })?;
-    // SAFETY: mapping `len` bytes inside the object, shared, read-write; the
-    // result is checked against MAP_FAILED below.
-    let ptr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            object.fd.0,
-            file_offset,
-        )
-    };
-    if ptr == libc::MAP_FAILED {
-        return Err(os_error(device, "mmap"));
-    }
-    let base = NonNull::new(ptr.cast::<u8>()).expect("mmap never returns NULL on success");
+    let base = mmap_shared(None, len, object, device, offset)?;
     Ok((base, View { base, len }))
 }
 
@@ -215,27 +196,48 @@ pub(super) fn remap(
     device: &str,
     offset: usize,
 ) -> Result<(), ShmError> {
+    mmap_shared(Some(base), len, object, device, offset).map(|_| ())
+}
+
+/// One shared read-write `mmap` of `len` bytes of `object` from `offset`:
+/// anywhere, or (`at`) over pages of a mapping the caller owns.
+fn mmap_shared(
+    at: Option<NonNull<u8>>,
+    len: usize,
+    object: &Object,
+    device: &str,
+    offset: usize,
+) -> Result<NonNull<u8>, ShmError> {
     let file_offset = libc::off_t::try_from(offset).map_err(|_| ShmError::BadSize {
         device: device.to_owned(),
         size: offset as u64,
     })?;
-    // SAFETY: `[base, base + len)` is a shared mapping this process owns (the
-    // caller's `View`); replacing its pages with `len` bytes of another
-    // object keeps every address valid; the result is checked below.
+    let (addr, flags, op) = match at {
+        Some(base) => (
+            base.as_ptr().cast(),
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            "mmap (MAP_FIXED)",
+        ),
+        None => (std::ptr::null_mut(), libc::MAP_SHARED, "mmap"),
+    };
+    // SAFETY: `len` bytes inside the object, shared, read-write; with `at`,
+    // `[base, base + len)` is a shared mapping the caller owns (its `View`),
+    // whose pages MAP_FIXED replaces in one call, keeping every address
+    // valid; the result is checked against MAP_FAILED below.
     let ptr = unsafe {
         libc::mmap(
-            base.as_ptr().cast(),
+            addr,
             len,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_FIXED,
+            flags,
             object.fd.0,
             file_offset,
         )
     };
     if ptr == libc::MAP_FAILED {
-        return Err(os_error(device, "mmap (MAP_FIXED)"));
+        return Err(os_error(device, op));
     }
-    Ok(())
+    Ok(NonNull::new(ptr.cast::<u8>()).expect("mmap never returns NULL on success"))
 }
 
 /// An existing object's size and ownership, as `fstat` reports them.
