@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, ValueEnum};
 use fmu_model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
-use rfm_core::interface::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
+use rfm_core::card::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
 use rfm_core::interface::{layout::MapTable, Interface, MemoryMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

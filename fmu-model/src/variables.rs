@@ -243,7 +243,7 @@ fn peer_outputs(
     node: usize,
     peer: usize,
     preset: bool,
-    fields: &[rfm_core::interface::payload::Field],
+    fields: &[rfm_core::payload::Field],
 ) -> Vec<Var> {
     let spec: &NodeSpec = &interface.nodes[node];
     let (prefix, whose) = if preset {

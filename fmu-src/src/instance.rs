@@ -254,16 +254,25 @@ impl Instance {
         if let Some(summary) = self.values.link.as_ref().and_then(|l| l.rings_summary()) {
             log::info!("{summary}");
         }
-        if let Some(link) = self.values.link.as_mut() {
-            link.close()
-                .map_err(|e| error(format!("fmi2Terminate: {e}")))?;
-        }
-        self.values.realtime.end();
-        if let Some(recording) = self.values.recording.take() {
-            recording
-                .finish()
-                .map_err(|e| error(format!("fmi2Terminate: {}", e.message)))?;
-        }
+        let v = &mut self.values;
+        end_each([
+            &mut || match v.link.as_mut() {
+                Some(link) => link
+                    .close()
+                    .map_err(|e| error(format!("fmi2Terminate: {e}"))),
+                None => Ok(()),
+            },
+            &mut || {
+                v.realtime.end();
+                Ok(())
+            },
+            &mut || match v.recording.take() {
+                Some(recording) => recording
+                    .finish()
+                    .map_err(|e| error(format!("fmi2Terminate: {}", e.message))),
+                None => Ok(()),
+            },
+        ])?;
         if self.state != State::Error {
             self.state = State::Terminated;
         }
@@ -383,5 +392,42 @@ impl Drop for Instance {
             let _ = link.close();
         }
         self.values.realtime.end();
+    }
+}
+
+/// Runs every ending of a run, in order, even after one fails: a link that
+/// cannot mark its slot closed must still put the stepping thread back and
+/// write the recording's last records. The first failure is the one reported.
+fn end_each<const N: usize>(endings: [&mut dyn FnMut() -> FmiResult; N]) -> FmiResult {
+    let mut first = Ok(());
+    for end in endings {
+        let this = end();
+        if first.is_ok() {
+            first = this;
+        }
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ending_runs_after_one_fails_and_the_first_failure_is_reported() {
+        let ran = std::cell::RefCell::new(Vec::new());
+        let result = end_each([
+            &mut || Err(error("close")),
+            &mut || {
+                ran.borrow_mut().push("realtime");
+                Ok(())
+            },
+            &mut || {
+                ran.borrow_mut().push("recording");
+                Err(error("finish"))
+            },
+        ]);
+        assert_eq!(result.unwrap_err().message, "close");
+        assert_eq!(*ran.borrow(), ["realtime", "recording"]);
     }
 }

@@ -8,7 +8,10 @@
 //! `super::Type` counts as the sibling's. Edges to a module's own ancestors are
 //! not counted: a child naming its parent's items is how Rust nests modules
 //! (and the parent declares, and usually re-exports, the child), so such a
-//! circle is structure, not coupling. Test modules (`#[cfg(test)]`) are left out.
+//! circle is structure, not coupling. An edge into or out of a child is also
+//! an edge of the modules that hold it, up to the one both sides share: a
+//! circle that passes through a child module is a circle of its holders.
+//! Test modules (`#[cfg(test)]`) are left out.
 //!
 //! `cargo modules dependencies --acyclic` was tried first: it checks items, not
 //! modules, and reports a type and its own constructor (`Logger`,

@@ -63,6 +63,12 @@ impl Crate {
     }
 
     /// Every edge between two modules: (from, to, "file:line" of the path).
+    ///
+    /// A path from `a::x` to `b::y` is also an edge between `a` and `b` and
+    /// between each pair of their ancestors below the one they share: a module
+    /// holds its children, so a circle that passes through a child (`region`
+    /// naming `backend::rfm2g::error`'s type while `backend::rfm2g` names
+    /// `region`) is a circle of the modules that hold it.
     pub fn edges(&self) -> Vec<(ModId, ModId, String)> {
         let mut edges = Vec::new();
         for (from, module) in self.modules.iter().enumerate() {
@@ -70,8 +76,20 @@ impl Crate {
                 let Some(to) = self.resolve(from, path, 0) else {
                     continue;
                 };
-                if to != from && !self.is_ancestor(to, from) {
-                    edges.push((from, to, format!("{}:{line}", module.file.display())));
+                if to == from || self.is_ancestor(to, from) {
+                    continue;
+                }
+                let at = format!("{}:{line}", module.file.display());
+                let sources = self.lineage_below(from, to);
+                let sources = if sources.is_empty() {
+                    vec![from]
+                } else {
+                    sources
+                };
+                for &a in &sources {
+                    for b in self.lineage_below(to, from) {
+                        edges.push((a, b, at.clone()));
+                    }
                 }
             }
         }
@@ -86,6 +104,15 @@ impl Crate {
             of = p;
         }
         false
+    }
+
+    /// `m` and its ancestors that are not also `other`'s ancestors (nor
+    /// `other` itself): empty when `m` holds `other`.
+    fn lineage_below(&self, m: ModId, other: ModId) -> Vec<ModId> {
+        let shared = |a: ModId| a == other || self.is_ancestor(a, other);
+        std::iter::successors(Some(m), |&a| self.modules[a].parent)
+            .take_while(|&a| !shared(a))
+            .collect()
     }
 
     /// The module that defines the item `path` names, as seen from module `m`;

@@ -1,5 +1,6 @@
 //! The checker on small crates written for it: a circle between siblings is
-//! found (through a re-export too), a child naming its parent is not one.
+//! found (through a re-export and through a child module too), a child naming
+//! its parent is not one.
 
 use module_cycles::{circles, Crate};
 
@@ -78,4 +79,33 @@ fn a_child_that_names_its_parent_and_test_modules_make_no_circle() {
         ),
     ]);
     assert!(found.is_empty(), "{found:?}");
+}
+
+/// The shape of rfm-core's circle of stop 42: `region` names the error type of
+/// `backend::rfm2g::error`, and `backend::rfm2g` names `region`. No two
+/// modules name each other, but `backend::rfm2g` holds the child `region` names.
+#[test]
+fn a_circle_through_a_child_module_is_a_circle_of_the_modules_that_hold_it() {
+    let found = circles_of(&[
+        ("lib.rs", "mod backend;\nmod region;\n"),
+        ("backend/mod.rs", "pub mod rfm2g;\n"),
+        (
+            "backend/rfm2g/mod.rs",
+            "pub mod error;\nuse crate::region::Region;\npub fn open() -> Region { Region }\n",
+        ),
+        ("backend/rfm2g/error.rs", "pub struct Rfm2gError;\n"),
+        (
+            "region.rs",
+            "use crate::backend::rfm2g::error::Rfm2gError;\npub struct Region;\npub fn fail() -> Rfm2gError { Rfm2gError }\n",
+        ),
+    ]);
+    assert_eq!(
+        found,
+        [vec![
+            edge("crate::backend", "crate::region"),
+            edge("crate::backend::rfm2g", "crate::region"),
+            edge("crate::region", "crate::backend"),
+            edge("crate::region", "crate::backend::rfm2g"),
+        ]]
+    );
 }

@@ -230,7 +230,8 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rfm_core::interface::{attitude, payload::Payload, MemoryMap};
+    use rfm_core::interface::{attitude, MemoryMap};
+    use rfm_core::payload::Payload;
     use rfm_core::{Device, OpenOptions};
 
     /// A memory, and slot 1's descriptor and area of the attitude interface.

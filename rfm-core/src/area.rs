@@ -14,7 +14,7 @@
 //! An entry is a 64-byte frame header followed by the payload, rounded up to 64
 //! bytes so that no two entries share a cache line.
 
-use crate::interface::payload::Payload;
+use crate::payload::Payload;
 use crate::region::{Region, RegionError};
 
 /// Alignment of every part of an area, and of areas themselves.

@@ -22,6 +22,7 @@ pub mod interface;
 pub mod link;
 pub mod mirror;
 mod names;
+pub mod payload;
 pub mod realtime;
 pub mod record;
 mod region;

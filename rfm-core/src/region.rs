@@ -18,8 +18,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use crate::backend::rfm2g::Rfm2gError;
 use crate::counts;
+use rfm2g_sys::Rfm2gError;
 
 /// Alignment, in bytes, of every offset and length given to a [`Region`].
 pub const WORD: usize = 4;

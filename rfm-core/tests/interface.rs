@@ -470,6 +470,10 @@ fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named()
             EXAMPLE.replace("slot = 1", "slot = 2"),
             "node `visual` writes slot 1 here and slot 2 there",
         ),
+        (
+            EXAMPLE.replace("slot = 1", "slot = 1\noffset = 65536"),
+            "node `visual` has no offset here and offset 65536 there",
+        ),
     ] {
         assert_ne!(edit, EXAMPLE, "the edit for `{difference}` applies");
         let b = Interface::parse("b.toml", &edit, &Reserved::NONE).unwrap();

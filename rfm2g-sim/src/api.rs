@@ -608,7 +608,7 @@ setting!(RFM2gSetLed, RFM2gGetLed, led);
 
 #[no_mangle]
 pub unsafe extern "C" fn RFM2gErrorMsg(ErrorCode: RFM2G_STATUS) -> *mut RFM2G_CHAR {
-    crate::messages::message(ErrorCode).as_ptr().cast_mut()
+    rfm2g_sys::status_message(ErrorCode).as_ptr().cast_mut()
 }
 
 /// Handles open in this process (not a vendor function: for leak checks).

@@ -20,7 +20,6 @@ pub mod api;
 pub mod config;
 pub mod cut;
 mod handle;
-mod messages;
 pub mod ring;
 mod wake;
 

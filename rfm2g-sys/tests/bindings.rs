@@ -66,7 +66,7 @@ fn the_status_table_is_the_headers() {
         .collect();
     let table: Vec<(i32, String)> = rfm2g_sys::STATUSES
         .iter()
-        .map(|&(code, name)| (code, name.to_owned()))
+        .map(|s| (s.code, s.name.to_owned()))
         .collect();
     assert_eq!(defined.len(), 43);
     assert_eq!(table, defined);

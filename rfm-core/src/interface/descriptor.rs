@@ -19,9 +19,9 @@
 //! | 48 | | interface name, node name |
 //! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
 
-use super::payload::Payload;
 use super::{NodeSpec, Period, Signal, SignalType, Start, Value};
 use crate::area::Area;
+use crate::payload::Payload;
 
 /// `"RFMd"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");

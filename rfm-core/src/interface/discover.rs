@@ -103,7 +103,8 @@ fn accept(bytes: &[u8], offset: u64, region_len: usize) -> Option<Found> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interface::{attitude, payload::Payload, MemoryMap};
+    use crate::interface::{attitude, MemoryMap};
+    use crate::payload::Payload;
     use crate::{Device, OpenOptions};
 
     #[test]

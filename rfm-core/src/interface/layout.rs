@@ -5,9 +5,9 @@
 
 use std::fmt;
 
-use super::payload::Payload;
 use super::{descriptor, Interface};
 use crate::area::{Area, ALIGN};
+use crate::payload::Payload;
 
 /// Why an interface's areas cannot be placed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

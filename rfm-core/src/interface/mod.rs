@@ -25,17 +25,14 @@
 //! node's FMU starts with ([`settings`]).
 
 use std::collections::HashMap;
-use std::fmt;
 use std::ops::Range;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-pub mod budget;
 pub mod descriptor;
 mod discover;
 pub mod layout;
-pub mod payload;
 mod preset;
 pub mod rates;
 pub mod settings;
@@ -47,6 +44,8 @@ pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, AT
 pub use rates::{Period, StepRatio};
 pub use settings::{SettingValue, Settings};
 pub use value::Value;
+
+pub use crate::payload::SignalType;
 
 /// Longest String signal, in bytes.
 pub const MAX_STRING_SIZE: u16 = 1024;
@@ -162,38 +161,6 @@ pub struct Signal {
     /// Largest value a Real or Integer may be set to (`max`).
     pub max: Option<f64>,
     pub description: Option<String>,
-}
-
-/// A signal's FMI type (String signals have a fixed size in memory).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SignalType {
-    Real,
-    Integer,
-    Boolean,
-    String { size: u16 },
-}
-
-impl fmt::Display for SignalType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SignalType::Real => f.write_str("Real"),
-            SignalType::Integer => f.write_str("Integer"),
-            SignalType::Boolean => f.write_str("Boolean"),
-            SignalType::String { size } => write!(f, "String of {size} bytes"),
-        }
-    }
-}
-
-impl SignalType {
-    /// The type with its article, for sentences ("an Integer", "a Real").
-    pub fn with_article(&self) -> String {
-        let article = if matches!(self, SignalType::Integer) {
-            "an"
-        } else {
-            "a"
-        };
-        format!("{article} {self}")
-    }
 }
 
 /// A signal's start value (its type's zero when the file gives none).
@@ -562,6 +529,16 @@ impl Interface {
                 return Some(format!(
                     "node `{}` writes slot {} here and slot {} there",
                     mine.name, mine.slot, other.slot
+                ));
+            }
+            if mine.offset != other.offset {
+                let show =
+                    |o: Option<u64>| o.map_or("no offset".to_owned(), |o| format!("offset {o}"));
+                return Some(format!(
+                    "node `{}` has {} here and {} there",
+                    mine.name,
+                    show(mine.offset),
+                    show(other.offset)
                 ));
             }
             if mine.period != other.period {

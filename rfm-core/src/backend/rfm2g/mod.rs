@@ -7,11 +7,10 @@
 pub use rfm2g_sys::ffi;
 pub mod emulated;
 mod lcsr;
-mod status;
 
 pub use lcsr::Lcsr;
 
-pub use status::{status_name, Rfm2gError};
+pub use rfm2g_sys::{status_name, Rfm2gError};
 
 mod error;
 pub use error::BoardError;

@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-use super::{Interface, MemoryMap};
 use crate::area::FRAME_HEADER;
+use crate::interface::{Interface, MemoryMap};
 use crate::link::liveness::HEARTBEAT_PERIOD;
 
 /// The ring's bandwidth, bytes per second, shared by every node.
@@ -67,7 +67,11 @@ impl<'a> RingBudget<'a> {
 
     /// Bytes a second of the nodes with a period.
     pub fn total(&self) -> f64 {
-        self.shares.iter().filter_map(|s| s.per_second).sum()
+        // Summing no floats gives −0.0, which would print as "-0 bytes/s".
+        self.shares
+            .iter()
+            .filter_map(|s| s.per_second)
+            .fold(0.0, |sum, b| sum + b)
     }
 
     /// The share of the ring they take.
@@ -102,6 +106,13 @@ impl fmt::Display for RingBudget<'_> {
                 "{:<16} {:>10} {:>12} {:>14}",
                 node.name, s.per_step, rate, bytes
             )?;
+        }
+        if self.shares.iter().all(|s| s.per_second.is_none()) {
+            return write!(
+                f,
+                "no node has a period: each steps at its master's rate, unknown here, so \
+                 the ring's share is not counted (give the nodes a `period` to count it)"
+            );
         }
         write!(
             f,
@@ -148,5 +159,25 @@ mod tests {
         // Two nodes at 50 kHz: 87 MB/s; at 200 kHz: 349 MB/s.
         assert_eq!(budget("0.00002").1, Verdict::OverHalf);
         assert_eq!(budget("0.000005").1, Verdict::Over);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn a_file_without_periods_counts_nothing_and_says_why() {
+        let i = Interface::parse(
+            "quick.toml",
+            "name = \"quick\"\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]\n",
+            &Reserved::NONE,
+        )
+        .unwrap();
+        let budget = RingBudget::of(&i, &i.map().unwrap());
+        assert_eq!(budget.total().to_string(), "0");
+        assert_eq!(budget.verdict(), Verdict::Fits);
+        let text = budget.to_string();
+        assert!(!text.contains("-0"), "{text}");
+        assert!(
+            text.ends_with("(give the nodes a `period` to count it)"),
+            "{text}"
+        );
     }
 }

@@ -4,8 +4,43 @@
 //! size n a `char[n]` (UTF-8, NUL-padded, not necessarily NUL-terminated). The
 //! payload is padded to a multiple of 8 bytes. A C program can therefore read a
 //! peer's signals with a struct declaration that `build-fmu` prints.
+//!
+//! Below the interface files (which name the signals) and beside the area
+//! (which holds the payload): both place bytes by it.
 
-use super::SignalType;
+use std::fmt;
+
+/// A signal's FMI type (String signals have a fixed size in memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalType {
+    Real,
+    Integer,
+    Boolean,
+    String { size: u16 },
+}
+
+impl fmt::Display for SignalType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SignalType::Real => f.write_str("Real"),
+            SignalType::Integer => f.write_str("Integer"),
+            SignalType::Boolean => f.write_str("Boolean"),
+            SignalType::String { size } => write!(f, "String of {size} bytes"),
+        }
+    }
+}
+
+impl SignalType {
+    /// The type with its article, for sentences ("an Integer", "a Real").
+    pub fn with_article(&self) -> String {
+        let article = if matches!(self, SignalType::Integer) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {self}")
+    }
+}
 
 fn align_up(n: usize, to: usize) -> usize {
     n.div_ceil(to) * to
