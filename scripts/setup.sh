@@ -12,8 +12,9 @@
 #         target (win64 FMU), wine64 (runs the Windows tests), cargo-nextest
 #         (the test runner), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
 #         more than nightly), iproute2 (`ip netns`: the bridge test's two
-#         network namespaces), and a Python venv (.venv) with FMPy 0.3.32 and
-#         pytest pinned in tests/python/requirements.txt
+#         network namespaces), mdbook 0.4.52 (the book), and a Python venv
+#         (.venv) with FMPy 0.3.32, LinkChecker and pytest pinned in
+#         tests/python/requirements.txt
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -75,6 +76,12 @@ setup() {
     if ! cargo nextest --version >/dev/null 2>&1; then
         echo "==> installing cargo-nextest"
         cargo install cargo-nextest --locked
+    fi
+    # The book (scripts/book.sh): mdBook without its server and search, whose
+    # dependencies the build alone does not need (1.5 minutes on 2 cores).
+    if ! mdbook --version 2>/dev/null | grep -q "v0.4.52"; then
+        echo "==> installing mdbook 0.4.52"
+        cargo install mdbook --version 0.4.52 --locked --no-default-features
     fi
     if ! cargo +nightly fuzz --version 2>/dev/null | grep -q "0.13.2"; then
         echo "==> installing cargo-fuzz 0.13.2"

@@ -120,6 +120,12 @@ cargo test --doc "${dev_tests[@]}" --quiet
 step module-cycles "no import circle between the modules of any crate of the workspace (module-cycles)"
 target/release/module-cycles
 
+# The book: built, every link and anchor checked, the Guide's snippets run as
+# written, the Reference checked against the programs' own lists.
+step book "the book: mdbook build, its links and anchors (LinkChecker), the Guide's snippets as written and the Reference against the programs (tests/python/test_book.py)"
+scripts/book.sh
+.venv/bin/pytest -q tests/python/test_book.py
+
 if [ "$mode" = quick ]; then
     step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
     .venv/bin/pytest -q tests/python/test_fmpy.py
@@ -304,7 +310,7 @@ fuzz_pair fmi_calls interface_parse
 fuzz_pair resources recording_read
 
 step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
-.venv/bin/pytest -q tests/python
+.venv/bin/pytest -q tests/python --ignore=tests/python/test_book.py
 
 step bench "the benchmark command runs end to end (a short smoke run: timing is for scripts/bench.sh)"
 target/release/coupling --steps 10000 --out target/bench-smoke \

@@ -162,7 +162,7 @@ gcc -shared -fPIC -O2 api/*.c -lpthread -o librfm2g.so</pre>
 (<code>cargo build --release -p rfm2g-sim</code>), and on Windows a drop-in <code>rfm2gdll_stdc_64.dll</code>
 (its <code>rfm2g.dll</code>, built for <code>x86_64-pc-windows-gnu</code>, renamed): boards are nodes of a ring in
 shared memory, chosen per process, e.g. <code>RFM2G_SIM_DEVICES="/dev/rfm2g0 ring=lab node=2"</code> (or
-<code>\\.\rfm2g1 ring=lab node=2</code>). See the project's README.</p>
+<code>\\.\rfm2g1 ring=lab node=2</code>). See the project's book, <i>Without a card: the emulator</i>.</p>
 
 <h2>Variables</h2>
 <table><tr><th>name</th><th>causality</th><th>type</th><th>start</th><th>description</th></tr>

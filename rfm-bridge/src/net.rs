@@ -1,6 +1,6 @@
 //! The Zenoh session every bridge (and the benchmark's ping-pong) opens: tuned
 //! for latency, not throughput. Each choice and what it costs is in the
-//! README ("PCs without cards").
+//! book's "PCs without cards" (`docs/src/guide/bridge.md`).
 
 use std::str::FromStr;
 

@@ -11,6 +11,8 @@ import sys
 import uuid
 from pathlib import Path
 
+import book
+
 import pytest
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
@@ -183,12 +185,12 @@ def test_the_win64_dll_exports_the_34_functions(tmp_path):
 
 
 def readme_snippets():
-    """The FMPy snippets of the README's "Dropping the FMU into a master", verbatim."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("### Dropping the FMU into a master", 1)[1].split("\n## ", 1)[0]
-    script = section.split("```python\n", 1)[1].split("```", 1)[0]
-    expected = section.split("It prints `", 1)[1].split("`", 1)[0]
-    command = section.split("e.g. `fmpy simulate", 1)[1].split("`", 1)[0]
+    """The FMPy snippets of the book's attitude pair, verbatim."""
+    page = "guide/attitude-pair.md"
+    script = book.snippet(page, "fmpy-simulator")
+    rest = book.after(page, "fmpy-simulator")
+    expected = rest.split("It prints `", 1)[1].split("`", 1)[0]
+    command = rest.split("e.g. `fmpy simulate", 1)[1].split("`", 1)[0]
     return script, expected, ["fmpy", "simulate"] + command.split()
 
 

@@ -14,6 +14,8 @@ import uuid
 from fractions import Fraction
 from pathlib import Path
 
+import book
+
 import pytest
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
@@ -101,11 +103,9 @@ def test_two_nodes_of_a_thousand_reals_exchange_exactly_with_lag_one():
 
 
 def lab_snippet():
-    """The README's "A lab in FMPy" script, verbatim, and the line it prints."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("**A lab in FMPy.**", 1)[1].split("\n## ", 1)[0]
-    script = section.split("```python\n", 1)[1].split("```", 1)[0]
-    example = section.split("e.g.\n`", 1)[1].split("`", 1)[0]
+    """The book's "A lab in FMPy" script, verbatim, and the line it prints."""
+    script = book.snippet("guide/lab.md", "lab-node")
+    example = book.after("guide/lab.md", "lab-node").split("e.g.\n`", 1)[1].split("`", 1)[0]
     return script, example
 
 
@@ -174,7 +174,7 @@ LAB_INPUTS = {
 def test_the_three_lab_fmus_in_one_process_couple_over_loopback_exactly():
     """The three lab .fmus in one FMPy process, each unpacked into its own folder
     (three copies of the binary), one thread each, over `loopback:` (each copy
-    once had its own loopback memory: the README said to use `shm:`). One
+    once had its own loopback memory: the manual said to use `shm:`). One
     simulated second: every value of every type is the one the rule on time
     names; the visual system's free peer (ios) is a whole frame."""
     device = f"loopback:lab-{uuid.uuid4().hex[:8]}"

@@ -10,17 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import book
+
 ROOT = Path(__file__).resolve().parents[2]
 FMU = Path(os.environ.get("RFM_FMU", ROOT / "target" / "fmu" / "rfm_attitude.fmu"))
 
 
 def readme_libcosim_snippet():
-    """The libcosim script of the README's "Dropping the FMU into a master", verbatim."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("### Dropping the FMU into a master", 1)[1].split("\n## ", 1)[0]
-    part = section.split("With libcosim", 1)[1]
-    script = part.split("```python\n", 1)[1].split("```", 1)[0]
-    expected = part.split("It prints `", 1)[1].split("`", 1)[0]
+    """The libcosim script of the book's attitude pair, verbatim."""
+    page = "guide/attitude-pair.md"
+    script = book.snippet(page, "libcosim-pair")
+    expected = book.after(page, "libcosim-pair").split("It prints `", 1)[1].split("`", 1)[0]
     return script, expected
 
 

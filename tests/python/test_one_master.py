@@ -19,6 +19,8 @@ from xml.etree import ElementTree
 from fractions import Fraction
 from pathlib import Path
 
+import book
+
 import pytest
 import xmlschema
 from fmpy import read_model_description
@@ -343,21 +345,18 @@ def test_fmpy_runs_the_lab_in_one_process_by_one_step_size(tmp_path, h):
 
 
 def readme_snippets():
-    """The scripts of the README's "Any master", by the master they follow."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Any master: the whole lab in one master", 1)[1].split("\n## ", 1)[0]
-    snippets = {}
-    for master in ("With libcosim", "With ecos", "With FMPy"):
-        part = section.split(master, 1)[1]
-        snippets[master] = part.split("```python\n", 1)[1].split("```", 1)[0]
-    return snippets
+    """The scripts of the book's "Any master", by the master they follow."""
+    return {master: book.snippet("guide/lab.md", name)
+            for master, name in (("With libcosim", "one-master-libcosim"),
+                                 ("With ecos", "one-master-ecos"),
+                                 ("With FMPy", "one-master-fmpy"))}
 
 
 @pytest.mark.parametrize("master, expected", [("With libcosim", "ios holds cockpit step 800"),
                                               ("With ecos", "ios holds cockpit step 800"),
                                               ("With FMPy", "ios holds cockpit step 900")])
 def test_the_readmes_masters_run_the_lab_as_written(tmp_path, master, expected):
-    """Each script of the README's masters table, as written, beside what
+    """Each script of the book's masters table, as written, beside what
     `build-fmu --interface examples/lab.toml --node all --ssp lab.ssp` writes."""
     run = subprocess.run(
         [str(BUILD_FMU), "--interface", str(ROOT / "examples" / "lab.toml"), "--node", "all",

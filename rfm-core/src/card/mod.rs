@@ -1,6 +1,6 @@
 //! A cost model of a PCIE-5565 step: what the [`crate::counts`] of a step
 //! would cost on the card, where host RAM (`shm:`, the emulator) costs almost
-//! nothing. Each figure is a published one; the README's "On the card" gives
+//! nothing. Each figure is a published one; the book's "The card's costs" gives
 //! the sources. The PIO read round trip is not published for RFM2g, so it is
 //! the model's parameter: reported at 1 µs and 3 µs (uncached PCIe reads of
 //! other devices measure 1-5 µs). [`budget`] is the ring's share of a

@@ -148,7 +148,7 @@ impl std::fmt::Display for LinkConfig {
 
 /// How a link reads an RFM2g card, where each load of the mapping stalls for
 /// a PCIe round trip (1-5 µs) and a DMA transfer has a fixed cost (~14.5 µs):
-/// see the README's "On the card".
+/// see the book's "The card's costs" (`docs/src/design/card-model.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CardReads {
     /// Frames of at least this many bytes are read with one `RFM2gRead`, which

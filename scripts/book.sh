@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the book (docs/, mdBook) into target/book and checks every link and
+# anchor in it with LinkChecker, offline. scripts/setup.sh installs both
+# (`setup test`: mdbook pinned from crates.io, linkchecker in .venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mdbook build docs 2>&1 | grep -v '\[INFO\]' || true
+[ -f target/book/index.html ] || { echo "book.sh: mdbook wrote no target/book/index.html" >&2; exit 1; }
+
+# LinkChecker run as root drops to the user nobody, who may not read a
+# checkout under a private home: it checks a world-readable copy. print.html
+# is mdBook's every page in one, whose links are the pages' own.
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+chmod 755 "$copy"
+cp -r target/book "$copy/book"
+chmod -R a+rX "$copy/book"
+.venv/bin/linkchecker --config docs/linkcheckerrc --no-status --no-robots \
+    --ignore-url 'print\.html' "$copy/book/index.html"
