@@ -65,23 +65,23 @@ cargo fmt --all -- --check
 step clippy "cargo clippy -D warnings (workspace)"
 cargo clippy --workspace --all-targets -- -D warnings
 if [ "$mode" = full ]; then
-    step clippy-windows "cargo clippy -D warnings for Windows: rfm-core, the FMU, the emulator, rfmctl"
-    cargo clippy -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
+    step clippy-windows "cargo clippy -D warnings for Windows: rfm-memory, rfm-core, the FMU, the emulator, rfmctl"
+    cargo clippy -p rfm-memory -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
     cargo clippy -p fmu-src -p rfm2g-sim -p rfmctl --target x86_64-pc-windows-gnu -- -D warnings
 
     # rustdoc checks the crates with the metadata clippy just made.
     step rustdoc "rustdoc (broken intra-doc links are errors)"
     RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
 
-    step trees "the FMU and build-fmu build with cargo alone: nothing in their tree runs bindgen; the FMU is built without rfm-core's counts"
+    step trees "the FMU and build-fmu build with cargo alone: nothing in their tree runs bindgen; the FMU is built without the memory's counts"
     if cargo tree -p fmu-src -p build-fmu -e normal,build --prefix none | grep -qE '^(bindgen|clang-sys) '; then
         echo "bindgen or clang-sys is in the dependency tree of fmu-src or build-fmu" >&2
         exit 1
     fi
     # build-fmu builds `-p fmu-src` alone: the features cargo resolves for it are
     # these, and the counting hooks must be empty there.
-    if cargo tree -p fmu-src -e features -i rfm-core --prefix none | grep -q 'rfm-core feature "counts"'; then
-        echo "the FMU would be built with rfm-core's counts feature" >&2
+    if cargo tree -p fmu-src -e features -i rfm-memory --prefix none | grep -q 'rfm-memory feature "counts"'; then
+        echo "the FMU would be built with rfm-memory's counts feature" >&2
         exit 1
     fi
     # The bridge's network engine stays out of the FMU and its packager.
@@ -146,11 +146,11 @@ step full-shm "liveness: a full /dev/shm in a private mount namespace (prints wh
 # unshare is refused (the same package set: nothing is rebuilt).
 cargo nextest run "${dev_tests[@]}" --cargo-quiet -E 'binary(full_shm)' --no-capture
 
-step wine-shm "Windows under Wine: shm: (named file mappings) through rfm-core's conformance suite, and its security and size refusals"
+step wine-shm "Windows under Wine: shm: (named file mappings) through the conformance suite, and its security and size refusals"
 wine_setup
 cargo test -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
 # loopback: across two copies of the library: the file mapping Local\rfm-loopback.PID.HASH
-cargo test -p rfm-core --target x86_64-pc-windows-gnu --lib backend::loopback
+cargo test -p rfm-memory --target x86_64-pc-windows-gnu --lib backend::loopback
 
 step wine-fmu "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:, and over two emulated RFM2g boards through rfm2gdll_stdc_64.dll (spin, event), and on redundant rings (shm:A+shm:B, \\\\.\\rfm2g0+\\\\.\\rfm2g1)"
 # The emulator and rfmctl for Windows in one build (one package set).
@@ -328,11 +328,12 @@ miri_sim() { MIRIFLAGS="-Zmiri-disable-weak-memory-emulation" cargo +nightly mir
 # tests run, and each stream's package set is the build's, so nothing is
 # rebuilt. (cargo-nextest under Miri, a process a test, took longer: 166 s
 # against 91 s one after another.)
-cargo +nightly miri test -p rfm-core --lib --test conformance --test torn_reads --no-run
+miri_core=(-p rfm-memory -p rfm-core)
+cargo +nightly miri test "${miri_core[@]}" --lib --test conformance --test torn_reads --no-run
 miri_sim --no-run
-cargo +nightly miri test -p rfm-core --test conformance > target/miri-conformance.log 2>&1 &
+cargo +nightly miri test "${miri_core[@]}" --test conformance > target/miri-conformance.log 2>&1 &
 conformance=$!
-cargo +nightly miri test -p rfm-core --lib --test torn_reads
+cargo +nightly miri test "${miri_core[@]}" --lib --test torn_reads
 miri_sim
 wait "$conformance" || { cat target/miri-conformance.log >&2; exit 1; }
 cat target/miri-conformance.log

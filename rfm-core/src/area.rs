@@ -15,7 +15,7 @@
 //! bytes so that no two entries share a cache line.
 
 use crate::payload::Payload;
-use crate::region::{Region, RegionError};
+use rfm_memory::{Region, RegionError};
 
 /// Alignment of every part of an area, and of areas themselves.
 pub const ALIGN: usize = 64;

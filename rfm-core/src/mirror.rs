@@ -11,8 +11,8 @@
 use std::sync::atomic::Ordering;
 
 use crate::frame::framed::HEAD_OFFSET;
-use crate::region::{Region, RegionError, WORD};
-use crate::seqlock;
+use rfm_memory::seqlock;
+use rfm_memory::{Region, RegionError, WORD};
 
 /// Attempts of a whole copy before [`read_entry`] gives up: a writer rewrites
 /// an entry only once a ring of steps later.

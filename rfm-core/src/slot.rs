@@ -11,8 +11,8 @@ use crate::area::{Area, HEAD_BLOCK};
 use crate::frame::framed::{FrameBuf, Header, HEAD_OFFSET, STEP_OFFSET};
 use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
 use crate::frame::FrameError;
-use crate::region::{Region, RegionError, WORD};
-use crate::seqlock::{self, Miss};
+use rfm_memory::seqlock::{self, Miss};
+use rfm_memory::{Region, RegionError, WORD};
 
 /// Read attempts before a reader gives up on a slot that never reads consistently.
 pub const DEFAULT_READ_ATTEMPTS: u32 = 64;

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rfm_core::backend::shm::{self, ShmObject};
+use rfm_memory::backend::shm::{self, ShmObject};
 
 use crate::abi::{Code, RFM2GEVENT_SYNC_LOSS};
 use crate::handle;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rfm_core::backend::shm::ShmMapping;
+use rfm_memory::backend::shm::ShmMapping;
 
 use crate::abi::{Code, RFM2GHANDLE, RFM2G_LCSR_OWNDATA, RFM2G_LCSR_SIGDET, RFM2G_LCSR_SNCLOST};
 use crate::config::BoardConfig;

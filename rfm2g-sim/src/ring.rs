@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rfm_core::backend::shm::{ShmError, ShmMapping, ShmObject};
+use rfm_memory::backend::shm::{ShmError, ShmMapping, ShmObject};
 
 use crate::abi::{Code, PAGE};
 use crate::config::BoardConfig;
@@ -136,7 +136,7 @@ impl Ring {
                     board.ring,
                     found.saturating_sub(HEADER_LEN as u64),
                     board.size,
-                    rfm_core::backend::shm::removal(&name)
+                    rfm_memory::backend::shm::removal(&name)
                 ),
                 other => format!("{device}: ring `{}`: {other}", board.ring),
             })?;
@@ -175,7 +175,7 @@ impl Ring {
                 return Err(format!(
                     "{device}: shared memory {name} is not an rfm2g-sim ring of version \
                      {VERSION} (magic {magic:#x}, version {version}); remove it: {}",
-                    rfm_core::backend::shm::removal(&name)
+                    rfm_memory::backend::shm::removal(&name)
                 ));
             }
         }

@@ -1,8 +1,8 @@
 //! The library exports exactly the header's functions, each with the header's
 //! signature.
 //!
-//! The signatures are checked at compile time: rfm-core's bindgen output of
-//! `rfm2g_api.h` (itself checked against the header by rfm-core's `bindings`
+//! The signatures are checked at compile time: rfm2g-sys's bindgen output of
+//! `rfm2g_api.h` (itself checked against the header by rfm2g-sys's `bindings`
 //! test) declares each function's pointer type, and an array of that pointer and
 //! our export only compiles if the types are identical.
 

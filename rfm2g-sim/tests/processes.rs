@@ -7,7 +7,7 @@ mod support;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use rfm_core::{Device, OpenOptions};
+use rfm_memory::{Device, OpenOptions};
 
 const CHILD_ENV: &str = "RFM2G_SIM_TEST_DYING_NODE";
 

@@ -1,4 +1,4 @@
-//! A cost model of a PCIE-5565 step: what the [`crate::counts`] of a step
+//! A cost model of a PCIE-5565 step: what the [`rfm_memory::counts`] of a step
 //! would cost on the card, where host RAM (`shm:`, the emulator) costs almost
 //! nothing. Each figure is a published one; the book's "The card's costs" gives
 //! the sources. The PIO read round trip is not published for RFM2g, so it is
@@ -8,8 +8,8 @@
 
 pub mod budget;
 
-use crate::counts::Counts;
 use budget::RING_BYTES_PER_SECOND;
+use rfm_memory::counts::Counts;
 
 /// The round trips the model is reported at, in ns.
 pub const READ_ROUND_TRIPS_NS: [(&str, f64); 2] = [("read_1us", 1_000.0), ("read_3us", 3_000.0)];

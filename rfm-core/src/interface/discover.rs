@@ -9,7 +9,7 @@
 
 use super::descriptor::{self, Descriptor, DescriptorError};
 use crate::area::{Area, ALIGN, DESCRIPTOR_OFFSET};
-use crate::region::{Region, RegionError, WORD};
+use rfm_memory::{Region, RegionError, WORD};
 use std::sync::atomic::Ordering;
 
 /// A node found in memory.

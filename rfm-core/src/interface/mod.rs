@@ -96,7 +96,7 @@ pub struct Interface {
     pub nodes: Vec<NodeSpec>,
 }
 
-pub use crate::device::MAX_MEMORY_SIZE;
+pub use rfm_memory::MAX_MEMORY_SIZE;
 
 /// The largest lag rings are sized for when a file does not say.
 pub const DEFAULT_MAX_LAG: u8 = crate::area::MAX_LAG;

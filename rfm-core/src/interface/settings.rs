@@ -110,7 +110,7 @@ pub const SETTINGS: [SettingSpec; 10] = [
         key: "device",
         kind: SettingKind::String,
         check: |v, _| {
-            crate::device::split_rings(text(v))
+            rfm_memory::split_rings(text(v))
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         },

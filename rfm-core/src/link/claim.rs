@@ -37,7 +37,7 @@ use super::liveness::{self, Life, PeerWatch, Words, DEAD_AFTER};
 use super::ownership::{self, AreaWatch, Holder, Whose};
 use crate::area::window;
 use crate::interface::{discover, Found, Interface, MemoryMap};
-use crate::region::{Region, RegionError};
+use rfm_memory::{Region, RegionError};
 
 /// How long a claimant waits between announcing and verifying: far above the
 /// ring's propagation delay (microseconds), a read-to-write gap of one poll,

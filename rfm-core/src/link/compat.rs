@@ -13,8 +13,8 @@ use crate::frame::framed::{self, Header, SyncMode};
 use crate::frame::{seed, FrameError};
 use crate::interface::Found;
 use crate::interface::Interface;
-use crate::region::{Region, RegionError};
 use crate::slot::{ReadError, Ring};
+use rfm_memory::{Region, RegionError};
 
 /// What a node expects of every peer's frames: its configuration and interface,
 /// which the checks compare with. The node's one copy of them: the node and its

@@ -11,8 +11,8 @@ use super::handshake::{Admit, Fault};
 use super::lookout::Lookout;
 use super::peer::Peer;
 use super::{Layout, LinkError};
-use crate::region::RegionError;
 use crate::slot::{ReadError, StepPoll};
+use rfm_memory::RegionError;
 
 /// The lockstep wait of one step.
 #[derive(Debug, Clone, Copy)]
@@ -255,16 +255,16 @@ impl Exchange {
     /// One poll of peer `i` for frame `need` of step `k`.
     fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
         let peer = &mut self.peers[i];
-        crate::counts::poll();
+        rfm_memory::counts::poll();
         peer.watch(now)?;
-        let began = crate::counts::try_began();
+        let began = rfm_memory::counts::try_began();
         // Until a peer's frame was taken once, a try reads its entry: what a
         // node built from another file has where this map puts its head word
         // tells nothing, its entries name it (compat).
         let unbound = peer.bound().is_none();
         let polled = peer.observer().poll_step(need, unbound);
         if !matches!(polled, Ok(StepPoll::Ready(_))) {
-            crate::counts::try_found_nothing(began);
+            rfm_memory::counts::try_found_nothing(began);
         }
         match polled {
             Ok(StepPoll::Ready(h)) => match peer.admit(h.epoch, now) {

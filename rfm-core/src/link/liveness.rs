@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 
 use crate::area::LIVENESS_OFFSET;
 use crate::realtime::RealTime;
-use crate::region::{Region, RegionError};
 use crate::thread::Thread;
+use rfm_memory::{Region, RegionError};
 
 /// How often a holder's heartbeat advances its beat word.
 pub const HEARTBEAT_PERIOD: Duration = Duration::from_millis(10);

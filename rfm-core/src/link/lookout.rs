@@ -13,7 +13,7 @@ use super::ownership::Whose;
 use crate::area::window;
 use crate::interface::{discover, Found};
 use crate::interface::{Interface, MemoryMap};
-use crate::region::{Region, RegionError};
+use rfm_memory::{Region, RegionError};
 
 /// How long a stranger's beat is watched before it is judged left over: several
 /// beats of a live heartbeat thread.

@@ -6,9 +6,9 @@ use super::error::config_error;
 use super::{clock::new_epoch, replay, LinkConfig, LinkError, WaitPoll, REPLAY_PREFIX};
 use crate::frame::framed::SyncMode;
 use crate::interface::{Interface, MemoryMap};
-use crate::region::OutsideMemory;
 use crate::wait::WaitStrategy;
 use crate::{Device, DeviceError, Events, OpenOptions, Region};
+use rfm_memory::OutsideMemory;
 
 /// What [`open`] opened.
 pub(super) struct Opened {

@@ -176,7 +176,7 @@ impl Link {
         )?;
         // The lock serializes the claims of this copy of the library only: where
         // other copies in the process share the memory, Fischer's delay stays.
-        if in_process && !crate::backend::loopback::SHARED_ACROSS_COPIES {
+        if in_process && !rfm_memory::backend::loopback::SHARED_ACROSS_COPIES {
             node.claims_under_one_lock();
         }
         Ok(Link {

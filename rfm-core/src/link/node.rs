@@ -22,8 +22,8 @@ use crate::area::DESCRIPTOR_OFFSET;
 use crate::frame::framed::{FrameBuf, Header};
 use crate::frame::seed;
 use crate::interface::{descriptor, Interface, MemoryMap};
-use crate::region::Region;
 use crate::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
+use rfm_memory::Region;
 
 enum Writer {
     Framed(FramedWriter),

@@ -19,8 +19,8 @@ use crate::frame::framed::{self, FrameBuf, Header};
 use crate::frame::seed;
 use crate::health::{FrameId, Observation, PeerHealth};
 use crate::interface::{discover, Found};
-use crate::region::{Network, Region, RegionError};
 use crate::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
+use rfm_memory::{Network, Region, RegionError};
 
 enum Reader {
     Framed(FramedReader),

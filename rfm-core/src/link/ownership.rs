@@ -18,7 +18,7 @@
 //! | +140, +144 | mirrored, mirrored by: the remote mark (owner == mirrored: held from another host, through that bridge) | a bridge |
 //! | +148 | bridged: the token of a claim a bridge has seen and sends on | a bridge ([`acknowledge`]) |
 //! | +152..+164 | ended: the token whose ending is recorded, how it ended ([`Ending`]), and the peer slot it concerns | the holder (`close`) |
-//! | +164 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the holder's ring watch ([`super::ring_watch`]) |
+//! | +164 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the holder's ring watch (`link/ring_watch.rs`) |
 //! | +192 | descriptor, carrying its writer's token | the claimant (`announce`) |
 //! | ring | frames, each carrying its writer's epoch | the holder |
 //!
@@ -63,7 +63,7 @@ use super::liveness::{token, Life, PeerWatch, Words, DEAD_AFTER};
 use crate::area::{window, DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
 use crate::interface::descriptor::Descriptor;
 use crate::interface::{descriptor_at, Found, Interface, MemoryMap};
-use crate::region::{Region, RegionError, WORD};
+use rfm_memory::{Region, RegionError, WORD};
 
 const OWNER: usize = LIVENESS_OFFSET;
 const CLOSED: usize = LIVENESS_OFFSET + 8;

@@ -12,8 +12,8 @@ use crate::area::Area;
 use crate::frame::framed::{Header, SyncMode};
 use crate::interface::descriptor::Descriptor;
 use crate::interface::{Interface, StepRatio};
-use crate::region::{Region, RegionError};
 use crate::slot::ReadError;
+use rfm_memory::{Region, RegionError};
 
 /// The article's packets carry no session and no heartbeat: a seed peer is live
 /// while its packet id moves. The id found when this node started proves nothing.
@@ -217,7 +217,7 @@ impl Peer {
     }
 
     fn observe(&mut self, now: Instant) -> Result<(), RegionError> {
-        crate::counts::watch();
+        rfm_memory::counts::watch();
         let words = self.observed.words()?;
         self.handshake.observe(words, now);
         Ok(())

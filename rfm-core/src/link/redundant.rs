@@ -4,8 +4,8 @@
 
 use super::ring_watch::{CardFault, RingWatch};
 use super::Link;
-use crate::region::{Network, Region};
 use crate::{Device, DeviceSpec};
+use rfm_memory::{Network, Region};
 
 /// The two rings of a link: their names, the watch of their cards, and what
 /// was last told of them.

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::backend::rfm2g::{Lcsr, RingEvent};
-use crate::region::Network;
 use crate::Device;
+use rfm_memory::backend::rfm2g::{Lcsr, RingEvent};
+use rfm_memory::Network;
 
 /// How often each card is looked at.
 pub const WATCH_PERIOD: Duration = Duration::from_millis(100);

@@ -10,8 +10,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::region::Network;
 use crate::slot::StepPoll;
+use rfm_memory::Network;
 
 /// How often the ring a peer's frames did not come from is looked at (its
 /// head word: one load), to tell whether it still carries them.

@@ -58,9 +58,9 @@ pub struct RingGuard(pub String);
 impl Drop for RingGuard {
     fn drop(&mut self) {
         let ring = format!("rfm2g-sim.{}", self.0);
-        let _ = rfm_core::backend::shm::unlink(&ring);
+        let _ = rfm_memory::backend::shm::unlink(&ring);
         for node in 0..=255 {
-            let _ = rfm_core::backend::shm::unlink(&format!("{ring}.island.{node}"));
+            let _ = rfm_memory::backend::shm::unlink(&format!("{ring}.island.{node}"));
         }
     }
 }

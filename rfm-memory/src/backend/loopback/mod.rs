@@ -57,8 +57,7 @@ mod linux;
 
 /// Whether other copies of the library in this process reach the same memory
 /// (then a lock of this copy does not make claims atomic).
-pub(crate) const SHARED_ACROSS_COPIES: bool =
-    cfg!(all(any(target_os = "linux", windows), not(miri)));
+pub const SHARED_ACROSS_COPIES: bool = cfg!(all(any(target_os = "linux", windows), not(miri)));
 
 /// The storage behind one loopback name.
 #[derive(Debug)]

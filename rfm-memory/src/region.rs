@@ -202,7 +202,7 @@ impl Region {
     /// same window of two cards, or of two `shm:` objects): every store goes
     /// to both, A first; loads read A until [`Region::read_from`] says B.
     /// Block reads stay A's. `None` when the two lengths differ.
-    pub(crate) fn redundant(a: Region, b: Region) -> Option<Region> {
+    pub fn redundant(a: Region, b: Region) -> Option<Region> {
         if a.len != b.len || a.twin.is_some() || b.twin.is_some() {
             return None;
         }
@@ -405,8 +405,10 @@ impl Region {
 
     /// Copies `buf.len()` bytes from the region into `buf`, one relaxed word at a time.
     ///
-    /// Not atomic as a whole: a concurrent writer can tear it. The seqlock and the
-    /// seed reader in [`crate::frame`] are what make whole frames consistent.
+    /// Not atomic as a whole: a concurrent writer can tear it. The [`seqlock`]
+    /// and rfm-core's seed reader are what make whole frames consistent.
+    ///
+    /// [`seqlock`]: crate::seqlock
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<(), RegionError> {
         self.check(offset, buf.len())?;
         let words = self.words(self.read_base(), offset, buf.len());

@@ -9,7 +9,8 @@
 //! are counted apart, and they never move with the machine's load: the same
 //! steps give the same counts, except the tries of a wait.
 
-/// What one thread did to mapped memory since the last [`take`].
+/// What one thread did to mapped memory since the last `Counts::take` (which
+/// exists with the `counts` feature).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Loads through a mapping (each a 32-bit word: a PCIe round trip on a card).
@@ -89,7 +90,7 @@ fn add(_: impl FnOnce(&mut Counts)) {}
 
 /// The PIO loads so far, to mark where a try began ([`try_found_nothing`]).
 #[inline(always)]
-pub(crate) fn try_began() -> u64 {
+pub fn try_began() -> u64 {
     #[cfg(feature = "counts")]
     return on::pio_reads();
     #[cfg(not(feature = "counts"))]
@@ -98,7 +99,7 @@ pub(crate) fn try_began() -> u64 {
 
 /// The try that began at `began` found no frame: its loads were waiting.
 #[inline(always)]
-pub(crate) fn try_found_nothing(began: u64) {
+pub fn try_found_nothing(began: u64) {
     add(|c| c.wait_reads += c.pio_reads - began);
 }
 
@@ -132,11 +133,11 @@ pub(crate) fn vendor_call(read: usize, dma: bool) {
 }
 
 #[inline(always)]
-pub(crate) fn poll() {
+pub fn poll() {
     add(|c| c.polls += 1);
 }
 
 #[inline(always)]
-pub(crate) fn watch() {
+pub fn watch() {
     add(|c| c.watches += 1);
 }

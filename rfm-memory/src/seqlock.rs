@@ -13,7 +13,7 @@ use crate::region::{Region, RegionError, WORD};
 
 /// Why one read attempt produced no whole copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Miss {
+pub enum Miss {
     /// The sequence was odd: the writer was inside the block.
     InProgress,
     /// The sequence changed during the copy.
@@ -59,7 +59,7 @@ impl Drop for WriteGuard<'_> {
 ///
 /// `seq` is the writer's own copy of the sequence (the writer never reads its
 /// block back: on RFM2g a read crosses PCIe). `bytes[..WORD]` is ignored.
-pub(crate) fn write(
+pub fn write(
     region: &Region,
     offset: usize,
     seq: &mut u32,
@@ -70,7 +70,7 @@ pub(crate) fn write(
 }
 
 /// One attempt to copy the block at `offset` into `buf` (`buf[..WORD]` gets the sequence).
-pub(crate) fn read_once(
+pub fn read_once(
     region: &Region,
     offset: usize,
     buf: &mut [u8],
