@@ -117,11 +117,13 @@ pub enum Network {
 impl Network {
     pub const BOTH: [Network; 2] = [Network::A, Network::B];
 
+    #[inline]
     fn bit(self) -> u8 {
         1 << self.index()
     }
 
     /// 0 for A, 1 for B: the index of per-ring arrays.
+    #[inline]
     pub fn index(self) -> usize {
         match self {
             Network::A => 0,
@@ -240,6 +242,7 @@ impl Region {
     }
 
     /// The ring loads read now (A on a window of one memory).
+    #[inline]
     pub fn reading(&self) -> Network {
         match &self.twin {
             Some(t) if t.source.load(Ordering::Relaxed) == 1 => Network::B,
@@ -298,11 +301,13 @@ impl Region {
     }
 
     /// Length of the window in bytes (a multiple of [`WORD`]).
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// True for an empty window.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -332,6 +337,7 @@ impl Region {
         })
     }
 
+    #[inline]
     fn check(&self, offset: usize, len: usize) -> Result<(), RegionError> {
         if !offset.is_multiple_of(WORD) {
             return Err(RegionError::UnalignedOffset { offset });
@@ -351,6 +357,7 @@ impl Region {
 
     /// The word at `offset` of the memory at `base` (this window's, or its
     /// twin's), which the caller checked.
+    #[inline]
     fn word(&self, base: NonNull<AtomicU32>, offset: usize) -> &AtomicU32 {
         // SAFETY: in bounds and aligned (the caller checked); both memories of a
         // window are as long, and outlive `&self` because their owners do;
@@ -359,6 +366,7 @@ impl Region {
     }
 
     /// The words of a range of the memory at `base`, which the caller checked.
+    #[inline]
     fn words(&self, base: NonNull<AtomicU32>, offset: usize, len: usize) -> &[AtomicU32] {
         // SAFETY: `[offset, offset + len)` is in bounds and word-aligned (the
         // caller checked) in either memory of the window; `AtomicU32` has the
@@ -368,6 +376,7 @@ impl Region {
     }
 
     /// Loads the 32-bit word at `offset` (native byte order).
+    #[inline]
     pub fn load_u32(&self, offset: usize, order: Ordering) -> Result<u32, RegionError> {
         self.check(offset, WORD)?;
         counts::pio_read(1, WORD);
@@ -375,6 +384,7 @@ impl Region {
     }
 
     /// Stores the 32-bit word at `offset` (native byte order).
+    #[inline]
     pub fn store_u32(&self, offset: usize, value: u32, order: Ordering) -> Result<(), RegionError> {
         self.check(offset, WORD)?;
         for base in self.write_bases() {
@@ -387,6 +397,7 @@ impl Region {
     /// Reads `buf.len()` bytes at `offset` in one vendor call when this window
     /// reads blocks that long that way; `Ok(false)`, having read nothing, when
     /// it does not (the caller then reads word by word).
+    #[inline]
     pub(crate) fn read_block(&self, offset: usize, buf: &mut [u8]) -> Result<bool, RegionError> {
         let Some(blocks) = self.blocks.as_ref().filter(|b| buf.len() >= b.from) else {
             return Ok(false);
@@ -409,6 +420,7 @@ impl Region {
     /// and rfm-core's seed reader are what make whole frames consistent.
     ///
     /// [`seqlock`]: crate::seqlock
+    #[inline]
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<(), RegionError> {
         self.check(offset, buf.len())?;
         let words = self.words(self.read_base(), offset, buf.len());
@@ -431,6 +443,7 @@ impl Region {
     }
 
     /// Copies `buf` into the region, one relaxed word at a time.
+    #[inline]
     pub fn write(&self, offset: usize, buf: &[u8]) -> Result<(), RegionError> {
         self.check(offset, buf.len())?;
         for base in self.write_bases() {

@@ -33,6 +33,7 @@ struct WriteGuard<'a> {
 }
 
 impl<'a> WriteGuard<'a> {
+    #[inline]
     fn enter(region: &'a Region, offset: usize, seq: &'a mut u32) -> Result<Self, RegionError> {
         let odd = *seq | 1;
         region.store_u32(offset, odd, Ordering::Relaxed)?;
@@ -47,6 +48,7 @@ impl<'a> WriteGuard<'a> {
 }
 
 impl Drop for WriteGuard<'_> {
+    #[inline]
     fn drop(&mut self) {
         let even = self.seq.wrapping_add(1);
         // The odd store at this offset succeeded, so this one cannot fail.
@@ -59,6 +61,7 @@ impl Drop for WriteGuard<'_> {
 ///
 /// `seq` is the writer's own copy of the sequence (the writer never reads its
 /// block back: on RFM2g a read crosses PCIe). `bytes[..WORD]` is ignored.
+#[inline]
 pub fn write(
     region: &Region,
     offset: usize,
@@ -70,6 +73,7 @@ pub fn write(
 }
 
 /// One attempt to copy the block at `offset` into `buf` (`buf[..WORD]` gets the sequence).
+#[inline]
 pub fn read_once(
     region: &Region,
     offset: usize,

@@ -1,0 +1,143 @@
+//! What peers must agree on: an interface's fingerprint, which every frame
+//! carries, and the first difference between two interfaces, named for the
+//! message that refuses a peer built from another file.
+
+use super::*;
+
+impl Interface {
+    /// A 64-bit fingerprint of what peers must agree on: the interface name, and
+    /// each node's name, slot and signals (name, type, size, unit). Start values
+    /// and descriptions are each node's own business and are left out.
+    pub fn fingerprint(&self) -> u64 {
+        // FNV-1a: stable across builds and platforms (unlike std's hasher).
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for &b in bytes.iter().chain(&[0xff]) {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        eat(self.name.as_bytes());
+        let mut nodes: Vec<&NodeSpec> = self.nodes.iter().collect();
+        nodes.sort_by_key(|n| n.slot);
+        for n in nodes {
+            eat(n.name.as_bytes());
+            eat(&[n.slot]);
+            if let Some(offset) = n.offset {
+                eat(&offset.to_le_bytes());
+            }
+            for s in &n.signals {
+                eat(s.name.as_bytes());
+                eat(s.kind.to_string().as_bytes());
+                eat(s.unit.as_deref().unwrap_or("").as_bytes());
+            }
+            // Rates place the rings and decide who waits: peers must agree on
+            // them. A file without them keeps the fingerprint it always had.
+            if let Some(p) = n.period {
+                eat(b"period");
+                eat(&p.num().to_le_bytes());
+                eat(&p.den().to_le_bytes());
+            }
+            for f in &n.free {
+                eat(b"free");
+                eat(f.as_bytes());
+            }
+        }
+        if self.max_lag != DEFAULT_MAX_LAG {
+            eat(b"max_lag");
+            eat(&[self.max_lag]);
+        }
+        h
+    }
+
+    /// The first thing two interfaces disagree on, as a sentence naming the
+    /// signal and both nodes' views, or `None` when they agree on everything the
+    /// fingerprint covers.
+    pub fn first_difference(&self, theirs: &Interface) -> Option<String> {
+        if self.name != theirs.name {
+            return Some(format!(
+                "the interfaces are named `{}` here and `{}` there",
+                self.name, theirs.name
+            ));
+        }
+        for mine in &self.nodes {
+            let Some(other) = theirs.node(&mine.name) else {
+                return Some(format!("node `{}` is missing there", mine.name));
+            };
+            if mine.slot != other.slot {
+                return Some(format!(
+                    "node `{}` writes slot {} here and slot {} there",
+                    mine.name, mine.slot, other.slot
+                ));
+            }
+            if mine.offset != other.offset {
+                let show =
+                    |o: Option<u64>| o.map_or("no offset".to_owned(), |o| format!("offset {o}"));
+                return Some(format!(
+                    "node `{}` has {} here and {} there",
+                    mine.name,
+                    show(mine.offset),
+                    show(other.offset)
+                ));
+            }
+            if mine.period != other.period {
+                let show = |p: Option<Period>| p.map_or("none".to_owned(), |p| format!("{p} s"));
+                return Some(format!(
+                    "node `{}` has period {} here and {} there",
+                    mine.name,
+                    show(mine.period),
+                    show(other.period)
+                ));
+            }
+            if mine.free != other.free {
+                return Some(format!(
+                    "node `{}` is free of {:?} here and of {:?} there",
+                    mine.name, mine.free, other.free
+                ));
+            }
+            for (i, s) in mine.signals.iter().enumerate() {
+                let node = &mine.name;
+                match other.signals.get(i) {
+                    None => return Some(format!("signal `{node}.{}` is missing there", s.name)),
+                    Some(o) if o.name != s.name => {
+                        return Some(format!(
+                            "signal {} of node `{node}` is `{}` here and `{}` there",
+                            i + 1,
+                            s.name,
+                            o.name
+                        ))
+                    }
+                    Some(o) if o.kind != s.kind => {
+                        return Some(format!(
+                            "signal `{node}.{}` is {} here and {} there",
+                            s.name,
+                            s.kind.with_article(),
+                            o.kind.with_article()
+                        ))
+                    }
+                    Some(o) if o.unit != s.unit => {
+                        return Some(format!(
+                            "signal `{node}.{}` has unit {:?} here and {:?} there",
+                            s.name, s.unit, o.unit
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+            if let Some(extra) = other.signals.get(mine.signals.len()) {
+                return Some(format!(
+                    "signal `{}.{}` is missing here",
+                    mine.name, extra.name
+                ));
+            }
+        }
+        if let Some(n) = theirs.nodes.iter().find(|n| self.node(&n.name).is_none()) {
+            return Some(format!("node `{}` is missing here", n.name));
+        }
+        (self.max_lag != theirs.max_lag).then(|| {
+            format!(
+                "max_lag is {} here and {} there",
+                self.max_lag, theirs.max_lag
+            )
+        })
+    }
+}
