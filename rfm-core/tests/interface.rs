@@ -474,6 +474,19 @@ fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named()
             EXAMPLE.replace("slot = 1", "slot = 1\noffset = 65536"),
             "node `visual` has no offset here and offset 65536 there",
         ),
+        (
+            EXAMPLE.replace(
+                "[[node]]\nname = \"cockpit\"",
+                "period = \"1/60\"\n[[node]]\nname = \"cockpit\"",
+            ),
+            "node `cockpit` has period none here and 1/60 s there",
+        ),
+        (
+            EXAMPLE
+                .replace("slot = 1\n", "slot = 1\nfree = [\"cockpit\"]\n")
+                .replace("slot = 0 ", "free = [\"visual\"]\nslot = 0 "),
+            "node `cockpit` is free of [] here and of [\"visual\"] there",
+        ),
     ] {
         assert_ne!(edit, EXAMPLE, "the edit for `{difference}` applies");
         let b = Interface::parse("b.toml", &edit, &Reserved::NONE).unwrap();

@@ -63,36 +63,13 @@ impl Interface {
             let Some(other) = theirs.node(&mine.name) else {
                 return Some(format!("node `{}` is missing there", mine.name));
             };
-            if mine.slot != other.slot {
-                return Some(format!(
-                    "node `{}` writes slot {} here and slot {} there",
-                    mine.name, mine.slot, other.slot
-                ));
-            }
-            if mine.offset != other.offset {
-                let show =
-                    |o: Option<u64>| o.map_or("no offset".to_owned(), |o| format!("offset {o}"));
-                return Some(format!(
-                    "node `{}` has {} here and {} there",
-                    mine.name,
-                    show(mine.offset),
-                    show(other.offset)
-                ));
-            }
-            if mine.period != other.period {
-                let show = |p: Option<Period>| p.map_or("none".to_owned(), |p| format!("{p} s"));
-                return Some(format!(
-                    "node `{}` has period {} here and {} there",
-                    mine.name,
-                    show(mine.period),
-                    show(other.period)
-                ));
-            }
-            if mine.free != other.free {
-                return Some(format!(
-                    "node `{}` is free of {:?} here and of {:?} there",
-                    mine.name, mine.free, other.free
-                ));
+            for ((what, here), (_, there)) in node_facts(mine).into_iter().zip(node_facts(other)) {
+                if here != there {
+                    return Some(format!(
+                        "node `{}` {what} {here} here and {there} there",
+                        mine.name
+                    ));
+                }
             }
             for (i, s) in mine.signals.iter().enumerate() {
                 let node = &mine.name;
@@ -140,4 +117,22 @@ impl Interface {
             )
         })
     }
+}
+
+/// What peers must agree on about a node besides its signals, each as the
+/// sentence of a difference words it: "node `visual` writes slot 1 here …".
+fn node_facts(n: &NodeSpec) -> [(&'static str, String); 4] {
+    [
+        ("writes", format!("slot {}", n.slot)),
+        (
+            "has",
+            n.offset
+                .map_or("no offset".to_owned(), |o| format!("offset {o}")),
+        ),
+        (
+            "has period",
+            n.period.map_or("none".to_owned(), |p| format!("{p} s")),
+        ),
+        ("is free", format!("of {:?}", n.free)),
+    ]
 }
