@@ -37,9 +37,9 @@ impl Interface {
                 eat(&p.num().to_le_bytes());
                 eat(&p.den().to_le_bytes());
             }
-            for f in &n.free {
+            for &f in &n.free {
                 eat(b"free");
-                eat(f.as_bytes());
+                eat(self.nodes[f].name.as_bytes());
             }
         }
         if self.max_lag != DEFAULT_MAX_LAG {
@@ -63,7 +63,8 @@ impl Interface {
             let Some(other) = theirs.node(&mine.name) else {
                 return Some(format!("node `{}` is missing there", mine.name));
             };
-            for ((what, here), (_, there)) in node_facts(mine).into_iter().zip(node_facts(other)) {
+            let (here, there) = (node_facts(self, mine), node_facts(theirs, other));
+            for ((what, here), (_, there)) in here.into_iter().zip(there) {
                 if here != there {
                     return Some(format!(
                         "node `{}` {what} {here} here and {there} there",
@@ -121,7 +122,12 @@ impl Interface {
 
 /// What peers must agree on about a node besides its signals, each as the
 /// sentence of a difference words it: "node `visual` writes slot 1 here …".
-fn node_facts(n: &NodeSpec) -> [(&'static str, String); 4] {
+fn node_facts(interface: &Interface, n: &NodeSpec) -> [(&'static str, String); 4] {
+    let free: Vec<&str> = n
+        .free
+        .iter()
+        .map(|&f| interface.nodes[f].name.as_str())
+        .collect();
     [
         ("writes", format!("slot {}", n.slot)),
         (
@@ -133,6 +139,6 @@ fn node_facts(n: &NodeSpec) -> [(&'static str, String); 4] {
             "has period",
             n.period.map_or("none".to_owned(), |p| format!("{p} s")),
         ),
-        ("is free", format!("of {:?}", n.free)),
+        ("is free", format!("of {free:?}")),
     ]
 }

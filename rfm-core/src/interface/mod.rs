@@ -107,8 +107,9 @@ pub struct NodeSpec {
     pub signals: Vec<Signal>,
     /// Its step, when the file gives periods (every node then has one).
     pub period: Option<Period>,
-    /// The peers (by name) it does not wait for: it takes their newest frame.
-    pub free: Vec<String>,
+    /// The peers (their indices in [`Interface::nodes`]) it does not wait for:
+    /// it takes their newest frame.
+    pub free: Vec<usize>,
     /// Frames its ring holds: a power of two, deep enough for its slowest
     /// lockstep reader ([`rates::ring_depths`]).
     pub ring_depth: usize,
@@ -132,9 +133,10 @@ impl NodeSpec {
         }
     }
 
-    /// Whether this node waits for `peer` in lockstep (when it runs lockstep).
-    pub fn waits_for(&self, peer: &NodeSpec) -> bool {
-        peer.name != self.name && !self.free.contains(&peer.name)
+    /// Whether this node waits for node `peer` (another node's index) in
+    /// lockstep, when it runs lockstep.
+    pub fn waits_for(&self, peer: usize) -> bool {
+        !self.free.contains(&peer)
     }
 }
 

@@ -388,17 +388,19 @@ fn check_free(
             let name = peer.get_ref();
             let what = if *name == spec.name {
                 format!("node `{name}` lists itself in its free: it never waits for itself")
-            } else if !names.contains(name) {
+            } else if let Some(j) = names.iter().position(|n| n == name) {
+                if spec.free.contains(&j) {
+                    format!("node `{}` lists `{name}` twice in its free", spec.name)
+                } else {
+                    spec.free.push(j);
+                    continue;
+                }
+            } else {
                 format!(
                     "node `{}` is free of `{name}`, which is no node of this file (nodes: {})",
                     spec.name,
                     names.join(", ")
                 )
-            } else if spec.free.contains(name) {
-                format!("node `{}` lists `{name}` twice in its free", spec.name)
-            } else {
-                spec.free.push(name.clone());
-                continue;
             };
             return Err(src.error(peer.span(), what));
         }
@@ -415,11 +417,12 @@ fn set_ring_depths(
 ) -> Result<(), InterfaceError> {
     let rate_nodes: Vec<rates::RateNode> = nodes
         .iter()
-        .map(|n| rates::RateNode {
+        .enumerate()
+        .map(|(i, n)| rates::RateNode {
             name: &n.name,
             period: n.period,
             waits_for: (0..nodes.len())
-                .filter(|&j| n.waits_for(&nodes[j]))
+                .filter(|&j| j != i && n.waits_for(j))
                 .collect(),
         })
         .collect();

@@ -75,7 +75,7 @@ impl Rate {
         peer: usize,
     ) -> Result<Rate, super::LinkError> {
         let (mine, theirs) = (&interface.nodes[me], &interface.nodes[peer]);
-        if config.mode == SyncMode::Free || (peer != me && !mine.waits_for(theirs)) {
+        if config.mode == SyncMode::Free || (peer != me && !mine.waits_for(peer)) {
             return Ok(Rate::Newest);
         }
         let ratio = match (mine.period, theirs.period) {
