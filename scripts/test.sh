@@ -65,8 +65,8 @@ cargo fmt --all -- --check
 step clippy "cargo clippy -D warnings (workspace)"
 cargo clippy --workspace --all-targets -- -D warnings
 if [ "$mode" = full ]; then
-    step clippy-windows "cargo clippy -D warnings for Windows: rfm-memory, rfm-core, the FMU, the emulator, rfmctl"
-    cargo clippy -p rfm-memory -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
+    step clippy-windows "cargo clippy -D warnings for Windows: rfm-memory, rfm-frames, rfm-interface, rfm-thread, rfm-record, rfm-core, the FMU, the emulator, rfmctl"
+    cargo clippy -p rfm-memory -p rfm-frames -p rfm-interface -p rfm-thread -p rfm-record -p rfm-core --target x86_64-pc-windows-gnu --lib --test conformance --test windows_shm -- -D warnings
     cargo clippy -p fmu-src -p rfm2g-sim -p rfmctl --target x86_64-pc-windows-gnu -- -D warnings
 
     # rustdoc checks the crates with the metadata clippy just made.
@@ -148,7 +148,7 @@ cargo nextest run "${dev_tests[@]}" --cargo-quiet -E 'binary(full_shm)' --no-cap
 
 step wine-shm "Windows under Wine: shm: (named file mappings) through the conformance suite, and its security and size refusals"
 wine_setup
-cargo test -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
+cargo test -p rfm-memory -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
 # loopback: across two copies of the library: the file mapping Local\rfm-loopback.PID.HASH
 cargo test -p rfm-memory --target x86_64-pc-windows-gnu --lib backend::loopback
 
@@ -328,7 +328,7 @@ miri_sim() { MIRIFLAGS="-Zmiri-disable-weak-memory-emulation" cargo +nightly mir
 # tests run, and each stream's package set is the build's, so nothing is
 # rebuilt. (cargo-nextest under Miri, a process a test, took longer: 166 s
 # against 91 s one after another.)
-miri_core=(-p rfm-memory -p rfm-core)
+miri_core=(-p rfm-memory -p rfm-frames -p rfm-interface -p rfm-thread -p rfm-record -p rfm-core)
 cargo +nightly miri test "${miri_core[@]}" --lib --test conformance --test torn_reads --no-run
 miri_sim --no-run
 cargo +nightly miri test "${miri_core[@]}" --test conformance > target/miri-conformance.log 2>&1 &

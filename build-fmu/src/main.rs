@@ -233,7 +233,7 @@ fn on_host_memory(interface: &Interface) -> bool {
     (0..interface.nodes.len()).all(|i| {
         matches!(
             interface.settings_of(i).get("device"),
-            Some(rfm_core::interface::SettingValue::String(d))
+            Some(rfm_core::interface::Value::String(d))
                 if d.starts_with("shm:") || d.starts_with("loopback:")
         )
     })

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use fmu_model::xml_attr as attr;
-use rfm_core::interface::{Interface, Period, SettingValue};
+use rfm_core::interface::{Interface, Period, Value};
 
 /// The namespaces of SSP 1.0, and the Open Simulation Platform's annotations.
 const SSD_NS: &str = "http://ssp-standard.org/SSP1/SystemStructureDescription";
@@ -40,7 +40,7 @@ fn whole_nanoseconds(period: Period) -> Option<String> {
 /// One node's parameter set: its settings, with a loopback device unless the
 /// file gives one.
 fn ssv(interface: &Interface, node: usize) -> String {
-    let mut settings: Vec<(String, SettingValue)> = interface
+    let mut settings: Vec<(String, Value)> = interface
         .settings_of(node)
         .iter()
         .map(|(k, v)| ((*k).to_owned(), v.clone()))
@@ -50,7 +50,7 @@ fn ssv(interface: &Interface, node: usize) -> String {
             0,
             (
                 "device".into(),
-                SettingValue::String(format!("loopback:{}", interface.name)),
+                Value::String(format!("loopback:{}", interface.name)),
             ),
         );
     }
@@ -63,11 +63,7 @@ fn ssv(interface: &Interface, node: usize) -> String {
         attr(&interface.name)
     );
     for (name, value) in settings {
-        let (kind, text) = match &value {
-            SettingValue::Real(_) => ("Real", value.to_string()),
-            SettingValue::Integer(_) => ("Integer", value.to_string()),
-            SettingValue::String(s) => ("String", s.clone()),
-        };
+        let (kind, text) = (value.fmi_type().name(), value.written());
         out.push_str(&format!(
             "    <ssv:Parameter name=\"{}\"><ssv:{kind} value=\"{}\"/></ssv:Parameter>\n",
             attr(&name),

@@ -14,7 +14,6 @@
 
 mod category;
 pub mod fmi2;
-mod kind;
 mod params;
 mod routes;
 mod units;
@@ -28,8 +27,7 @@ use std::sync::Arc;
 use rfm_core::interface::{self, Interface, InterfaceError};
 
 pub use category::Category;
-pub use kind::Kind;
-pub use params::{fmu_params, spec, Param, ParamSpec, PARAMETER_NAMES, PARAMS};
+pub use params::{fmu_params, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS};
 pub use routes::{At, Route};
 pub use variables::{Causality, LinkField, PeerValue, Place, RingField, Var};
 
@@ -44,14 +42,14 @@ pub const RESERVED: interface::Reserved = interface::Reserved {
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{19a0da6c-0679-4345-a4dd-cb009b82032b}";
+pub const PRESET_GUID: &str = "{77baf912-12c4-47ee-9181-ab78033b2522}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
 /// description next to a binary of another convention. Change it whenever the
 /// variables an interface gives, or what they mean, change: FMUs built by one
 /// release's build-fmu from another release's binaries rely on it.
-pub const CONVENTION: &str = "rfm-fmu variables 1";
+pub const CONVENTION: &str = "rfm-fmu variables 2";
 
 /// The interface file in `resources/`, verbatim as the user wrote it (its errors
 /// then point at the user's lines).
@@ -216,17 +214,14 @@ impl Model {
         )
     }
 
-    /// This node's period, when its interface gives one: its FMU steps by
-    /// exactly it.
-    /// The start value of `param` in this FMU: its interface file's setting
-    /// for this node, else the parameter table's.
-    pub fn param_start(&self, param: Param) -> &str {
-        self.variables
-            .iter()
-            .find(|v| v.place == Place::Param(param))
-            .map_or(spec(param).start, |v| v.start.as_str())
+    /// The start values of this FMU's parameters: its interface file's
+    /// settings for this node, else the parameter table's.
+    pub fn param_starts(&self) -> ParamValues {
+        variables::param_starts(&self.interface, self.node)
     }
 
+    /// This node's period, when its interface gives one: its FMU steps by
+    /// exactly it.
     pub fn period(&self) -> Option<rfm_core::interface::Period> {
         self.interface.nodes[self.node].period
     }
@@ -256,10 +251,10 @@ impl Model {
                 v.name,
                 v.kind.name(),
                 v.causality,
-                v.start,
+                v.start.written(),
                 v.unit,
-                v.min,
-                v.max
+                v.min.map(|x| v.bound_text(x)),
+                v.max.map(|x| v.bound_text(x))
             ));
         }
         guid_of(&text)
@@ -294,7 +289,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{7a11ae19-8e38-fe87-558c-96203fc57a34}",
+            "{7e72d57f-ee35-98f0-f7e0-f52395818d07}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );

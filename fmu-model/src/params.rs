@@ -1,43 +1,21 @@
-//! The FMU's parameters: one table, from which both the variables of every FMU
-//! (and so its modelDescription.xml) and the instance's storage are made.
+//! The FMU's parameters: one table, from which the variables of every FMU
+//! (and so its modelDescription.xml), the instance's typed storage and its
+//! accessors are made. Each parameter is written once, in [`parameters!`]'s
+//! invocation: its meaning, field, name, type, start value, bounds and text.
 
-use super::kind::Kind;
-
-/// A parameter, by meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Param {
-    Device,
-    Rfm2gLibrary,
-    RegionOffset,
-    NodeSlot,
-    PeerSlot,
-    SyncMode,
-    Lag,
-    WaitStrategy,
-    Layout,
-    Timeout,
-    StartupTimeout,
-    IdleTimeout,
-    RealTimeFactor,
-    RecordFile,
-    RecordOverwrite,
-    Rfm2gReadThreshold,
-    CpuAffinity,
-    RealtimePriority,
-    LockMemory,
-}
+use rfm_core::interface::{FmiType, Value};
 
 /// One row of [`PARAMS`].
 #[derive(Debug, Clone, Copy)]
 pub struct ParamSpec {
     pub param: Param,
     pub name: &'static str,
-    pub kind: Kind,
-    /// The start value, as the XML writes it.
-    pub start: &'static str,
+    pub kind: FmiType,
     pub unit: Option<&'static str>,
-    pub min: Option<&'static str>,
-    pub max: Option<&'static str>,
+    /// What the master's dialog shows; the rule itself is checked at
+    /// fmi2ExitInitializationMode, whose message names what it accepts.
+    pub min: Option<f64>,
+    pub max: Option<f64>,
     pub description: &'static str,
     /// Only the attitude preset has it (an interface file gives the slots).
     pub preset_only: bool,
@@ -46,15 +24,13 @@ pub struct ParamSpec {
 const fn row(
     param: Param,
     name: &'static str,
-    kind: Kind,
-    start: &'static str,
+    kind: FmiType,
     description: &'static str,
 ) -> ParamSpec {
     ParamSpec {
         param,
         name,
         kind,
-        start,
         unit: None,
         min: None,
         max: None,
@@ -63,179 +39,141 @@ const fn row(
     }
 }
 
-/// Every parameter, in value-reference order (they come first in every FMU).
-pub const PARAMS: &[ParamSpec] = &[
-    row(
-        Param::Device,
-        "device",
-        Kind::String,
-        "/dev/rfm2g0",
-        "Reflective memory: /dev/rfm2gN or \\\\.\\rfm2gN (RFM2g board), shm:NAME (shared memory on this host), loopback:NAME (this process), or replay:PATH (the peers played from a recording of this node or a peer)",
-    ),
-    row(
-        Param::Rfm2gLibrary,
-        "rfm2gLibrary",
-        Kind::String,
-        "",
-        "RFM2g vendor library to load; empty: librfm2g.so (Linux) or rfm2gdll_stdc_64.dll (Windows) from the search path",
-    ),
-    row(
-        Param::RegionOffset,
-        "regionOffset",
-        Kind::Integer,
-        "0",
-        "Byte offset in the memory where the coupling's areas start (a multiple of 4; the same on every node)",
-    ),
-    ParamSpec {
-        min: Some("0"),
-        max: Some("255"),
+/// The Rust type a parameter of an FMI type is stored as.
+macro_rules! stored {
+    (Real) => {
+        f64
+    };
+    (Integer) => {
+        i32
+    };
+    (Boolean) => {
+        bool
+    };
+    (String) => {
+        String
+    };
+}
+
+/// Makes [`Param`], [`PARAMS`] and [`ParamValues`] from one list: per
+/// parameter, its variant, field, name, type and start value, then the
+/// [`ParamSpec`] fields it sets beyond the defaults, then its description.
+macro_rules! parameters {
+    ($(
+        $variant:ident $field:ident $name:literal : $t:ident = $start:expr,
+        $($key:ident : $value:expr,)*
+        $description:literal;
+    )*) => {
+        /// A parameter, by meaning.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Param {
+            $($variant,)*
+        }
+
+        /// Every parameter, in value-reference order (they come first in every FMU).
+        pub const PARAMS: &[ParamSpec] = &[$(
+            ParamSpec {
+                $($key: $value,)*
+                ..row(Param::$variant, $name, FmiType::$t, $description)
+            },
+        )*];
+
+        /// An instance's parameter values, typed: read by field, so that no
+        /// reader meets a value of another type than its parameter's.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ParamValues {
+            $(pub $field: stored!($t),)*
+        }
+
+        impl Default for ParamValues {
+            /// The table's start values.
+            fn default() -> ParamValues {
+                ParamValues {
+                    $($field: $start.into(),)*
+                }
+            }
+        }
+
+        impl ParamValues {
+            /// The value of `p`, for fmi2Get* and the recording's header.
+            pub fn get(&self, p: Param) -> Value {
+                match p {
+                    $(Param::$variant => Value::$t(self.$field.to_owned()),)*
+                }
+            }
+
+            /// Sets `p` to `value`; `Err` gives `value` back when its type is
+            /// not the parameter's.
+            pub fn set(&mut self, p: Param, value: Value) -> Result<(), Value> {
+                match (p, value) {
+                    $((Param::$variant, Value::$t(v)) => self.$field = v,)*
+                    (_, value) => return Err(value),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+parameters! {
+    Device device "device": String = "/dev/rfm2g0",
+        "Reflective memory: /dev/rfm2gN or \\\\.\\rfm2gN (RFM2g board), shm:NAME (shared memory on this host), loopback:NAME (this process), or replay:PATH (the peers played from a recording of this node or a peer)";
+    Rfm2gLibrary rfm2g_library "rfm2gLibrary": String = "",
+        "RFM2g vendor library to load; empty: librfm2g.so (Linux) or rfm2gdll_stdc_64.dll (Windows) from the search path";
+    RegionOffset region_offset "regionOffset": Integer = 0,
+        "Byte offset in the memory where the coupling's areas start (a multiple of 4; the same on every node)";
+    NodeSlot node_slot "nodeSlot": Integer = 0,
+        min: Some(0.0),
+        max: Some(255.0),
         preset_only: true,
-        ..row(
-            Param::NodeSlot,
-            "nodeSlot",
-            Kind::Integer,
-            "0",
-            "This node's slot, 0..255: only this node writes it",
-        )
-    },
-    ParamSpec {
-        min: Some("0"),
-        max: Some("255"),
+        "This node's slot, 0..255: only this node writes it";
+    PeerSlot peer_slot "peerSlot": Integer = 1,
+        min: Some(0.0),
+        max: Some(255.0),
         preset_only: true,
-        ..row(
-            Param::PeerSlot,
-            "peerSlot",
-            Kind::Integer,
-            "1",
-            "The peer's slot, 0..255 (equal to nodeSlot: a self-loop)",
-        )
-    },
-    row(
-        Param::SyncMode,
-        "syncMode",
-        Kind::String,
-        "lockstep",
-        "lockstep: every step waits for each peer's frame of step k - lag (deterministic); free: never waits, takes the newest frames",
-    ),
-    ParamSpec {
-        min: Some("0"),
-        max: Some("7"),
-        ..row(
-            Param::Lag,
-            "lag",
-            Kind::Integer,
-            "0",
-            "Lockstep lag in this node's steps (at most the interface's max_lag, 7 unless it says): step k takes each peer's frame of the time (k - lag) x period; 0 for concurrent masters, 1 lets one master step all instances in turn",
-        )
-    },
-    row(
-        Param::WaitStrategy,
-        "waitStrategy",
-        Kind::String,
-        "adaptive",
-        "adaptive (spins a few microseconds, then yields, then sleeps: fast with cores to spare, and it holds with more nodes than cores), spin (lowest latency, one core busy: for pinned dedicated cores), yield, sleep (low CPU), event (RFM2g network interrupts)",
-    ),
-    row(
-        Param::Layout,
-        "layout",
-        Kind::String,
-        "framed",
-        "framed (seqlocked, CRC-checked frames by step) or seed (the article's FlightData, attitude FMU in free mode only)",
-    ),
-    ParamSpec {
-        unit: Some("s"),
+        "The peer's slot, 0..255 (equal to nodeSlot: a self-loop)";
+    SyncMode sync_mode "syncMode": String = "lockstep",
+        "lockstep: every step waits for each peer's frame of step k - lag (deterministic); free: never waits, takes the newest frames";
+    Lag lag "lag": Integer = 0,
+        min: Some(0.0),
+        max: Some(7.0),
+        "Lockstep lag in this node's steps (at most the interface's max_lag, 7 unless it says): step k takes each peer's frame of the time (k - lag) x period; 0 for concurrent masters, 1 lets one master step all instances in turn";
+    WaitStrategy wait_strategy "waitStrategy": String = "adaptive",
+        "adaptive (spins a few microseconds, then yields, then sleeps: fast with cores to spare, and it holds with more nodes than cores), spin (lowest latency, one core busy: for pinned dedicated cores), yield, sleep (low CPU), event (RFM2g network interrupts)";
+    Layout layout "layout": String = "framed",
+        "framed (seqlocked, CRC-checked frames by step) or seed (the article's FlightData, attitude FMU in free mode only)";
+    Timeout timeout "timeout": Real = 1.0,
         // rfm_core::link::MIN_TIMEOUT: ten heartbeats.
-        min: Some("0.1"),
-        ..row(
-            Param::Timeout,
-            "timeout",
-            Kind::Real,
-            "1.0",
-            "How long a silent heartbeat means a peer is down, and the longest wait in a step for a peer whose frames are corrupt (at least 0.1 s)",
-        )
-    },
-    ParamSpec {
         unit: Some("s"),
-        min: Some("0"),
-        ..row(
-            Param::StartupTimeout,
-            "startupTimeout",
-            Kind::Real,
-            "30.0",
-            "Longest wait for each peer's first frame (first doStep)",
-        )
-    },
-    ParamSpec {
+        min: Some(0.1),
+        "How long a silent heartbeat means a peer is down, and the longest wait in a step for a peer whose frames are corrupt (at least 0.1 s)";
+    StartupTimeout startup_timeout "startupTimeout": Real = 30.0,
         unit: Some("s"),
-        min: Some("0"),
-        ..row(
-            Param::IdleTimeout,
-            "idleTimeout",
-            Kind::Real,
-            "300.0",
-            "Longest wait in a step (lockstep) for a peer whose heartbeat beats but which has not published the frame (paused, frozen, slow); a warning every 5 s names it",
-        )
-    },
-    ParamSpec {
-        min: Some("0"),
-        ..row(
-            Param::RealTimeFactor,
-            "realTimeFactor",
-            Kind::Real,
-            "0.0",
-            "Pacing to the wall clock: step k returns no earlier than factor x (its time - the first step's) after the first step returned (once every lockstep peer had started); 0: as fast as possible, 1: real time (pace.behind counts steps that ended late)",
-        )
-    },
-    row(
-        Param::RecordFile,
-        "recordFile",
-        Kind::String,
-        "",
-        "File to record every frame this node publishes and takes into (rfmctl show reads it); {start} in it is replaced by the start time (UTC, as 20261201T154632Z), so that every run gets its own file; empty: no recording",
-    ),
-    row(
-        Param::RecordOverwrite,
-        "recordOverwrite",
-        Kind::Boolean,
-        "false",
-        "Replace recordFile if it exists (false: initialization refuses an existing file, such as yesterday's run)",
-    ),
-    ParamSpec {
-        min: Some("0"),
-        ..row(
-            Param::Rfm2gReadThreshold,
-            "rfm2gReadThreshold",
-            Kind::Integer,
-            "64",
-            "RFM2g: a peer's frame of at least this many bytes is read with one RFM2gRead, which the driver makes one DMA transfer, instead of a PCIe round trip per word; used only when the driver's DMA threshold (RFM2gSetDMAThreshold, rfmctl dma-threshold) is set; 0: always word by word",
-        )
-    },
-    row(
-        Param::CpuAffinity,
-        "cpuAffinity",
-        Kind::String,
-        "",
-        "Cores for the thread that steps this FMU (the one calling fmi2ExitInitializationMode) and for its heartbeat, as taskset writes them: \"3\", \"2-3\", \"0,2-3\"; restored at fmi2Terminate; cpu.offCore counts steps that ran elsewhere; empty: left as it is",
-    ),
-    ParamSpec {
-        min: Some("0"),
-        max: Some("99"),
-        ..row(
-            Param::RealtimePriority,
-            "realtimePriority",
-            Kind::Integer,
-            "0",
-            "1-99: the stepping thread runs SCHED_FIFO at this priority on Linux (its heartbeat one above), THREAD_PRIORITY_TIME_CRITICAL on Windows, until fmi2Terminate; refused without CAP_SYS_NICE or ulimit -r (a warning, the step runs on); 0: left as it is",
-        )
-    },
-    row(
-        Param::LockMemory,
-        "lockMemory",
-        Kind::Boolean,
-        "false",
-        "Lock the master process's memory (mlockall), so that no step waits for a page fault; unlocked at fmi2Terminate unless it was locked before; refused without CAP_IPC_LOCK or ulimit -l (a warning)",
-    ),
-];
+        min: Some(0.0),
+        "Longest wait for each peer's first frame (first doStep)";
+    IdleTimeout idle_timeout "idleTimeout": Real = 300.0,
+        unit: Some("s"),
+        min: Some(0.0),
+        "Longest wait in a step (lockstep) for a peer whose heartbeat beats but which has not published the frame (paused, frozen, slow); a warning every 5 s names it";
+    RealTimeFactor real_time_factor "realTimeFactor": Real = 0.0,
+        min: Some(0.0),
+        "Pacing to the wall clock: step k returns no earlier than factor x (its time - the first step's) after the first step returned (once every lockstep peer had started); 0: as fast as possible, 1: real time (pace.behind counts steps that ended late)";
+    RecordFile record_file "recordFile": String = "",
+        "File to record every frame this node publishes and takes into (rfmctl show reads it); {start} in it is replaced by the start time (UTC, as 20261201T154632Z), so that every run gets its own file; empty: no recording";
+    RecordOverwrite record_overwrite "recordOverwrite": Boolean = false,
+        "Replace recordFile if it exists (false: initialization refuses an existing file, such as yesterday's run)";
+    Rfm2gReadThreshold rfm2g_read_threshold "rfm2gReadThreshold": Integer = 64,
+        min: Some(0.0),
+        "RFM2g: a peer's frame of at least this many bytes is read with one RFM2gRead, which the driver makes one DMA transfer, instead of a PCIe round trip per word; used only when the driver's DMA threshold (RFM2gSetDMAThreshold, rfmctl dma-threshold) is set; 0: always word by word";
+    CpuAffinity cpu_affinity "cpuAffinity": String = "",
+        "Cores for the thread that steps this FMU (the one calling fmi2ExitInitializationMode) and for its heartbeat, as taskset writes them: \"3\", \"2-3\", \"0,2-3\"; restored at fmi2Terminate; cpu.offCore counts steps that ran elsewhere; empty: left as it is";
+    RealtimePriority realtime_priority "realtimePriority": Integer = 0,
+        min: Some(0.0),
+        max: Some(99.0),
+        "1-99: the stepping thread runs SCHED_FIFO at this priority on Linux (its heartbeat one above), THREAD_PRIORITY_TIME_CRITICAL on Windows, until fmi2Terminate; refused without CAP_SYS_NICE or ulimit -r (a warning, the step runs on); 0: left as it is";
+    LockMemory lock_memory "lockMemory": Boolean = false,
+        "Lock the master process's memory (mlockall), so that no step waits for a page fault; unlocked at fmi2Terminate unless it was locked before; refused without CAP_IPC_LOCK or ulimit -l (a warning)";
+}
 
 /// The parameters an FMU has: all but the slot parameters, which only the
 /// attitude preset has (an interface file gives the slots).
@@ -245,10 +183,7 @@ pub fn fmu_params(preset: bool) -> impl Iterator<Item = &'static ParamSpec> {
 
 /// The row of `param`.
 pub fn spec(param: Param) -> &'static ParamSpec {
-    PARAMS
-        .iter()
-        .find(|s| s.param == param)
-        .expect("every parameter has a row")
+    &PARAMS[param as usize]
 }
 
 /// Every parameter's name, in the order of [`PARAMS`]: the names an interface's
@@ -266,7 +201,7 @@ pub const PARAMETER_NAMES: [&str; PARAMS.len()] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rfm_core::interface::settings::{SettingKind, SETTINGS};
+    use rfm_core::interface::settings::SETTINGS;
 
     /// Every key an interface file may set is a parameter of this table, of
     /// the same type: the two tables cannot drift apart.
@@ -277,13 +212,32 @@ mod tests {
                 .iter()
                 .find(|p| p.name == s.key)
                 .unwrap_or_else(|| panic!("setting `{}` is no parameter", s.key));
-            let kind = match s.kind {
-                SettingKind::Real => Kind::Real,
-                SettingKind::Integer => Kind::Integer,
-                SettingKind::String => Kind::String,
-            };
-            assert_eq!(p.kind, kind, "{}", s.key);
+            assert_eq!(p.kind, s.kind(), "{}", s.key);
             assert!(!p.preset_only, "{}", s.key);
+        }
+    }
+
+    /// A value set is the value got, and one of another type is given back
+    /// untouched (the caller names the parameter).
+    #[test]
+    fn a_parameter_holds_values_of_its_type_only() {
+        let mut values = ParamValues::default();
+        for spec in PARAMS {
+            let start = values.get(spec.param);
+            assert_eq!(start.fmi_type(), spec.kind, "{}", spec.name);
+            let other = match spec.kind {
+                FmiType::String => Value::Integer(3),
+                _ => Value::String("3".into()),
+            };
+            assert_eq!(values.set(spec.param, other.clone()), Err(other));
+            let new = match start {
+                Value::Real(x) => Value::Real(x + 0.5),
+                Value::Integer(i) => Value::Integer(i + 3),
+                Value::Boolean(b) => Value::Boolean(!b),
+                Value::String(s) => Value::String(s + "x"),
+            };
+            values.set(spec.param, new.clone()).unwrap();
+            assert_eq!(values.get(spec.param), new, "{}", spec.name);
         }
     }
 }

@@ -4,7 +4,8 @@
 //! Derived from [`Var::place`], never written by hand: the variable list stays
 //! the one source.
 
-use super::kind::Kind;
+use rfm_core::interface::FmiType;
+
 use super::variables::{PeerValue, Place, Var};
 
 /// Where a variable's bytes are, when a set or get is a plain store or load.
@@ -22,7 +23,7 @@ pub enum At {
 /// 8 KB of routes, not the variables (about 200 bytes each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route {
-    pub kind: Kind,
+    pub kind: FmiType,
     pub at: At,
     /// An input with a `min` or `max` ([`Var::bounds`]), which a set checks.
     pub bounded: bool,
@@ -33,7 +34,7 @@ pub struct Route {
 impl Route {
     fn of(var: &Var) -> Route {
         let (at, peer, offset) = match (var.kind, var.place) {
-            (Kind::String, _) => (At::Other, 0, 0),
+            (FmiType::String, _) => (At::Other, 0, 0),
             (_, Place::Input { offset, .. }) => (At::Input, 0, offset),
             (
                 _,
@@ -51,7 +52,7 @@ impl Route {
         Route {
             kind: var.kind,
             at,
-            bounded: var.bounds != (f64::NEG_INFINITY, f64::INFINITY),
+            bounded: var.bounds() != (f64::NEG_INFINITY, f64::INFINITY),
             peer,
             offset: u32::try_from(offset)
                 .expect("a payload is smaller than the memory, which is < 4 GiB"),
@@ -68,11 +69,11 @@ pub fn routes(variables: &[Var]) -> Vec<Route> {
 /// bytes (little-endian `double` and `int32_t`), so that a run of them is
 /// copied at once. A Boolean is one byte in the payload and an `int` in the
 /// master's array: it is not.
-fn run_width(kind: Kind) -> Option<u32> {
+fn run_width(kind: FmiType) -> Option<u32> {
     match kind {
-        Kind::Real => Some(8),
-        Kind::Integer => Some(4),
-        Kind::Boolean | Kind::String => None,
+        FmiType::Real => Some(8),
+        FmiType::Integer => Some(4),
+        FmiType::Boolean | FmiType::String => None,
     }
 }
 
@@ -114,7 +115,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Route>(), 8);
     }
 
-    fn route(kind: Kind, at: At, bounded: bool, peer: u8, offset: u32) -> Route {
+    fn route(kind: FmiType, at: At, bounded: bool, peer: u8, offset: u32) -> Route {
         Route {
             kind,
             at,
@@ -127,7 +128,7 @@ mod tests {
     #[test]
     fn a_run_is_numbers_of_one_kind_side_by_side_in_one_payload() {
         use At::*;
-        use Kind::*;
+        use FmiType::*;
         let routes = [
             route(Real, Input, false, 0, 0),
             route(Real, Input, false, 0, 8),

@@ -2,11 +2,10 @@
 //! publishes, and per other node its signals, time, step and link diagnostics.
 //! Value references are the positions in this list.
 
-use rfm_core::interface::{Interface, NodeSpec, Signal, SignalType, Start};
+use rfm_core::interface::{FmiType, Interface, NodeSpec, Value};
 use rfm_core::Network;
 
-use super::kind::Kind;
-use super::params::{self, Param};
+use super::params::{self, Param, ParamValues};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Causality {
@@ -26,14 +25,14 @@ pub enum LinkField {
     Wait,
 }
 
-/// The link outputs: name, type, start and unit.
-const LINK_FIELDS: [(LinkField, &str, Kind, &str, Option<&str>); 6] = [
-    (LinkField::Ok, "ok", Kind::Boolean, "false", None),
-    (LinkField::Age, "age", Kind::Real, "-1", Some("s")),
-    (LinkField::Lost, "lost", Kind::Integer, "0", None),
-    (LinkField::BadFrames, "badFrames", Kind::Integer, "0", None),
-    (LinkField::Restarts, "restarts", Kind::Integer, "0", None),
-    (LinkField::Wait, "wait", Kind::Real, "0", Some("s")),
+/// The link outputs: name, start (and so type) and unit.
+const LINK_FIELDS: [(LinkField, &str, Value, Option<&str>); 6] = [
+    (LinkField::Ok, "ok", Value::Boolean(false), None),
+    (LinkField::Age, "age", Value::Real(-1.0), Some("s")),
+    (LinkField::Lost, "lost", Value::Integer(0), None),
+    (LinkField::BadFrames, "badFrames", Value::Integer(0), None),
+    (LinkField::Restarts, "restarts", Value::Integer(0), None),
+    (LinkField::Wait, "wait", Value::Real(0.0), Some("s")),
 ];
 
 /// What a link output says about `whose` (e.g. "the peer", "node `visual`").
@@ -108,17 +107,14 @@ pub enum RingField {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Var {
     pub name: String,
-    pub kind: Kind,
+    pub kind: FmiType,
     pub causality: Causality,
-    /// The start value as the XML writes it.
-    pub start: String,
+    /// Of type [`Var::kind`].
+    pub start: Value,
     pub unit: Option<String>,
-    /// `min` and `max` as the XML writes them.
-    pub min: Option<String>,
-    pub max: Option<String>,
-    /// The values an input may be set to, as numbers (parsed once: a set checks
-    /// them on every call).
-    pub bounds: (f64, f64),
+    /// `min` and `max` of a Real or an Integer.
+    pub min: Option<f64>,
+    pub max: Option<f64>,
     pub description: String,
     pub place: Place,
 }
@@ -129,31 +125,46 @@ impl Var {
     pub fn variability(&self) -> &'static str {
         match (self.causality, self.kind) {
             (Causality::Parameter, _) => "fixed",
-            (_, Kind::Real) => "continuous",
+            (_, FmiType::Real) => "continuous",
             _ => "discrete",
+        }
+    }
+
+    /// The values a set of an input is checked against. A parameter's `min`
+    /// and `max` are its rule's, checked at fmi2ExitInitializationMode with a
+    /// message that says what it accepts.
+    #[inline]
+    pub fn bounds(&self) -> (f64, f64) {
+        match self.causality {
+            Causality::Input => (
+                self.min.unwrap_or(f64::NEG_INFINITY),
+                self.max.unwrap_or(f64::INFINITY),
+            ),
+            Causality::Parameter | Causality::Output => (f64::NEG_INFINITY, f64::INFINITY),
+        }
+    }
+
+    /// A bound as modelDescription.xml writes it: in the variable's type.
+    pub fn bound_text(&self, x: f64) -> String {
+        match self.kind {
+            FmiType::Integer => (x as i64).to_string(),
+            _ => format!("{x:?}"),
         }
     }
 }
 
-/// No bounds.
-const ANY: (f64, f64) = (f64::NEG_INFINITY, f64::INFINITY);
-
-fn start_text(start: &Start) -> String {
-    match start {
-        Start::Real(x) => format!("{x:?}"),
-        Start::Integer(i) => i.to_string(),
-        Start::Boolean(b) => b.to_string(),
-        Start::String(s) => s.clone(),
+/// The start values of the parameters of node `me`: its file's settings over
+/// the table's.
+pub fn param_starts(interface: &Interface, me: usize) -> ParamValues {
+    let mut values = ParamValues::default();
+    for (key, value) in interface.settings_of(me).iter() {
+        let spec = params::PARAMS.iter().find(|p| p.name == *key);
+        let spec = spec.expect("every setting is a parameter (a test of params.rs)");
+        values
+            .set(spec.param, value.clone())
+            .expect("every setting has its parameter's type (a test of params.rs)");
     }
-}
-
-/// A signal's declared `min` and `max` as the XML writes them.
-fn range_text(s: &Signal) -> (Option<String>, Option<String>) {
-    let text = |x: f64| match s.kind {
-        SignalType::Integer => (x as i64).to_string(),
-        _ => format!("{x:?}"),
-    };
-    (s.min.map(text), s.max.map(text))
+    values
 }
 
 /// Every variable of the FMU of node `me` of `interface`; `preset` names the
@@ -162,23 +173,20 @@ fn range_text(s: &Signal) -> (Option<String>, Option<String>) {
 pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool) -> Vec<Var> {
     // The file's settings are the parameters' start values: a master that
     // sets nothing couples as the file says.
-    let settings = interface.settings_of(me);
+    let starts = param_starts(interface, me);
     let mut vars: Vec<Var> = params::fmu_params(preset)
         .map(|p| Var {
             name: p.name.to_owned(),
             kind: p.kind,
             causality: Causality::Parameter,
-            start: settings
-                .get(p.name)
-                .map_or_else(|| p.start.to_owned(), ToString::to_string),
+            start: starts.get(p.param),
             unit: p.unit.map(str::to_owned),
-            min: p.min.map(str::to_owned),
+            min: p.min,
             // The rings are sized for the interface's max_lag.
             max: match p.param {
-                Param::Lag => Some(interface.max_lag.to_string()),
-                _ => p.max.map(str::to_owned),
+                Param::Lag => Some(f64::from(interface.max_lag)),
+                _ => p.max,
             },
-            bounds: ANY,
             description: p.description.to_owned(),
             place: Place::Param(p.param),
         })
@@ -186,19 +194,14 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
     let map = interface.map().expect("a parsed interface has a map");
     let node = &interface.nodes[me];
     for (s, f) in node.signals.iter().zip(&map.area(me).payload.fields) {
-        let (min, max) = range_text(s);
         vars.push(Var {
             name: s.name.clone(),
-            kind: Kind::of(s.kind),
+            kind: s.kind.fmi_type(),
             causality: Causality::Input,
-            start: start_text(&s.start),
+            start: s.start.clone(),
             unit: s.unit.clone(),
-            min,
-            max,
-            bounds: (
-                s.min.unwrap_or(f64::NEG_INFINITY),
-                s.max.unwrap_or(f64::INFINITY),
-            ),
+            min: s.min,
+            max: s.max,
             description: s
                 .description
                 .clone()
@@ -220,18 +223,17 @@ pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool
     }
     // This node's own outputs, after every peer's.
     for group in OWN_OUTPUTS {
-        for &(field, kind, description, place) in group.outputs {
+        for (field, start, description, place) in group.outputs {
             vars.push(Var {
                 name: format!("{}.{field}", group.prefix),
-                kind,
+                kind: start.fmi_type(),
                 causality: Causality::Output,
-                start: if kind == Kind::Boolean { "false" } else { "0" }.into(),
+                start: start.clone(),
                 unit: None,
                 min: None,
                 max: None,
-                bounds: ANY,
-                description: description.into(),
-                place,
+                description: (*description).into(),
+                place: *place,
             });
         }
     }
@@ -251,26 +253,23 @@ fn peer_outputs(
     } else {
         (spec.name.clone(), format!("node `{}`", spec.name))
     };
-    let output =
-        |name: String, kind, start: String, unit: Option<String>, description, value| Var {
-            name,
-            kind,
-            causality: Causality::Output,
-            start,
-            unit,
-            min: None,
-            max: None,
-            bounds: ANY,
-            description,
-            place: Place::Output { peer, value },
-        };
+    let output = |name: String, start: Value, unit: Option<String>, description, value| Var {
+        name,
+        kind: start.fmi_type(),
+        causality: Causality::Output,
+        start,
+        unit,
+        min: None,
+        max: None,
+        description,
+        place: Place::Output { peer, value },
+    };
     let mut out = Vec::new();
     for (s, f) in spec.signals.iter().zip(fields) {
         let what = s.description.clone().unwrap_or_else(|| s.name.clone());
         out.push(output(
             format!("{prefix}.{}", s.name),
-            Kind::of(s.kind),
-            start_text(&s.start),
+            s.start.clone(),
             s.unit.clone(),
             format!("{what}, as {whose} published it"),
             PeerValue::Signal {
@@ -281,16 +280,14 @@ fn peer_outputs(
     }
     out.push(output(
         format!("{prefix}.time"),
-        Kind::Real,
-        "0".into(),
+        Value::Real(0.0),
         Some("s".into()),
         format!("The simulation time of {whose}'s frame read"),
         PeerValue::Time,
     ));
     out.push(output(
         format!("{prefix}.step"),
-        Kind::Integer,
-        "-1".into(),
+        Value::Integer(-1),
         None,
         format!("The step of {whose}'s frame read (-1: its initial values)"),
         PeerValue::Step,
@@ -300,11 +297,10 @@ fn peer_outputs(
     } else {
         format!("{prefix}.link")
     };
-    for (field, name, kind, start, unit) in LINK_FIELDS {
+    for (field, name, start, unit) in LINK_FIELDS {
         out.push(output(
             format!("{link}.{name}"),
-            kind,
-            start.into(),
+            start,
             unit.map(str::to_owned),
             link_description(field, &whose),
             PeerValue::Link(field),
@@ -316,8 +312,8 @@ fn peer_outputs(
 /// Outputs sharing one prefix (`pace.behind`): the prefix no node may take.
 pub struct OwnGroup {
     pub prefix: &'static str,
-    /// (field, type, description, where its value lives)
-    pub outputs: &'static [(&'static str, Kind, &'static str, Place)],
+    /// (field, start and so type, description, where its value lives)
+    pub outputs: &'static [(&'static str, Value, &'static str, Place)],
 }
 
 /// The FMU's own outputs, in the description's order after every peer's: the one
@@ -328,7 +324,7 @@ pub const OWN_OUTPUTS: [OwnGroup; 5] = [
         prefix: "record",
         outputs: &[(
             "dropped",
-            Kind::Integer,
+            Value::Integer(0),
             "Records the recording (parameter recordFile) lost: dropped because its writer fell \
              behind, or lost because writing the file failed (a full disk; the log says when \
              it began and ended): a step never waits for the disk",
@@ -339,7 +335,7 @@ pub const OWN_OUTPUTS: [OwnGroup; 5] = [
         prefix: "replay",
         outputs: &[(
             "divergence",
-            Kind::Integer,
+            Value::Integer(0),
             "With device = replay:PATH: the steps whose inputs differed from the ones recorded \
              (the first is logged with its signal); 0 otherwise",
             Place::ReplayDivergence,
@@ -349,7 +345,7 @@ pub const OWN_OUTPUTS: [OwnGroup; 5] = [
         prefix: "pace",
         outputs: &[(
             "behind",
-            Kind::Integer,
+            Value::Integer(0),
             "With realTimeFactor > 0: the steps that ended more than 1 ms after their real-time \
              deadline (the first is logged as a warning); 0 otherwise",
             Place::PaceBehind,
@@ -359,7 +355,7 @@ pub const OWN_OUTPUTS: [OwnGroup; 5] = [
         prefix: "cpu",
         outputs: &[(
             "offCore",
-            Kind::Integer,
+            Value::Integer(0),
             "With cpuAffinity set: the steps that ran on a core outside it (the system refused \
              the affinity, or another program changed it); 0 otherwise",
             Place::OffCore,
@@ -370,14 +366,14 @@ pub const OWN_OUTPUTS: [OwnGroup; 5] = [
         outputs: &[
             (
                 "a.ok",
-                Kind::Boolean,
+                Value::Boolean(false),
                 "With a redundant device (A+B): whether ring A held every peer's newest frame \
                  within timeout; with one memory, true",
                 Place::Ring(RingField::Ok(Network::A)),
             ),
             (
                 "b.ok",
-                Kind::Boolean,
+                Value::Boolean(false),
                 "With a redundant device (A+B): whether ring B held every peer's newest frame \
                  within timeout (looked at every 10 ms while frames come from A); with one \
                  memory, false",
@@ -385,20 +381,20 @@ pub const OWN_OUTPUTS: [OwnGroup; 5] = [
             ),
             (
                 "a.frames",
-                Kind::Integer,
+                Value::Integer(0),
                 "The peers' frames taken from ring A (with one memory: from it)",
                 Place::Ring(RingField::Frames(Network::A)),
             ),
             (
                 "b.frames",
-                Kind::Integer,
+                Value::Integer(0),
                 "With a redundant device: the peers' frames taken from ring B, because ring A \
                  did not hold them whole",
                 Place::Ring(RingField::Frames(Network::B)),
             ),
             (
                 "failovers",
-                Kind::Integer,
+                Value::Integer(0),
                 "With a redundant device: the times a peer's frames moved from ring A to ring B \
                  (each is logged as a warning, naming the peer and the ring)",
                 Place::Ring(RingField::Failovers),

@@ -35,10 +35,15 @@ fn variable(out: &mut String, index: usize, v: &Var) {
     } else {
         " initial=\"exact\""
     };
-    let mut ty = format!("<{} start=\"{}\"", v.kind.name(), attr(&v.start));
-    for (key, value) in [("unit", &v.unit), ("min", &v.min), ("max", &v.max)] {
+    let mut ty = format!("<{} start=\"{}\"", v.kind.name(), attr(&v.start.written()));
+    let bound = |x: Option<f64>| x.map(|x| v.bound_text(x));
+    for (key, value) in [
+        ("unit", v.unit.clone()),
+        ("min", bound(v.min)),
+        ("max", bound(v.max)),
+    ] {
         if let Some(value) = value {
-            let _ = write!(ty, " {key}=\"{}\"", attr(value));
+            let _ = write!(ty, " {key}=\"{}\"", attr(&value));
         }
     }
     let _ = write!(

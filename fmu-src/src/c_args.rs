@@ -9,18 +9,13 @@ use crate::error::{error, FmiResult};
 ///
 /// # Safety
 /// `p` must be NULL or valid for `n` elements.
-pub unsafe fn slice<'a, T>(
-    function: &str,
-    what: &str,
-    p: *const T,
-    n: usize,
-) -> FmiResult<&'a [T]> {
+pub unsafe fn slice<'a, T>(what: &str, p: *const T, n: usize) -> FmiResult<&'a [T]> {
     if n == 0 {
         return Ok(&[]);
     }
     if p.is_null() {
         return Err(error(format!(
-            "{function}: `{what}` is NULL but {n} values were announced"
+            "`{what}` is NULL but {n} values were announced"
         )));
     }
     // SAFETY: non-NULL and, per the caller's contract, valid for `n` elements.
@@ -29,18 +24,13 @@ pub unsafe fn slice<'a, T>(
 
 /// # Safety
 /// As [`slice`], for writing.
-pub unsafe fn slice_mut<'a, T>(
-    function: &str,
-    what: &str,
-    p: *mut T,
-    n: usize,
-) -> FmiResult<&'a mut [T]> {
+pub unsafe fn slice_mut<'a, T>(what: &str, p: *mut T, n: usize) -> FmiResult<&'a mut [T]> {
     if n == 0 {
         return Ok(&mut []);
     }
     if p.is_null() {
         return Err(error(format!(
-            "{function}: `{what}` is NULL but {n} values were announced"
+            "`{what}` is NULL but {n} values were announced"
         )));
     }
     // SAFETY: non-NULL and, per the caller's contract, valid for `n` elements.

@@ -300,7 +300,7 @@ fn run(
         // SAFETY: `ptr` is the exclusive borrow passed in, used only in here.
         let inst = unsafe { &mut *ptr };
         let result = inst.require(call).and_then(|()| body(inst));
-        inst.conclude(result)
+        inst.conclude(result.map_err(|e| e.in_call(call)))
     })) {
         Ok(status) => status,
         Err(panic) => {
@@ -313,8 +313,10 @@ fn run(
             let inst = unsafe { &mut *ptr };
             let fatal = FmiError {
                 status: fmi2Fatal,
-                message: format!("{}: internal error: {what}", call.name()),
-            };
+                message: format!("internal error: {what}"),
+                context: None,
+            }
+            .in_call(call);
             catch_unwind(AssertUnwindSafe(|| inst.conclude(Err(fatal)))).unwrap_or(fmi2Fatal)
         }
     }

@@ -14,15 +14,15 @@ use rfm_core::link::{Link, MasterStep};
 use rfm_core::wait::WaitStrategy;
 
 use crate::access::Access;
-use crate::config::{boolean, link_config, string};
+use crate::config::link_config;
 use crate::error::{error, FmiError, FmiResult};
 use crate::logger::{Category, Logger};
 use crate::recording::Recording;
 use crate::state_machine::{states, Call, State};
 use crate::steps;
-use crate::values::{parse, store, Outcome, Values};
+use crate::values::{store, Outcome, Values};
 use fmu_model::fmi2::*;
-use fmu_model::{Model, Param, Place, PARAMS};
+use fmu_model::{Model, Place};
 
 #[derive(Debug)]
 pub struct Instance {
@@ -55,17 +55,14 @@ impl Instance {
         let mut frame = FrameBuf::new(map.area(model.node).payload.len);
         for v in &model.variables {
             if let Place::Input { offset, size } = v.place {
-                store(frame.payload_mut(), offset, size, &parse(v.kind, &v.start));
+                store(frame.payload_mut(), offset, size, &v.start);
             }
         }
         let period = model.period();
         Instance {
             logger,
             values: Values {
-                params: PARAMS
-                    .iter()
-                    .map(|p| parse(p.kind, model.param_start(p.param)))
-                    .collect(),
+                params: model.param_starts(),
                 frame,
                 link: None,
                 report: None,
@@ -104,17 +101,14 @@ impl Instance {
 
     #[cold]
     fn refusal(&self, call: Call) -> FmiError {
-        let function = call.name();
         if self.state == State::Fatal {
             return FmiError {
                 status: fmi2Fatal,
-                message: format!(
-                    "{function}: the instance had a fatal error; only fmi2FreeInstance is allowed"
-                ),
+                ..error("the instance had a fatal error; only fmi2FreeInstance is allowed")
             };
         }
         error(format!(
-            "{function}: illegal call sequence (the instance is in state {:?}; allowed in {:?})",
+            "illegal call sequence (the instance is in state {:?}; allowed in {:?})",
             self.state,
             states(call.allowed())
         ))
@@ -156,19 +150,17 @@ impl Instance {
     pub fn set_debug_logging(&mut self, on: bool, categories: &[String]) -> FmiResult {
         self.logger
             .set_debug(on, categories)
-            .map_err(|e| error(format!("fmi2SetDebugLogging: {e}")))
+            .map_err(|e| error(e.to_string()))
     }
 
     pub fn setup_experiment(&mut self, start: f64, stop: Option<f64>) -> FmiResult {
         if !start.is_finite() {
-            return Err(error(format!(
-                "fmi2SetupExperiment: startTime {start} is not a finite number"
-            )));
+            return Err(error(format!("startTime {start} is not a finite number")));
         }
         if let Some(stop) = stop {
             if !(stop.is_finite() && stop >= start) {
                 return Err(error(format!(
-                    "fmi2SetupExperiment: stopTime {stop} is before startTime {start}"
+                    "stopTime {stop} is before startTime {start}"
                 )));
             }
         }
@@ -190,23 +182,16 @@ impl Instance {
         // The step's thread first: the link's own threads take what it got.
         config.realtime = v.realtime.start(&config.realtime);
         log::debug!("opening the link: {config}");
-        let mut link =
-            Link::open(config).map_err(|e| error(format!("fmi2ExitInitializationMode: {e}")))?;
-        let mut recording = match string(&v.params, Param::RecordFile).is_empty() {
+        let mut link = Link::open(config).map_err(|e| error(e.to_string()))?;
+        let mut recording = match v.params.record_file.is_empty() {
             true => None,
-            false => Some(
-                Recording::create(
-                    &self.model,
-                    &v.params,
-                    &link,
-                    &self.logger.instance_name(),
-                    (
-                        string(&v.params, Param::RecordFile),
-                        boolean(&v.params, Param::RecordOverwrite),
-                    ),
-                )
-                .map_err(|e| error(format!("fmi2ExitInitializationMode: {}", e.message)))?,
-            ),
+            false => Some(Recording::create(
+                &self.model,
+                &v.params,
+                &link,
+                &self.logger.instance_name(),
+                (&v.params.record_file, v.params.record_overwrite),
+            )?),
         };
         let report = match link.start(self.time, &mut v.frame) {
             Ok(report) => report,
@@ -214,7 +199,7 @@ impl Instance {
                 if let Some(recording) = recording {
                     recording.discard();
                 }
-                return Err(error(format!("fmi2ExitInitializationMode: {e}")));
+                return Err(error(e.to_string()));
             }
         };
         if let Some(recording) = &mut recording {
@@ -257,9 +242,7 @@ impl Instance {
         let v = &mut self.values;
         end_each([
             &mut || match v.link.as_mut() {
-                Some(link) => link
-                    .close()
-                    .map_err(|e| error(format!("fmi2Terminate: {e}"))),
+                Some(link) => link.close().map_err(|e| error(e.to_string())),
                 None => Ok(()),
             },
             &mut || {
@@ -267,9 +250,7 @@ impl Instance {
                 Ok(())
             },
             &mut || match v.recording.take() {
-                Some(recording) => recording
-                    .finish()
-                    .map_err(|e| error(format!("fmi2Terminate: {}", e.message))),
+                Some(recording) => recording.finish(),
                 None => Ok(()),
             },
         ])?;
@@ -291,7 +272,7 @@ impl Instance {
     pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult {
         if !steps::continues(t, self.time) {
             return Err(error(format!(
-                "fmi2DoStep: currentCommunicationPoint {t} does not continue from {}, where \
+                "currentCommunicationPoint {t} does not continue from {}, where \
                  the previous step ended (the first starts at startTime): a master steps on \
                  from where it was, without jumps or steps back (within 1e-9 relative plus \
                  1 ns)",
@@ -299,14 +280,12 @@ impl Instance {
             )));
         }
         if !(h.is_finite() && h > 0.0) {
-            return Err(error(format!(
-                "fmi2DoStep: communicationStepSize {h} must be > 0"
-            )));
+            return Err(error(format!("communicationStepSize {h} must be > 0")));
         }
         if let Some(stop) = self.stop_time {
             if t + h > stop + steps::tolerance(stop) {
                 return Err(error(format!(
-                    "fmi2DoStep: the step to {} passes the stop time {stop}",
+                    "the step to {} passes the stop time {stop}",
                     t + h
                 )));
             }
@@ -369,7 +348,7 @@ impl Instance {
                 // their last good values.
                 v.outcome = Outcome::Failed;
                 v.report = Some(link.report());
-                return Err(error(format!("fmi2DoStep (step {k}, t = {t}): {e}")));
+                return Err(error(e.to_string()).at(format!("step {k}, t = {t}")));
             }
         };
         if let Some(recording) = &mut v.recording {

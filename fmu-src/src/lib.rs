@@ -101,11 +101,11 @@ macro_rules! export {
 
 export!("fmi2SetDebugLogging", SetDebugLogging, fmi2_set_debug_logging,
 (logging_on: fmi2Boolean, n: usize, categories: *const fmi2String), |inst| {
-    let names = texts(slice("fmi2SetDebugLogging", "categories", categories, n)?)
+    let names = texts(slice("categories", categories, n)?)
         .into_iter()
         .map(|t| t.map(str::to_owned))
         .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| error("fmi2SetDebugLogging: a category is NULL or not UTF-8"))?;
+        .ok_or_else(|| error("a category is NULL or not UTF-8"))?;
     inst.set_debug_logging(logging_on != 0, &names)
 });
 export!("fmi2SetupExperiment", SetupExperiment, fmi2_setup_experiment,
@@ -135,8 +135,8 @@ macro_rules! access {
     ($export:literal, $call:ident, $fn:ident, $values:ty, $as_slice:ident, |$inst:ident, $vrs:ident, $vals:ident| $body:expr) => {
         export!($export, $call, $fn, (vr: *const fmi2ValueReference, n: usize, value: $values),
             |$inst| {
-                let $vrs = slice($export, "vr", vr, n)?;
-                let $vals = $as_slice($export, "value", value, n)?;
+                let $vrs = slice("vr", vr, n)?;
+                let $vals = $as_slice("value", value, n)?;
                 $body
             });
     };
@@ -148,7 +148,7 @@ access!(
     fmi2_get_real,
     *mut fmi2Real,
     slice_mut,
-    |inst, vrs, out| inst.access().get_plain::<Real>("fmi2GetReal", vrs, out)
+    |inst, vrs, out| inst.access().get_plain::<Real>(vrs, out)
 );
 access!(
     "fmi2GetInteger",
@@ -156,9 +156,7 @@ access!(
     fmi2_get_integer,
     *mut fmi2Integer,
     slice_mut,
-    |inst, vrs, out| inst
-        .access()
-        .get_plain::<Integer>("fmi2GetInteger", vrs, out)
+    |inst, vrs, out| inst.access().get_plain::<Integer>(vrs, out)
 );
 access!(
     "fmi2GetBoolean",
@@ -166,9 +164,7 @@ access!(
     fmi2_get_boolean,
     *mut fmi2Boolean,
     slice_mut,
-    |inst, vrs, out| inst
-        .access()
-        .get_plain::<Boolean>("fmi2GetBoolean", vrs, out)
+    |inst, vrs, out| inst.access().get_plain::<Boolean>(vrs, out)
 );
 access!(
     "fmi2GetString",
@@ -176,7 +172,7 @@ access!(
     fmi2_get_string,
     *mut fmi2String,
     slice_mut,
-    |inst, vrs, out| inst.access().get_string("fmi2GetString", vrs, out)
+    |inst, vrs, out| inst.access().get_string(vrs, out)
 );
 access!(
     "fmi2SetReal",
@@ -184,7 +180,7 @@ access!(
     fmi2_set_real,
     *const fmi2Real,
     slice,
-    |inst, vrs, values| inst.access().set_plain::<Real>("fmi2SetReal", vrs, values)
+    |inst, vrs, values| inst.access().set_plain::<Real>(vrs, values)
 );
 access!(
     "fmi2SetInteger",
@@ -192,9 +188,7 @@ access!(
     fmi2_set_integer,
     *const fmi2Integer,
     slice,
-    |inst, vrs, values| inst
-        .access()
-        .set_plain::<Integer>("fmi2SetInteger", vrs, values)
+    |inst, vrs, values| inst.access().set_plain::<Integer>(vrs, values)
 );
 access!(
     "fmi2SetBoolean",
@@ -202,9 +196,7 @@ access!(
     fmi2_set_boolean,
     *const fmi2Boolean,
     slice,
-    |inst, vrs, values| inst
-        .access()
-        .set_plain::<Boolean>("fmi2SetBoolean", vrs, values)
+    |inst, vrs, values| inst.access().set_plain::<Boolean>(vrs, values)
 );
 access!(
     "fmi2SetString",
@@ -212,9 +204,7 @@ access!(
     fmi2_set_string,
     *const fmi2String,
     slice,
-    |inst, vrs, values| inst
-        .access()
-        .set_strings("fmi2SetString", vrs, &texts(values))
+    |inst, vrs, values| inst.access().set_strings(vrs, &texts(values))
 );
 
 export!("fmi2DoStep", DoStep, fmi2_do_step,
@@ -227,7 +217,7 @@ export!("fmi2DoStep", DoStep, fmi2_do_step,
 macro_rules! unsupported {
     ($export:literal, $call:ident, $fn:ident, $why:literal, ($($arg:ident: $ty:ty),*)) => {
         export!($export, $call, $fn, ($($arg: $ty),*),
-            |_inst| Err(error(concat!($export, ": ", $why))));
+            |_inst| Err(error($why)));
     };
 }
 
@@ -251,22 +241,22 @@ unsupported!(
 // Status queries: only `fmi2LastSuccessfulTime` and `fmi2Terminated` have answers.
 export!("fmi2GetStatus", GetStatus, fmi2_get_status,
     (kind: fmi2StatusKind, _value: *mut fmi2Status),
-    |_inst| status_kind("fmi2GetStatus", kind, -1));
+    |_inst| status_kind(kind, -1));
 export!("fmi2GetRealStatus", GetRealStatus, fmi2_get_real_status,
 (kind: fmi2StatusKind, value: *mut fmi2Real), |inst| {
-    status_kind("fmi2GetRealStatus", kind, fmi2LastSuccessfulTime)?;
-    slice_mut("fmi2GetRealStatus", "value", value, 1)?[0] = inst.time();
+    status_kind(kind, fmi2LastSuccessfulTime)?;
+    slice_mut("value", value, 1)?[0] = inst.time();
     Ok(())
 });
 export!("fmi2GetIntegerStatus", GetIntegerStatus, fmi2_get_integer_status,
     (kind: fmi2StatusKind, _value: *mut fmi2Integer),
-    |_inst| status_kind("fmi2GetIntegerStatus", kind, -1));
+    |_inst| status_kind(kind, -1));
 export!("fmi2GetBooleanStatus", GetBooleanStatus, fmi2_get_boolean_status,
 (kind: fmi2StatusKind, value: *mut fmi2Boolean), |_inst| {
-    status_kind("fmi2GetBooleanStatus", kind, fmi2Terminated)?;
-    slice_mut("fmi2GetBooleanStatus", "value", value, 1)?[0] = fmi2False;
+    status_kind(kind, fmi2Terminated)?;
+    slice_mut("value", value, 1)?[0] = fmi2False;
     Ok(())
 });
 export!("fmi2GetStringStatus", GetStringStatus, fmi2_get_string_status,
     (kind: fmi2StatusKind, _value: *mut fmi2String),
-    |_inst| status_kind("fmi2GetStringStatus", kind, -1));
+    |_inst| status_kind(kind, -1));

@@ -14,8 +14,7 @@ use rfm_core::record::{
 };
 
 use crate::error::{error, FmiError};
-use fmu_model::{fmu_params, Model};
-use rfm_core::interface::Value;
+use fmu_model::{fmu_params, Model, ParamValues};
 
 /// An open recording of one instance's link.
 #[derive(Debug)]
@@ -38,7 +37,7 @@ impl Recording {
     /// instance's parameters in the header; `overwrite` is `recordOverwrite`.
     pub fn create(
         model: &Model,
-        params: &[Value],
+        params: &ParamValues,
         link: &Link,
         instance: &str,
         (template, overwrite): (&str, bool),
@@ -52,7 +51,7 @@ impl Recording {
         let started_ns = wall_ns();
         let file = expand_file_name(template, started_ns);
         let parameters: String = fmu_params(model.preset)
-            .map(|p| format!("{}={}\n", p.name, params[p.param as usize]))
+            .map(|p| format!("{}={}\n", p.name, params.get(p.param)))
             .chain([format!("instanceName={instance}\n")])
             .collect();
         let slot = link.config().node_slot;

@@ -6,13 +6,16 @@ use crate::error::{FmiError, FmiResult};
 
 /// Status queries: only `fmi2LastSuccessfulTime` and `fmi2Terminated` have answers
 /// (this FMU never runs a step asynchronously); the rest are `fmi2Discard`.
-pub fn status_kind(function: &str, kind: fmi2StatusKind, answerable: fmi2StatusKind) -> FmiResult {
+pub fn status_kind(kind: fmi2StatusKind, answerable: fmi2StatusKind) -> FmiResult {
     if kind == answerable {
         Ok(())
     } else {
         Err(FmiError {
             status: fmi2Discard,
-            message: format!("{function}: status kind {kind} is not available: this FMU never returns fmi2Pending"),
+            message: format!(
+                "status kind {kind} is not available: this FMU never returns fmi2Pending"
+            ),
+            context: None,
         })
     }
 }

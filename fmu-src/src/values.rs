@@ -5,9 +5,9 @@
 
 use std::ffi::CString;
 
-use fmu_model::{Kind, LinkField, PeerValue, Place, Var};
+use fmu_model::{LinkField, ParamValues, PeerValue, Place, Var};
 use rfm_core::frame::framed::{FrameBuf, SyncMode};
-use rfm_core::interface::SignalType;
+use rfm_core::interface::{FmiType, SignalType};
 use rfm_core::link::{Link, StepReport};
 
 use crate::realtime::StepThread;
@@ -18,8 +18,7 @@ pub use rfm_core::interface::Value;
 /// The sources of an instance's variables.
 #[derive(Debug)]
 pub struct Values {
-    /// Indexed by [`fmu_model::Param`].
-    pub params: Vec<Value>,
+    pub params: ParamValues,
     /// This node's frame: the master's sets store into its payload, and each
     /// step lends it to the link, which seals and publishes it as it is.
     pub frame: FrameBuf,
@@ -37,23 +36,13 @@ pub struct Values {
     pub realtime: StepThread,
 }
 
-/// The value a start text of the description stands for.
-pub fn parse(kind: Kind, text: &str) -> Value {
-    match kind {
-        Kind::Real => Value::Real(text.parse().unwrap_or(0.0)),
-        Kind::Integer => Value::Integer(text.parse().unwrap_or(0)),
-        Kind::Boolean => Value::Boolean(text == "true" || text == "1"),
-        Kind::String => Value::String(text.to_owned()),
-    }
-}
-
 /// The value of a `kind` variable of `size` bytes at `offset` of payload `p`.
-pub fn load(p: &[u8], offset: usize, kind: Kind, size: usize) -> Value {
+pub fn load(p: &[u8], offset: usize, kind: FmiType, size: usize) -> Value {
     let t = match kind {
-        Kind::Real => SignalType::Real,
-        Kind::Integer => SignalType::Integer,
-        Kind::Boolean => SignalType::Boolean,
-        Kind::String => SignalType::String {
+        FmiType::Real => SignalType::Real,
+        FmiType::Integer => SignalType::Integer,
+        FmiType::Boolean => SignalType::Boolean,
+        FmiType::String => SignalType::String {
             size: u16::try_from(size).expect("the parser bounds String sizes"),
         },
     };
@@ -83,12 +72,12 @@ impl Values {
             unreachable!("outputs only")
         };
         let (Some(link), Some(report)) = (&self.link, &self.report) else {
-            return parse(var.kind, &var.start);
+            return var.start.clone();
         };
         let p = &link.peers()[peer];
         match value {
             PeerValue::Link(field) => link_field(link, report, self.outcome, peer, field),
-            _ if p.observed().latest().is_none() => parse(var.kind, &var.start),
+            _ if p.observed().latest().is_none() => var.start.clone(),
             PeerValue::Time => Value::Real(p.observed().latest().map_or(0.0, |h| h.sim_time)),
             PeerValue::Step => Value::Integer(
                 p.observed()

@@ -11,7 +11,8 @@ mod master;
 
 use libfuzzer_sys::fuzz_target;
 use fmu_model::fmi2::*;
-use fmu_model::{Kind, Model, RESOURCE_INTERFACE, RESOURCE_NODE};
+use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
+use rfm_core::interface::FmiType;
 use rfm_attitude::*;
 
 fuzz_target!(|data: &[u8]| {
@@ -39,22 +40,22 @@ fuzz_target!(|data: &[u8]| {
         for (r, v) in model.variables.iter().enumerate() {
             let r = r as u32;
             match v.kind {
-                Kind::Real => {
+                FmiType::Real => {
                     let mut x = 0.0;
                     let _ = fmi2_get_real(c, &r, 1, &mut x);
                     let _ = fmi2_set_real(c, &r, 1, &1.5);
                 }
-                Kind::Integer => {
+                FmiType::Integer => {
                     let mut x = 0;
                     let _ = fmi2_get_integer(c, &r, 1, &mut x);
                     let _ = fmi2_set_integer(c, &r, 1, &3);
                 }
-                Kind::Boolean => {
+                FmiType::Boolean => {
                     let mut x = 0;
                     let _ = fmi2_get_boolean(c, &r, 1, &mut x);
                     let _ = fmi2_set_boolean(c, &r, 1, &1);
                 }
-                Kind::String => {
+                FmiType::String => {
                     let mut s: fmi2String = std::ptr::null();
                     let _ = fmi2_get_string(c, &r, 1, &mut s);
                     let long = CString::new("x".repeat(300)).unwrap();

@@ -12,7 +12,7 @@ use zenoh::Wait;
 
 use crate::remote::Writer;
 use crate::report;
-use crate::shared::{bridge_id, short, Peer, Shared, Traffic};
+use crate::shared::{BridgeId, Peer, Shared, Traffic};
 use crate::wire::Message;
 
 /// This bridge's one publisher: every message it sends, in order.
@@ -27,6 +27,8 @@ impl Outbox {
         Outbox { publisher, shared }
     }
 
+    /// Publishes `m`: Zenoh sends it on in order with every other of this
+    /// bridge's messages (the pipeline is drained when the session closes).
     pub fn send(&self, m: &Message) {
         let mut bytes = Vec::new();
         m.encode(&mut bytes);
@@ -39,8 +41,7 @@ impl Outbox {
 /// The receiving side of one bridge.
 #[derive(Debug)]
 pub struct Inbox {
-    /// This bridge's Zenoh id.
-    pub own: String,
+    pub own: BridgeId,
     pub device: String,
     pub memory_size: u64,
     pub shared: Arc<Shared>,
@@ -49,21 +50,27 @@ pub struct Inbox {
 }
 
 impl Inbox {
-    /// One sample of bridge `from` (the last part of its key).
-    pub fn receive(&self, from: &str, bytes: &[u8]) {
+    /// One sample on key `key` (a bridge's: its last part is the bridge's id).
+    pub fn receive(&self, key: &str, bytes: &[u8]) {
         let shared = &self.shared;
-        if from == self.own || shared.refused().contains(from) {
+        let from = match BridgeId::parse(key.rsplit('/').next().unwrap_or_default()) {
+            Ok(from) => from,
+            Err(e) => {
+                Traffic::add(&shared.traffic.rejected, 1);
+                eprintln!("rfm-bridge: a message on key `{key}` rejected: {e}");
+                return;
+            }
+        };
+        if from == self.own || shared.refused().contains(&from) {
             return;
         }
+        let from = &from;
         Traffic::add(&shared.traffic.bytes_in, bytes.len() as u64);
         let message = match Message::decode(bytes) {
             Ok(m) => m,
             Err(e) => {
                 Traffic::add(&shared.traffic.rejected, 1);
-                eprintln!(
-                    "rfm-bridge: a message of bridge {} rejected: {e}",
-                    short(from)
-                );
+                eprintln!("rfm-bridge: a message of bridge {from} rejected: {e}");
                 return;
             }
         };
@@ -74,10 +81,10 @@ impl Inbox {
             } => self.hello(from, memory_size, device),
             Message::Ping { id } => self.outbox.send(&Message::Pong {
                 id,
-                to: bridge_id(from),
+                to: from.word(),
             }),
             Message::Pong { id, to } => {
-                if to == bridge_id(&self.own) {
+                if to == self.own.word() {
                     let sent = shared.pings().remove(&id);
                     if let (Some(sent), Some(p)) = (sent, shared.peers().get_mut(from)) {
                         p.rtt = Some(sent.elapsed());
@@ -86,15 +93,12 @@ impl Inbox {
             }
             m => {
                 let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-                match w.apply(from, bridge_id(from), &m, shared) {
+                match w.apply(from, &m, shared) {
                     Ok(Some(d)) => println!("rfm-bridge: {}", report::describe(&d)),
                     Ok(None) => {}
                     Err(e) => {
                         Traffic::add(&shared.traffic.rejected, 1);
-                        eprintln!(
-                            "rfm-bridge: a message of bridge {} not written: {e}",
-                            short(from)
-                        );
+                        eprintln!("rfm-bridge: a message of bridge {from} not written: {e}");
                     }
                 }
             }
@@ -111,23 +115,21 @@ impl Inbox {
     /// A bridge says it is there: a new one is told this one is too, and
     /// gets every local session again; one of another memory size is
     /// refused.
-    fn hello(&self, from: &str, theirs: u64, their_device: &str) {
+    fn hello(&self, from: &BridgeId, theirs: u64, their_device: &str) {
         let shared = &self.shared;
         if theirs != self.memory_size {
             let why = format!(
-                "bridge {} couples a memory of {theirs} bytes ({their_device}), this one {} \
+                "bridge {from} couples a memory of {theirs} bytes ({their_device}), this one {} \
                  ({}): give every host's memory the same size (--memory-size, or the boards' \
                  own)",
-                short(from),
-                self.memory_size,
-                self.device
+                self.memory_size, self.device
             );
             // Told first, so that the other side learns it too.
             self.own_hello();
             if shared.peers().is_empty() {
                 // Coupled with nobody yet: this bridge is the one set up wrong.
                 shared.fail(why);
-            } else if shared.refused().insert(from.to_owned()) {
+            } else if shared.refused().insert(from.clone()) {
                 eprintln!("rfm-bridge: ignored: {why}");
             }
             return;
@@ -135,7 +137,7 @@ impl Inbox {
         let new = {
             let mut peers = shared.peers();
             let new = !peers.contains_key(from);
-            let p = peers.entry(from.to_owned()).or_insert(Peer {
+            let p = peers.entry(from.clone()).or_insert(Peer {
                 device: their_device.to_owned(),
                 last_hello: Instant::now(),
                 rtt: None,
@@ -144,7 +146,7 @@ impl Inbox {
             new
         };
         if new {
-            println!("rfm-bridge: bridge {} ({their_device}) joined", short(from));
+            println!("rfm-bridge: bridge {from} ({their_device}) joined");
             self.own_hello();
             shared.resend.store(true, Ordering::Release);
         }

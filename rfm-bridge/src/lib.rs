@@ -5,6 +5,7 @@
 //! their memories as the card would ([`remote`]). The FMU does not change: it
 //! couples through `shm:NAME` (or a board) as on one memory.
 
+pub mod bridge;
 pub mod inbox;
 pub mod local;
 pub mod net;

@@ -12,7 +12,7 @@ use rfm_core::link::liveness::{self, Words};
 use rfm_core::mirror;
 use rfm_core::{Region, RegionError};
 
-use crate::shared::{short, Announced, Shared, Traffic};
+use crate::shared::{Announced, BridgeId, Shared, Traffic};
 use crate::wire::{Message, Stamp};
 
 /// A session of another host, as written here.
@@ -90,11 +90,10 @@ impl Writer {
             .collect()
     }
 
-    /// Writes one message of bridge `from` (`from_id` in the mirrored-by word).
+    /// Writes one message of bridge `from`.
     pub fn apply(
         &mut self,
-        from: &str,
-        from_id: u32,
+        from: &BridgeId,
         message: &Message,
         shared: &Shared,
     ) -> Result<Option<Decision>, ApplyError> {
@@ -104,7 +103,7 @@ impl Writer {
                 words,
                 stamp,
                 descriptor,
-            } => self.session(from, from_id, offset, words, stamp, descriptor, shared),
+            } => self.session(from, offset, (words, stamp), descriptor, shared),
             Message::Frame {
                 offset,
                 entry,
@@ -129,7 +128,7 @@ impl Writer {
                     return Ok(Some(Decision::Refused {
                         node: m.node.clone(),
                         slot: m.area.slot,
-                        from: short(from).to_owned(),
+                        from: from.short().to_owned(),
                     }));
                 }
                 liveness::write_mirrored_beat(&m.window, words)?;
@@ -139,14 +138,13 @@ impl Writer {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Bridge `from`'s session at `offset`: its claim (`words`, `stamp`) and
+    /// descriptor (`bytes`), written here unless this host's claim is earlier.
     fn session(
         &mut self,
-        from: &str,
-        from_id: u32,
+        from: &BridgeId,
         offset: u64,
-        words: Words,
-        stamp: Stamp,
+        (words, stamp): (Words, Stamp),
         bytes: &[u8],
         shared: &Shared,
     ) -> Result<Option<Decision>, ApplyError> {
@@ -168,7 +166,7 @@ impl Writer {
         let window = area::window(&self.memory, &area)?;
         self.areas
             .retain(|&o, m| o == offset || !m.area.overlaps(&area));
-        let from_short = short(from).to_owned();
+        let from_short = from.short().to_owned();
         let rival: Option<Announced> = shared
             .announced()
             .iter()
@@ -204,7 +202,7 @@ impl Writer {
             .areas
             .get(&offset)
             .is_some_and(|m| m.token == words.owner && !m.refused);
-        liveness::write_mirrored(&window, words, from_id)?;
+        liveness::write_mirrored(&window, words, from.word())?;
         window.write(DESCRIPTOR_OFFSET, bytes)?;
         if !known && decision.is_none() {
             decision = Some(Decision::Mirrored {
@@ -305,7 +303,9 @@ mod tests {
             stamp: stamp(time),
             descriptor: &descriptor,
         };
-        let d = w.apply("b0000002", 2, &session, &shared).unwrap();
+        let d = w
+            .apply(&BridgeId::parse("b0000002").unwrap(), &session, &shared)
+            .unwrap();
         (w, window, area, shared, d)
     }
 
@@ -319,7 +319,12 @@ mod tests {
         assert_eq!(Words::read(&window).unwrap().owner, 7);
         assert_eq!(liveness::remote_holder(&window).unwrap(), None);
         // Nor are its frames written.
-        w.apply("b0000002", 2, &frame_1(&area), &shared).unwrap();
+        w.apply(
+            &BridgeId::parse("b0000002").unwrap(),
+            &frame_1(&area),
+            &shared,
+        )
+        .unwrap();
         assert_eq!(mirror::head(&window).unwrap(), 0);
     }
 
@@ -332,9 +337,14 @@ mod tests {
         );
         // The node here finds another owner at its next beat.
         assert_eq!(Words::read(&window).unwrap().owner, 9);
-        assert_eq!(liveness::remote_holder(&window).unwrap(), Some(2));
+        assert_eq!(liveness::remote_holder(&window).unwrap(), Some(0xb000_0002));
         assert!(shared.announced().is_empty());
-        w.apply("b0000002", 2, &frame_1(&area), &shared).unwrap();
+        w.apply(
+            &BridgeId::parse("b0000002").unwrap(),
+            &frame_1(&area),
+            &shared,
+        )
+        .unwrap();
         assert_eq!(mirror::head(&window).unwrap(), 1);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::local::{Event, Watcher};
 use crate::remote::{Decision, Writer};
-use crate::shared::{short, Shared, Traffic};
+use crate::shared::{Shared, Traffic};
 
 pub fn event(e: &Event) -> String {
     match e {
@@ -84,10 +84,10 @@ impl Report {
             .map(|(zid, p)| match p.rtt {
                 Some(rtt) => format!(
                     "{} one-way {:.0} µs (half the round trip)",
-                    short(zid),
+                    zid.short(),
                     rtt.as_secs_f64() * 1e6 / 2.0
                 ),
-                None => format!("{} (no round trip yet)", short(zid)),
+                None => format!("{} (no round trip yet)", zid.short()),
             })
             .collect();
         let line = format!(

@@ -57,11 +57,11 @@ pub struct Shared {
     /// Why the bridge must stop (a peer's memory of another size).
     pub fatal: Mutex<Option<String>>,
     pub traffic: Traffic,
-    pub peers: Mutex<HashMap<String, Peer>>,
+    pub peers: Mutex<HashMap<BridgeId, Peer>>,
     /// Pings sent and not yet answered: id → when.
     pub pings: Mutex<HashMap<u64, Instant>>,
-    /// Bridges of another memory size, ignored (by Zenoh id).
-    pub refused: Mutex<HashSet<String>>,
+    /// Bridges of another memory size, ignored.
+    pub refused: Mutex<HashSet<BridgeId>>,
 }
 
 impl Shared {
@@ -78,11 +78,11 @@ impl Shared {
         self.announced.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn peers(&self) -> std::sync::MutexGuard<'_, HashMap<String, Peer>> {
+    pub fn peers(&self) -> std::sync::MutexGuard<'_, HashMap<BridgeId, Peer>> {
         self.peers.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn refused(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    pub fn refused(&self) -> std::sync::MutexGuard<'_, HashSet<BridgeId>> {
         self.refused.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -91,14 +91,68 @@ impl Shared {
     }
 }
 
-/// The short form of a Zenoh id in messages and reports.
-pub fn short(zid: &str) -> &str {
-    &zid[..zid.len().min(8)]
+/// A bridge, by its Zenoh id as its key names it (hexadecimal), checked once
+/// where a key is read: the 32 bits it writes in the mirrored-by word come
+/// with it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BridgeId {
+    zid: String,
+    word: u32,
 }
 
-/// A bridge's 32-bit id in the mirrored-by word: the low bits of its Zenoh id
-/// (hexadecimal, as Zenoh prints it).
-pub fn bridge_id(zid: &str) -> u32 {
-    let tail = &zid[zid.len().saturating_sub(8)..];
-    u32::from_str_radix(tail, 16).unwrap_or(0)
+/// Why a key's last part is no bridge's id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a Zenoh id (1 to 32 hexadecimal digits)")]
+pub struct NotAnId(pub String);
+
+impl BridgeId {
+    /// The id Zenoh prints as `zid` (hexadecimal, as in a bridge's key).
+    pub fn parse(zid: &str) -> Result<BridgeId, NotAnId> {
+        if zid.is_empty() || zid.len() > 32 || !zid.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(NotAnId(zid.to_owned()));
+        }
+        let tail = &zid[zid.len().saturating_sub(8)..];
+        let word = u32::from_str_radix(tail, 16).map_err(|_| NotAnId(zid.to_owned()))?;
+        Ok(BridgeId {
+            zid: zid.to_owned(),
+            word,
+        })
+    }
+
+    /// Its 32-bit id in the mirrored-by word: the low bits of its Zenoh id.
+    pub fn word(&self) -> u32 {
+        self.word
+    }
+
+    /// The Zenoh id whole, as its key writes it.
+    pub fn zid(&self) -> &str {
+        &self.zid
+    }
+
+    /// The short form in messages and reports.
+    pub fn short(&self) -> &str {
+        &self.zid[..self.zid.len().min(8)]
+    }
+}
+
+impl std::fmt::Display for BridgeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.short())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bridge_id_is_the_hex_of_its_key_and_its_word_the_low_32_bits() {
+        let id = BridgeId::parse("a1b2c3d4e5f60718293a4b5c6d7e8f90").unwrap();
+        assert_eq!(id.word(), 0x6d7e_8f90);
+        assert_eq!(id.short(), "a1b2c3d4");
+        assert_eq!(BridgeId::parse("12").unwrap().word(), 0x12);
+        for bad in ["", "xyz", "a1b2-c3", &"f".repeat(33)] {
+            assert_eq!(BridgeId::parse(bad), Err(NotAnId(bad.to_owned())));
+        }
+    }
 }

@@ -1,34 +1,29 @@
 //! Reflective memory for coupling simulators: on the memory of `rfm-memory`
-//! (devices and bounds-checked [`Region`]s, re-exported here under their old
-//! paths), the floors of a coupling, each naming only those above it in this
-//! list:
+//! (devices and bounds-checked [`Region`]s), the area of `rfm-frames`
+//! ([`payload`], [`area`], [`frame`], [`slot`], [`wait`], [`mirror`]) and the
+//! [`interface`] files of `rfm-interface` (the memory map, descriptors, rates,
+//! settings) and the [`record`]ings of `rfm-record`, all re-exported here under
+//! their old paths, the floors of a coupling, each naming only those above it
+//! in this list:
 //!
-//! - the area: [`payload`] (a node's signals as bytes), [`area`] (its parts and
-//!   ring), [`frame`] (the framed and seed layouts), [`slot`] (one slot's
-//!   readers and writers, which never return a torn or corrupt frame as data),
-//!   [`wait`] (the lockstep wait), [`mirror`];
-//! - [`interface`]: files, the memory map, descriptors, rates, settings;
-//! - [`record`]: recordings, their writer thread and reader;
 //! - [`link`]: one node coupled to its peers (ownership, heartbeat, exchange,
 //!   redundant rings), with [`health`], [`realtime`];
 //! - [`card`]: what a step costs on a PCIE-5565, and a coupling's share of the
 //!   ring.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod area;
 pub mod card;
-pub mod frame;
 pub mod health;
-pub mod interface;
 pub mod link;
-pub mod mirror;
-mod names;
-pub mod payload;
 pub mod realtime;
-pub mod record;
-pub mod slot;
-mod thread;
-pub mod wait;
+
+// The area floor and interfaces, crates of their own (rfm-frames,
+// rfm-interface), under their old paths.
+use rfm_frames::names;
+pub use rfm_frames::{area, frame, mirror, payload, slot, wait};
+pub use rfm_interface as interface;
+pub use rfm_record as record;
+use rfm_thread as thread;
 
 // The memory floor, a crate of its own (rfm-memory), under its old paths.
 pub use rfm_memory::backend::rfm2g::{Interrupt, Rfm2gError};

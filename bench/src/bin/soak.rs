@@ -185,6 +185,17 @@ fn run() -> Result<bool> {
             fmu.display()
         );
     }
+    // Every node's line, the failed ones too.
+    let judged: Vec<bool> = pair(&fmu, steps)?.iter().map(judge).collect();
+    let clean = judged.iter().all(|&exact| exact);
+    if clean {
+        println!("soak: passed: every value of every step exact on both nodes");
+    }
+    Ok(clean)
+}
+
+/// Runs the two soak processes over one fresh `shm:` memory; their results.
+fn pair(fmu: &Path, steps: u64) -> Result<Vec<Value>> {
     let name = format!("rfm-soak-{}", std::process::id());
     let device = format!("shm:{name}");
     println!(
@@ -196,7 +207,7 @@ fn run() -> Result<bool> {
         .map(|me| {
             Command::new(&exe)
                 .arg("--fmu")
-                .arg(&fmu)
+                .arg(fmu)
                 .args([
                     "--steps",
                     &steps.to_string(),
@@ -219,38 +230,47 @@ fn run() -> Result<bool> {
         let text = String::from_utf8_lossy(&out.stdout);
         results.push(serde_json::from_str::<Value>(text.trim()).context("a soak result")?);
     }
-    let mut clean = true;
-    for r in &results {
-        let bad: Vec<String> = [
-            "lost",
-            "duplicated",
-            "out_of_order",
-            "corrupted",
-            "bad_frames",
-            "restarts",
-        ]
-        .iter()
-        .filter(|k| r[**k].as_u64() != Some(0))
-        .map(|k| format!("{k} {}", r[*k]))
-        .collect();
-        println!(
-            "node {}: {} steps in {:.1} s ({:.0} steps/s); lost {}, duplicated {}, out of order {}, \
-             corrupted {}, bad frames {}, restarts {}; step time median {} ns, p99 {} ns, \
-             p99.9 {} ns, p99.99 {} ns, max {} ns",
-            r["node"], r["steps"], r["seconds"].as_f64().unwrap_or(0.0),
-            r["steps"].as_f64().unwrap_or(0.0) / r["seconds"].as_f64().unwrap_or(1.0),
-            r["lost"], r["duplicated"], r["out_of_order"], r["corrupted"], r["bad_frames"],
-            r["restarts"], r["median_ns"], r["p99_ns"], r["p99_9_ns"], r["p99_99_ns"], r["max_ns"]
-        );
-        if !bad.is_empty() {
-            println!("node {}: FAILED: {}", r["node"], bad.join(", "));
-            clean = false;
-        }
+    Ok(results)
+}
+
+/// Prints one node's result; whether every value of every step was exact.
+fn judge(r: &Value) -> bool {
+    let bad: Vec<String> = [
+        "lost",
+        "duplicated",
+        "out_of_order",
+        "corrupted",
+        "bad_frames",
+        "restarts",
+    ]
+    .iter()
+    .filter(|k| r[**k].as_u64() != Some(0))
+    .map(|k| format!("{k} {}", r[*k]))
+    .collect();
+    println!(
+        "node {}: {} steps in {:.1} s ({:.0} steps/s); lost {}, duplicated {}, out of order {}, \
+         corrupted {}, bad frames {}, restarts {}; step time median {} ns, p99 {} ns, \
+         p99.9 {} ns, p99.99 {} ns, max {} ns",
+        r["node"],
+        r["steps"],
+        r["seconds"].as_f64().unwrap_or(0.0),
+        r["steps"].as_f64().unwrap_or(0.0) / r["seconds"].as_f64().unwrap_or(1.0),
+        r["lost"],
+        r["duplicated"],
+        r["out_of_order"],
+        r["corrupted"],
+        r["bad_frames"],
+        r["restarts"],
+        r["median_ns"],
+        r["p99_ns"],
+        r["p99_9_ns"],
+        r["p99_99_ns"],
+        r["max_ns"]
+    );
+    if !bad.is_empty() {
+        println!("node {}: FAILED: {}", r["node"], bad.join(", "));
     }
-    if clean {
-        println!("soak: passed: every value of every step exact on both nodes");
-    }
-    Ok(clean)
+    bad.is_empty()
 }
 
 #[cfg(test)]

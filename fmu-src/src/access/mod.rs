@@ -14,7 +14,8 @@ use crate::error::{error, FmiError, FmiResult};
 use crate::state_machine::{fixed_parameters_settable, State};
 use crate::values::{count, load, store, Value, Values};
 use fmu_model::fmi2::*;
-use fmu_model::{At, Causality, Kind, Model, Place, RingField, Route, Var};
+use fmu_model::{At, Causality, Model, Place, RingField, Route, Var};
+use rfm_core::interface::FmiType;
 
 mod plain;
 mod runs;
@@ -40,51 +41,46 @@ impl<'i> Access<'i> {
         }
     }
 
-    fn variable(&self, function: &str, vr: fmi2ValueReference, kind: Kind) -> FmiResult<&Var> {
+    fn variable(&self, vr: fmi2ValueReference, kind: FmiType) -> FmiResult<&Var> {
         match self.model.variables.get(vr as usize) {
             Some(var) if var.kind == kind => Ok(var),
-            _ => Err(Self::not_a(self.model, function, vr)),
+            _ => Err(Self::not_a(self.model, vr)),
         }
     }
 
     /// The route of `vr`, a `kind` variable. By reference: a copy of it on the
     /// stack, stored as vectors and loaded back as words, stalled every set.
-    fn route<'m>(
-        model: &'m Model,
-        function: &str,
-        vr: fmi2ValueReference,
-        kind: Kind,
-    ) -> FmiResult<&'m Route> {
+    fn route(model: &Model, vr: fmi2ValueReference, kind: FmiType) -> FmiResult<&Route> {
         match model.routes.get(vr as usize) {
             Some(route) if route.kind == kind => Ok(route),
-            _ => Err(Self::not_a(model, function, vr)),
+            _ => Err(Self::not_a(model, vr)),
         }
     }
 
     /// Why `vr` is not a variable of the kind asked for.
     #[cold]
-    fn not_a(model: &Model, function: &str, vr: fmi2ValueReference) -> FmiError {
+    fn not_a(model: &Model, vr: fmi2ValueReference) -> FmiError {
         match model.variables.get(vr as usize) {
             None => error(format!(
-                "{function}: unknown value reference {vr} (this FMU has 0..{})",
+                "unknown value reference {vr} (this FMU has 0..{})",
                 model.variables.len() - 1
             )),
             Some(var) => error(format!(
-                "{function}: value reference {vr} is `{}`, a {:?} variable",
+                "value reference {vr} is `{}`, a {:?} variable",
                 var.name, var.kind
             )),
         }
     }
 
     /// Whether `var` may be set now; fixed parameters only before initialization ends.
-    fn check_settable(state: State, function: &str, var: &Var) -> FmiResult {
+    fn check_settable(state: State, var: &Var) -> FmiResult {
         match var.causality {
             Causality::Output => Err(error(format!(
-                "{function}: `{}` is an output and cannot be set",
+                "`{}` is an output and cannot be set",
                 var.name
             ))),
             Causality::Parameter if !fixed_parameters_settable(state) => Err(error(format!(
-                "{function}: `{}` is a fixed parameter: set it before fmi2ExitInitializationMode",
+                "`{}` is a fixed parameter: set it before fmi2ExitInitializationMode",
                 var.name
             ))),
             _ => Ok(()),
@@ -93,28 +89,25 @@ impl<'i> Access<'i> {
 
     /// The one rule for a number set: finite, and inside `lo..=hi`.
     #[inline]
-    fn check_number(model: &Model, function: &str, vr: u32, x: f64, lo: f64, hi: f64) -> FmiResult {
+    fn check_number(model: &Model, vr: u32, x: f64, lo: f64, hi: f64) -> FmiResult {
         if x.is_finite() && lo <= x && x <= hi {
             Ok(())
         } else {
-            Err(Self::refused(&model.variables[vr as usize], function, x))
+            Err(Self::refused(&model.variables[vr as usize], x))
         }
     }
 
     #[cold]
-    fn refused(var: &Var, function: &str, x: f64) -> FmiError {
+    fn refused(var: &Var, x: f64) -> FmiError {
         if x.is_finite() {
             error(format!(
-                "{function}: `{}` = {x}: expected {}..{}",
+                "`{}` = {x}: expected {}..{}",
                 var.name,
-                var.min.as_deref().unwrap_or(""),
-                var.max.as_deref().unwrap_or("")
+                var.min.map(|x| var.bound_text(x)).unwrap_or_default(),
+                var.max.map(|x| var.bound_text(x)).unwrap_or_default()
             ))
         } else {
-            error(format!(
-                "{function}: `{}` = {x} is not a finite number",
-                var.name
-            ))
+            error(format!("`{}` = {x} is not a finite number", var.name))
         }
     }
 
@@ -123,15 +116,14 @@ impl<'i> Access<'i> {
     #[inline]
     pub fn set_plain<T: Plain>(
         &mut self,
-        function: &str,
         vrs: &[fmi2ValueReference],
         values: &[T::C],
     ) -> FmiResult {
         if vrs.len() >= CHUNK {
-            return self.set_runs::<T>(function, vrs, values);
+            return self.set_runs::<T>(vrs, values);
         }
         for (&r, &c) in vrs.iter().zip(values) {
-            self.set_one::<T>(function, r, c)?;
+            self.set_one::<T>(r, c)?;
         }
         Ok(())
     }
@@ -141,111 +133,98 @@ impl<'i> Access<'i> {
     /// few values stays as short as before: in one loop, the attitude's six
     /// values cost 10 ns a step more.
     #[inline(never)]
-    fn set_runs<T: Plain>(
-        &mut self,
-        function: &str,
-        vrs: &[fmi2ValueReference],
-        values: &[T::C],
-    ) -> FmiResult {
+    fn set_runs<T: Plain>(&mut self, vrs: &[fmi2ValueReference], values: &[T::C]) -> FmiResult {
         // One count in the C API: the slices are as long as each other.
         let n = vrs.len().min(values.len());
         let (vrs, values) = (&vrs[..n], &values[..n]);
         let mut i = 0;
         while i < n {
             let r = vrs[i];
-            let route = Self::route(self.model, function, r, T::KIND)?;
+            let route = Self::route(self.model, r, T::KIND)?;
             if route.at == At::Input && long_run(&self.model.runs, r) {
                 let run = run_length(&self.model.runs, &vrs[i..]);
                 if run > 1 {
                     let (offset, these) = (route.offset as usize, &values[i..i + run]);
                     if !T::store_run(these, self.values.frame.payload_mut(), offset) {
-                        return Err(self.first_refused::<T>(function, &vrs[i..], these));
+                        return Err(self.first_refused::<T>(&vrs[i..], these));
                     }
                     i += run;
                     continue;
                 }
             }
-            self.set_one::<T>(function, r, values[i])?;
+            self.set_one::<T>(r, values[i])?;
             i += 1;
         }
         Ok(())
     }
 
     #[inline(always)]
-    fn set_one<T: Plain>(&mut self, function: &str, r: fmi2ValueReference, c: T::C) -> FmiResult {
-        let route = Self::route(self.model, function, r, T::KIND)?;
+    fn set_one<T: Plain>(&mut self, r: fmi2ValueReference, c: T::C) -> FmiResult {
+        let route = Self::route(self.model, r, T::KIND)?;
         if route.at == At::Input {
             // Inputs are settable in every state a set is legal in (the call table).
             let (lo, hi) = match route.bounded {
-                true => self.model.variables[r as usize].bounds,
+                true => self.model.variables[r as usize].bounds(),
                 false => (f64::NEG_INFINITY, f64::INFINITY),
             };
-            Self::check_number(self.model, function, r, T::number(c), lo, hi)?;
+            Self::check_number(self.model, r, T::number(c), lo, hi)?;
             T::store(c, self.values.frame.payload_mut(), route.offset as usize);
             Ok(())
         } else {
-            self.set_variable(function, r, T::value(c))
+            self.set_variable(r, T::value(c))
         }
     }
 
     /// Why a run was refused: its first value that is not finite, by name.
     #[cold]
-    fn first_refused<T: Plain>(
-        &self,
-        function: &str,
-        vrs: &[fmi2ValueReference],
-        values: &[T::C],
-    ) -> FmiError {
+    fn first_refused<T: Plain>(&self, vrs: &[fmi2ValueReference], values: &[T::C]) -> FmiError {
         let (j, &c) = (values.iter().enumerate())
             .find(|(_, &c)| !T::number(c).is_finite())
             .expect("store_run refuses only a run with a value that is not finite");
-        Self::refused(
-            &self.model.variables[vrs[j] as usize],
-            function,
-            T::number(c),
-        )
+        Self::refused(&self.model.variables[vrs[j] as usize], T::number(c))
     }
 
     /// `fmi2SetString`: `None` for a NULL or non-UTF-8 string.
     pub fn set_strings(
         &mut self,
-        function: &str,
         vrs: &[fmi2ValueReference],
         values: &[Option<&str>],
     ) -> FmiResult {
         for (&r, text) in vrs.iter().zip(values) {
-            self.variable(function, r, Kind::String)?;
+            self.variable(r, FmiType::String)?;
             let text = text.ok_or_else(|| {
                 error(format!(
-                    "{function}: the value for `{}` is NULL or not UTF-8",
+                    "the value for `{}` is NULL or not UTF-8",
                     self.model.variables[r as usize].name
                 ))
             })?;
-            self.set_variable(function, r, Value::String(text.to_owned()))?;
+            self.set_variable(r, Value::String(text.to_owned()))?;
         }
         Ok(())
     }
 
     /// Sets `vr` (of `value`'s kind) through its variable: a parameter, a String
     /// input, or the error an output gives.
-    fn set_variable(&mut self, function: &str, vr: u32, value: Value) -> FmiResult {
+    fn set_variable(&mut self, vr: u32, value: Value) -> FmiResult {
         let var = &self.model.variables[vr as usize];
-        Self::check_settable(self.state, function, var)?;
-        let number = match value {
-            Value::Real(x) => Some(x),
-            Value::Integer(i) => Some(f64::from(i)),
-            Value::Boolean(_) | Value::String(_) => None,
-        };
-        if let Some(x) = number {
-            let (lo, hi) = var.bounds;
-            Self::check_number(self.model, function, vr, x, lo, hi)?;
+        Self::check_settable(self.state, var)?;
+        if let Some(x) = value.number() {
+            let (lo, hi) = var.bounds();
+            Self::check_number(self.model, vr, x, lo, hi)?;
         }
         match (var.place, &value) {
-            (Place::Param(q), _) => self.values.params[q as usize] = value,
+            (Place::Param(q), _) => self.values.params.set(q, value).map_err(|value| {
+                error(format!(
+                    "`{}` is {}, not {}",
+                    var.name,
+                    var.kind.with_article(),
+                    value.fmi_type().with_article()
+                ))
+            })?,
             (Place::Input { offset, size }, Value::String(text)) => {
                 if text.len() > size {
                     return Err(error(format!(
-                        "{function}: `{}`: {text:?} is {} bytes of UTF-8; at most {size} fit",
+                        "`{}`: {text:?} is {} bytes of UTF-8; at most {size} fit",
                         var.name,
                         text.len()
                     )));
@@ -271,7 +250,7 @@ impl<'i> Access<'i> {
     /// The value of `var` now.
     fn value(&self, var: &Var) -> Value {
         match var.place {
-            Place::Param(p) => self.values.params[p as usize].clone(),
+            Place::Param(p) => self.values.params.get(p),
             Place::Input { offset, size } => {
                 load(self.values.frame.payload(), offset, var.kind, size)
             }
@@ -308,18 +287,13 @@ impl<'i> Access<'i> {
     /// `fmi2GetReal`, `fmi2GetInteger`, `fmi2GetBoolean`: an input or a peer's
     /// signal is a load from its payload; anything else is computed by its variable.
     #[inline]
-    pub fn get_plain<T: Plain>(
-        &self,
-        function: &str,
-        vrs: &[fmi2ValueReference],
-        out: &mut [T::C],
-    ) -> FmiResult {
+    pub fn get_plain<T: Plain>(&self, vrs: &[fmi2ValueReference], out: &mut [T::C]) -> FmiResult {
         if vrs.len() >= CHUNK {
-            return self.get_runs::<T>(function, vrs, out);
+            return self.get_runs::<T>(vrs, out);
         }
         let mut last = None;
         for (&r, o) in vrs.iter().zip(out) {
-            let route = Self::route(self.model, function, r, T::KIND)?;
+            let route = Self::route(self.model, r, T::KIND)?;
             *o = match self.payload(route, &mut last) {
                 Some(p) => T::load(p, route.offset as usize),
                 None => T::from_value(self.value(&self.model.variables[r as usize])),
@@ -331,19 +305,14 @@ impl<'i> Access<'i> {
     /// [`Access::get_plain`] of enough values to hold a run: each run the
     /// master asks for in order is loaded at once. Apart, like [`Access::set_runs`].
     #[inline(never)]
-    fn get_runs<T: Plain>(
-        &self,
-        function: &str,
-        vrs: &[fmi2ValueReference],
-        out: &mut [T::C],
-    ) -> FmiResult {
+    fn get_runs<T: Plain>(&self, vrs: &[fmi2ValueReference], out: &mut [T::C]) -> FmiResult {
         let n = vrs.len().min(out.len());
         let (vrs, out) = (&vrs[..n], &mut out[..n]);
         let mut last = None;
         let mut i = 0;
         while i < n {
             let r = vrs[i];
-            let route = Self::route(self.model, function, r, T::KIND)?;
+            let route = Self::route(self.model, r, T::KIND)?;
             match self.payload(route, &mut last) {
                 Some(p) => {
                     let offset = route.offset as usize;
@@ -389,15 +358,10 @@ impl<'i> Access<'i> {
     }
 
     /// The strings of `vrs`; the pointers stay valid until the next call on this instance.
-    pub fn get_string(
-        &mut self,
-        function: &str,
-        vrs: &[fmi2ValueReference],
-        out: &mut [fmi2String],
-    ) -> FmiResult {
+    pub fn get_string(&mut self, vrs: &[fmi2ValueReference], out: &mut [fmi2String]) -> FmiResult {
         self.values.returned.clear();
         for &r in vrs {
-            let var = self.variable(function, r, Kind::String)?;
+            let var = self.variable(r, FmiType::String)?;
             let Value::String(text) = self.value(var) else {
                 unreachable!("checked kind")
             };

@@ -3,11 +3,11 @@
 
 use crate::values::Value;
 use fmu_model::fmi2::*;
-use fmu_model::Kind;
+use rfm_core::interface::FmiType;
 
 /// A numeric FMI type, as the master passes it and as the payload holds it.
 pub trait Plain {
-    const KIND: Kind;
+    const KIND: FmiType;
     /// The C type of the master's array.
     type C: Copy;
     /// The value as a number, for the finiteness and bounds checks.
@@ -35,7 +35,7 @@ pub struct Boolean;
 macro_rules! number {
     ($marker:ident, $c:ty, $kind:ident) => {
         impl Plain for $marker {
-            const KIND: Kind = Kind::$kind;
+            const KIND: FmiType = FmiType::$kind;
             type C = $c;
             fn number(c: $c) -> f64 {
                 f64::from(c)
@@ -84,7 +84,7 @@ number!(Real, fmi2Real, Real);
 number!(Integer, fmi2Integer, Integer);
 
 impl Plain for Boolean {
-    const KIND: Kind = Kind::Boolean;
+    const KIND: FmiType = FmiType::Boolean;
     type C = fmi2Boolean;
     fn number(c: fmi2Boolean) -> f64 {
         f64::from(u8::from(c != fmi2False))

@@ -6,8 +6,9 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::{Arc, Mutex};
 
 use fmu_model::fmi2::*;
-use fmu_model::{Kind, Model};
+use fmu_model::Model;
 use rfm_attitude::*;
+use rfm_core::interface::FmiType;
 
 /// Messages one instance logged: (status, category, message).
 pub type Log = Arc<Mutex<Vec<(fmi2Status, String, String)>>>;
@@ -90,7 +91,7 @@ pub struct Fmu {
     _name: CString,
 }
 
-pub fn vr(name: &str) -> (u32, Kind) {
+pub fn vr(name: &str) -> (u32, FmiType) {
     let model = Model::attitude();
     let (r, v) = model
         .variable(name)
@@ -137,7 +138,7 @@ impl Fmu {
     }
 
     /// The value reference and type of the variable `name`.
-    pub fn vr(&self, name: &str) -> (u32, Kind) {
+    pub fn vr(&self, name: &str) -> (u32, FmiType) {
         let (r, v) = self
             .model
             .variable(name)
@@ -151,10 +152,10 @@ impl Fmu {
         // SAFETY: one valid value reference and one value of the right type.
         unsafe {
             match kind {
-                Kind::Real => fmi2_set_real(self.c, &r, 1, &value.parse::<f64>().unwrap()),
-                Kind::Integer => fmi2_set_integer(self.c, &r, 1, &value.parse::<i32>().unwrap()),
-                Kind::Boolean => fmi2_set_boolean(self.c, &r, 1, &i32::from(value == "true")),
-                Kind::String => {
+                FmiType::Real => fmi2_set_real(self.c, &r, 1, &value.parse::<f64>().unwrap()),
+                FmiType::Integer => fmi2_set_integer(self.c, &r, 1, &value.parse::<i32>().unwrap()),
+                FmiType::Boolean => fmi2_set_boolean(self.c, &r, 1, &i32::from(value == "true")),
+                FmiType::String => {
                     let s = CString::new(value).unwrap();
                     fmi2_set_string(self.c, &r, 1, &s.as_ptr())
                 }

@@ -252,8 +252,23 @@ impl Exchange {
         }
     }
 
-    /// One poll of peer `i` for frame `need` of step `k`.
+    /// One poll of peer `i` for frame `need` of step `k`: the frame taken, or
+    /// what the peer's state says when it is not there yet.
     fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
+        if self.try_take(i, k, need, now)? {
+            return Ok(());
+        }
+        self.check_fault(i, k, now)?;
+        if self.peers[i].bound().is_none() {
+            self.check_unseen(i, now)?;
+        }
+        Ok(())
+    }
+
+    /// Reads peer `i`'s entry for frame `need` and takes the frame if it is
+    /// there and of the peer's live session: whether it was taken.
+    #[inline]
+    fn try_take(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<bool, LinkError> {
         let peer = &mut self.peers[i];
         rfm_memory::counts::poll();
         peer.watch(now)?;
@@ -273,7 +288,7 @@ impl Exchange {
                         compat::check_frame(&self.expected, &self.peers[i], &h)?;
                     }
                     self.peers[i].take(h, now);
-                    return Ok(());
+                    return Ok(true);
                 }
                 Admit::NotLive => peer.mark_unproven(h.epoch),
                 Admit::Restarted { old } => {
@@ -301,6 +316,12 @@ impl Exchange {
                 self.peers[i].count_bad_once(&err);
             }
         }
+        Ok(false)
+    }
+
+    /// Peer `i` stopped, died or restarted (its heartbeat and owner word say):
+    /// the error of step `k` that names it.
+    fn check_fault(&mut self, i: usize, k: u64, now: Instant) -> Result<(), LinkError> {
         let peer = &self.peers[i];
         let name = || peer.name(&self.expected.interface).to_owned();
         let fault = peer.fault(now);
@@ -308,40 +329,38 @@ impl Exchange {
             compat::check_described(&self.expected, peer)?;
         }
         match fault {
-            Some(Fault::Stopped) => {
-                return Err(LinkError::PeerStopped {
-                    device: self.expected.config.device.clone(),
-                    peer: name(),
-                    peer_slot: peer.slot(),
-                    step: k,
-                    ended: peer.ended()?,
-                })
-            }
-            Some(Fault::Dead { silent }) => {
-                return Err(LinkError::PeerDead {
-                    device: self.expected.config.device.clone(),
-                    peer: name(),
-                    peer_slot: peer.slot(),
-                    step: k,
-                    silent,
-                })
-            }
+            Some(Fault::Stopped) => Err(LinkError::PeerStopped {
+                device: self.expected.config.device.clone(),
+                peer: name(),
+                peer_slot: peer.slot(),
+                step: k,
+                ended: peer.ended()?,
+            }),
+            Some(Fault::Dead { silent }) => Err(LinkError::PeerDead {
+                device: self.expected.config.device.clone(),
+                peer: name(),
+                peer_slot: peer.slot(),
+                step: k,
+                silent,
+            }),
             Some(Fault::Restarted { old, owner }) => {
                 let new = peer.session_of(owner);
-                return Err(self.restarted(i, k, old, new));
+                Err(self.restarted(i, k, old, new))
             }
-            None => {}
+            None => Ok(()),
         }
-        if self.peers[i].bound().is_none() {
-            if self.peers[i].holds_nothing() {
-                compat::check_layout(&self.expected, &self.peers[i], Layout::Framed)?;
-            }
-            // Never seen: perhaps written from another file, elsewhere (what
-            // its area holds here is then not its frames either).
-            let node = self.peers[i].node();
-            if let Some(found) = self.lookout.look_for(&self.expected.interface, node, now)? {
-                return Err(compat::misplaced(&self.expected, &self.peers[i], &found));
-            }
+    }
+
+    /// Peer `i` was never seen: its area here may hold another layout, or the
+    /// peer may be written from another file, elsewhere (what its area holds
+    /// here is then not its frames either).
+    fn check_unseen(&mut self, i: usize, now: Instant) -> Result<(), LinkError> {
+        if self.peers[i].holds_nothing() {
+            compat::check_layout(&self.expected, &self.peers[i], Layout::Framed)?;
+        }
+        let node = self.peers[i].node();
+        if let Some(found) = self.lookout.look_for(&self.expected.interface, node, now)? {
+            return Err(compat::misplaced(&self.expected, &self.peers[i], &found));
         }
         Ok(())
     }

@@ -33,21 +33,7 @@ pub(super) fn open(
     preset: bool,
 ) -> Result<Opened, LinkError> {
     let len = usize::try_from(map.len()).expect("the map fits its memory_size");
-    // Replay: the node runs on a memory of its own; the peers are played.
-    let (player, memory) = match config.device.strip_prefix(REPLAY_PREFIX) {
-        Some(path) => {
-            if config.mode != SyncMode::Lockstep {
-                return Err(config_error(
-                    "syncMode",
-                    "free",
-                    "a replay is step by step: use lockstep",
-                ));
-            }
-            let player = replay::Player::open(path, interface, config.node_slot)?;
-            (Some(player), format!("loopback:replay-{:x}", new_epoch()))
-        }
-        None => (None, config.device.clone()),
-    };
+    let (player, memory) = replay_or_device(config, interface)?;
     let options = OpenOptions {
         rfm2g_library: config.rfm2g_library.clone(),
         // A `shm:` object this node creates is the memory the interface
@@ -83,66 +69,8 @@ pub(super) fn open(
     } else {
         WaitPoll::Entry
     });
-    let events = if config.wait == WaitStrategy::Event {
-        let events = device.events()?.ok_or_else(|| {
-            config_error(
-                "waitStrategy",
-                "event",
-                format!(
-                    "RFM2g network interrupts need an RFM2g device whose library has the event \
-                     functions; `{}` has none: use spin, yield or sleep",
-                    config.device
-                ),
-            )
-        })?;
-        Some(events)
-    } else {
-        None
-    };
-    // The window reaches as far as the interface's memory_size (and the
-    // device), not only to its last area: the descriptors of nodes written
-    // from other files may lie beyond (see `claim` and `lookout`).
-    let scanned = (interface.memory_size)
-        .min(device.size().saturating_sub(config.region_offset))
-        .try_into()
-        .unwrap_or(len);
-    let window = |device: &Device| device.map(config.region_offset, len.max(scanned));
-    let region = window(&device)
-        .and_then(|a| match &twin {
-            Some(twin) => Ok(Region::redundant(a, window(twin)?)
-                .expect("the two memories were checked to be as large")),
-            None => Ok(a),
-        })
-        .map_err(|e| match e {
-            DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
-                let (what, remedy) = if preset {
-                    (
-                        format!(
-                            "slots 0..={} (nodeSlot {}, peerSlot {})",
-                            config.node_slot.max(config.peer_slot),
-                            config.node_slot,
-                            config.peer_slot
-                        ),
-                        "lower regionOffset or the slot numbers",
-                    )
-                } else {
-                    (
-                        format!("interface `{}`", interface.name),
-                        "lower regionOffset, or give the nodes smaller offsets",
-                    )
-                };
-                config_error(
-                    "regionOffset",
-                    config.region_offset,
-                    format!(
-                        "{what} need {len} bytes from there, which does not fit the \
-                     {size}-byte memory of `{}`: {remedy} ({e})",
-                        config.device
-                    ),
-                )
-            }
-            other => other.into(),
-        })?;
+    let events = events(config, &device)?;
+    let region = window(config, interface, (&device, twin.as_ref()), len, preset)?;
     Ok(Opened {
         device,
         region,
@@ -150,6 +78,111 @@ pub(super) fn open(
         events,
         twin,
     })
+}
+
+/// Replay: the node runs on a loopback memory of its own and the peers are
+/// played from the recording; otherwise the device named.
+fn replay_or_device(
+    config: &LinkConfig,
+    interface: &Interface,
+) -> Result<(Option<replay::Player>, String), LinkError> {
+    let Some(path) = config.device.strip_prefix(REPLAY_PREFIX) else {
+        return Ok((None, config.device.clone()));
+    };
+    if config.mode != SyncMode::Lockstep {
+        return Err(config_error(
+            "syncMode",
+            "free",
+            "a replay is step by step: use lockstep",
+        ));
+    }
+    let player = replay::Player::open(path, interface, config.node_slot)?;
+    Ok((Some(player), format!("loopback:replay-{:x}", new_epoch())))
+}
+
+/// Network interrupts, for waitStrategy = event.
+fn events(config: &LinkConfig, device: &Device) -> Result<Option<Events>, LinkError> {
+    if config.wait != WaitStrategy::Event {
+        return Ok(None);
+    }
+    let events = device.events()?.ok_or_else(|| {
+        config_error(
+            "waitStrategy",
+            "event",
+            format!(
+                "RFM2g network interrupts need an RFM2g device whose library has the event \
+                 functions; `{}` has none: use spin, yield or sleep",
+                config.device
+            ),
+        )
+    })?;
+    Ok(Some(events))
+}
+
+/// The window over the interface (`len` bytes) on the device and its twin.
+/// It reaches as far as the interface's memory_size (and the device), not
+/// only to its last area: the descriptors of nodes written from other files
+/// may lie beyond (see `claim` and `lookout`).
+fn window(
+    config: &LinkConfig,
+    interface: &Interface,
+    (device, twin): (&Device, Option<&Device>),
+    len: usize,
+    preset: bool,
+) -> Result<Region, LinkError> {
+    let scanned = (interface.memory_size)
+        .min(device.size().saturating_sub(config.region_offset))
+        .try_into()
+        .unwrap_or(len);
+    let window = |device: &Device| device.map(config.region_offset, len.max(scanned));
+    window(device)
+        .and_then(|a| match twin {
+            Some(twin) => Ok(Region::redundant(a, window(twin)?)
+                .expect("the two memories were checked to be as large")),
+            None => Ok(a),
+        })
+        .map_err(|e| match e {
+            DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
+                does_not_fit(config, interface, len, size, preset, &e)
+            }
+            other => other.into(),
+        })
+}
+
+/// The interface does not fit the memory from regionOffset: what to change.
+fn does_not_fit(
+    config: &LinkConfig,
+    interface: &Interface,
+    len: usize,
+    size: u64,
+    preset: bool,
+    e: &DeviceError,
+) -> LinkError {
+    let (what, remedy) = if preset {
+        (
+            format!(
+                "slots 0..={} (nodeSlot {}, peerSlot {})",
+                config.node_slot.max(config.peer_slot),
+                config.node_slot,
+                config.peer_slot
+            ),
+            "lower regionOffset or the slot numbers",
+        )
+    } else {
+        (
+            format!("interface `{}`", interface.name),
+            "lower regionOffset, or give the nodes smaller offsets",
+        )
+    };
+    config_error(
+        "regionOffset",
+        config.region_offset,
+        format!(
+            "{what} need {len} bytes from there, which does not fit the \
+             {size}-byte memory of `{}`: {remedy} ({e})",
+            config.device
+        ),
+    )
 }
 
 /// The two memories of a redundant device must be one coupling's: as large,

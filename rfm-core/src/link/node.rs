@@ -84,6 +84,37 @@ impl std::fmt::Debug for Node {
     }
 }
 
+/// The peers of node `me`: every other node of the interface, or, for the
+/// attitude preset's self-loop (one node, its peer slot its own), the node
+/// itself, bound to this session from the start.
+fn peers(
+    config: &LinkConfig,
+    interface: &Interface,
+    map: &MemoryMap,
+    region: &Region,
+    me: usize,
+    epoch: u64,
+    now: Instant,
+) -> Result<Vec<Peer>, LinkError> {
+    let peer = |i: usize, own_epoch: Option<u64>| -> Result<Peer, LinkError> {
+        let rate = Rate::of(config, interface, me, i)?;
+        Ok(Peer::new(
+            config,
+            region,
+            i,
+            map.area(i),
+            rate,
+            own_epoch,
+            now,
+        )?)
+    };
+    let others: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != me).collect();
+    if others.is_empty() && config.peer_slot == config.node_slot {
+        return Ok(vec![peer(me, Some(epoch))?]);
+    }
+    others.into_iter().map(|i| peer(i, None)).collect()
+}
+
 impl Node {
     /// A node of session `epoch` over `region` (laid out by `map`), which starts
     /// observing its own slot at `now`. Nothing is written yet.
@@ -115,35 +146,7 @@ impl Node {
                 own: SeedReader::new(own.clone())?,
             },
         };
-        let others: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != me).collect();
-        let rate = |i: usize| Rate::of(&config, &interface, me, i);
-        let peers = if others.is_empty() && config.peer_slot == config.node_slot {
-            // The attitude preset's self-loop: the peer is this node.
-            vec![Peer::new(
-                &config,
-                region,
-                me,
-                geometry,
-                rate(me)?,
-                Some(epoch),
-                now,
-            )?]
-        } else {
-            others
-                .into_iter()
-                .map(|i| {
-                    Ok(Peer::new(
-                        &config,
-                        region,
-                        i,
-                        map.area(i),
-                        rate(i)?,
-                        None,
-                        now,
-                    )?)
-                })
-                .collect::<Result<_, LinkError>>()?
-        };
+        let peers = peers(&config, &interface, map, region, me, epoch, now)?;
         let fingerprint = interface.fingerprint();
         let claimant = Claimant {
             region: region.clone(),

@@ -35,10 +35,18 @@ pub struct Peer {
     self_loop: bool,
     /// This node waits for the peer's frames (lockstep), or takes the newest.
     rate: Rate,
-    /// Lockstep: this step's frame was taken.
-    got: bool,
-    /// Lockstep: the frame this step needs (`None`: the newest is taken).
+    /// What this lockstep step has of the peer.
+    step: StepState,
+}
+
+/// What one lockstep step has of a peer: new with every step
+/// ([`Peer::begin_step`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct StepState {
+    /// The frame this step needs (`None`: the newest is taken).
     need: Option<u64>,
+    /// This step's frame was taken.
+    got: bool,
     /// A complete frame of the step was there, but of a session not proven live.
     unproven: Option<u64>,
     /// This step's wait saw a corrupt frame (counted once per step).
@@ -136,10 +144,7 @@ impl Peer {
             seed: SeedWatch::default(),
             self_loop: own_epoch.is_some(),
             rate,
-            got: false,
-            need: None,
-            unproven: None,
-            bad_seen: false,
+            step: StepState::default(),
         })
     }
 
@@ -186,7 +191,7 @@ impl Peer {
     /// out (`None` for a peer whose newest frame is taken).
     #[inline]
     pub(crate) fn need(&self) -> Option<u64> {
-        self.need
+        self.step.need
     }
 
     /// Lockstep: the frame index step `k` takes with lag `lag` (`None` for a
@@ -258,21 +263,21 @@ impl Peer {
     /// and the frame it needs worked out once for all its polls.
     #[inline]
     pub(crate) fn begin_step(&mut self, k: u64, lag: u8) {
-        self.need = self.frame_needed(k, lag);
-        self.got = false;
-        self.unproven = None;
-        self.bad_seen = false;
+        self.step = StepState {
+            need: self.frame_needed(k, lag),
+            ..StepState::default()
+        };
     }
 
     /// This step's wait saw a corrupt frame of the peer.
     pub(crate) fn saw_bad_frame(&self) -> bool {
-        self.bad_seen
+        self.step.bad_seen
     }
 
     /// Lockstep: this step's frame was taken.
     #[inline]
     pub(crate) fn got(&self) -> bool {
-        self.got
+        self.step.got
     }
 
     /// Reads the peer's liveness words when the handshake is due to look again.
@@ -293,21 +298,21 @@ impl Peer {
     /// A complete frame of this step was there, of session `epoch`, which is
     /// not proven live (the timeout's diagnosis names it).
     pub(crate) fn mark_unproven(&mut self, epoch: u64) {
-        self.unproven = Some(epoch);
+        self.step.unproven = Some(epoch);
     }
 
     /// Takes the frame read into the scratch frame (header `h`) as this step's.
     #[inline]
     pub(crate) fn take(&mut self, h: Header, now: Instant) {
         self.observed.accept_chosen(h, Some(h.epoch), now);
-        self.got = true;
+        self.step.got = true;
     }
 
     /// Counts a corrupt frame that `err` reports, once per lockstep step.
     pub(crate) fn count_bad_once(&mut self, err: &ReadError) {
         if let ReadError::Unreadable { rejections, .. } = err {
-            if rejections.saw_bad_frame() && !self.bad_seen {
-                self.bad_seen = true;
+            if rejections.saw_bad_frame() && !self.step.bad_seen {
+                self.step.bad_seen = true;
                 self.observed.observe_bad();
             }
         }
@@ -393,9 +398,9 @@ impl Peer {
     /// timeout's message says it; `interface` and `fingerprint` are this node's.
     pub(crate) fn why_late(&self, now: Instant, interface: &Interface, fingerprint: u64) -> String {
         let silent = self.handshake.life().silent_for(now);
-        if self.bad_seen {
+        if self.step.bad_seen {
             "its area holds corrupted frames (bad magic or CRC)".to_owned()
-        } else if let Some(epoch) = self.unproven {
+        } else if let Some(epoch) = self.step.unproven {
             let holder = match self.handshake.life() {
                 liveness::Life::Closed { .. } => "which has closed the slot".to_owned(),
                 liveness::Life::Beating { owner, .. } if owner != token(epoch) => {

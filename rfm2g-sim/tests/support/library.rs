@@ -1,5 +1,5 @@
 //! Where the emulator library is, building it first. Included with `#[path]` by
-//! the tests of rfm2g-sim, rfm-core, fmu-src and rfmctl: a test cannot depend on
+//! the tests of rfm2g-sim, rfm-memory, rfm-core, fmu-src and rfmctl: a test cannot depend on
 //! a cdylib, so it asks cargo for one (a no-op when it is current). Cargo is not
 //! holding the build lock while tests run, so the nested build does not wait on
 //! it. `RFM2G_SIM_LIBRARY=PATH` names a library built already instead (the

@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::interface::descriptor;
+use rfm_core::interface::{descriptor, Found};
 use rfm_core::record::{queue_capacity, wall_ns, Header, Kind, Recorder};
 use rfm_core::slot::{FramedReader, Ring, StepPoll};
+use rfm_core::{Device, Region};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
@@ -60,56 +61,8 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
             args.seconds
         )));
     }
-    let (_device, region, found) = waiting(args.wait, || {
-        let device = open(&args.device, library)?;
-        let region = coupling_region(&device, &args.device, args.region_offset)?;
-        // As `watch` chooses them: of a slot described twice, the live one.
-        let found = described(&region, &args.slots).map_err(Failure::device)?;
-        let missing: Vec<String> = args
-            .slots
-            .iter()
-            .filter(|s| !found.iter().any(|f| f.descriptor.slot == **s))
-            .map(u8::to_string)
-            .collect();
-        if found.is_empty() || (args.wait.is_some() && !missing.is_empty()) {
-            return Err(Failure::check_failed(anyhow!(
-                "no node describes {} in `{}` (regionOffset {:#x}): is a simulator running on it?",
-                match missing.is_empty() {
-                    true => "itself".to_owned(),
-                    false => format!("slot {}", missing.join(", ")),
-                },
-                args.device,
-                args.region_offset
-            ))
-            .not_yet());
-        }
-        Ok((device, region, found))
-    })?;
-    let first = &found[0];
-    let header = Header {
-        fingerprint: first.descriptor.fingerprint,
-        node: None,
-        started_ns: wall_ns(),
-        interface: first.descriptor.interface.clone(),
-        parameters: format!(
-            "device={}\nregionOffset={}\nrecorder=rfmctl record\n",
-            args.device, args.region_offset
-        ),
-        descriptors: found
-            .iter()
-            .map(|f| {
-                let d = &f.descriptor;
-                // A recording is of no session.
-                descriptor::encode(
-                    &d.interface,
-                    d.fingerprint,
-                    &d.node_spec(),
-                    &f.area.payload,
-                    0,
-                )
-            })
-            .collect(),
-    };
+    let (_device, region, found) = waiting(args.wait, || find(args, library))?;
+    let header = header(args, &found);
     let mut sources = Vec::new();
     for f in &found {
         let area = rfm_core::area::window(&region, &f.area).map_err(Failure::device)?;
@@ -149,13 +102,79 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     }
     let dropped = recorder.dropped();
     recorder.finish().map_err(Failure::device)?;
+    report(args, &sources, dropped);
+    Ok(())
+}
+
+/// The device, its coupling region and the areas that describe the slots
+/// asked for (of a slot described twice, the live one, as `watch` chooses);
+/// not yet while none does, or, with `--wait`, while one of them does not.
+fn find(
+    args: &RecordArgs,
+    library: Option<&Path>,
+) -> Result<(Device, Region, Vec<Found>), Failure> {
+    let device = open(&args.device, library)?;
+    let region = coupling_region(&device, &args.device, args.region_offset)?;
+    let found = described(&region, &args.slots).map_err(Failure::device)?;
+    let missing: Vec<String> = args
+        .slots
+        .iter()
+        .filter(|s| !found.iter().any(|f| f.descriptor.slot == **s))
+        .map(u8::to_string)
+        .collect();
+    if found.is_empty() || (args.wait.is_some() && !missing.is_empty()) {
+        return Err(Failure::check_failed(anyhow!(
+            "no node describes {} in `{}` (regionOffset {:#x}): is a simulator running on it?",
+            match missing.is_empty() {
+                true => "itself".to_owned(),
+                false => format!("slot {}", missing.join(", ")),
+            },
+            args.device,
+            args.region_offset
+        ))
+        .not_yet());
+    }
+    Ok((device, region, found))
+}
+
+/// The recording's header: the interface of the first node found, the
+/// recorder as its parameters, and every node's descriptor (of no session).
+fn header(args: &RecordArgs, found: &[Found]) -> Header {
+    let first = &found[0];
+    Header {
+        fingerprint: first.descriptor.fingerprint,
+        node: None,
+        started_ns: wall_ns(),
+        interface: first.descriptor.interface.clone(),
+        parameters: format!(
+            "device={}\nregionOffset={}\nrecorder=rfmctl record\n",
+            args.device, args.region_offset
+        ),
+        descriptors: found
+            .iter()
+            .map(|f| {
+                let d = &f.descriptor;
+                descriptor::encode(
+                    &d.interface,
+                    d.fingerprint,
+                    &d.node_spec(),
+                    &f.area.payload,
+                    0,
+                )
+            })
+            .collect(),
+    }
+}
+
+/// What was recorded, slot by slot, and the records the disk lost.
+fn report(args: &RecordArgs, sources: &[Source], dropped: u64) {
     println!(
         "recorded {} for {:.1} s into {}",
         args.device,
         args.seconds,
         args.out.display()
     );
-    for s in &sources {
+    for s in sources {
         println!(
             "slot {:3}: {} frames, {} missed (overwritten before they were read)",
             s.slot, s.frames, s.missed
@@ -164,7 +183,6 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     if dropped > 0 {
         println!("{dropped} records dropped: the disk fell behind");
     }
-    Ok(())
 }
 
 /// Records every frame of `s` published since the last sweep; whether any was.

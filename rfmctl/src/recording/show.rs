@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rfm_core::frame::framed::{self, HEADER_SIZE};
-use rfm_core::record::{Kind, Reader};
+use rfm_core::record::{Header, Kind, Reader, Record};
 
 use crate::failure::Failure;
 
@@ -27,7 +27,77 @@ struct Slot {
 
 pub fn show(file: &Path) -> Result<(), Failure> {
     let mut reader = Reader::open(file)?;
-    let header = reader.header().clone();
+    print_header(file, reader.header());
+    let mut slots: BTreeMap<u8, Slot> = BTreeMap::new();
+    let (mut first_ns, mut last_ns) = (None, 0u64);
+    let ended = loop {
+        let record = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        };
+        first_ns.get_or_insert(record.recorded_ns);
+        last_ns = record.recorded_ns;
+        slots.entry(record.slot).or_default().add(&record);
+    };
+    println!(
+        "records     {}, over {:.3} s of wall clock",
+        reader.records_read(),
+        first_ns.map_or(0.0, |f| last_ns.saturating_sub(f) as f64 * 1e-9)
+    );
+    print_slots(&slots);
+    match ended {
+        None if reader.cut() > 0 => {
+            println!(
+                "end         cut short: {} bytes of an unfinished record after the last one (its \
+                 writer stopped mid-record, e.g. killed)",
+                reader.cut()
+            );
+            Ok(())
+        }
+        None => {
+            println!("end         complete");
+            Ok(())
+        }
+        Some(e) => Err(e.into()),
+    }
+}
+
+impl Slot {
+    /// Counts `record` of this slot: a frame (its step against the last one
+    /// says gaps and restarts), a bad one, or the records the writer missed.
+    fn add(&mut self, record: &Record) {
+        if let Some(missed) = record.missed() {
+            self.missed += missed;
+            return;
+        }
+        debug_assert!(matches!(record.kind, Kind::Published | Kind::Taken));
+        let Some(payload) = record.body.len().checked_sub(HEADER_SIZE) else {
+            self.bad += 1;
+            return;
+        };
+        let Ok(h) = framed::check(&record.body, payload) else {
+            self.bad += 1;
+            return;
+        };
+        self.frames += 1;
+        match (self.epoch, self.last) {
+            (Some(epoch), _) if epoch != h.epoch => self.restarts += 1,
+            (Some(_), Some((step, _))) if h.step > step.saturating_add(1) => {
+                self.gaps += h.step - step - 1
+            }
+            (Some(_), Some((step, _))) if h.step <= step => self.restarts += 1,
+            _ => {}
+        }
+        self.epoch = Some(h.epoch);
+        self.first.get_or_insert((h.step, h.sim_time));
+        self.last = Some((h.step, h.sim_time));
+    }
+}
+
+/// The recording's header: its interface, who recorded it, with which
+/// parameters, and every node's signals.
+fn print_header(file: &Path, header: &Header) {
     let nodes = header.nodes();
     println!("recording   {}", file.display());
     println!(
@@ -60,80 +130,23 @@ pub fn show(file: &Path) -> Result<(), Failure> {
             signals.join(", ")
         );
     }
-    let mut slots: BTreeMap<u8, Slot> = BTreeMap::new();
-    let (mut first_ns, mut last_ns) = (None, 0u64);
-    let ended = loop {
-        let record = match reader.next_record() {
-            Ok(Some(r)) => r,
-            Ok(None) => break None,
-            Err(e) => break Some(e),
-        };
-        first_ns.get_or_insert(record.recorded_ns);
-        last_ns = record.recorded_ns;
-        let slot = slots.entry(record.slot).or_default();
-        if let Some(missed) = record.missed() {
-            slot.missed += missed;
-            continue;
-        }
-        debug_assert!(matches!(record.kind, Kind::Published | Kind::Taken));
-        let Some(payload) = record.body.len().checked_sub(HEADER_SIZE) else {
-            slot.bad += 1;
-            continue;
-        };
-        let Ok(h) = framed::check(&record.body, payload) else {
-            slot.bad += 1;
-            continue;
-        };
-        slot.frames += 1;
-        match (slot.epoch, slot.last) {
-            (Some(epoch), _) if epoch != h.epoch => slot.restarts += 1,
-            (Some(_), Some((step, _))) if h.step > step.saturating_add(1) => {
-                slot.gaps += h.step - step - 1
-            }
-            (Some(_), Some((step, _))) if h.step <= step => slot.restarts += 1,
-            _ => {}
-        }
-        slot.epoch = Some(h.epoch);
-        slot.first.get_or_insert((h.step, h.sim_time));
-        slot.last = Some((h.step, h.sim_time));
-    };
-    println!(
-        "records     {}, over {:.3} s of wall clock",
-        reader.records_read(),
-        first_ns.map_or(0.0, |f| last_ns.saturating_sub(f) as f64 * 1e-9)
-    );
+}
+
+/// One row a slot: its frames, the steps and times they span, and what went
+/// wrong.
+fn print_slots(slots: &BTreeMap<u8, Slot>) {
     println!("slot  frames  steps               sim time s            gaps  restarts  bad  missed");
-    for (slot, s) in &slots {
-        let span = |f: Option<(u64, f64)>, l: Option<(u64, f64)>| match (f, l) {
+    for (slot, s) in slots {
+        let (steps, times) = match (s.first, s.last) {
             (Some(f), Some(l)) => (
-                format!(
-                    "{}..{}",
-                    rfm_core::frame::framed::step_of(f.0),
-                    rfm_core::frame::framed::step_of(l.0)
-                ),
+                format!("{}..{}", framed::step_of(f.0), framed::step_of(l.0)),
                 format!("{:.3}..{:.3}", f.1, l.1),
             ),
             _ => ("-".into(), "-".into()),
         };
-        let (steps, times) = span(s.first, s.last);
         println!(
             "{slot:4}  {:6}  {steps:18}  {times:20}  {:4}  {:8}  {:3}  {:6}",
             s.frames, s.gaps, s.restarts, s.bad, s.missed
         );
-    }
-    match ended {
-        None if reader.cut() > 0 => {
-            println!(
-                "end         cut short: {} bytes of an unfinished record after the last one (its \
-                 writer stopped mid-record, e.g. killed)",
-                reader.cut()
-            );
-            Ok(())
-        }
-        None => {
-            println!("end         complete");
-            Ok(())
-        }
-        Some(e) => Err(e.into()),
     }
 }

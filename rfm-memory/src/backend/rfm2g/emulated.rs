@@ -6,7 +6,8 @@
 use std::ffi::{c_char, CString};
 use std::path::Path;
 
-use super::{load_library, status_name, BoardError, Rfm2gError};
+use super::library::load_library;
+use super::{status_name, BoardError, Rfm2gError};
 
 /// The symbol, as the emulator exports it.
 pub const SET_LINK: &str = "rfm2gsim_set_link";

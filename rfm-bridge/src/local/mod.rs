@@ -1,0 +1,400 @@
+//! This host's nodes: finding them in memory, and turning what they store
+//! (frames, liveness words) into messages for the other bridges.
+//!
+//! A node is local once its area is described by its own session (the
+//! descriptor's token is the owner word), held by a token that no bridge
+//! marked as another host's, and its beat has been seen to move: a session
+//! left by a dead program, or one a bridge wrote here before it was
+//! restarted, is never announced. A claim is acknowledged at first sight
+//! ([`ownership::acknowledge`]), so that the claimant settles until other
+//! hosts' claims of the area can have arrived, and announced once it beats:
+//! two hosts' claims of one area are decided while both still settle.
+
+use std::time::Instant;
+
+use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
+use rfm_core::frame::framed;
+use rfm_core::interface::{Found, Scan};
+use rfm_core::link::liveness::{self, Life, PeerWatch, Words};
+use rfm_core::link::ownership;
+use rfm_core::mirror;
+use rfm_core::{Region, RegionError, WORD};
+
+use crate::shared::{Announced, Shared, Traffic};
+use crate::wire::{Message, Stamp};
+
+/// A local session being mirrored.
+#[derive(Debug)]
+struct Session {
+    area: Area,
+    node: String,
+    window: Region,
+    token: u32,
+    head: u32,
+    words: Words,
+    buf: Vec<u8>,
+    /// Its ring holds its own frames (frame 0 is published): until then the
+    /// ring holds what the last session left, and the claim is sent alone.
+    framed: bool,
+}
+
+/// A held area whose beat has not yet been seen moving.
+#[derive(Debug)]
+struct Candidate {
+    found: Found,
+    watch: PeerWatch,
+}
+
+impl Candidate {
+    fn new(found: Found, words: Words, now: Instant) -> Candidate {
+        Candidate {
+            found,
+            watch: PeerWatch::new(words, now),
+        }
+    }
+}
+
+/// Where the watcher's output goes: messages for the other bridges, the
+/// stamps that order a new session's claim against other hosts' (Zenoh's
+/// clock), and what changed, for the bridge's log. The bridge's is the
+/// network; a test's keeps everything.
+pub trait Sink {
+    fn send(&mut self, m: &Message);
+    fn stamp(&mut self) -> Stamp;
+    fn event(&mut self, e: Event);
+}
+
+/// What the watcher saw change, for the bridge's log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Started {
+        node: String,
+        slot: u8,
+        area: (u64, u64),
+    },
+    Ended {
+        node: String,
+        slot: u8,
+        closed: bool,
+    },
+}
+
+#[derive(Debug)]
+pub struct Watcher {
+    memory: Region,
+    sessions: Vec<Session>,
+    candidates: Vec<Candidate>,
+    scan: Scan,
+    /// Where candidates were found in the scan under way.
+    seen: Vec<u64>,
+}
+
+/// Bytes of a frame as a bridge carries it: whole words.
+fn carried(area: &Area) -> usize {
+    area.frame_len().next_multiple_of(WORD)
+}
+
+impl Watcher {
+    pub fn new(memory: Region) -> Watcher {
+        Watcher {
+            memory,
+            sessions: Vec::new(),
+            candidates: Vec::new(),
+            scan: Scan::default(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// The local nodes, by name and slot.
+    pub fn nodes(&self) -> Vec<(String, u8)> {
+        self.sessions
+            .iter()
+            .map(|s| (s.node.clone(), s.area.slot))
+            .collect()
+    }
+
+    /// Looks for described areas held by this host's sessions at up to
+    /// `places` area boundaries (one load each), going on from where the
+    /// last call ended: a whole scan of a card's memory at once would hold
+    /// the frames back for as long as its loads take.
+    pub fn scan(&mut self, now: Instant, places: usize) -> Result<(), RegionError> {
+        let mut found = Vec::new();
+        let wrapped = self.scan.step(&self.memory, places, &mut found)?;
+        for found in found {
+            let window = area::window(&self.memory, &found.area)?;
+            let words = Words::read(&window)?;
+            if !words.is_held()
+                || words.owner != found.descriptor.session
+                || liveness::remote_holder(&window)?.is_some()
+            {
+                continue;
+            }
+            let known = self
+                .sessions
+                .iter()
+                .any(|s| s.area.offset == found.area.offset && s.token == words.owner);
+            if known {
+                continue;
+            }
+            self.seen.push(found.area.offset);
+            ownership::acknowledge(&window, words.owner)?;
+            match self
+                .candidates
+                .iter()
+                .position(|c| c.found.area.offset == found.area.offset)
+            {
+                Some(i) if self.candidates[i].found == found => {}
+                Some(i) => self.candidates[i] = Candidate::new(found, words, now),
+                None => self.candidates.push(Candidate::new(found, words, now)),
+            }
+        }
+        if wrapped {
+            let seen = std::mem::take(&mut self.seen);
+            self.candidates
+                .retain(|c| seen.contains(&c.found.area.offset));
+        }
+        Ok(())
+    }
+
+    /// Publishes the frames local writers stored since the last call; whether
+    /// there were any.
+    pub fn poll_frames(
+        &mut self,
+        traffic: &Traffic,
+        out: &mut dyn Sink,
+    ) -> Result<bool, RegionError> {
+        let mut any = false;
+        for s in &mut self.sessions {
+            if !s.framed {
+                if published(&s.window, &s.area, s.token)? {
+                    send_ring(s, out)?;
+                    s.framed = true;
+                    any = true;
+                }
+                continue;
+            }
+            let head = mirror::head(&s.window)?;
+            if head == s.head {
+                continue;
+            }
+            any = true;
+            let mut new = head.wrapping_sub(s.head);
+            let depth = s.area.depth as u32;
+            if new > u32::MAX / 2 {
+                // Backwards: the writer cleared its ring (a node of this
+                // interface from another file sharing the area); its newest
+                // frame is all there is.
+                new = 1;
+            }
+            if new > depth {
+                Traffic::add(&traffic.overrun, u64::from(new - depth));
+            }
+            let first = head.wrapping_sub(new.min(depth) - 1);
+            let len = carried(&s.area);
+            for i in 0..new.min(depth) {
+                let step = first.wrapping_add(i);
+                let entry = s.area.entry_offset(u64::from(step));
+                if !mirror::read_entry(&s.window, entry, &mut s.buf[..len])? {
+                    // The writer was rewriting it at every attempt: lapped.
+                    Traffic::add(&traffic.overrun, 1);
+                    continue;
+                }
+                out.send(&Message::Frame {
+                    offset: s.area.offset,
+                    entry: entry as u32,
+                    head: (step == head).then_some(head),
+                    bytes: &s.buf[..len],
+                });
+                Traffic::add(&traffic.frames_out, 1);
+            }
+            s.head = head;
+        }
+        Ok(any)
+    }
+
+    /// Reads the liveness words of local sessions and candidates: publishes
+    /// beats and ends, and announces a candidate once its beat moved.
+    pub fn poll_words(
+        &mut self,
+        now: Instant,
+        shared: &Shared,
+        out: &mut dyn Sink,
+    ) -> Result<(), RegionError> {
+        let mut i = 0;
+        while i < self.sessions.len() {
+            let s = &mut self.sessions[i];
+            let words = Words::read(&s.window)?;
+            let ended = words.owner != s.token || words.is_closed();
+            if words != s.words && (words.owner == s.token) {
+                out.send(&Message::Beat {
+                    offset: s.area.offset,
+                    words,
+                });
+                s.words = words;
+            }
+            if ended {
+                let s = self.sessions.remove(i);
+                shared
+                    .announced()
+                    .retain(|a| !(a.start == s.area.offset && a.token == s.token));
+                out.event(Event::Ended {
+                    node: s.node,
+                    slot: s.area.slot,
+                    closed: words.owner == s.token,
+                });
+            } else {
+                i += 1;
+            }
+        }
+        let mut j = 0;
+        while j < self.candidates.len() {
+            let c = &mut self.candidates[j];
+            let window = area::window(&self.memory, &c.found.area)?;
+            let words = Words::read(&window)?;
+            if !words.is_held()
+                || words.owner != c.found.descriptor.session
+                || liveness::remote_holder(&window)?.is_some()
+            {
+                self.candidates.remove(j);
+                continue;
+            }
+            match c.watch.observe(words, now) {
+                Life::Beating { .. } => {
+                    let c = self.candidates.remove(j);
+                    self.start(c.found, window, words, shared, out)?;
+                }
+                _ => j += 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// Mirrors the session that holds `found` (its `window`, its `words`).
+    fn start(
+        &mut self,
+        found: Found,
+        window: Region,
+        words: Words,
+        shared: &Shared,
+        out: &mut dyn Sink,
+    ) -> Result<(), RegionError> {
+        let stamp = out.stamp();
+        let area = found.area;
+        self.sessions.retain(|s| !s.area.overlaps(&area));
+        {
+            let mut announced = shared.announced();
+            announced.retain(|a| !area.overlaps_bytes(a.start, a.end));
+            announced.push(Announced {
+                start: area.offset,
+                end: area.end(),
+                token: words.owner,
+                stamp,
+                slot: area.slot,
+            });
+        }
+        let buf = vec![0u8; area.entry_len];
+        let mut s = Session {
+            node: found.descriptor.node.clone(),
+            area,
+            window,
+            token: words.owner,
+            head: 0,
+            words,
+            buf,
+            framed: false,
+        };
+        out.event(Event::Started {
+            node: s.node.clone(),
+            slot: s.area.slot,
+            area: (s.area.offset, s.area.end()),
+        });
+        announce(&mut s, stamp, out)?;
+        self.sessions.push(s);
+        Ok(())
+    }
+
+    /// Announces every local session again (a bridge joined), with a
+    /// snapshot of its area.
+    pub fn announce_all(&mut self, shared: &Shared, out: &mut dyn Sink) -> Result<(), RegionError> {
+        let announced = shared.announced().clone();
+        for s in &mut self.sessions {
+            let stamp = announced
+                .iter()
+                .find(|a| a.start == s.area.offset && a.token == s.token)
+                .map(|a| a.stamp);
+            if let Some(stamp) = stamp {
+                announce(s, stamp, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the newest frame in `window` is of the session holding it
+/// (`owner`): a node announces its claim, clears its ring once the claim
+/// holds and then publishes frame 0; until then the ring holds the last
+/// session's frames, which are never sent as the new session's.
+fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionError> {
+    let head = mirror::head(window)?;
+    let mut buf = vec![0u8; carried(area)];
+    if !mirror::read_entry(window, area.entry_offset(u64::from(head)), &mut buf)? {
+        return Ok(false);
+    }
+    Ok(
+        match framed::check(&buf[..area.frame_len()], area.payload.len) {
+            Ok(h) => liveness::token(h.epoch) == owner,
+            Err(_) => false,
+        },
+    )
+}
+
+/// The session (its claim: words and descriptor), then, once it publishes,
+/// every entry of its ring and the head: what a bridge needs to write the
+/// area whole on its host.
+fn announce(s: &mut Session, stamp: Stamp, out: &mut dyn Sink) -> Result<(), RegionError> {
+    let mut descriptor = vec![0u8; s.area.descriptor_len];
+    s.window.read(DESCRIPTOR_OFFSET, &mut descriptor)?;
+    s.words = Words::read(&s.window)?;
+    out.send(&Message::Session {
+        offset: s.area.offset,
+        words: s.words,
+        stamp,
+        descriptor: &descriptor,
+    });
+    if s.framed {
+        send_ring(s, out)?;
+    }
+    Ok(())
+}
+
+/// Every entry of a session's ring, then its head.
+fn send_ring(s: &mut Session, out: &mut dyn Sink) -> Result<(), RegionError> {
+    let len = carried(&s.area);
+    let head = mirror::head(&s.window)?;
+    let newest = s.area.entry_offset(u64::from(head));
+    for i in 0..s.area.depth {
+        let entry = s.area.entry_offset(i as u64);
+        if entry == newest || !mirror::read_entry(&s.window, entry, &mut s.buf[..len])? {
+            continue;
+        }
+        out.send(&Message::Frame {
+            offset: s.area.offset,
+            entry: entry as u32,
+            head: None,
+            bytes: &s.buf[..len],
+        });
+    }
+    if mirror::read_entry(&s.window, newest, &mut s.buf[..len])? {
+        out.send(&Message::Frame {
+            offset: s.area.offset,
+            entry: newest as u32,
+            head: Some(head),
+            bytes: &s.buf[..len],
+        });
+    }
+    s.head = head;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,23 @@
+//! A node's area of reflective memory, the floor above the memory
+//! (`rfm-memory`) and below interface files, the link and recordings
+//! (`rfm-core`), each module naming only those above it in this list:
+//!
+//! - [`payload`]: a node's signals as bytes, laid out as a C struct;
+//! - [`area`]: an area's parts (head block, liveness, descriptor, ring) and
+//!   its window;
+//! - [`frame`]: the framed layout (headers, CRC, the head word) and the
+//!   article's seed packet;
+//! - [`slot`]: one slot's readers and writers, which never return a torn or
+//!   corrupt frame as data;
+//! - [`wait`]: how a lockstep step waits for a peer's frame;
+//! - [`mirror`]: the raw entry copies a bridge makes;
+//! - [`names`]: settings spelt as words, one table each.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod area;
+pub mod frame;
+pub mod mirror;
+pub mod names;
+pub mod payload;
+pub mod slot;
+pub mod wait;

@@ -1,0 +1,368 @@
+//! The descriptor: what a node publishes, written by the node once at start into
+//! its own area, so that tools and peers can name its signals without the file.
+//!
+//! Little-endian; strings are a length byte and that many UTF-8 bytes:
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `"RFMd"` |
+//! | 4 | 1 | descriptor version (3; 2 is read as of no session) |
+//! | 5 | 1 | the node's slot |
+//! | 6 | 2 | number of signals |
+//! | 8 | 8 | interface fingerprint ([`super::Interface::fingerprint`]) |
+//! | 16 | 4 | bytes of the whole descriptor |
+//! | 20 | 4 | CRC-32C of the bytes from 24 to the end |
+//! | 24 | 4 | frames in the node's ring (a power of two) |
+//! | 28 | 4 | session: the token of the session that wrote it (`rfm_core::link::ownership`) |
+//! | 32 | 8 | the node's period in seconds: numerator (0: none) |
+//! | 40 | 8 | … and denominator |
+//! | 48 | | interface name, node name |
+//! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
+
+use super::{NodeSpec, Period, Signal, SignalType, Value};
+use rfm_frames::area::Area;
+use rfm_frames::payload::Payload;
+
+/// `"RFMd"` in little-endian.
+pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");
+/// Descriptor format version. Version 2: the ring's depth and the period;
+/// version 3: the writer's session, without which a reader cannot tell the
+/// holder's descriptor from one an earlier run left where the holder has not
+/// written its own yet.
+pub const VERSION: u8 = 3;
+/// The version before [`VERSION`], still read (as written by no session).
+const VERSION_NO_SESSION: u8 = 2;
+/// Where the CRC's coverage starts.
+const CRC_START: usize = 24;
+const HEADER: usize = 48;
+
+/// One signal as a descriptor names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Described {
+    pub name: String,
+    pub kind: SignalType,
+    pub unit: String,
+    /// Offset in the payload.
+    pub offset: usize,
+}
+
+/// A decoded descriptor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Descriptor {
+    pub fingerprint: u64,
+    /// The token of the session that wrote it (0: a version-2 descriptor): it
+    /// describes its area only while that session holds it.
+    pub session: u32,
+    pub interface: String,
+    pub node: String,
+    pub slot: u8,
+    /// Frames in the node's ring.
+    pub ring_depth: usize,
+    pub period: Option<Period>,
+    pub signals: Vec<Described>,
+}
+
+/// Why bytes are not a descriptor.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DescriptorError {
+    #[error("no descriptor (the node has not started, or wrote none)")]
+    Missing,
+    #[error("descriptor version {0}, this build reads version {VERSION}")]
+    Version(u8),
+    #[error("descriptor is damaged or being rewritten ({0})")]
+    Damaged(&'static str),
+}
+
+/// Bytes the descriptor of `node` takes (before the area's alignment).
+pub fn encoded_len(interface: &str, node: &NodeSpec) -> usize {
+    HEADER
+        + 2
+        + interface.len()
+        + node.name.len()
+        + node
+            .signals
+            .iter()
+            .map(|s| 9 + s.name.len() + s.unit.as_deref().unwrap_or("").len())
+            .sum::<usize>()
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    // The parser bounds names and units to 255 bytes.
+    let bytes = &s.as_bytes()[..s.len().min(255)];
+    out.push(bytes.len() as u8);
+    out.extend_from_slice(bytes);
+}
+
+/// The descriptor of `node`, whose payload is laid out as `payload`, as
+/// session `session` (a token) writes it.
+pub fn encode(
+    interface: &str,
+    fingerprint: u64,
+    node: &NodeSpec,
+    payload: &Payload,
+    session: u32,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(encoded_len(interface, node));
+    out.extend_from_slice(&MAGIC.to_le_bytes());
+    out.push(VERSION);
+    out.push(node.slot);
+    out.extend_from_slice(&(node.signals.len() as u16).to_le_bytes());
+    out.extend_from_slice(&fingerprint.to_le_bytes());
+    out.extend_from_slice(&[0; 8]); // length and CRC, below
+    out.extend_from_slice(&(node.ring_depth as u32).to_le_bytes());
+    out.extend_from_slice(&session.to_le_bytes());
+    let (num, den) = node.period.map_or((0, 0), |p| (p.num(), p.den()));
+    out.extend_from_slice(&num.to_le_bytes());
+    out.extend_from_slice(&den.to_le_bytes());
+    put_str(&mut out, interface);
+    put_str(&mut out, &node.name);
+    for (s, field) in node.signals.iter().zip(&payload.fields) {
+        let (code, size) = match s.kind {
+            SignalType::Real => (0u8, 8u16),
+            SignalType::Integer => (1, 4),
+            SignalType::Boolean => (2, 1),
+            SignalType::String { size } => (3, size),
+        };
+        out.push(code);
+        out.extend_from_slice(&size.to_le_bytes());
+        out.extend_from_slice(&(field.offset as u32).to_le_bytes());
+        put_str(&mut out, &s.name);
+        put_str(&mut out, s.unit.as_deref().unwrap_or(""));
+    }
+    let len = out.len() as u32;
+    out[16..20].copy_from_slice(&len.to_le_bytes());
+    let crc = crc32c::crc32c(&out[CRC_START..]);
+    out[20..24].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// A cursor over descriptor bytes that never reads past them.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DescriptorError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or(DescriptorError::Damaged("truncated"))?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u8(&mut self) -> Result<u8, DescriptorError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u16(&mut self) -> Result<u16, DescriptorError> {
+        Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2")))
+    }
+
+    fn u32(&mut self) -> Result<u32, DescriptorError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
+    }
+
+    fn string(&mut self) -> Result<String, DescriptorError> {
+        let n = usize::from(self.u8()?);
+        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| DescriptorError::Damaged("not UTF-8"))
+    }
+}
+
+/// Decodes the descriptor at the start of `bytes` (which may run past its end).
+pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4")))
+    };
+    match word(0) {
+        None | Some(0) => return Err(DescriptorError::Missing),
+        Some(MAGIC) => {}
+        Some(_) => return Err(DescriptorError::Damaged("wrong magic")),
+    }
+    match bytes.get(4) {
+        Some(&VERSION | &VERSION_NO_SESSION) => {}
+        Some(&other) => return Err(DescriptorError::Version(other)),
+        None => return Err(DescriptorError::Damaged("truncated")),
+    }
+    let len = word(16).ok_or(DescriptorError::Damaged("truncated"))? as usize;
+    if len < HEADER || len > bytes.len() {
+        return Err(DescriptorError::Damaged("length out of range"));
+    }
+    let bytes = &bytes[..len];
+    if word(20) != Some(crc32c::crc32c(&bytes[CRC_START..])) {
+        return Err(DescriptorError::Damaged("CRC mismatch"));
+    }
+    let count = u16::from_le_bytes([bytes[6], bytes[7]]);
+    let fingerprint = u64::from_le_bytes(bytes[8..16].try_into().expect("8"));
+    let ring_depth = word(24).expect("within the header") as usize;
+    let session = match bytes[4] {
+        VERSION => word(28).expect("within the header"),
+        _ => 0,
+    };
+    if !ring_depth.is_power_of_two() || ring_depth > super::rates::MAX_DEPTH {
+        return Err(DescriptorError::Damaged("ring depth not a power of two"));
+    }
+    let long = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"));
+    let period = match (long(32), long(40)) {
+        (0, _) => None,
+        (num, den) => {
+            Some(Period::new(num, den).ok_or(DescriptorError::Damaged("period of denominator 0"))?)
+        }
+    };
+    let mut c = Cursor { bytes, at: HEADER };
+    let interface = c.string()?;
+    let node = c.string()?;
+    let mut signals = Vec::with_capacity(usize::from(count).min(len / 9));
+    for _ in 0..count {
+        let code = c.u8()?;
+        let size = c.u16()?;
+        let offset = c.u32()? as usize;
+        let kind = match code {
+            0 => SignalType::Real,
+            1 => SignalType::Integer,
+            2 => SignalType::Boolean,
+            3 => SignalType::String { size },
+            _ => return Err(DescriptorError::Damaged("unknown signal type")),
+        };
+        signals.push(Described {
+            name: c.string()?,
+            unit: c.string()?,
+            kind,
+            offset,
+        });
+    }
+    Ok(Descriptor {
+        fingerprint,
+        session,
+        interface,
+        node,
+        slot: bytes[5],
+        ring_depth,
+        period,
+        signals,
+    })
+}
+
+impl Descriptor {
+    /// The node as its writer's file declares it, as far as memory needs (start
+    /// values and descriptions are not in the descriptor).
+    pub fn node_spec(&self) -> NodeSpec {
+        NodeSpec {
+            period: self.period,
+            ring_depth: self.ring_depth,
+            ..NodeSpec::new(
+                self.node.clone(),
+                self.slot,
+                None,
+                self.signals
+                    .iter()
+                    .map(|d| Signal {
+                        name: d.name.clone(),
+                        kind: d.kind,
+                        unit: (!d.unit.is_empty()).then(|| d.unit.clone()),
+                        start: Value::zero(d.kind),
+                        min: None,
+                        max: None,
+                        description: None,
+                    })
+                    .collect(),
+            )
+        }
+    }
+
+    /// The area this descriptor's node writes, when the descriptor lies at
+    /// `offset` + [`rfm_frames::area::DESCRIPTOR_OFFSET`] of the region; `None` if
+    /// its signal offsets are not the layout's (a writer of another layout).
+    pub fn area(&self, offset: u64) -> Option<Area> {
+        let spec = self.node_spec();
+        let payload = Payload::of(spec.signals.iter().map(|s| s.kind));
+        let area = Area::new(
+            0,
+            spec.slot,
+            payload,
+            encoded_len(&self.interface, &spec),
+            offset,
+            self.ring_depth,
+        );
+        let laid_out = area.payload.fields.iter().map(|f| f.offset);
+        laid_out
+            .eq(self.signals.iter().map(|d| d.offset))
+            .then_some(area)
+    }
+
+    /// The first signal whose value differs between two payloads of this node,
+    /// with its value in each (`None` where it cannot be read); `None` if the
+    /// payloads differ only between signals, or not at all.
+    pub fn first_changed(
+        &self,
+        a: &[u8],
+        b: &[u8],
+    ) -> Option<(&Described, Option<Value>, Option<Value>)> {
+        self.signals.iter().find_map(|s| {
+            let (va, vb) = (
+                Value::read(s.kind, a, s.offset),
+                Value::read(s.kind, b, s.offset),
+            );
+            (va != vb).then_some((s, va, vb))
+        })
+    }
+
+    /// The first way `expected` (this node's view of the writer, from its file)
+    /// differs from what the writer describes, as a phrase, or `None`.
+    pub fn first_difference(&self, expected: &NodeSpec, payload: &Payload) -> Option<String> {
+        let node = &expected.name;
+        if self.node != *node {
+            return Some(format!(
+                "slot {} is node `{}` there and `{node}` here",
+                expected.slot, self.node
+            ));
+        }
+        for (i, (s, field)) in expected.signals.iter().zip(&payload.fields).enumerate() {
+            let Some(d) = self.signals.get(i) else {
+                return Some(format!(
+                    "signal `{node}.{}` is missing there (it publishes {} signals, this file says {})",
+                    s.name,
+                    self.signals.len(),
+                    expected.signals.len()
+                ));
+            };
+            if d.name != s.name {
+                return Some(format!(
+                    "signal {} of `{node}` is `{}` there and `{}` here",
+                    i + 1,
+                    d.name,
+                    s.name
+                ));
+            }
+            if d.kind != s.kind {
+                return Some(format!(
+                    "signal `{node}.{}` is {} there and {} here",
+                    s.name,
+                    d.kind.with_article(),
+                    s.kind.with_article()
+                ));
+            }
+            let unit = s.unit.as_deref().unwrap_or("");
+            if d.unit != unit {
+                return Some(format!(
+                    "signal `{node}.{}` has unit {:?} there and {unit:?} here",
+                    s.name, d.unit
+                ));
+            }
+            if d.offset != field.offset {
+                return Some(format!(
+                    "signal `{node}.{}` is at payload offset {} there and {} here",
+                    s.name, d.offset, field.offset
+                ));
+            }
+        }
+        self.signals
+            .get(expected.signals.len())
+            .map(|extra| format!("signal `{node}.{}` is missing here", extra.name))
+    }
+}

@@ -1,0 +1,180 @@
+//! Where an interface's nodes live: each node's area of the coupling region
+//! ([`rfm_frames::area`] says how an area is divided). Areas follow one another in
+//! slot order from the start of the region (or sit at an `offset` the file
+//! gives), and must neither overlap nor pass the end of the memory.
+
+use std::fmt;
+
+use super::{descriptor, Interface};
+use rfm_frames::area::{Area, ALIGN};
+use rfm_frames::payload::Payload;
+
+/// Why an interface's areas cannot be placed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    #[error(
+        "node `{node}` needs bytes {start}..{end} of the coupling region (a ring of {ring} \
+         frames), past the end of the {memory_size}-byte memory: give fewer or smaller signals, \
+         bring the nodes' periods closer or lower max_lag (they set the ring), or declare the \
+         memory the coupling has (memory_size = …, e.g. 67108864 for a 64 MiB RFM2g board)"
+    )]
+    TooLarge {
+        node: String,
+        start: u64,
+        end: u64,
+        ring: usize,
+        memory_size: u64,
+    },
+    #[error(
+        "node `{node}` (bytes {start}..{end}) overlaps node `{other}` (bytes \
+         {other_start}..{other_end}): give it an offset of at least {other_end}, or none"
+    )]
+    Overlap {
+        node: String,
+        start: u64,
+        end: u64,
+        other: String,
+        other_start: u64,
+        other_end: u64,
+    },
+    #[error("offset {offset} of node `{node}` is not a multiple of {ALIGN} bytes")]
+    Misaligned { node: String, offset: u64 },
+}
+
+impl MapError {
+    /// The node the error is about.
+    pub fn node(&self) -> &str {
+        match self {
+            MapError::TooLarge { node, .. }
+            | MapError::Overlap { node, .. }
+            | MapError::Misaligned { node, .. } => node,
+        }
+    }
+}
+
+/// Every node's area; the coupling's memory map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryMap {
+    /// In slot order.
+    pub areas: Vec<Area>,
+    pub memory_size: u64,
+}
+
+impl MemoryMap {
+    /// Places the areas of `interface`: each at the offset its node gives, or else
+    /// right after the area of the node with the next lower slot.
+    pub fn new(interface: &Interface) -> Result<MemoryMap, MapError> {
+        let mut order: Vec<usize> = (0..interface.nodes.len()).collect();
+        order.sort_by_key(|&i| interface.nodes[i].slot);
+        let mut areas: Vec<Area> = Vec::with_capacity(order.len());
+        let mut next = 0u64;
+        for i in order {
+            let spec = &interface.nodes[i];
+            let offset = match spec.offset {
+                Some(o) if !o.is_multiple_of(ALIGN as u64) => {
+                    return Err(MapError::Misaligned {
+                        node: spec.name.clone(),
+                        offset: o,
+                    })
+                }
+                Some(o) => o,
+                None => next,
+            };
+            let area = Area::new(
+                i,
+                spec.slot,
+                Payload::of(spec.signals.iter().map(|s| s.kind)),
+                descriptor::encoded_len(&interface.name, spec),
+                offset,
+                spec.ring_depth,
+            );
+            next = area.end();
+            if area.end() > interface.memory_size {
+                return Err(MapError::TooLarge {
+                    node: spec.name.clone(),
+                    start: area.offset,
+                    end: area.end(),
+                    ring: area.depth,
+                    memory_size: interface.memory_size,
+                });
+            }
+            if let Some(other) = areas.iter().find(|a| a.overlaps(&area)) {
+                return Err(MapError::Overlap {
+                    node: spec.name.clone(),
+                    start: area.offset,
+                    end: area.end(),
+                    other: interface.nodes[other.node].name.clone(),
+                    other_start: other.offset,
+                    other_end: other.end(),
+                });
+            }
+            areas.push(area);
+        }
+        Ok(MemoryMap {
+            areas,
+            memory_size: interface.memory_size,
+        })
+    }
+
+    /// The area of node `index` (of [`Interface::nodes`]).
+    pub fn area(&self, node: usize) -> &Area {
+        self.areas
+            .iter()
+            .find(|a| a.node == node)
+            .expect("every node has an area")
+    }
+
+    /// Bytes from the start of the region to the end of the last area.
+    pub fn len(&self) -> u64 {
+        self.areas.iter().map(Area::end).max().unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.areas.is_empty()
+    }
+}
+
+/// The map as `build-fmu` prints it: one line per node, in memory order.
+#[derive(Debug)]
+pub struct MapTable<'a> {
+    pub interface: &'a Interface,
+    pub map: &'a MemoryMap,
+}
+
+impl fmt::Display for MapTable<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:<16} {:>4} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8}  settings",
+            "node", "slot", "offset", "bytes", "signals", "payload", "ring", "period"
+        )?;
+        let mut areas: Vec<&Area> = self.map.areas.iter().collect();
+        areas.sort_by_key(|a| a.offset);
+        for a in areas {
+            let node = &self.interface.nodes[a.node];
+            writeln!(
+                f,
+                "{:<16} {:>4} {:>#10x} {:>10} {:>8} {:>8} {:>6} {:>8}  {}",
+                node.name,
+                a.slot,
+                a.offset,
+                a.len,
+                node.signals.len(),
+                a.payload.len,
+                a.depth,
+                node.period.map_or("-".to_owned(), |p| format!("{p} s")),
+                // The FMU's start values the file sets (its own and the top's).
+                match self.interface.settings_of(a.node) {
+                    s if s.is_empty() => "-".to_owned(),
+                    s => s.to_string(),
+                },
+            )?;
+        }
+        write!(
+            f,
+            "{} of {} bytes used (from regionOffset)",
+            self.map.len(),
+            self.map.memory_size
+        )
+    }
+}

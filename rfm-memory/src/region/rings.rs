@@ -1,0 +1,154 @@
+//! A window over the two memories of a redundant device (`A+B`): every store
+//! to both rings, loads from the one the window reads now.
+
+use std::any::Any;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use super::Region;
+
+/// One of the two rings of a redundant device (`A+B`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Network {
+    A,
+    B,
+}
+
+impl Network {
+    pub const BOTH: [Network; 2] = [Network::A, Network::B];
+
+    #[inline]
+    fn bit(self) -> u8 {
+        1 << self.index()
+    }
+
+    /// 0 for A, 1 for B: the index of per-ring arrays.
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            Network::A => 0,
+            Network::B => 1,
+        }
+    }
+
+    pub fn other(self) -> Network {
+        match self {
+            Network::A => Network::B,
+            Network::B => Network::A,
+        }
+    }
+
+    /// `a` or `b`, as the outputs name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::A => "a",
+            Network::B => "b",
+        }
+    }
+}
+
+/// The second memory of a redundant window: every store goes to both, loads to
+/// the one `source` names.
+#[derive(Clone)]
+pub(super) struct Twin {
+    pub(super) base: NonNull<AtomicU32>,
+    pub(super) _owner: Arc<dyn Any + Send + Sync>,
+    /// The ring loads read: shared by the clones and subregions of one window,
+    /// so that a peer's reader and the observer over it switch together; a
+    /// window of its own gets its own ([`Region::own_source`]).
+    pub(super) source: Arc<AtomicU8>,
+    /// Rings this node's stores are withheld from (bits of [`Network::bit`]), for
+    /// every window of the pair: a fault injected to test failover.
+    pub(super) withheld: Arc<AtomicU8>,
+}
+
+impl Region {
+    /// A window over two memories of the same layout (a redundant ring: the
+    /// same window of two cards, or of two `shm:` objects): every store goes
+    /// to both, A first; loads read A until [`Region::read_from`] says B.
+    /// Block reads stay A's. `None` when the two lengths differ.
+    pub fn redundant(a: Region, b: Region) -> Option<Region> {
+        if a.len != b.len || a.twin.is_some() || b.twin.is_some() {
+            return None;
+        }
+        Some(Region {
+            twin: Some(Twin {
+                base: b.base,
+                _owner: b._owner,
+                source: Arc::new(AtomicU8::new(0)),
+                withheld: Arc::new(AtomicU8::new(0)),
+            }),
+            ..a
+        })
+    }
+
+    /// Whether this window spans two memories.
+    pub fn is_redundant(&self) -> bool {
+        self.twin.is_some()
+    }
+
+    /// This window with a read source of its own (shared by its clones): a
+    /// peer's area switches rings without switching its neighbours'.
+    pub fn own_source(mut self) -> Region {
+        if let Some(t) = &mut self.twin {
+            t.source = Arc::new(AtomicU8::new(t.source.load(Ordering::Relaxed)));
+        }
+        self
+    }
+
+    /// Loads from now on read `ring` (ignored on a window of one memory).
+    pub fn read_from(&self, ring: Network) {
+        if let Some(t) = &self.twin {
+            t.source
+                .store(u8::from(ring == Network::B), Ordering::Relaxed);
+        }
+    }
+
+    /// The ring loads read now (A on a window of one memory).
+    #[inline]
+    pub fn reading(&self) -> Network {
+        match &self.twin {
+            Some(t) if t.source.load(Ordering::Relaxed) == 1 => Network::B,
+            _ => Network::A,
+        }
+    }
+
+    /// Withholds (or, with `false`, no longer withholds) this node's stores
+    /// from `ring`, in every window of the pair: as if its transmitter into
+    /// that ring had failed. A fault for tests; a window of one memory ignores it.
+    pub fn withhold(&self, ring: Network, withheld: bool) {
+        if let Some(t) = &self.twin {
+            if withheld {
+                t.withheld.fetch_or(ring.bit(), Ordering::Relaxed);
+            } else {
+                t.withheld.fetch_and(!ring.bit(), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Where loads go.
+    #[inline]
+    pub(super) fn read_base(&self) -> NonNull<AtomicU32> {
+        match (&self.twin, self.reading()) {
+            (Some(t), Network::B) => t.base,
+            _ => self.base,
+        }
+    }
+
+    /// Where stores go: A, then B, less the rings withheld.
+    #[inline]
+    pub(super) fn write_bases(&self) -> impl Iterator<Item = NonNull<AtomicU32>> + '_ {
+        let withheld = self
+            .twin
+            .as_ref()
+            .map_or(0, |t| t.withheld.load(Ordering::Relaxed));
+        let a = (withheld & Network::A.bit() == 0).then_some(self.base);
+        let b = self
+            .twin
+            .as_ref()
+            .filter(|_| withheld & Network::B.bit() == 0)
+            .map(|t| t.base);
+        a.into_iter().chain(b)
+    }
+}

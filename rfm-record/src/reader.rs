@@ -1,0 +1,284 @@
+//! Reading a recording: the header, then one checked record at a time. A file cut
+//! short (its writer killed) reads up to its last complete record; anything else
+//! that does not check out is an error naming the record and the byte.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::Path;
+
+use super::{Header, Kind, Record, MAGIC, MAX_HEADER, NO_NODE, RECORD_HEAD, VERSION};
+use rfm_interface::descriptor;
+
+/// Why a recording cannot be read (further).
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot open the recording `{file}`: {cause}")]
+    Open { file: String, cause: io::Error },
+    #[error("reading the recording `{file}` failed: {cause}")]
+    Read { file: String, cause: io::Error },
+    #[error("`{file}` is not a recording: it does not start with the recording magic \"RFMrec\"")]
+    NotARecording { file: String },
+    #[error(
+        "`{file}` is a recording of format version {found}; this build reads version {VERSION}: \
+         read it with a newer build"
+    )]
+    NewerVersion { file: String, found: u32 },
+    #[error(
+        "`{file}` ends inside its header ({have} of {need} bytes): it was cut short before its \
+         first record"
+    )]
+    TruncatedHeader { file: String, have: u64, need: u64 },
+    #[error("`{file}`: the header is corrupt: {what}")]
+    CorruptHeader { file: String, what: String },
+    #[error(
+        "`{file}`: record {index} (byte {offset}) is corrupt: {what}; the {index} records before \
+         it are good"
+    )]
+    CorruptRecord {
+        file: String,
+        index: u64,
+        offset: u64,
+        what: String,
+    },
+}
+
+/// A recording being read.
+#[derive(Debug)]
+pub struct Reader<R> {
+    file: String,
+    source: R,
+    header: Header,
+    /// Records read so far.
+    index: u64,
+    /// Byte offset of the next record.
+    offset: u64,
+    /// Bytes after the last complete record, once the end is reached.
+    cut: u64,
+    /// The longest record body the header allows ([`Header::largest_body`]).
+    largest_body: usize,
+}
+
+impl Reader<BufReader<File>> {
+    /// Opens the recording at `path` and reads its header.
+    pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, RecordError> {
+        let file = path.display().to_string();
+        let f = File::open(path).map_err(|cause| RecordError::Open {
+            file: file.clone(),
+            cause,
+        })?;
+        Reader::new(&file, BufReader::new(f))
+    }
+}
+
+impl<R: Read> Reader<R> {
+    /// Reads the header from `source`; `file` names it in errors.
+    pub fn new(file: &str, mut source: R) -> Result<Reader<R>, RecordError> {
+        let file = file.to_owned();
+        let read_error = |cause| RecordError::Read {
+            file: file.clone(),
+            cause,
+        };
+        let mut fixed = [0u8; 16];
+        let have = read_full(&mut source, &mut fixed).map_err(read_error)?;
+        if have < MAGIC.len() || fixed[..MAGIC.len()] != MAGIC {
+            return Err(RecordError::NotARecording { file });
+        }
+        let truncated = |have: usize, need: usize| RecordError::TruncatedHeader {
+            file: file.clone(),
+            have: have as u64,
+            need: need as u64,
+        };
+        if have < fixed.len() {
+            return Err(truncated(have, fixed.len()));
+        }
+        let version = u32::from_le_bytes(fixed[8..12].try_into().expect("4 bytes"));
+        let len = u32::from_le_bytes(fixed[12..16].try_into().expect("4 bytes"));
+        let corrupt = |what: String| RecordError::CorruptHeader {
+            file: file.clone(),
+            what,
+        };
+        if version > VERSION {
+            return Err(RecordError::NewerVersion {
+                file,
+                found: version,
+            });
+        }
+        if version == 0 {
+            return Err(corrupt("format version 0".into()));
+        }
+        if len > MAX_HEADER {
+            return Err(corrupt(format!("a header length of {len} bytes")));
+        }
+        let mut rest = vec![0u8; len as usize + 4];
+        let got = read_full(&mut source, &mut rest).map_err(read_error)?;
+        if got < rest.len() {
+            return Err(truncated(16 + got, 16 + rest.len()));
+        }
+        let (body, crc) = rest.split_at(len as usize);
+        let mut covered = fixed[8..].to_vec();
+        covered.extend_from_slice(body);
+        let stored = u32::from_le_bytes(crc.try_into().expect("4 bytes"));
+        if crc32c::crc32c(&covered) != stored {
+            return Err(corrupt("its CRC does not match".into()));
+        }
+        let header = parse_header(body, version).map_err(corrupt)?;
+        Ok(Reader {
+            file,
+            source,
+            largest_body: header.largest_body(),
+            header,
+            index: 0,
+            offset: 16 + rest.len() as u64,
+            cut: 0,
+        })
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Records read so far.
+    pub fn records_read(&self) -> u64 {
+        self.index
+    }
+
+    /// After the last record: bytes of an incomplete record at the end (0 for a
+    /// file its writer closed).
+    pub fn cut(&self) -> u64 {
+        self.cut
+    }
+
+    /// The next record; `None` at the end of the file (see [`Reader::cut`]).
+    pub fn next_record(&mut self) -> Result<Option<Record>, RecordError> {
+        let mut len = [0u8; 4];
+        let have = read_full(&mut self.source, &mut len).map_err(|cause| RecordError::Read {
+            file: self.file.clone(),
+            cause,
+        })?;
+        if have < len.len() {
+            self.cut = have as u64;
+            return Ok(None);
+        }
+        let len = u32::from_le_bytes(len);
+        if !(RECORD_HEAD..=self.largest_body).contains(&(len as usize)) {
+            return Err(self.corrupt(format!(
+                "a record length of {len} bytes (its nodes' records are {RECORD_HEAD} to {})",
+                self.largest_body
+            )));
+        }
+        let mut body = vec![0u8; len as usize + 4];
+        let got = read_full(&mut self.source, &mut body).map_err(|cause| RecordError::Read {
+            file: self.file.clone(),
+            cause,
+        })?;
+        if got < body.len() {
+            self.cut = 4 + got as u64;
+            return Ok(None);
+        }
+        let crc = u32::from_le_bytes(body[len as usize..].try_into().expect("4 bytes"));
+        body.truncate(len as usize);
+        if crc32c::crc32c(&body) != crc {
+            return Err(self.corrupt("its CRC does not match".into()));
+        }
+        let Some(kind) = Kind::of(body[0]) else {
+            return Err(self.corrupt(format!("unknown record kind {}", body[0])));
+        };
+        if body[2..4] != [0, 0] {
+            return Err(self.corrupt("reserved bytes are not zero".into()));
+        }
+        if kind == Kind::Missed && body.len() != RECORD_HEAD + 8 {
+            return Err(self.corrupt(format!(
+                "a count of missed frames of {} bytes, not 8",
+                body.len() - RECORD_HEAD
+            )));
+        }
+        let record = Record {
+            kind,
+            slot: body[1],
+            recorded_ns: u64::from_le_bytes(body[4..12].try_into().expect("8 bytes")),
+            body: body[RECORD_HEAD..].to_vec(),
+        };
+        self.index += 1;
+        self.offset += 8 + u64::from(len);
+        Ok(Some(record))
+    }
+
+    fn corrupt(&self, what: String) -> RecordError {
+        RecordError::CorruptRecord {
+            file: self.file.clone(),
+            index: self.index,
+            offset: self.offset,
+            what,
+        }
+    }
+}
+
+/// Reads until `buf` is full or the source ends; how many bytes it got.
+fn read_full(source: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut have = 0;
+    while have < buf.len() {
+        match source.read(&mut buf[have..]) {
+            Ok(0) => break,
+            Ok(n) => have += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(have)
+}
+
+/// The header's fields of format `version`; the error says which one does not
+/// parse.
+fn parse_header(b: &[u8], version: u32) -> Result<Header, String> {
+    let mut at = 0usize;
+    let mut take = |n: usize, what: &str| -> Result<&[u8], String> {
+        let end = at
+            .checked_add(n)
+            .filter(|&end| end <= b.len())
+            .ok_or_else(|| format!("{what} runs past its end"))?;
+        let field = &b[at..end];
+        at = end;
+        Ok(field)
+    };
+    let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes")) as usize;
+    let fingerprint = u64::from_le_bytes(take(8, "the fingerprint")?.try_into().expect("8"));
+    let u16_of = |s: &[u8]| u16::from_le_bytes(s.try_into().expect("2 bytes"));
+    let (node, count) = if version == 1 {
+        let node = take(1, "the node")?[0];
+        let count = take(1, "the node count")?[0];
+        take(2, "the reserved bytes")?;
+        ((node != u8::MAX).then_some(node), u16::from(count))
+    } else {
+        let node = match u16_of(take(2, "the node")?) {
+            NO_NODE => None,
+            slot => Some(u8::try_from(slot).map_err(|_| format!("a node slot of {slot}"))?),
+        };
+        (node, u16_of(take(2, "the node count")?))
+    };
+    let started_ns = u64::from_le_bytes(take(8, "the start time")?.try_into().expect("8"));
+    let mut text = |what: &str| -> Result<String, String> {
+        let len = u32_of(take(4, what)?);
+        String::from_utf8(take(len, what)?.to_vec()).map_err(|_| format!("{what} is not UTF-8"))
+    };
+    let interface = text("the interface name")?;
+    let parameters = text("the parameters")?;
+    let mut descriptors = Vec::new();
+    for i in 0..count {
+        let what = format!("descriptor {i}");
+        let len = u32_of(take(4, &what)?);
+        let bytes = take(len, &what)?.to_vec();
+        descriptor::decode(&bytes).map_err(|e| format!("{what}: {e}"))?;
+        descriptors.push(bytes);
+    }
+    if at != b.len() {
+        return Err(format!("{} bytes follow the last descriptor", b.len() - at));
+    }
+    Ok(Header {
+        fingerprint,
+        node,
+        started_ns,
+        interface,
+        parameters,
+        descriptors,
+    })
+}

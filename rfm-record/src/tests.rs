@@ -1,0 +1,507 @@
+use std::io::Write;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use std::path::Path;
+
+use super::*;
+use rfm_frames::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
+use rfm_interface as interface;
+
+/// The attitude interface's header, as node 0 would record it, with a fixed
+/// start time (a test builds it twice and compares).
+fn header() -> Header {
+    let mut h = Header::for_interface(
+        &interface::attitude(0, 1),
+        Some(0),
+        "device=shm:x\nlag=0\n".into(),
+    );
+    h.started_ns = 1_700_000_000_000_000_000;
+    h
+}
+
+/// A sealed frame of step `step` from `slot`.
+fn frame(slot: u8, step: u64) -> Vec<u8> {
+    let payload = interface::attitude(0, 1).map().unwrap().area(0).payload.len;
+    let mut f = FrameBuf::new(payload);
+    for (i, b) in f.payload_mut().iter_mut().enumerate() {
+        *b = (i as u64 ^ step) as u8;
+    }
+    f.seal(&FrameHeader {
+        writer_slot: slot,
+        lag: 0,
+        mode: SyncMode::Lockstep,
+        epoch: 7,
+        fingerprint: 9,
+        step,
+        sim_time: step as f64 * 1e-3,
+        wall_clock_ns: 5,
+    });
+    f.bytes().to_vec()
+}
+
+/// A sink that keeps what is written; tests read it back.
+#[derive(Clone, Default)]
+struct Memory(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Memory {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Memory {
+    fn cut_to(&mut self, len: u64) -> std::io::Result<()> {
+        self.0.lock().unwrap().truncate(len as usize);
+        Ok(())
+    }
+}
+
+/// What was recorded: kind, slot and frame of each record.
+type Wrote = Vec<(Kind, u8, Vec<u8>)>;
+
+/// The time `recording` gives the record of step `k` from `slot`.
+fn stamp(k: u64, slot: u8) -> u64 {
+    1_700_000_000_000_000_000 + k * 1000 + u64::from(slot)
+}
+
+/// A recording of `n` steps: node 0's frame, then node 1's, each step.
+fn recording(n: u64) -> (Vec<u8>, Wrote) {
+    let sink = Memory::default();
+    let capacity = 4096 * in_flight_len(frame(0, 0).len());
+    let mut recorder =
+        Recorder::with_sink(Path::new("test.rec"), sink.clone(), &header(), capacity).unwrap();
+    let mut wrote = Vec::new();
+    for k in 0..n {
+        for (kind, slot) in [(Kind::Published, 0), (Kind::Taken, 1)] {
+            let f = frame(slot, k);
+            assert!(recorder.record(kind, slot, stamp(k, slot), &f));
+            wrote.push((kind, slot, f));
+        }
+    }
+    recorder.finish().unwrap();
+    let bytes = sink.0.lock().unwrap().clone();
+    (bytes, wrote)
+}
+
+/// Every record `bytes` yields, and how reading ended.
+fn read_all(
+    bytes: &[u8],
+) -> (
+    Result<Header, RecordError>,
+    Vec<Record>,
+    Option<RecordError>,
+    u64,
+) {
+    let mut reader = match Reader::new("test.rec", bytes) {
+        Ok(r) => r,
+        Err(e) => return (Err(e), vec![], None, 0),
+    };
+    let mut records = Vec::new();
+    loop {
+        match reader.next_record() {
+            Ok(Some(r)) => records.push(r),
+            Ok(None) => return (Ok(reader.header().clone()), records, None, reader.cut()),
+            Err(e) => return (Ok(reader.header().clone()), records, Some(e), reader.cut()),
+        }
+    }
+}
+
+#[test]
+fn a_recording_reads_back_exactly() {
+    let (bytes, wrote) = recording(500);
+    let (header_read, records, error, cut) = read_all(&bytes);
+    assert_eq!(header_read.unwrap(), header());
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(cut, 0);
+    assert_eq!(records.len(), wrote.len());
+    for (r, (kind, slot, f)) in records.iter().zip(&wrote) {
+        assert_eq!((r.kind, r.slot, &r.body), (*kind, *slot, f));
+        let h = rfm_frames::frame::framed::check(
+            &r.body,
+            f.len() - rfm_frames::frame::framed::HEADER_SIZE,
+        )
+        .unwrap();
+        assert_eq!(h.writer_slot, *slot);
+        assert_eq!(r.recorded_ns, stamp(h.step, *slot));
+    }
+}
+
+/// A ring that is no whole number of records long splits records across its
+/// end: the step writes them in two pieces and the writer reads them back whole.
+#[test]
+fn records_that_wrap_around_the_ring_read_back_exactly() {
+    let sink = Memory::default();
+    let len = in_flight_len(frame(0, 0).len());
+    let mut recorder =
+        Recorder::with_sink(Path::new("wrap.rec"), sink.clone(), &header(), 3 * len + 7).unwrap();
+    let mut wrote = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    for k in 0..200 {
+        let f = frame(0, k);
+        // The writer drains every millisecond: a full ring is waited out here.
+        while !recorder.record(Kind::Published, 0, stamp(k, 0), &f) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the writer stopped draining the ring at record {k}"
+            );
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        wrote.push(f);
+    }
+    recorder.finish().unwrap();
+    let (_, records, error, cut) = read_all(&sink.0.lock().unwrap());
+    assert!(error.is_none() && cut == 0, "{error:?}, {cut} bytes cut");
+    let bodies: Vec<_> = records.iter().map(|r| &r.body).collect();
+    assert_eq!(bodies, wrote.iter().collect::<Vec<_>>());
+}
+
+/// A master killed mid-write leaves a file cut anywhere: every cut reads up to
+/// the last record that is whole, and says how many bytes follow it.
+#[test]
+fn a_recording_cut_anywhere_reads_up_to_its_last_complete_record() {
+    let (bytes, wrote) = recording(3);
+    let record_len = 4 + RECORD_HEAD + wrote[0].2.len() + 4;
+    let first = bytes.len() - wrote.len() * record_len;
+    for cut_at in 0..=bytes.len() {
+        let (header_read, records, error, cut) = read_all(&bytes[..cut_at]);
+        if cut_at < first {
+            let e = header_read.unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    RecordError::NotARecording { .. } | RecordError::TruncatedHeader { .. }
+                ),
+                "cut at {cut_at}: {e}"
+            );
+            continue;
+        }
+        assert!(error.is_none(), "cut at {cut_at}: {error:?}");
+        let whole = (cut_at - first) / record_len;
+        assert_eq!(records.len(), whole, "cut at {cut_at}");
+        assert_eq!(
+            cut as usize,
+            (cut_at - first) % record_len,
+            "cut at {cut_at}"
+        );
+        for (r, (_, _, f)) in records.iter().zip(&wrote) {
+            assert_eq!(&r.body, f);
+        }
+    }
+}
+
+/// Any byte changed: the reader stops with an error (or, for a record length
+/// made to reach past the end, as a cut file), and never returns a record that
+/// was not written.
+#[test]
+fn a_changed_byte_is_never_read_as_a_record() {
+    let (bytes, wrote) = recording(2);
+    for at in 0..bytes.len() {
+        for flip in [0x01u8, 0x80] {
+            let mut bad = bytes.clone();
+            bad[at] ^= flip;
+            let (header_read, records, error, cut) = read_all(&bad);
+            if header_read.is_err() {
+                continue;
+            }
+            for (r, (kind, slot, f)) in records.iter().zip(&wrote) {
+                assert_eq!(
+                    (r.kind, r.slot, &r.body),
+                    (*kind, *slot, f),
+                    "byte {at} ^ {flip:#x}"
+                );
+            }
+            assert!(
+                error.is_some() || cut > 0 || records.len() < wrote.len(),
+                "byte {at} ^ {flip:#x} went unnoticed"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_recording_of_a_newer_format_is_refused_naming_both_versions() {
+    let (mut bytes, _) = recording(1);
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let err = Reader::new("new.rec", &bytes[..]).unwrap_err();
+    assert!(
+        matches!(err, RecordError::NewerVersion { found: 3, .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("version 3") && text.contains("reads version 2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_file_that_is_no_recording_says_so() {
+    let err = Reader::new("notes.txt", &b"hello, this is text"[..]).unwrap_err();
+    assert!(matches!(err, RecordError::NotARecording { .. }), "{err:?}");
+}
+
+/// A sink whose second write waits until the test lets it go: the writer thread
+/// is then stuck as on a slow disk.
+struct Stuck {
+    writes: usize,
+    started: mpsc::Sender<()>,
+    release: Arc<Mutex<()>>,
+}
+
+impl Write for Stuck {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writes += 1;
+        if self.writes == 2 {
+            self.started.send(()).unwrap();
+            drop(self.release.lock().unwrap());
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Stuck {
+    fn cut_to(&mut self, _: u64) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// With the writer stuck, records fill the queue and the rest are dropped and
+/// counted at once: recording never holds up a step.
+#[test]
+fn a_full_queue_drops_and_counts_records_instead_of_waiting() {
+    let release = Arc::new(Mutex::new(()));
+    let held = release.lock().unwrap();
+    let (started, writing) = mpsc::channel();
+    let sink = Stuck {
+        writes: 0,
+        started,
+        release: Arc::clone(&release),
+    };
+    let capacity = 4;
+    let f = frame(0, 0);
+    let mut recorder = Recorder::with_sink(
+        Path::new("stuck.rec"),
+        sink,
+        &header(),
+        capacity * in_flight_len(f.len()),
+    )
+    .unwrap();
+    // The writer takes the first record and is stuck writing it.
+    assert!(recorder.record(Kind::Published, 0, 1, &f));
+    writing.recv().unwrap();
+    let accepted = (0..capacity + 5)
+        .filter(|_| recorder.record(Kind::Published, 0, 1, &f))
+        .count();
+    assert_eq!(accepted, capacity);
+    assert_eq!(recorder.dropped(), 5);
+    drop(held);
+    recorder.finish().unwrap();
+}
+
+/// A disk that fills: writes fail from byte `full_at` on until the test frees
+/// it. What was written before a failed write stays (partly written records
+/// too, as on a real disk).
+#[derive(Clone)]
+struct Disk {
+    bytes: Arc<Mutex<Vec<u8>>>,
+    room: Arc<Mutex<usize>>,
+}
+
+impl Write for Disk {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = *self.room.lock().unwrap();
+        let mut bytes = self.bytes.lock().unwrap();
+        let n = buf.len().min(room.saturating_sub(bytes.len()));
+        if n == 0 {
+            return Err(std::io::Error::from_raw_os_error(28)); // ENOSPC
+        }
+        bytes.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Disk {
+    fn cut_to(&mut self, len: u64) -> std::io::Result<()> {
+        self.bytes.lock().unwrap().truncate(len as usize);
+        Ok(())
+    }
+}
+
+/// Waits until `f` holds, at most 10 s.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !f() {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// The disk fills mid-run: used to go unsaid until the end (`dropped` 0, no
+/// news). Every record lost is counted, the news says when losing began (with
+/// the error) and when it ended, the file reads back whole up to the loss, a
+/// kind-2 record per slot says how many are missing, and writing goes on.
+#[test]
+fn a_full_disk_counts_every_lost_record_and_the_file_reads_on_after_it() {
+    let disk = Disk {
+        bytes: Arc::default(),
+        room: Arc::new(Mutex::new(usize::MAX)),
+    };
+    let f = frame(0, 0);
+    let mut recorder = Recorder::with_sink(
+        Path::new("full.rec"),
+        disk.clone(),
+        &header(),
+        64 * in_flight_len(f.len()),
+    )
+    .unwrap();
+    let record = |r: &mut Recorder, k: u64| {
+        for (kind, slot) in [(Kind::Published, 0), (Kind::Taken, 1)] {
+            assert!(r.record(kind, slot, stamp(k, slot), &frame(slot, k)));
+        }
+    };
+    for k in 0..10 {
+        record(&mut recorder, k);
+    }
+    let head = recording(0).0.len();
+    let record_len = 4 + RECORD_HEAD + f.len() + 4;
+    eventually("the first records are written", || {
+        disk.bytes.lock().unwrap().len() == head + 20 * record_len
+    });
+    assert_eq!(recorder.loss_news(), None);
+    // The disk holds half a record more, then nothing.
+    let full_at = disk.bytes.lock().unwrap().len() + f.len() / 2;
+    *disk.room.lock().unwrap() = full_at;
+    for k in 10..20 {
+        record(&mut recorder, k);
+    }
+    eventually("the loss is counted", || recorder.dropped() == 20);
+    let began = recorder.loss_news();
+    assert!(
+        matches!(&began, Some(LossNews::Began { error }) if error.contains("No space left")),
+        "{began:?}"
+    );
+    assert_eq!(recorder.loss_news(), None);
+    *disk.room.lock().unwrap() = usize::MAX;
+    for k in 20..30 {
+        record(&mut recorder, k);
+    }
+    eventually("writing works again", || {
+        recorder.loss_news() == Some(LossNews::Ended { lost: 20 })
+    });
+    let err = recorder.finish().unwrap_err().to_string();
+    assert!(err.contains("20 records are lost"), "{err}");
+    let (_, records, error, cut) = read_all(&disk.bytes.lock().unwrap());
+    assert!(error.is_none() && cut == 0, "{error:?}, {cut} bytes cut");
+    let steps = |slot: u8| -> Vec<u64> {
+        records
+            .iter()
+            .filter(|r| r.slot == slot && r.kind != Kind::Missed)
+            .map(|r| {
+                rfm_frames::frame::framed::check(&r.body, f.len() - 64)
+                    .unwrap()
+                    .step
+            })
+            .collect()
+    };
+    let expected: Vec<u64> = (0..10).chain(20..30).collect();
+    assert_eq!((steps(0), steps(1)), (expected.clone(), expected));
+    let missed: Vec<(u8, u64)> = records
+        .iter()
+        .filter_map(|r| Some((r.slot, r.missed()?)))
+        .collect();
+    assert_eq!(missed, [(0, 10), (1, 10)]);
+}
+
+/// 256 nodes (slots 0..=255, which interfaces allow) used to panic the
+/// header's one-byte count; the recorder in slot 255 is no "no node" either.
+#[test]
+fn a_recording_of_256_nodes_by_the_node_in_slot_255_reads_back() {
+    let nodes: String = (0..=255)
+        .map(|i| {
+            format!(
+                "[[node]]\nname = \"n{i}\"\nslot = {i}\nsignals = [ {{ name = \"x\", type = \"Real\" }} ]\n"
+            )
+        })
+        .collect();
+    let text = format!("name = \"wide\"\nmemory_size = 67108864\n{nodes}");
+    let wide = interface::Interface::parse("wide.toml", &text, &interface::Reserved::NONE).unwrap();
+    let header = Header::for_interface(&wide, Some(255), String::new());
+    let sink = Memory::default();
+    let recorder = Recorder::with_sink(Path::new("wide.rec"), sink.clone(), &header, 4096).unwrap();
+    recorder.finish().unwrap();
+    let (read, _, error, _) = read_all(&sink.0.lock().unwrap());
+    assert!(error.is_none(), "{error:?}");
+    let read = read.unwrap();
+    assert_eq!((read.node, read.nodes().len()), (Some(255), 256));
+}
+
+/// The largest frame an interface allows (one node filling a 256 MiB memory
+/// with its ring of 16): the reader used to cap records at 16 MiB whatever
+/// the writer took. What the writer takes, the reader reads.
+#[test]
+fn the_largest_frame_an_interface_allows_reads_back() {
+    let signals: String = (0..16_200)
+        .map(|i| format!("{{ name = \"s{i}\", type = \"String\", size = 1024 }},"))
+        .collect();
+    let text = format!(
+        "name = \"big\"\nmemory_size = 268435456\nmax_lag = 1\n[[node]]\nname = \"a\"\nslot = 0\nsignals = [{signals}]\n"
+    );
+    let big = interface::Interface::parse("big.toml", &text, &interface::Reserved::NONE).unwrap();
+    let payload = big.map().unwrap().area(0).payload.len;
+    assert!(payload > 16_000 << 10, "{payload}");
+    let header = Header::for_interface(&big, Some(0), String::new());
+    let mut f = FrameBuf::new(payload);
+    f.payload_mut()[payload - 1] = 0x5a;
+    let sink = Memory::default();
+    let capacity = queue_capacity(header.largest_frame(), 1);
+    let mut recorder =
+        Recorder::with_sink(Path::new("big.rec"), sink.clone(), &header, capacity).unwrap();
+    assert!(recorder.record(Kind::Published, 0, 1, f.bytes()));
+    recorder.finish().unwrap();
+    let (_, records, error, _) = read_all(&sink.0.lock().unwrap());
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].body.len(), f.bytes().len());
+    assert_eq!(records[0].body.last(), Some(&0x5a));
+}
+
+/// A version-1 file (one byte each for the recorder's slot and the count)
+/// still reads.
+#[test]
+fn a_recording_of_format_version_1_still_reads() {
+    let h = header();
+    let mut body = h.encode();
+    // Version 1: slot (1), count (1), two reserved, in the place of two u16s.
+    body.splice(8..12, [0u8, 2, 0, 0]);
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    bytes.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    let crc = crc32c::crc32c(&bytes[MAGIC.len()..]);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    let read = Reader::new("old.rec", &bytes[..]).unwrap();
+    assert_eq!(read.header(), &h);
+}
+
+/// The start-time placeholder gives every run's file its own name, valid on
+/// every file system.
+#[test]
+fn the_start_placeholder_names_the_file_by_its_start_in_utc() {
+    let at = 1_796_086_923_000_000_000; // 2026-12-01 01:02:03 UTC
+    assert_eq!(
+        expand_file_name("runs/cockpit-{start}.rec", at),
+        "runs/cockpit-20261201T010203Z.rec"
+    );
+    assert_eq!(expand_file_name("plain.rec", at), "plain.rec");
+}

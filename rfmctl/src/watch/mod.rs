@@ -1,0 +1,384 @@
+//! `watch`: every node's newest frame, decoded by name, refreshing in place.
+//!
+//! The watcher needs no interface file: each node describes itself in its own area
+//! (see `rfm_core::interface::descriptor`), and the watcher finds those
+//! descriptors in the memory and decodes each node's signals by them.
+//!
+//! The watcher looks every millisecond: it takes each node's frames that the
+//! node's ring still holds since its last look, and feeds them to the same
+//! health tracker the FMU uses. Its "missed" count is frames that left the
+//! ring (16 frames by default) before it looked: none for a node at 500 Hz,
+//! even one publishing in bursts, nearly all at microsecond steps. That is the
+//! watcher's sampling, not the link's loss (the FMU reports the link's own in
+//! `link.lost`). Bad frames (complete but corrupt: CRC, magic) and restarts
+//! are real findings.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+use clap::Args;
+use rfm_core::interface::{self, Found};
+use rfm_core::link::liveness::Words;
+use rfm_core::link::observer::{described, Observer};
+use rfm_core::link::ownership::{self, AreaWatch, Holder};
+use rfm_core::link::Layout;
+use rfm_core::{Device, Region};
+use serde_json::json;
+
+use crate::failure::Failure;
+
+mod slot;
+use crate::numbers::parse_u64;
+use crate::open::{coupling_region, open, parse_wait, waiting};
+use slot::{Reader, SlotView};
+
+pub const HELP: &str = "\
+Nodes are found by the descriptor each one writes into its own area: no interface
+file is needed. Areas the memory describes that no row shows (another interface's,
+or ones a later node wrote over) are listed below the table with the judgement
+every reader of the ownership protocol makes (free; left over, closed; left over,
+dead; held, watching; live; live, on another host). Columns: node and slot; holder: the area's holder by its heartbeat
+(live; silent N s: its beat has not moved for that long, a dead program or one stopped whole (a debugger's breakpoint, SIGSTOP);
+closed: it stopped cleanly; none: no heartbeat, e.g. an article program); the
+writer's session epoch (low 32 bits), its step as the FMU's <node>.step output
+numbers it (-1: its initial values; packet id for seed), simulation time; age: time since this watcher last saw a new frame; rate: steps per second
+over the last interval; missed: frames the node's ring no longer held when the
+watcher looked (it looks every millisecond: none at 500 Hz, most at microsecond
+steps; the watcher's sampling, not the link's loss, which the FMU counts in
+link.lost); bad: complete but corrupt frames (CRC, magic);
+restarts: epoch changes (seed: the packet id going back); then the signals by name
+(on a terminal, as many as its width holds: long values shortened, then left out and
+counted, short ones such as Booleans last; piped, all; --json gives all).
+
+Example: rfmctl watch shm:cockpit
+         rfmctl watch /dev/rfm2g0 --slots 0,1 --once --json
+         rfmctl watch /dev/rfm2g0 --layout seed --slots 0 --once";
+
+/// The terminal's width in columns where the table is shown on one (rows are
+/// cut to it, long values first), `None` where it goes to a file or pipe
+/// (rows whole).
+fn terminal_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ writes one winsize into the struct it is given,
+        // which lives across the call.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; stdout is a terminal (checked), and a failing
+        // ioctl leaves the zeroed struct, handled below.
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col > 0 {
+            return Some(usize::from(size.ws_col));
+        }
+    }
+    Some(
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(120),
+    )
+}
+
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    pub device: String,
+    /// Slots to show (default: every node found; for seed, 0 and 1)
+    #[arg(long, value_delimiter = ',')]
+    pub slots: Vec<u8>,
+    /// framed (the FMU's default) or seed (the article's FlightData)
+    #[arg(long, default_value = "framed", value_parser = ["framed", "seed"])]
+    pub layout: String,
+    /// The FMU's regionOffset: where the coupling's areas start
+    #[arg(long, default_value = "0", value_parser = parse_u64)]
+    pub region_offset: u64,
+    /// Seconds between refreshes, over which rates are measured
+    #[arg(long, default_value = "0.5", value_parser = parse_interval)]
+    pub interval: f64,
+    /// Look for one interval, print once, exit (1 if a slot holds no valid frame)
+    #[arg(long)]
+    pub once: bool,
+    /// Stop after this many refreshes (exit status as for --once)
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// One JSON object per refresh, one per line, instead of the table
+    #[arg(long)]
+    pub json: bool,
+    /// Wait for the memory to be created and its nodes (those of --slots) to
+    /// describe themselves: at most SECONDS, the flag alone until interrupted
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "inf",
+          value_parser = parse_wait)]
+    pub wait: Option<f64>,
+}
+
+fn parse_interval(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| (0.01..=3600.0).contains(s))
+        .ok_or_else(|| format!("`{text}` is not a number of seconds from 0.01 to 3600"))
+}
+
+const HEADER: &str = "slot node               holder    epoch         step    sim time s    age s    rate/s missed  bad restarts  signals";
+
+/// The views of `--layout seed`: the article's packet at each slot's area.
+fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
+    let slots = if slots.is_empty() { &[0, 1][..] } else { slots };
+    slots
+        .iter()
+        .map(|&s| {
+            let area =
+                rfm_core::area::window(region, &interface::attitude_area(s)).map_err(|e| {
+                    Failure::device(anyhow!(
+                        "slot {s} of the attitude layout does not fit the memory: {e}"
+                    ))
+                })?;
+            let observer = Observer::new(area, &interface::attitude_area(s), Layout::Seed)
+                .map_err(Failure::device)?;
+            Ok(SlotView::new(
+                s,
+                format!("slot{s}"),
+                Some(observer),
+                Reader::Seed,
+            ))
+        })
+        .collect()
+}
+
+/// The views of the framed layout: every node whose descriptor is in `region`
+/// (of `slots`, if given); a slot holding two (a stale one left by an earlier
+/// coupling) shows the one whose holder is live, else the last found.
+fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
+    let chosen = described(region, slots).map_err(Failure::device)?;
+    let mut views = Vec::new();
+    for f in chosen {
+        let area = rfm_core::area::window(region, &f.area).map_err(Failure::device)?;
+        let observer = Observer::new(area, &f.area, Layout::Framed).map_err(Failure::device)?;
+        views.push(SlotView::new(
+            f.descriptor.slot,
+            f.descriptor.node.clone(),
+            Some(observer),
+            Reader::Framed(Box::new(f)),
+        ));
+    }
+    for &s in slots {
+        if !views.iter().any(|v| v.slot == s) {
+            views.push(SlotView::new(s, "?".into(), None, Reader::Undescribed));
+        }
+    }
+    if views.is_empty() {
+        return Err(Failure::check_failed(anyhow!(
+            "no node describes itself in this memory: is a simulator running on it, with the \
+             same regionOffset? (the article's programs write no descriptor: use --layout seed)"
+        ))
+        .not_yet());
+    }
+    Ok(views)
+}
+
+/// An area the memory describes that no row shows (another interface's, or
+/// one a later node wrote over), judged as every reader of the protocol does.
+struct Other {
+    found: Found,
+    area: Region,
+    watch: AreaWatch,
+    holder: Holder,
+}
+
+impl Other {
+    fn judged(&self) -> &'static str {
+        let holders =
+            Words::read(&self.area).is_ok_and(|w| w.owner == self.found.descriptor.session);
+        ownership::verdict(&self.holder, holders, None)
+    }
+
+    fn text(&self) -> String {
+        let d = &self.found.descriptor;
+        format!(
+            "  node `{}` (slot {}) of interface `{}`, bytes {}..{}: {}",
+            d.node,
+            d.slot,
+            d.interface,
+            self.found.area.offset,
+            self.found.area.end(),
+            self.judged()
+        )
+    }
+}
+
+/// The described areas of `region` that no view shows.
+fn others(region: &Region, views: &[SlotView]) -> Result<Vec<Other>, Failure> {
+    let shown: Vec<u64> = views
+        .iter()
+        .filter_map(|v| match &v.reader {
+            Reader::Framed(f) => Some(f.area.offset),
+            _ => None,
+        })
+        .collect();
+    let now = Instant::now();
+    let mut others = Vec::new();
+    for found in interface::discover(region).map_err(Failure::device)? {
+        if shown.contains(&found.area.offset) {
+            continue;
+        }
+        let area = rfm_core::area::window(region, &found.area).map_err(Failure::device)?;
+        let mut watch = AreaWatch::new(Words::read(&area).map_err(Failure::device)?, now);
+        let holder = watch.judge(&area, now).map_err(Failure::device)?;
+        others.push(Other {
+            found,
+            area,
+            watch,
+            holder,
+        });
+    }
+    Ok(others)
+}
+
+/// The memory and the views of its nodes, once they are there: with
+/// `--wait`, every slot of `--slots` described.
+fn views(
+    args: &WatchArgs,
+    library: Option<&Path>,
+) -> Result<(Device, Region, Vec<SlotView>), Failure> {
+    let device = open(&args.device, library)?;
+    let region = coupling_region(&device, &args.device, args.region_offset)?;
+    let views = if args.layout == "seed" {
+        seed_views(&region, &args.slots)?
+    } else {
+        framed_views(&region, &args.slots)?
+    };
+    let missing: Vec<String> = views
+        .iter()
+        .filter(|v| matches!(v.reader, Reader::Undescribed))
+        .map(|v| v.slot.to_string())
+        .collect();
+    if args.wait.is_some() && !missing.is_empty() {
+        return Err(Failure::check_failed(anyhow!(
+            "no node describes slot {} in this memory yet",
+            missing.join(", ")
+        ))
+        .not_yet());
+    }
+    Ok((device, region, views))
+}
+
+pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
+    let (_device, region, mut views) = waiting(args.wait, || views(args, library))?;
+    let mut others = if args.layout == "seed" || !args.slots.is_empty() {
+        Vec::new()
+    } else {
+        others(&region, &views)?
+    };
+    let interval = Duration::from_secs_f64(args.interval);
+    let refreshes = if args.once { Some(1) } else { args.count };
+    let terminal = std::io::stdout().is_terminal() && !args.json;
+    let mut stdout = std::io::stdout().lock();
+    let mut done = 0u64;
+    loop {
+        let start = Instant::now();
+        while start.elapsed() < interval {
+            let now = Instant::now();
+            for v in &mut views {
+                v.poll(now);
+            }
+            for o in &mut others {
+                if let Ok(holder) = o.watch.judge(&o.area, now) {
+                    o.holder = holder;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let now = Instant::now();
+        for v in &mut views {
+            v.measure_rate(now);
+        }
+        let out = match args.json {
+            true => as_json(args, &views, &others, now),
+            false => as_table(args, &views, &others, now, terminal),
+        };
+        stdout
+            .write_all(out.as_bytes())
+            .and_then(|()| stdout.flush())
+            .map_err(|e| Failure::device(anyhow!("writing the view: {e}")))?;
+        done += 1;
+        if refreshes.is_some_and(|n| done >= n) {
+            break;
+        }
+    }
+    let silent: Vec<String> = views
+        .iter()
+        .filter(|v| v.latest.is_none())
+        .map(|v| {
+            format!(
+                "slot {}: {}",
+                v.slot,
+                v.problem.as_deref().unwrap_or("nothing read")
+            )
+        })
+        .collect();
+    if silent.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::check_failed(anyhow!(
+            "no valid frame in {}",
+            silent.join("; ")
+        )))
+    }
+}
+
+/// One refresh as a line of JSON: every slot, and the other areas described.
+fn as_json(args: &WatchArgs, views: &[SlotView], others: &[Other], now: Instant) -> String {
+    json!({
+        "device": args.device,
+        "layout": args.layout,
+        "region_offset": args.region_offset,
+        "slots": views.iter().map(|v| v.json(now)).collect::<Vec<_>>(),
+        "others": others.iter().map(|o| json!({
+            "node": o.found.descriptor.node,
+            "slot": o.found.descriptor.slot,
+            "interface": o.found.descriptor.interface,
+            "start": o.found.area.offset,
+            "end": o.found.area.end(),
+            "judged": o.judged(),
+        })).collect::<Vec<_>>(),
+    })
+    .to_string()
+        + "\n"
+}
+
+/// One refresh as the table (on a terminal, in place and cut to its width),
+/// then the other areas described.
+fn as_table(
+    args: &WatchArgs,
+    views: &[SlotView],
+    others: &[Other],
+    now: Instant,
+    terminal: bool,
+) -> String {
+    let mut text = format!(
+        "{}{} ({} layout, regionOffset {:#x}), every {} s\n{HEADER}\n",
+        if terminal { "\x1b[H\x1b[2J" } else { "" },
+        args.device,
+        args.layout,
+        args.region_offset,
+        args.interval
+    );
+    let width = terminal_width();
+    for v in views {
+        text.push_str(&v.row(now, width));
+        text.push('\n');
+    }
+    if !others.is_empty() {
+        text.push_str("also described in this memory:\n");
+        for o in others {
+            text.push_str(&o.text());
+            text.push('\n');
+        }
+    }
+    if !terminal {
+        text.push('\n');
+    }
+    text
+}
