@@ -95,6 +95,10 @@ pub struct Model {
     /// By value reference: how many references from it on are one run
     /// (see `routes::runs`).
     pub runs: Vec<u32>,
+    /// The start values of this FMU's parameters: its interface file's
+    /// settings for this node, else the parameter table's. Made once here,
+    /// because every instantiation and reset starts from them.
+    pub param_starts: ParamValues,
 }
 
 impl Model {
@@ -116,9 +120,11 @@ impl Model {
 
     fn build(interface: Arc<Interface>, node: usize, preset: bool) -> Model {
         let peers: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != node).collect();
-        let variables = variables::variables(&interface, node, &peers, preset);
+        let param_starts = variables::param_starts(&interface, node);
+        let variables = variables::variables(&interface, node, &peers, preset, &param_starts);
         let routes = routes::routes(&variables);
         Model {
+            param_starts,
             runs: routes::runs(&routes),
             routes,
             model_identifier: format!("{}_{}", interface.name, interface.nodes[node].name),
@@ -212,12 +218,6 @@ impl Model {
                 others.join(", ")
             }
         )
-    }
-
-    /// The start values of this FMU's parameters: its interface file's
-    /// settings for this node, else the parameter table's.
-    pub fn param_starts(&self) -> ParamValues {
-        variables::param_starts(&self.interface, self.node)
     }
 
     /// This node's period, when its interface gives one: its FMU steps by

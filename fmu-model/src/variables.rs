@@ -169,11 +169,15 @@ pub fn param_starts(interface: &Interface, me: usize) -> ParamValues {
 
 /// Every variable of the FMU of node `me` of `interface`; `preset` names the
 /// outputs as the attitude FMU does (`peer.*`, `link.*`) and keeps its slot
-/// parameters.
-pub fn variables(interface: &Interface, me: usize, peers: &[usize], preset: bool) -> Vec<Var> {
-    // The file's settings are the parameters' start values: a master that
-    // sets nothing couples as the file says.
-    let starts = param_starts(interface, me);
+/// parameters. `starts` are the parameters' start values ([`param_starts`]):
+/// the file's settings, so a master that sets nothing couples as the file says.
+pub fn variables(
+    interface: &Interface,
+    me: usize,
+    peers: &[usize],
+    preset: bool,
+    starts: &ParamValues,
+) -> Vec<Var> {
     let mut vars: Vec<Var> = params::fmu_params(preset)
         .map(|p| Var {
             name: p.name.to_owned(),

@@ -62,7 +62,7 @@ impl Instance {
         Instance {
             logger,
             values: Values {
-                params: model.param_starts(),
+                params: model.param_starts.clone(),
                 frame,
                 link: None,
                 report: None,
