@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rfm2g::abi::{RFM2GCONFIG, RFM2GEVENTINFO, RFM2GHANDLE};
 use rfm2g::*;
-use support::{unique_ring, RingGuard};
+use support::{unique, RingGuard};
 
 const SUCCESS: i32 = 0;
 const NOT_IMPLEMENTED: i32 = 1;
@@ -78,7 +78,7 @@ impl Drop for Board {
 
 /// Two boards (nodes 1 and 2) on a fresh ring of `size`.
 fn ring(size: &str) -> (RingGuard, Board, Board) {
-    let name = unique_ring("api");
+    let name = unique("api");
     let a = Board::open(&format!("/dev/rfm2g-sim/{name}/1/{size}"));
     let b = Board::open(&format!("/dev/rfm2g-sim/{name}/2/{size}"));
     (RingGuard(name), a, b)
@@ -299,7 +299,7 @@ fn mappings_follow_the_page_rules() {
 
 #[test]
 fn interrupts_reach_the_addressed_node_or_all_with_their_data() {
-    let name = unique_ring("evt");
+    let name = unique("evt");
     let _g = RingGuard(name.clone());
     let n: Vec<Board> = (1..=3)
         .map(|i| Board::open(&format!("/dev/rfm2g-sim/{name}/{i}/64K")))
@@ -410,7 +410,7 @@ fn waits_time_out_in_milliseconds_and_can_be_cancelled() {
 
 #[test]
 fn closing_a_handle_ends_its_waits() {
-    let name = unique_ring("close");
+    let name = unique("close");
     let _g = RingGuard(name.clone());
     let mut b = Board::open(&format!("/dev/rfm2g-sim/{name}/2/64K"));
     // SAFETY: open handle; plain argument.
@@ -437,7 +437,7 @@ fn the_environment_configures_boards_delay_and_fibre() {
     if let Ok(ring) = std::env::var(CHILD_ENV) {
         return configured_child(&ring);
     }
-    let ring = unique_ring("envcfg");
+    let ring = unique("envcfg");
     let _g = RingGuard(ring.clone());
     let file = std::env::temp_dir().join(format!("{ring}.conf"));
     std::fs::write(
@@ -566,7 +566,7 @@ fn board_settings_are_kept_per_board() {
 
 #[test]
 fn a_ring_of_another_size_is_refused_with_a_reason() {
-    let name = unique_ring("size");
+    let name = unique("size");
     let _g = RingGuard(name.clone());
     let _a = Board::open(&format!("/dev/rfm2g-sim/{name}/1/64K"));
     let c = CString::new(format!("/dev/rfm2g-sim/{name}/2/128K")).unwrap();

@@ -49,7 +49,7 @@ fn exchange(count: u32, mode: &str) -> (String, String, String) {
         let lib = support::sim_library();
         (build("sender", &lib), build("receiver", &lib))
     });
-    let ring = support::unique_ring("c");
+    let ring = support::unique("c");
     let _ring = support::RingGuard(ring.clone());
     let board = |node| format!("/dev/rfm2g0 ring={ring} node={node} size=64K");
     let rx = Command::new(receiver)

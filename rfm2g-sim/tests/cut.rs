@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use rfm2g::abi::{RFM2GCONFIG, RFM2GEVENTINFO, RFM2GHANDLE};
 use rfm2g::*;
-use support::{unique_ring, RingGuard};
+use support::{unique, RingGuard};
 
 const SUCCESS: i32 = 0;
 const TIMED_OUT: i32 = 3;
@@ -124,7 +124,7 @@ fn set_link(path: &str, up: bool) -> i32 {
 
 #[test]
 fn a_cut_board_and_the_ring_no_longer_see_each_others_stores() {
-    let name = unique_ring("cut");
+    let name = unique("cut");
     let _guard = RingGuard(name.clone());
     let a = Board::open(&format!("/dev/rfm2g-sim/{name}/1/64K"));
     let b = Board::open(&format!("/dev/rfm2g-sim/{name}/2/64K"));
@@ -184,7 +184,7 @@ fn a_cut_from_another_process_reaches_this_ones_mappings() {
             1
         });
     }
-    let name = unique_ring("cutp");
+    let name = unique("cutp");
     let _guard = RingGuard(name.clone());
     let a = Board::open(&format!("/dev/rfm2g-sim/{name}/1/64K"));
     let b = Board::open(&format!("/dev/rfm2g-sim/{name}/2/64K"));

@@ -31,7 +31,7 @@ fn a_node_whose_process_was_killed_opens_and_wakes_again() {
             let _ = events.wait(1000);
         }
     }
-    let ring = support::unique_ring("killed");
+    let ring = support::unique("killed");
     let _ring = support::RingGuard(ring.clone());
     let node1 = format!("/dev/rfm2g-sim/{ring}/1/64K");
     let mut victim = Command::new(std::env::current_exe().unwrap())

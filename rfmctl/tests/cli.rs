@@ -54,7 +54,7 @@ impl Drop for ShmGuard {
 }
 
 fn shm(size: usize) -> Shm {
-    let name = sim::unique_ring("rfmctl");
+    let name = sim::unique("rfmctl");
     let device = format!("shm:{name}");
     let memory = Device::open(
         &device,
@@ -73,7 +73,7 @@ fn shm(size: usize) -> Shm {
 
 /// `--library` and a self-describing device path of a fresh emulated ring.
 fn board(node: u8) -> (sim::RingGuard, String, String) {
-    let ring = sim::unique_ring("rfmctl");
+    let ring = sim::unique("rfmctl");
     let lib = sim::sim_library().to_str().unwrap().to_owned();
     (
         sim::RingGuard(ring.clone()),
@@ -1097,7 +1097,7 @@ fn watch_misses_nothing_of_a_500_hz_node_publishing_in_bursts() {
 /// once and say that --wait would wait.
 #[test]
 fn watch_and_record_wait_for_a_memory_created_later() {
-    let name = sim::unique_ring("rfmctl-wait");
+    let name = sim::unique("rfmctl-wait");
     let device = format!("shm:{name}");
     let _guard = ShmGuard(name.clone());
     let (code, _, err) = run(&["watch", &device, "--once"]);
@@ -1294,7 +1294,7 @@ fn doctor_on_shared_memory_names_its_couplings_and_a_missing_one_fails() {
 #[test]
 fn doctor_checks_both_rings_of_a_redundant_device() {
     let (ring_a, lib, _) = board(3);
-    let ring_b = sim::RingGuard(sim::unique_ring("rfmctl"));
+    let ring_b = sim::RingGuard(sim::unique("rfmctl"));
     let doctor = |b_node: u8, b_link: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
             .args([

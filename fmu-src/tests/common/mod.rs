@@ -259,16 +259,6 @@ impl Drop for Fmu {
     }
 }
 
-/// A device string no other test uses.
-pub fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
-}
 
 /// Unlinks a `shm:` object when the test ends, pass or fail: run after run,
 /// objects left behind fill a developer's /dev/shm.
@@ -285,4 +275,4 @@ mod sim;
 
 /// The RFM2g emulator (`rfm2g-sim`), built for this test profile.
 #[allow(unused_imports)]
-pub use sim::{sim_library, RingGuard};
+pub use sim::{sim_library, unique, RingGuard};

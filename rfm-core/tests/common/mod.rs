@@ -1,17 +1,12 @@
 //! Helpers shared by rfm-core's integration tests.
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
-/// A name no other test (in this or a concurrent test process) uses.
-pub fn unique(prefix: &str) -> String {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
-}
+// Where the emulator is not built (Miri), names come alone.
+#[cfg(miri)]
+#[path = "../../../rfm2g-sim/tests/support/names.rs"]
+mod names;
+#[cfg(miri)]
+pub use names::unique;
 
 /// Unlinks a `shm:` object when the test ends, pass or fail.
 #[cfg(not(miri))]
@@ -31,7 +26,7 @@ mod sim;
 /// The RFM2g emulator (`rfm2g-sim`): the vendor's ABI over shared memory.
 #[cfg(not(miri))]
 #[allow(unused_imports)]
-pub use sim::{sim_library, RingGuard};
+pub use sim::{sim_library, unique, RingGuard};
 
 use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_core::interface;

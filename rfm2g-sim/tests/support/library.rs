@@ -10,6 +10,12 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+#[path = "names.rs"]
+mod names;
+// Not every test that includes this file names a ring.
+#[allow(unused_imports)]
+pub use names::unique;
+
 /// `target/<profile>/librfm2g.so`, current with the sources.
 pub fn sim_library() -> PathBuf {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
@@ -63,15 +69,4 @@ impl Drop for RingGuard {
             let _ = rfm_memory::backend::shm::unlink(&format!("{ring}.island.{node}"));
         }
     }
-}
-
-/// A ring name no other test (in this or a concurrent process) uses.
-pub fn unique_ring(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
 }
