@@ -118,7 +118,7 @@ impl Exchange {
     /// `own_epoch`, has just taken its slot): what they did before proves nothing.
     pub(crate) fn rewatch(&mut self, own_epoch: u64, now: Instant) -> Result<(), RegionError> {
         for peer in &mut self.peers {
-            peer.rewatch(&self.expected.config, own_epoch, now)?;
+            peer.rewatch(own_epoch, now)?;
         }
         Ok(())
     }

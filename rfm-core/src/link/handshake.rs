@@ -39,7 +39,15 @@ pub const WATCH_INTERVAL: Duration = Duration::from_millis(1);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Peer {
     Seeking,
-    Bound { epoch: u64 },
+    Bound {
+        epoch: u64,
+    },
+    /// The peer is this node (a self-loop: the attitude preset's `nodeSlot ==
+    /// peerSlot`): bound to its own session from the start, and never judged
+    /// by the slot's liveness words, which are its own.
+    Itself {
+        epoch: u64,
+    },
 }
 
 /// Whether a frame may be taken.
@@ -90,7 +98,7 @@ impl Handshake {
         own: Option<u64>,
     ) -> Handshake {
         Handshake {
-            state: own.map_or(Peer::Seeking, |epoch| Peer::Bound { epoch }),
+            state: own.map_or(Peer::Seeking, |epoch| Peer::Itself { epoch }),
             watch: PeerWatch::new(words, now),
             watched_at: now,
             mode,
@@ -100,18 +108,44 @@ impl Handshake {
         }
     }
 
+    /// Watches the peer slot again from `now` (its words `words`), after this
+    /// node's session became `own_epoch`: a self-loop stays one, of the new session.
+    pub(crate) fn rewatched(&self, words: Words, now: Instant, own_epoch: u64) -> Handshake {
+        let own = self.is_itself().then_some(own_epoch);
+        Handshake::new(words, now, self.mode, self.silence, own)
+    }
+
+    /// Whether the peer is this node.
+    pub(crate) fn is_itself(&self) -> bool {
+        matches!(self.state, Peer::Itself { .. })
+    }
+
     /// The session frames are taken from, once there is one.
     pub(crate) fn bound(&self) -> Option<u64> {
         match self.state {
             Peer::Seeking => None,
-            Peer::Bound { epoch } => Some(epoch),
+            Peer::Bound { epoch } | Peer::Itself { epoch } => Some(epoch),
         }
     }
 
     /// Whether the liveness words should be read again at `now`.
     pub(crate) fn watch_due(&self, now: Instant) -> bool {
-        self.state == Peer::Seeking
-            || now.saturating_duration_since(self.watched_at) >= WATCH_INTERVAL
+        match self.state {
+            Peer::Seeking => true,
+            Peer::Bound { .. } => now.saturating_duration_since(self.watched_at) >= WATCH_INTERVAL,
+            Peer::Itself { .. } => false,
+        }
+    }
+
+    /// Whether a frame of session `epoch` is judged on fresh liveness words
+    /// before [`Handshake::admit`]: it is not the bound session's, and the
+    /// words are not this node's own.
+    pub(crate) fn judges(&self, epoch: u64) -> bool {
+        match self.state {
+            Peer::Seeking => true,
+            Peer::Bound { epoch: e } => e != epoch,
+            Peer::Itself { .. } => false,
+        }
     }
 
     /// Records the peer slot's words read at `now`.
@@ -150,10 +184,16 @@ impl Handshake {
     /// session's, the caller must have observed the words at `now` first.
     pub(crate) fn admit(&mut self, epoch: u64, now: Instant) -> Admit {
         match self.state {
-            Peer::Bound { epoch: e } if e == epoch => Admit::Take { bound_now: false },
-            Peer::Bound { epoch: e } if self.mode == SyncMode::Lockstep => {
+            Peer::Bound { epoch: e } | Peer::Itself { epoch: e } if e == epoch => {
+                Admit::Take { bound_now: false }
+            }
+            Peer::Bound { epoch: e } | Peer::Itself { epoch: e }
+                if self.mode == SyncMode::Lockstep =>
+            {
                 Admit::Restarted { old: e }
             }
+            // This node's slot holds only its own session's frames.
+            Peer::Itself { .. } => Admit::NotLive,
             _ if self.life().is_live(token(epoch), now, self.silence) => {
                 self.state = Peer::Bound { epoch };
                 Admit::Take { bound_now: true }
@@ -164,21 +204,10 @@ impl Handshake {
 
     /// What the last reading says about the bound session, if anything is wrong.
     pub(crate) fn fault(&self, now: Instant) -> Option<Fault> {
-        let Peer::Bound { epoch } = self.state else {
-            // Not bound yet: a holder seen beating since this node started, whose
-            // frame was not taken, that closes or falls silent will not send one.
-            return match self.life() {
-                Life::Closed { owner }
-                    if Some(owner) == self.seen_beating || self.closed_since(owner) =>
-                {
-                    Some(Fault::Stopped)
-                }
-                life @ Life::Beating { owner, .. } if Some(owner) == self.seen_beating => {
-                    let silent = life.silent_for(now);
-                    (silent >= self.silence).then_some(Fault::Dead { silent })
-                }
-                _ => None,
-            };
+        let epoch = match self.state {
+            Peer::Bound { epoch } => epoch,
+            Peer::Itself { .. } => return None,
+            Peer::Seeking => return self.fault_unbound(now),
         };
         match self.life() {
             Life::Closed { owner } if owner == token(epoch) => Some(Fault::Stopped),
@@ -194,9 +223,29 @@ impl Handshake {
         }
     }
 
-    /// The bound session is running (free mode's `link.ok`).
+    /// Not bound yet: a holder seen beating since this node started, whose
+    /// frame was not taken, that closes or falls silent will not send one.
+    fn fault_unbound(&self, now: Instant) -> Option<Fault> {
+        match self.life() {
+            Life::Closed { owner }
+                if Some(owner) == self.seen_beating || self.closed_since(owner) =>
+            {
+                Some(Fault::Stopped)
+            }
+            life @ Life::Beating { owner, .. } if Some(owner) == self.seen_beating => {
+                let silent = life.silent_for(now);
+                (silent >= self.silence).then_some(Fault::Dead { silent })
+            }
+            _ => None,
+        }
+    }
+
+    /// The bound session is running (free mode's `link.ok`); this node always is.
     pub(crate) fn alive(&self, now: Instant) -> bool {
-        self.bound()
-            .is_some_and(|e| self.life().is_live(token(e), now, self.silence))
+        match self.state {
+            Peer::Seeking => false,
+            Peer::Bound { epoch } => self.life().is_live(token(epoch), now, self.silence),
+            Peer::Itself { .. } => true,
+        }
     }
 }

@@ -31,8 +31,6 @@ pub struct Peer {
     observed: Observer,
     handshake: Handshake,
     seed: SeedWatch,
-    /// The peer is this node (the attitude preset's `nodeSlot == peerSlot`).
-    self_loop: bool,
     /// This node waits for the peer's frames (lockstep), or takes the newest.
     rate: Rate,
     /// What this lockstep step has of the peer.
@@ -142,26 +140,16 @@ impl Peer {
             ),
             observed,
             seed: SeedWatch::default(),
-            self_loop: own_epoch.is_some(),
             rate,
             step: StepState::default(),
         })
     }
 
     /// Starts watching again from `now`: what the peer did before proves nothing.
-    pub(crate) fn rewatch(
-        &mut self,
-        config: &LinkConfig,
-        own_epoch: u64,
-        now: Instant,
-    ) -> Result<(), RegionError> {
-        self.handshake = Handshake::new(
-            self.observed.words()?,
-            now,
-            self.rate.mode(),
-            config.timeout,
-            self.self_loop.then_some(own_epoch),
-        );
+    pub(crate) fn rewatch(&mut self, own_epoch: u64, now: Instant) -> Result<(), RegionError> {
+        self.handshake = self
+            .handshake
+            .rewatched(self.observed.words()?, now, own_epoch);
         self.seed.baseline = self.observed.seed_packet();
         Ok(())
     }
@@ -247,10 +235,7 @@ impl Peer {
     /// taken from is running (heartbeat; seed layout: its packet id moved within
     /// `timeout`).
     pub fn alive(&self, now: Instant, timeout: Duration) -> bool {
-        if self.self_loop {
-            return true;
-        }
-        if self.observed.is_seed() {
+        if self.observed.is_seed() && !self.handshake.is_itself() {
             self.seed
                 .moved
                 .is_some_and(|(_, t)| now.saturating_duration_since(t) < timeout.max(MIN_SILENCE))
@@ -283,7 +268,7 @@ impl Peer {
     /// Reads the peer's liveness words when the handshake is due to look again.
     #[inline]
     pub(crate) fn watch(&mut self, now: Instant) -> Result<(), RegionError> {
-        if !self.self_loop && self.handshake.watch_due(now) {
+        if self.handshake.watch_due(now) {
             self.observe(now)?;
         }
         Ok(())
@@ -326,11 +311,7 @@ impl Peer {
     /// What the liveness words say is wrong with the peer, if anything (a
     /// self-loop is never faulted).
     pub(crate) fn fault(&self, now: Instant) -> Option<Fault> {
-        if self.self_loop {
-            None
-        } else {
-            self.handshake.fault(now)
-        }
+        self.handshake.fault(now)
     }
 
     /// Whether the peer's area may be being written now: its holder is of this
@@ -384,7 +365,7 @@ impl Peer {
         now: Instant,
     ) -> Result<Option<(Header, bool)>, ReadError> {
         let h = self.observed.read_latest()?;
-        if self.bound() != Some(h.epoch) && !self.self_loop {
+        if self.handshake.judges(h.epoch) {
             // Another session than the bound one: judge it on fresh words.
             self.observe(now).map_err(ReadError::Region)?;
         }
