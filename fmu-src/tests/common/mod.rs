@@ -259,7 +259,6 @@ impl Drop for Fmu {
     }
 }
 
-
 /// Unlinks a `shm:` object when the test ends, pass or fail: run after run,
 /// objects left behind fill a developer's /dev/shm.
 pub struct ShmGuard(pub String);

@@ -31,6 +31,7 @@
 //! beat and the link fails with [`super::LinkError::SlotTakenOver`]: never two
 //! silent writers of one slot.
 
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use super::liveness::{self, Life, PeerWatch, Words, DEAD_AFTER};
@@ -77,21 +78,30 @@ struct Watched {
 /// Where a claim stands.
 #[derive(Debug, Clone)]
 enum Phase {
-    Observing {
-        /// The other areas described over the coupling's, not yet judged.
-        others: Vec<Watched>,
-        own: PeerWatch,
-        since: Instant,
-        /// Seed layout: the packet id first seen, and whether it has moved.
-        packet: Option<u64>,
-        packet_moved: bool,
-    },
-    Settling {
-        at: Instant,
-        /// When a bridge's acknowledgement was first seen.
-        bridged: Option<Instant>,
-    },
+    Observing(Observation),
+    Settling(Settling),
     Won,
+}
+
+/// Step 1: what is watched until the area is free.
+#[derive(Debug, Clone)]
+struct Observation {
+    /// The other areas described over the coupling's, not yet judged.
+    others: Vec<Watched>,
+    /// This node's own area's words.
+    own: PeerWatch,
+    since: Instant,
+    /// Seed layout: the packet id first seen, and whether it has moved.
+    packet: Option<u64>,
+    packet_moved: bool,
+}
+
+/// Step 3: the wait between the announce and the verify.
+#[derive(Debug, Clone)]
+struct Settling {
+    at: Instant,
+    /// When a bridge's acknowledgement was first seen.
+    bridged: Option<Instant>,
 }
 
 /// A claim in progress.
@@ -186,13 +196,13 @@ impl Claim {
         }
         let own = own_window(claimant)?;
         Ok(Claim {
-            phase: Phase::Observing {
+            phase: Phase::Observing(Observation {
                 others,
                 own: PeerWatch::new(Words::read(&own)?, now),
                 since: now,
                 packet,
                 packet_moved: false,
-            },
+            }),
             seen,
             bridged_memory,
             spare: false,
@@ -211,102 +221,22 @@ impl Claim {
     ) -> Result<ClaimPoll, RegionError> {
         let own = own_window(claimant)?;
         match &mut self.phase {
-            Phase::Observing {
-                others,
-                own: watch,
-                since,
-                packet: first,
-                packet_moved,
-            } => {
-                let mut pending = false;
-                let mut i = 0;
-                while i < others.len() {
-                    let area = window(&claimant.region, &others[i].found.area)?;
-                    let session = others[i].found.descriptor.session;
-                    match others[i].watch.judge(&area, now)? {
-                        Holder::Live {
-                            owner,
-                            last,
-                            remote,
-                        } if owner == session => {
-                            let w = others.swap_remove(i);
-                            match w.whose {
-                                Whose::OtherFile if w.over_mine => self.spare = true,
-                                Whose::OtherFile | Whose::ThisCoupling => {}
-                                Whose::OtherInterface => {
-                                    return Ok(ClaimPoll::Foreign {
-                                        found: Box::new(w.found),
-                                        ago: now.saturating_duration_since(last),
-                                        remote,
-                                    })
-                                }
-                            }
-                        }
-                        Holder::Unproven { owner, .. } if owner == session => {
-                            pending = true;
-                            i += 1;
-                        }
-                        // Closed, dead, free, or another session's since (a
-                        // claim of that area after this observation began,
-                        // which the verify weighs).
-                        _ => {
-                            others.swap_remove(i);
-                        }
-                    }
-                }
-                *packet_moved |= packet != *first;
-                let life = watch.observe(Words::read(&own)?, now);
-                let silent = now.saturating_duration_since(*since);
-                let holder_gone = match life {
-                    Life::Absent | Life::Closed { .. } => true,
-                    Life::Beating { owner, last } => {
-                        return Ok(ClaimPoll::Held {
-                            owner,
-                            ago: now.saturating_duration_since(last),
-                            remote: liveness::remote_holder(&own)?,
-                        })
-                    }
-                    Life::Unproven { .. } => silent >= DEAD_AFTER,
-                };
-                if *packet_moved {
-                    return Ok(ClaimPoll::Held {
-                        owner: Words::read(&own)?.owner,
-                        ago: Duration::ZERO,
-                        remote: None,
-                    });
-                }
-                // An article program's packet (no owner) must stay still for the bound.
-                let packet_quiet = first.is_none() || life != Life::Absent || silent >= DEAD_AFTER;
-                if pending || !holder_gone || !packet_quiet {
-                    return Ok(ClaimPoll::Pending);
+            Phase::Observing(observation) => {
+                let look = observation.look(claimant, &own, packet, &mut self.spare, now)?;
+                if let ControlFlow::Break(poll) = look {
+                    return Ok(poll);
                 }
                 ownership::announce(&own, &claimant.described, claimant.epoch)?;
-                self.phase = Phase::Settling {
+                self.phase = Phase::Settling(Settling {
                     at: now,
                     bridged: None,
-                };
+                });
                 Ok(ClaimPoll::Announced)
             }
-            Phase::Settling { at, bridged } => {
-                let token = liveness::token(claimant.epoch);
-                let words = Words::read(&own)?;
-                if words.owner != token {
-                    return Ok(ClaimPoll::Contended {
-                        owner: words.owner,
-                        remote: liveness::remote_holder(&own)?,
-                        winner: holder_of(claimant)?,
-                    });
-                }
-                if bridged.is_none() && ownership::acknowledged(&own, token)? {
-                    *bridged = Some(now);
-                }
-                let until = match *bridged {
-                    Some(b) => (*at + claimant.settle).max(b + BRIDGE_SETTLE),
-                    None if self.bridged_memory => *at + claimant.settle.max(BRIDGE_SETTLE),
-                    None => *at + claimant.settle,
-                };
-                if now < until {
-                    return Ok(ClaimPoll::Pending);
+            Phase::Settling(settling) => {
+                let wait = settling.wait(claimant, &own, self.bridged_memory, now)?;
+                if let ControlFlow::Break(poll) = wait {
+                    return Ok(poll);
                 }
                 if let Some(winner) = self.rival(claimant, interface, fingerprint)? {
                     let owner = winner.descriptor.session;
@@ -327,7 +257,7 @@ impl Claim {
     /// Whether the claim was announced (its owner word written), so that a
     /// close must mark it.
     pub(crate) fn announced(&self) -> bool {
-        !matches!(self.phase, Phase::Observing { .. })
+        !matches!(self.phase, Phase::Observing(_))
     }
 
     /// A claim announced over this node's area since the observation began
@@ -384,6 +314,140 @@ fn holder_of(claimant: &Claimant) -> Result<Option<Found>, RegionError> {
         }
     }
     Ok(None)
+}
+
+impl Observation {
+    /// One look at `now` (`own` is this node's area, `packet` its seed packet
+    /// id): `Break` with what the claim must do (refuse, or poll again), or
+    /// `Continue` when the area is free to announce. A live node of this
+    /// interface from another file over this area sets `spare`.
+    fn look(
+        &mut self,
+        claimant: &Claimant,
+        own: &Region,
+        packet: Option<u64>,
+        spare: &mut bool,
+        now: Instant,
+    ) -> Result<ControlFlow<ClaimPoll>, RegionError> {
+        let pending = match self.judge_others(claimant, spare, now)? {
+            ControlFlow::Break(poll) => return Ok(ControlFlow::Break(poll)),
+            ControlFlow::Continue(pending) => pending,
+        };
+        self.packet_moved |= packet != self.packet;
+        let life = self.own.observe(Words::read(own)?, now);
+        let silent = now.saturating_duration_since(self.since);
+        let holder_gone = match life {
+            Life::Absent | Life::Closed { .. } => true,
+            Life::Beating { owner, last } => {
+                return Ok(ControlFlow::Break(ClaimPoll::Held {
+                    owner,
+                    ago: now.saturating_duration_since(last),
+                    remote: liveness::remote_holder(own)?,
+                }))
+            }
+            Life::Unproven { .. } => silent >= DEAD_AFTER,
+        };
+        if self.packet_moved {
+            return Ok(ControlFlow::Break(ClaimPoll::Held {
+                owner: Words::read(own)?.owner,
+                ago: Duration::ZERO,
+                remote: None,
+            }));
+        }
+        // An article program's packet (no owner) must stay still for the bound.
+        let packet_quiet = self.packet.is_none() || life != Life::Absent || silent >= DEAD_AFTER;
+        Ok(if pending || !holder_gone || !packet_quiet {
+            ControlFlow::Break(ClaimPoll::Pending)
+        } else {
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// Judges the other areas watched at `now`, dropping those decided: a live
+    /// one of another interface refuses the claim (`Break`); `Continue` says
+    /// whether one is still unproven.
+    fn judge_others(
+        &mut self,
+        claimant: &Claimant,
+        spare: &mut bool,
+        now: Instant,
+    ) -> Result<ControlFlow<ClaimPoll, bool>, RegionError> {
+        let others = &mut self.others;
+        let mut pending = false;
+        let mut i = 0;
+        while i < others.len() {
+            let area = window(&claimant.region, &others[i].found.area)?;
+            let session = others[i].found.descriptor.session;
+            match others[i].watch.judge(&area, now)? {
+                Holder::Live {
+                    owner,
+                    last,
+                    remote,
+                } if owner == session => {
+                    let w = others.swap_remove(i);
+                    match w.whose {
+                        Whose::OtherFile if w.over_mine => *spare = true,
+                        Whose::OtherFile | Whose::ThisCoupling => {}
+                        Whose::OtherInterface => {
+                            return Ok(ControlFlow::Break(ClaimPoll::Foreign {
+                                found: Box::new(w.found),
+                                ago: now.saturating_duration_since(last),
+                                remote,
+                            }))
+                        }
+                    }
+                }
+                Holder::Unproven { owner, .. } if owner == session => {
+                    pending = true;
+                    i += 1;
+                }
+                // Closed, dead, free, or another session's since (a claim of
+                // that area after this observation began, which the verify
+                // weighs).
+                _ => {
+                    others.swap_remove(i);
+                }
+            }
+        }
+        Ok(ControlFlow::Continue(pending))
+    }
+}
+
+impl Settling {
+    /// The settle at `now` (`own` is this node's area; `bridged_memory`: a
+    /// bridge watches the memory): `Break` when another claimant's token took
+    /// the owner word or the settle is not over, `Continue` when the claim is
+    /// to be verified.
+    fn wait(
+        &mut self,
+        claimant: &Claimant,
+        own: &Region,
+        bridged_memory: bool,
+        now: Instant,
+    ) -> Result<ControlFlow<ClaimPoll>, RegionError> {
+        let token = liveness::token(claimant.epoch);
+        let words = Words::read(own)?;
+        if words.owner != token {
+            return Ok(ControlFlow::Break(ClaimPoll::Contended {
+                owner: words.owner,
+                remote: liveness::remote_holder(own)?,
+                winner: holder_of(claimant)?,
+            }));
+        }
+        if self.bridged.is_none() && ownership::acknowledged(own, token)? {
+            self.bridged = Some(now);
+        }
+        let until = match self.bridged {
+            Some(b) => (self.at + claimant.settle).max(b + BRIDGE_SETTLE),
+            None if bridged_memory => self.at + claimant.settle.max(BRIDGE_SETTLE),
+            None => self.at + claimant.settle,
+        };
+        Ok(if now < until {
+            ControlFlow::Break(ClaimPoll::Pending)
+        } else {
+            ControlFlow::Continue(())
+        })
+    }
 }
 
 fn own_window(claimant: &Claimant) -> Result<Region, RegionError> {
