@@ -89,56 +89,23 @@ pub struct Case<'a> {
 /// counted, this node's counts and the bytes of each peer's frame, as the
 /// samples file's words ([`counts_of`]).
 pub fn node(case: &Case, node: usize, steps: u64) -> Result<Vec<u64>> {
-    let Case {
-        library,
-        ring,
-        interface,
-        nodes,
-        path,
-        wait,
-        redundant,
-    } = *case;
-    let interface: Option<Arc<Interface>> = match interface {
-        "attitude" => None,
-        file => {
-            let text = std::fs::read_to_string(file).with_context(|| format!("read {file}"))?;
-            Some(Arc::new(Interface::parse(file, &text, &Reserved::NONE)?))
-        }
-    };
+    let interface = interface_of(case)?;
     let slot = match &interface {
         Some(i) => i.nodes[node].slot,
         None => node as u8,
     };
-    let path_of = |ring: &str| format!("/dev/rfm2g-sim/{ring}/{}/1M", node + 1);
-    let paths = if redundant {
-        vec![path_of(&format!("{ring}-a")), path_of(&format!("{ring}-b"))]
-    } else {
-        vec![path_of(ring)]
-    };
     // Open for the whole run, as the original single board was.
-    let mut boards = Vec::new();
-    for board in &paths {
-        let board = Device::open(
-            board,
-            &OpenOptions {
-                rfm2g_library: Some(library.to_path_buf()),
-                ..OpenOptions::default()
-            },
-        )?;
-        board.set_dma_threshold(if path.dma() { 0 } else { u32::MAX })?;
-        boards.push(board);
-    }
-    let device = paths.join("+");
+    let (boards, device) = open_boards(case, node)?;
     let mut link = Link::open(LinkConfig {
         interface,
         device,
-        rfm2g_library: Some(library.to_path_buf()),
+        rfm2g_library: Some(case.library.to_path_buf()),
         node_slot: slot,
-        peer_slot: if nodes == 2 { 1 - slot } else { slot },
-        wait,
+        peer_slot: if case.nodes == 2 { 1 - slot } else { slot },
+        wait: case.wait,
         timeout: Duration::from_secs(10),
         startup_timeout: Duration::from_secs(60),
-        card: path.card(),
+        card: case.path.card(),
         ..LinkConfig::default()
     })?;
     let mut frame = FrameBuf::new(link.payload_len());
@@ -150,13 +117,10 @@ pub fn node(case: &Case, node: usize, steps: u64) -> Result<Vec<u64>> {
         link.step(k, k as f64 * 1e-3, &mut frame)?;
     }
     let c = counts::take();
-    let peer_frames: Vec<u64> = link
+    let peer_frames = link
         .peers()
         .iter()
-        .map(|p| p.observed().geometry().frame_len() as u64)
-        .collect();
-    link.close()?;
-    drop(boards);
+        .map(|p| p.observed().geometry().frame_len() as u64);
     let mut words = vec![
         steps,
         c.pio_reads,
@@ -171,7 +135,46 @@ pub fn node(case: &Case, node: usize, steps: u64) -> Result<Vec<u64>> {
         c.watches,
     ];
     words.extend(peer_frames);
+    link.close()?;
+    drop(boards);
     Ok(words)
+}
+
+/// The case's interface file, parsed (`None`: the attitude pair).
+fn interface_of(case: &Case) -> Result<Option<Arc<Interface>>> {
+    Ok(match case.interface {
+        "attitude" => None,
+        file => {
+            let text = std::fs::read_to_string(file).with_context(|| format!("read {file}"))?;
+            Some(Arc::new(Interface::parse(file, &text, &Reserved::NONE)?))
+        }
+    })
+}
+
+/// Node `node`'s emulated boards, one per ring (two on a redundant device),
+/// with the DMA threshold the case's read path wants, and the device string
+/// that names them.
+fn open_boards(case: &Case, node: usize) -> Result<(Vec<Device>, String)> {
+    let path_of = |ring: &str| format!("/dev/rfm2g-sim/{ring}/{}/1M", node + 1);
+    let paths = if case.redundant {
+        let ring = case.ring;
+        vec![path_of(&format!("{ring}-a")), path_of(&format!("{ring}-b"))]
+    } else {
+        vec![path_of(case.ring)]
+    };
+    let mut boards = Vec::new();
+    for board in &paths {
+        let board = Device::open(
+            board,
+            &OpenOptions {
+                rfm2g_library: Some(case.library.to_path_buf()),
+                ..OpenOptions::default()
+            },
+        )?;
+        board.set_dma_threshold(if case.path.dma() { 0 } else { u32::MAX })?;
+        boards.push(board);
+    }
+    Ok((boards, paths.join("+")))
 }
 
 /// What a node wrote ([`node`]'s words): steps, counts, its peers' frames.

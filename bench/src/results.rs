@@ -11,40 +11,68 @@ use rfm_bench::stats::Summary;
 /// The run's results as `coupling.json` holds them: every case, the card's
 /// counts, and the ratios held against their targets.
 pub(crate) fn results(cases: &Cases, card: serde_json::Value) -> serde_json::Value {
-    let case = |prefix: &str| cases.get(prefix);
-    let (raw, coupled, udp, overhead) = (case("1 "), case("2 "), case("4a "), case("5 "));
-    let (reals, iceoryx2, raw128) = (case("7 "), case("8 "), case("1b "));
-    let (reals1000, raw8008) = (case("7b "), case("1c "));
-    let recording = case("2r ");
-    let two_default = case("2d ");
-    let per_second = |c: &Summary| (c.steps_per_second()).round();
-    let (three_default, three_spin, three_yield) = (case("9a "), case("9b "), case("9c "));
-    let lab = case("10 ");
-    let (bridged, zenoh, udp_poll) = (case("12a "), case("12b "), case("4b "));
-    let reals1000_over_raw = reals1000.median as f64 / raw8008.median as f64;
-    let fmu_over_raw = coupled.median as f64 / raw.median as f64;
-    let udp_over_fmu = udp.median as f64 / coupled.median as f64;
-    let p99_over_median = coupled.p99 as f64 / coupled.median as f64;
-    let target = |value: f64, op: &str, limit: f64| {
-        let met = match op {
-            "<=" => value <= limit,
-            "<" => value < limit,
-            _ => value >= limit,
-        };
-        json!({ "value": (value * 1000.0).round() / 1000.0, "target": format!("{op} {limit}"), "met": met })
+    let card_targets = card_targets(&card);
+    json!({
+        "machine": machine(),
+        // Each case over emulated RFM2g boards, counted, and modeled on a card.
+        "card": card,
+        "card_targets": card_targets,
+        "shm_gate": shm_gate(cases),
+        "bridge": bridge(cases),
+        "cases": cases.0.iter().map(Summary::to_json).collect::<Vec<_>>(),
+        "reals100": reals100(cases),
+        "reals1000": reals1000(cases),
+        // Not a target: the raw exchange of as many bytes per frame as the FMU moves.
+        "same_bytes": {
+            "raw128_median_ns": cases.get("1b ").median,
+            "fmu_coupled_over_raw128": rounded(ratio(cases, "2 ", "1b ")),
+        },
+        "few_cores": few_cores(cases),
+        "ratios": ratios(cases),
+    })
+}
+
+/// `value` held against `op limit` (`<=`, `<` or `>=`).
+fn target(value: f64, op: &str, limit: f64) -> serde_json::Value {
+    let met = match op {
+        "<=" => value <= limit,
+        "<" => value < limit,
+        _ => value >= limit,
     };
-    // The shared-memory figures of the last full run on an Intel Xeon VM,
-    // kept as a gate: none may grow by more than a fifth (noise) above them.
-    let gate =
-        |value: f64, recorded: f64| target(value, "<=", (recorded * 1.2 * 1000.0).round() / 1000.0);
-    let shm_gate = json!({
-        "fmu_coupled_median_over_raw_median": gate(fmu_over_raw, 1.63),
-        "fmu_alone_median_ns": gate(overhead.median as f64, 92.0),
-        "reals1000_median_over_raw_same_payload": gate(reals1000_over_raw, 1.34),
-        "fmu_coupled_p99_over_median": gate(p99_over_median, 1.46),
-        "fmu_coupled_median_over_iceoryx2_median": gate(coupled.median as f64 / iceoryx2.median as f64, 0.35),
-    });
-    let card_targets = json!({
+    json!({ "value": rounded(value), "target": format!("{op} {limit}"), "met": met })
+}
+
+/// Three decimals.
+fn rounded(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The median of the case named by prefix `a` over that of `b`.
+fn ratio(cases: &Cases, a: &str, b: &str) -> f64 {
+    cases.get(a).median as f64 / cases.get(b).median as f64
+}
+
+/// The shared-memory figures of the last full run on an Intel Xeon VM, kept as
+/// a gate: none may grow by more than a fifth (noise) above them.
+fn shm_gate(cases: &Cases) -> serde_json::Value {
+    let gate = |value: f64, recorded: f64| target(value, "<=", rounded(recorded * 1.2));
+    json!({
+        "fmu_coupled_median_over_raw_median": gate(ratio(cases, "2 ", "1 "), 1.63),
+        "fmu_alone_median_ns": gate(cases.get("5 ").median as f64, 92.0),
+        "reals1000_median_over_raw_same_payload": gate(ratio(cases, "7b ", "1c "), 1.34),
+        "fmu_coupled_p99_over_median": gate(p99_over_median(cases), 1.46),
+        "fmu_coupled_median_over_iceoryx2_median": gate(ratio(cases, "2 ", "8 "), 0.35),
+    })
+}
+
+/// The coupled step's p99 over its median.
+fn p99_over_median(cases: &Cases) -> f64 {
+    let coupled = cases.get("2 ");
+    coupled.p99 as f64 / coupled.median as f64
+}
+
+fn card_targets(card: &serde_json::Value) -> serde_json::Value {
+    json!({
         "attitude_new_reads_within_bound": card["attitude"]["new"]["reads_within_bound"],
         "attitude_new_without_dma_reads_within_bound": card["attitude"]["new_without_dma"]["reads_within_bound"],
         "reals1000_new_modeled_read_3us_ns": target(
@@ -52,60 +80,68 @@ pub(crate) fn results(cases: &Cases, card: serde_json::Value) -> serde_json::Val
             "<=",
             100_000.0,
         ),
-    });
+    })
+}
+
+/// PCs without cards: a coupled step over two bridges against Zenoh's own
+/// round trip and UDP's, medians in ns.
+fn bridge(cases: &Cases) -> serde_json::Value {
+    let bridged = cases.get("12a ");
     json!({
-        "machine": machine(),
-        // Each case over emulated RFM2g boards, counted, and modeled on a card.
-        "card": card,
-        "card_targets": card_targets,
-        "shm_gate": shm_gate,
-        // PCs without cards: a coupled step over two bridges against Zenoh's
-        // own round trip and UDP's, medians in ns.
-        "bridge": {
-            "fmu_coupled_over_bridges_median_ns": bridged.median,
-            "fmu_coupled_over_bridges_p99_ns": bridged.p99,
-            "zenoh_pingpong_median_ns": zenoh.median,
-            "udp_blocking_median_ns": udp.median,
-            "udp_busy_poll_median_ns": udp_poll.median,
-            "bridged_step_over_zenoh_round_trip": target(bridged.median as f64 / zenoh.median as f64, "<=", 1.5),
+        "fmu_coupled_over_bridges_median_ns": bridged.median,
+        "fmu_coupled_over_bridges_p99_ns": bridged.p99,
+        "zenoh_pingpong_median_ns": cases.get("12b ").median,
+        "udp_blocking_median_ns": cases.get("4a ").median,
+        "udp_busy_poll_median_ns": cases.get("4b ").median,
+        "bridged_step_over_zenoh_round_trip": target(ratio(cases, "12a ", "12b "), "<=", 1.5),
+    })
+}
+
+fn reals100(cases: &Cases) -> serde_json::Value {
+    let reals = cases.get("7 ");
+    json!({
+        "median_ns_per_step": reals.median,
+        "median_ns_per_signal": (reals.median as f64 / REALS[0] as f64 * 10.0).round() / 10.0,
+        "over_attitude_coupled": rounded(ratio(cases, "7 ", "2 ")),
+    })
+}
+
+fn reals1000(cases: &Cases) -> serde_json::Value {
+    let reals1000 = cases.get("7b ");
+    json!({
+        "median_ns_per_step": reals1000.median,
+        "median_ns_per_signal": (reals1000.median as f64 / REALS[1] as f64 * 10.0).round() / 10.0,
+        "raw_same_payload_median_ns": cases.get("1c ").median,
+    })
+}
+
+/// Waiting on few cores: steps per second of node 0 (mean over its steps).
+fn few_cores(cases: &Cases) -> serde_json::Value {
+    let per_second = |prefix: &str| cases.get(prefix).steps_per_second().round();
+    json!({
+        "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "three_nodes_steps_per_s": {
+            "adaptive": per_second("9a "),
+            "spin": per_second("9b "),
+            "yield": per_second("9c "),
         },
-        "cases": cases.0.iter().map(Summary::to_json).collect::<Vec<_>>(),
-        "reals100": {
-            "median_ns_per_step": reals.median,
-            "median_ns_per_signal": (reals.median as f64 / REALS[0] as f64 * 10.0).round() / 10.0,
-            "over_attitude_coupled": (reals.median as f64 / coupled.median as f64 * 1000.0).round() / 1000.0,
-        },
-        "reals1000": {
-            "median_ns_per_step": reals1000.median,
-            "median_ns_per_signal": (reals1000.median as f64 / REALS[1] as f64 * 10.0).round() / 10.0,
-            "raw_same_payload_median_ns": raw8008.median,
-        },
-        // Not a target: the raw exchange of as many bytes per frame as the FMU moves.
-        "same_bytes": {
-            "raw128_median_ns": raw128.median,
-            "fmu_coupled_over_raw128": (coupled.median as f64 / raw128.median as f64 * 1000.0).round() / 1000.0,
-        },
-        // Waiting on few cores: steps per second of node 0 (mean over its steps).
-        "few_cores": {
-            "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
-            "three_nodes_steps_per_s": {
-                "adaptive": per_second(three_default),
-                "spin": per_second(three_spin),
-                "yield": per_second(three_yield),
-            },
-            "three_rate_lab_cockpit_steps_per_s": per_second(lab),
-        },
-        "ratios": {
-            "three_nodes_adaptive_over_yield_steps_per_s": target(three_default.steps_per_second() / three_yield.steps_per_second(), ">=", 1.0),
-            "two_nodes_adaptive_median_over_spin_median": target(two_default.median as f64 / coupled.median as f64, "<=", 1.2),
-            "fmu_coupled_median_over_raw_median": target(fmu_over_raw, "<=", 1.6),
-            "fmu_coupled_median_over_iceoryx2_median": target(coupled.median as f64 / iceoryx2.median as f64, "<", 1.0),
-            "udp_blocking_median_over_fmu_coupled_median": target(udp_over_fmu, ">=", 100.0),
-            "fmu_alone_median_ns": target(overhead.median as f64, "<=", 60.0),
-            "fmu_coupled_p99_over_median": target(p99_over_median, "<=", 2.5),
-            "reals1000_median_over_raw_same_payload": target(reals1000_over_raw, "<=", 1.5),
-            "fmu_recording_median_over_fmu_coupled_median": target(recording.median as f64 / coupled.median as f64, "<=", 1.2),
-        },
+        "three_rate_lab_cockpit_steps_per_s": per_second("10 "),
+    })
+}
+
+/// The ratios held against their targets.
+fn ratios(cases: &Cases) -> serde_json::Value {
+    let per_second = |prefix: &str| cases.get(prefix).steps_per_second();
+    json!({
+        "three_nodes_adaptive_over_yield_steps_per_s": target(per_second("9a ") / per_second("9c "), ">=", 1.0),
+        "two_nodes_adaptive_median_over_spin_median": target(ratio(cases, "2d ", "2 "), "<=", 1.2),
+        "fmu_coupled_median_over_raw_median": target(ratio(cases, "2 ", "1 "), "<=", 1.6),
+        "fmu_coupled_median_over_iceoryx2_median": target(ratio(cases, "2 ", "8 "), "<", 1.0),
+        "udp_blocking_median_over_fmu_coupled_median": target(ratio(cases, "4a ", "2 "), ">=", 100.0),
+        "fmu_alone_median_ns": target(cases.get("5 ").median as f64, "<=", 60.0),
+        "fmu_coupled_p99_over_median": target(p99_over_median(cases), "<=", 2.5),
+        "reals1000_median_over_raw_same_payload": target(ratio(cases, "7b ", "1c "), "<=", 1.5),
+        "fmu_recording_median_over_fmu_coupled_median": target(ratio(cases, "2r ", "2 "), "<=", 1.2),
     })
 }
 
