@@ -95,9 +95,29 @@ pub fn check_archive(
 ) -> Result<()> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot reopen {}", path.display()))?;
-    let mut zip = zip::ZipArchive::new(file).context("the written .fmu is not a readable zip")?;
-    let mut read = |name: &str| -> Result<Vec<u8>> {
-        let mut entry = zip
+    let mut archive =
+        Packed(zip::ZipArchive::new(file).context("the written .fmu is not a readable zip")?);
+    check_description(&mut archive, model)?;
+    archive.read("documentation/index.html")?;
+    for (platform, ext) in platforms {
+        let name = format!("binaries/{platform}/{}.{ext}", model.model_identifier);
+        let binary = archive.read(&name)?;
+        check_binary(&name, &binary, platform, glibc)?;
+    }
+    if model.guid != PRESET_GUID {
+        check_resources(&mut archive, model)?;
+    }
+    archive.check_paths()
+}
+
+/// The archive as written.
+struct Packed(zip::ZipArchive<std::fs::File>);
+
+impl Packed {
+    /// Entry `name`'s bytes; it must be deflated, as FMUs are.
+    fn read(&mut self, name: &str) -> Result<Vec<u8>> {
+        let mut entry = self
+            .0
             .by_name(name)
             .map_err(|_| anyhow!("the archive lacks {name}"))?;
         if entry.compression() != zip::CompressionMethod::Deflated && entry.size() > 0 {
@@ -109,9 +129,29 @@ pub fn check_archive(
         let mut data = Vec::new();
         entry.read_to_end(&mut data)?;
         Ok(data)
-    };
-    let xml = String::from_utf8(read("modelDescription.xml")?)
-        .context("modelDescription.xml is not UTF-8")?;
+    }
+
+    /// Entry `name` as text.
+    fn text(&mut self, name: &str) -> Result<String> {
+        String::from_utf8(self.read(name)?).with_context(|| format!("{name} is not UTF-8"))
+    }
+
+    /// Every entry's name is a relative forward-slash path.
+    fn check_paths(&mut self) -> Result<()> {
+        for i in 0..self.0.len() {
+            let entry = self.0.by_index(i)?;
+            let name = entry.name()?;
+            if name.contains('\\') || name.starts_with("./") || name.starts_with('/') {
+                bail!("archive entry `{name}` is not a relative forward-slash path");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The packed description is this build's, of `model`.
+fn check_description(archive: &mut Packed, model: &Model) -> Result<()> {
+    let xml = archive.text("modelDescription.xml")?;
     let packed = Model::parse(xml).context("the packed modelDescription.xml")?;
     if packed.guid != model.guid || packed.model_identifier != model.model_identifier {
         bail!(
@@ -122,57 +162,54 @@ pub fn check_archive(
             model.model_identifier
         );
     }
-    read("documentation/index.html")?;
     if !packed.generation_tool.contains(CONVENTION) {
         bail!(
             "the packed modelDescription.xml was written by `{}`, not by this build ({CONVENTION})",
             packed.generation_tool
         );
     }
-    for (platform, ext) in platforms {
-        let name = format!("binaries/{platform}/{}.{ext}", model.model_identifier);
-        let binary = read(&name)?;
-        check_exports(&name, &binary)?;
-        match *platform {
-            "linux64" => {
-                if let Some(warning) = crate::loads::check_linux(&name, &binary, glibc)? {
-                    crate::step(&warning);
-                }
+    Ok(())
+}
+
+/// The binary `name` for `platform` exports the FMI functions, loads where it
+/// should (linux64: against `glibc`), and reads variables as this release does.
+fn check_binary(
+    name: &str,
+    binary: &[u8],
+    platform: &str,
+    glibc: Option<(u32, u32)>,
+) -> Result<()> {
+    check_exports(name, binary)?;
+    match platform {
+        "linux64" => {
+            if let Some(warning) = crate::loads::check_linux(name, binary, glibc)? {
+                crate::step(&warning);
             }
-            "win64" => crate::loads::check_windows(&name, &binary)?,
-            _ => {}
         }
-        if !contains(&binary, CONVENTION.as_bytes()) {
-            bail!("{name} is not an FMU binary of this variable convention ({CONVENTION}): it would read the description's variables otherwise; take it from an FMU of this release");
-        }
+        "win64" => crate::loads::check_windows(name, binary)?,
+        _ => {}
     }
-    if model.guid != PRESET_GUID {
-        // The GUID the FMU computes at fmi2Instantiate from its resources.
-        let interface = String::from_utf8(read(&format!("resources/{RESOURCE_INTERFACE}"))?)
-            .context("resources/interface.toml is not UTF-8")?;
-        let node = String::from_utf8(read(&format!("resources/{RESOURCE_NODE}"))?)
-            .context("resources/node.txt is not UTF-8")?;
-        let loaded = FmuModel::from_resources(
-            &format!("resources/{RESOURCE_INTERFACE}"),
-            &interface,
-            &format!("resources/{RESOURCE_NODE}"),
-            &node,
+    if !contains(binary, CONVENTION.as_bytes()) {
+        bail!("{name} is not an FMU binary of this variable convention ({CONVENTION}): it would read the description's variables otherwise; take it from an FMU of this release");
+    }
+    Ok(())
+}
+
+/// The GUID the FMU computes at fmi2Instantiate from its resources is the
+/// description's.
+fn check_resources(archive: &mut Packed, model: &Model) -> Result<()> {
+    let interface_path = format!("resources/{RESOURCE_INTERFACE}");
+    let node_path = format!("resources/{RESOURCE_NODE}");
+    let interface = archive.text(&interface_path)?;
+    let node = archive.text(&node_path)?;
+    let loaded = FmuModel::from_resources(&interface_path, &interface, &node_path, &node)
+        .map_err(|e| anyhow!("the packed resources give no model: {e}"))?;
+    if loaded.guid != model.guid {
+        bail!(
+            "the packed resources give GUID {}, the modelDescription.xml {}: they come from different builds",
+            loaded.guid,
+            model.guid
         );
-        let loaded = loaded.map_err(|e| anyhow!("the packed resources give no model: {e}"))?;
-        if loaded.guid != model.guid {
-            bail!(
-                "the packed resources give GUID {}, the modelDescription.xml {}: they come from different builds",
-                loaded.guid,
-                model.guid
-            );
-        }
-    }
-    for i in 0..zip.len() {
-        let entry = zip.by_index(i)?;
-        let name = entry.name()?;
-        if name.contains('\\') || name.starts_with("./") || name.starts_with('/') {
-            bail!("archive entry `{name}` is not a relative forward-slash path");
-        }
     }
     Ok(())
 }
