@@ -2,7 +2,7 @@
 //! for `dump --decode`, and the signal text `watch` shows.
 
 use rfm_core::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
-use rfm_core::interface::descriptor::Described;
+use rfm_core::interface::descriptor::{Described, Descriptor};
 use rfm_core::interface::{Found, Value};
 use rfm_core::link::liveness::Words;
 use rfm_core::slot::{FramedReader, ReadError, Ring};
@@ -106,84 +106,92 @@ pub fn signals(described: &[Described], payload: &[u8]) -> Vec<(String, Value, S
 pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u64, u64, String)> {
     let mut lines = Vec::new();
     for f in found {
-        let a = &f.area;
-        let d = &f.descriptor;
-        let Ok(area) = rfm_core::area::window(region, a) else {
+        let Ok(area) = rfm_core::area::window(region, &f.area) else {
             continue;
         };
-        let ring = Ring::of(a);
-        let who = format!("node `{}` (slot {})", d.node, d.slot);
-        let mut parts: Vec<(usize, usize, String)> = vec![
-            (
-                0,
-                LIVENESS_OFFSET,
-                format!(
-                    "{who}: head, newest frame (low 32 bits) {}",
-                    area.load_u32(0, std::sync::atomic::Ordering::Acquire)
-                        .unwrap_or(0)
-                ),
-            ),
-            (
-                LIVENESS_OFFSET,
-                LIVENESS_OFFSET + LIVENESS_LEN,
-                match Words::read(&area) {
-                    Ok(w) => format!(
-                        "{who}: liveness, owner token {:#010x}, beat {}, closed {:#010x}",
-                        w.owner, w.beat, w.closed
-                    ),
-                    Err(e) => format!("{who}: liveness, unreadable: {e}"),
-                },
-            ),
-            (
-                DESCRIPTOR_OFFSET,
-                ring.offset,
-                format!(
-                    "{who}: descriptor of interface `{}` (fingerprint {:#018x}), {} signals, \
-                     a ring of {} frames{}",
-                    d.interface,
-                    d.fingerprint,
-                    d.signals.len(),
-                    d.ring_depth,
-                    d.period
-                        .map_or(String::new(), |p| format!(", period {p} s"))
-                ),
-            ),
-        ];
-        let reader = FramedReader::new(area.clone(), ring).ok();
-        for i in 0..ring.depth {
-            let at = ring.entry_offset(i as u64);
-            let text = match &reader {
-                None => "unreadable".to_owned(),
-                Some(r) => {
-                    let mut buf = r.buffer();
-                    match r.read_entry(i as u64, &mut buf) {
-                        Ok(h) => format!(
-                            "frame {} (step {}), t = {}, session {:#010x}: {}",
-                            h.step,
-                            h.writer_step(),
-                            h.sim_time,
-                            h.epoch as u32,
-                            signals_text(&signals(&d.signals, buf.payload()), None)
-                        ),
-                        Err(ReadError::Empty) => "empty".to_owned(),
-                        Err(e) => e.to_string(),
-                    }
-                }
-            };
-            parts.push((
-                at,
-                at + ring.entry_len,
-                format!("{who}: ring entry {i}: {text}"),
-            ));
-        }
-        for (start, end, text) in parts {
-            let (start, end) = (a.offset + start as u64, a.offset + end as u64);
+        for (start, end, text) in parts(&area, f) {
+            let (start, end) = (f.area.offset + start as u64, f.area.offset + end as u64);
             if start < to && from < end {
                 lines.push((start, end - 1, text));
             }
         }
     }
     lines
+}
+
+/// The parts of the area `f` describes (`area`, its window), from its start:
+/// the head, the liveness words, the descriptor and each ring entry.
+fn parts(area: &Region, f: &Found) -> Vec<(usize, usize, String)> {
+    let d = &f.descriptor;
+    let ring = Ring::of(&f.area);
+    let who = format!("node `{}` (slot {})", d.node, d.slot);
+    let head = area
+        .load_u32(0, std::sync::atomic::Ordering::Acquire)
+        .unwrap_or(0);
+    let liveness = match Words::read(area) {
+        Ok(w) => format!(
+            "liveness, owner token {:#010x}, beat {}, closed {:#010x}",
+            w.owner, w.beat, w.closed
+        ),
+        Err(e) => format!("liveness, unreadable: {e}"),
+    };
+    let descriptor = format!(
+        "descriptor of interface `{}` (fingerprint {:#018x}), {} signals, a ring of {} frames{}",
+        d.interface,
+        d.fingerprint,
+        d.signals.len(),
+        d.ring_depth,
+        d.period
+            .map_or(String::new(), |p| format!(", period {p} s"))
+    );
+    let mut parts = vec![
+        (
+            0,
+            LIVENESS_OFFSET,
+            format!("{who}: head, newest frame (low 32 bits) {head}"),
+        ),
+        (
+            LIVENESS_OFFSET,
+            LIVENESS_OFFSET + LIVENESS_LEN,
+            format!("{who}: {liveness}"),
+        ),
+        (
+            DESCRIPTOR_OFFSET,
+            ring.offset,
+            format!("{who}: {descriptor}"),
+        ),
+    ];
+    let reader = FramedReader::new(area.clone(), ring).ok();
+    for i in 0..ring.depth {
+        let at = ring.entry_offset(i as u64);
+        let text = match &reader {
+            None => "unreadable".to_owned(),
+            Some(r) => entry_text(r, i as u64, d),
+        };
+        parts.push((
+            at,
+            at + ring.entry_len,
+            format!("{who}: ring entry {i}: {text}"),
+        ));
+    }
+    parts
+}
+
+/// What ring entry `i` of `reader` holds, its signals decoded as `d` describes them.
+fn entry_text(reader: &FramedReader, i: u64, d: &Descriptor) -> String {
+    let mut buf = reader.buffer();
+    match reader.read_entry(i, &mut buf) {
+        Ok(h) => format!(
+            "frame {} (step {}), t = {}, session {:#010x}: {}",
+            h.step,
+            h.writer_step(),
+            h.sim_time,
+            h.epoch as u32,
+            signals_text(&signals(&d.signals, buf.payload()), None)
+        ),
+        Err(ReadError::Empty) => "empty".to_owned(),
+        Err(e) => e.to_string(),
+    }
 }
 
 #[cfg(test)]

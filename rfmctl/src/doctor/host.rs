@@ -18,7 +18,25 @@ fn read(path: impl AsRef<Path>) -> Option<String> {
 
 #[cfg(target_os = "linux")]
 pub(super) fn host_checks() -> Vec<Check> {
-    let isolated = match read("/sys/devices/system/cpu/isolated") {
+    let mut checks = vec![
+        isolated_cores(),
+        governor(),
+        cstates(),
+        rt_throttling(),
+        busy_processes(),
+    ];
+    checks.extend(
+        HOST_CHECKS[checks.len()..]
+            .iter()
+            .map(|n| check(n, Verdict::Skip, "a Windows check")),
+    );
+    checks
+}
+
+/// A core kept for the stepping thread (`isolcpus`), which nothing else runs on.
+#[cfg(target_os = "linux")]
+fn isolated_cores() -> Check {
+    match read("/sys/devices/system/cpu/isolated") {
         Some(list) if !list.is_empty() => check(
             "isolated-cores",
             Verdict::Pass,
@@ -33,7 +51,13 @@ pub(super) fn host_checks() -> Vec<Check> {
             Verdict::Skip,
             "no /sys/devices/system/cpu/isolated",
         ),
-    };
+    }
+}
+
+/// Every core's frequency governor is `performance`: another ramps the clock
+/// up only after a step has been slow.
+#[cfg(target_os = "linux")]
+fn governor() -> Check {
     let governors: Vec<String> = (0..available_cpus())
         .filter_map(|c| {
             read(format!(
@@ -41,7 +65,7 @@ pub(super) fn host_checks() -> Vec<Check> {
             ))
         })
         .collect();
-    let governor = if governors.is_empty() {
+    if governors.is_empty() {
         check(
             "governor",
             Verdict::Skip,
@@ -59,7 +83,12 @@ pub(super) fn host_checks() -> Vec<Check> {
             format!("governor {}", kinds.join(", ")),
         )
         .fix("cpupower frequency-set -g performance")
-    };
+    }
+}
+
+/// No deep C-state is enabled: waking from one costs tens of microseconds.
+#[cfg(target_os = "linux")]
+fn cstates() -> Check {
     let deep: Vec<String> = (1..16)
         .map_while(|s| {
             let dir = format!("/sys/devices/system/cpu/cpu0/cpuidle/state{s}");
@@ -68,7 +97,7 @@ pub(super) fn host_checks() -> Vec<Check> {
         .filter(|(_, disabled)| disabled.as_deref() != Some("1"))
         .map(|(name, _)| name)
         .collect();
-    let cstates = match read("/sys/devices/system/cpu/cpu0/cpuidle/state0/name") {
+    match read("/sys/devices/system/cpu/cpu0/cpuidle/state0/name") {
         None => check("c-states", Verdict::Skip, "no cpuidle (a virtual machine)"),
         Some(_) if deep.is_empty() => check("c-states", Verdict::Pass, "no deep C-state enabled"),
         Some(_) => check(
@@ -77,8 +106,14 @@ pub(super) fn host_checks() -> Vec<Check> {
             format!("enabled beyond polling: {}", deep.join(", ")),
         )
         .fix("cpupower idle-set -D 0, or boot with intel_idle.max_cstate=1 processor.max_cstate=1"),
-    };
-    let throttling = match read("/proc/sys/kernel/sched_rt_runtime_us").as_deref() {
+    }
+}
+
+/// Real-time throttling is off: it stops a real-time stepping thread for the
+/// rest of every second once it used its share.
+#[cfg(target_os = "linux")]
+fn rt_throttling() -> Check {
+    match read("/proc/sys/kernel/sched_rt_runtime_us").as_deref() {
         Some("-1") => check(
             "rt-throttling",
             Verdict::Pass,
@@ -95,14 +130,7 @@ pub(super) fn host_checks() -> Vec<Check> {
             Verdict::Skip,
             "no /proc/sys/kernel/sched_rt_runtime_us",
         ),
-    };
-    let mut checks = vec![isolated, governor, cstates, throttling, busy_processes()];
-    checks.extend(
-        HOST_CHECKS[checks.len()..]
-            .iter()
-            .map(|n| check(n, Verdict::Skip, "a Windows check")),
-    );
-    checks
+    }
 }
 
 #[cfg(target_os = "linux")]
