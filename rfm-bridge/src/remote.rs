@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
-use rfm_core::interface::descriptor;
+use rfm_core::interface::descriptor::{self, Descriptor};
 use rfm_core::link::liveness::{self, Words};
 use rfm_core::mirror;
 use rfm_core::{Region, RegionError};
@@ -148,6 +148,57 @@ impl Writer {
         bytes: &[u8],
         shared: &Shared,
     ) -> Result<Option<Decision>, ApplyError> {
+        let (d, area) = self.locate(offset, bytes)?;
+        let window = area::window(&self.memory, &area)?;
+        self.areas
+            .retain(|&o, m| o == offset || !m.area.overlaps(&area));
+        let (node, slot, short) = (d.node, d.slot, from.short().to_owned());
+        let mirrored = |refused| Mirrored {
+            area: area.clone(),
+            window: window.clone(),
+            token: words.owner,
+            node: node.clone(),
+            refused,
+        };
+        let taken_over = match first_claim(shared, &area, (stamp, words.owner)) {
+            First::Here => {
+                self.areas.insert(offset, mirrored(true));
+                return Ok(Some(Decision::Refused {
+                    node,
+                    slot,
+                    from: short,
+                }));
+            }
+            First::There => true,
+            First::Alone => false,
+        };
+        let known = self
+            .areas
+            .get(&offset)
+            .is_some_and(|m| m.token == words.owner && !m.refused);
+        liveness::write_mirrored(&window, words, from.word())?;
+        window.write(DESCRIPTOR_OFFSET, bytes)?;
+        self.areas.insert(offset, mirrored(false));
+        Ok(if taken_over {
+            Some(Decision::TakenOver {
+                node,
+                slot,
+                from: short,
+            })
+        } else if !known {
+            Some(Decision::Mirrored {
+                node,
+                slot,
+                from: short,
+            })
+        } else {
+            None
+        })
+    }
+
+    /// The descriptor in `bytes` of a session at `offset`, and its area,
+    /// which must lie inside this memory.
+    fn locate(&self, offset: u64, bytes: &[u8]) -> Result<(Descriptor, Area), ApplyError> {
         let d = descriptor::decode(bytes).map_err(|e| ApplyError::Descriptor {
             offset,
             why: e.to_string(),
@@ -163,66 +214,39 @@ impl Writer {
                 len: self.memory.len(),
             });
         }
-        let window = area::window(&self.memory, &area)?;
-        self.areas
-            .retain(|&o, m| o == offset || !m.area.overlaps(&area));
-        let from_short = from.short().to_owned();
-        let rival: Option<Announced> = shared
-            .announced()
-            .iter()
-            .find(|a| area.overlaps_bytes(a.start, a.end) && a.token != words.owner)
-            .copied();
-        let mut decision = None;
-        if let Some(local) = rival {
-            if earlier((local.stamp, local.token), (stamp, words.owner)) {
-                let refused = Mirrored {
-                    area,
-                    window,
-                    token: words.owner,
-                    node: d.node.clone(),
-                    refused: true,
-                };
-                self.areas.insert(offset, refused);
-                return Ok(Some(Decision::Refused {
-                    node: d.node,
-                    slot: d.slot,
-                    from: from_short,
-                }));
-            }
-            shared
-                .announced()
-                .retain(|a| !(a.start == local.start && a.token == local.token));
-            decision = Some(Decision::TakenOver {
-                node: d.node.clone(),
-                slot: d.slot,
-                from: from_short.clone(),
-            });
-        }
-        let known = self
-            .areas
-            .get(&offset)
-            .is_some_and(|m| m.token == words.owner && !m.refused);
-        liveness::write_mirrored(&window, words, from.word())?;
-        window.write(DESCRIPTOR_OFFSET, bytes)?;
-        if !known && decision.is_none() {
-            decision = Some(Decision::Mirrored {
-                node: d.node.clone(),
-                slot: d.slot,
-                from: from_short,
-            });
-        }
-        self.areas.insert(
-            offset,
-            Mirrored {
-                area,
-                window,
-                token: words.owner,
-                node: d.node,
-                refused: false,
-            },
-        );
-        Ok(decision)
+        Ok((d, area))
     }
+}
+
+/// Whose claim of an area came first.
+enum First {
+    /// No session of this host announced a claim over it.
+    Alone,
+    /// This host's session: the other host's is refused here.
+    Here,
+    /// The other host's: this host's session is taken over.
+    There,
+}
+
+/// Weighs the other host's claim (`stamp`, `owner`) of `area` against the
+/// claims this host's sessions announced over it; when the other host's came
+/// first, this host's announce is forgotten.
+fn first_claim(shared: &Shared, area: &Area, (stamp, owner): (Stamp, u32)) -> First {
+    let rival: Option<Announced> = shared
+        .announced()
+        .iter()
+        .find(|a| area.overlaps_bytes(a.start, a.end) && a.token != owner)
+        .copied();
+    let Some(local) = rival else {
+        return First::Alone;
+    };
+    if earlier((local.stamp, local.token), (stamp, owner)) {
+        return First::Here;
+    }
+    shared
+        .announced()
+        .retain(|a| !(a.start == local.start && a.token == local.token));
+    First::There
 }
 
 #[cfg(test)]
