@@ -71,34 +71,13 @@ fn wiring(fmu: &FmuModel) -> String {
     )
 }
 
-pub fn index_html(model: &Model, fmu: &FmuModel) -> String {
-    let rows: String = model
-        .variables
-        .iter()
-        .map(|v| {
-            format!(
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
-                escape(&v.name),
-                escape(&v.causality),
-                escape(&v.kind),
-                escape(&v.start),
-                escape(&v.description)
-            )
-        })
-        .collect();
-    format!(
-        r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{id}: signals through reflective memory</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.45}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}}
-code,pre{{background:#f4f4f4}}pre{{padding:.5em}}</style></head><body>
-<h1>{id}</h1>
-<p>{desc}</p>
-<p>FMI 2.0 co-simulation, model identifier <code>{id}</code>, GUID <code>{guid}</code>.</p>
+/// The page's style: readable on its own, with no file beside it.
+const STYLE: &str = r#"<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.45}
+table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}
+code,pre{background:#f4f4f4}pre{padding:.5em}</style>"#;
 
-<h2>What it does</h2>
-{what}
-<ul>
+/// How the FMU steps, waits and fails, by parameter.
+const MODES: &str = r#"<ul>
 <li><b>syncMode = lockstep</b> (default, deterministic): after step k the outputs are exactly each peer's
 inputs of its step k &minus; <code>lag</code> (its initial values while k &lt; lag); with periods in the
 interface file, of the peer's step floor((k &minus; lag) &times; this node's period / the peer's), and the FMU
@@ -120,9 +99,10 @@ whose heartbeat is seen moving, so frames left in the memory by an earlier run a
 whose heartbeat stops for <code>timeout</code> is reported dead. A slot whose holder still beats is refused
 at initialization (two instances with one <code>nodeSlot</code>); one left by a crashed program is taken
 once its heartbeat has been silent for 0.5 s.</li>
-</ul>
+</ul>"#;
 
-<h2>Device strings (parameter <code>device</code>)</h2>
+/// The `device` parameter's forms.
+const DEVICES: &str = r#"<h2>Device strings (parameter <code>device</code>)</h2>
 <table><tr><th>device</th><th>memory</th></tr>
 <tr><td><code>/dev/rfm2g0</code>, <code>\\.\rfm2g1</code></td><td>an RFM2g board (GE/Abaco PCIE-5565 and kin) through the
 vendor library, loaded at run time: <code>librfm2g.so</code> (Linux) or <code>rfm2gdll_stdc_64.dll</code>
@@ -134,22 +114,10 @@ other users): the POSIX object <code>/NAME</code> on Linux, the named file mappi
 <tr><td><code>replay:PATH</code></td><td>no memory: the peers are played from a recording
 (<code>recordFile</code>) of this node or of a peer, and this node's inputs compared with it
 (<code>replay.divergence</code>)</td></tr>
-</table>
+</table>"#;
 
-<h2>Wiring the PCs</h2>
-<ol>
-<li>Connect the {count} PCs' RFM2g boards in a ring (the TX of each to the RX of the next) and install the
-driver on every PC. Linux: <code>ls -l /dev/rfm2g*</code> shows the device; <code>device</code> is
-<code>/dev/rfm2g0</code>. Windows: the board is listed in Device Manager once the vendor's driver is
-installed; <code>device</code> is <code>\\.\rfm2g1</code> for the first board (the vendor numbers them from 1).</li>
-<li>Give every node its local board as <code>device</code>, and all of them the same
-<code>regionOffset</code>, <code>syncMode</code> and <code>layout</code>.</li>
-{wiring}
-<li>Start every master, in any order; the first step waits up to <code>startupTimeout</code> for the
-others.</li>
-</ol>
-
-<h2>The vendor library</h2>
+/// Where the RFM2g vendor library comes from, on each system.
+const VENDOR_LIBRARY: &str = r#"<h2>The vendor library</h2>
 <p><b>Windows</b>: the vendor's SDK installs <code>rfm2gdll_stdc_64.dll</code>. The FMU loads it at the first
 use of an RFM2g device from the DLL search path: the master program's folder, the system folders, then
 <code>PATH</code>. Put it there, or give its full path in <code>rfm2gLibrary</code>
@@ -162,28 +130,89 @@ gcc -shared -fPIC -O2 api/*.c -lpthread -o librfm2g.so</pre>
 (<code>cargo build --release -p rfm2g-sim</code>), and on Windows a drop-in <code>rfm2gdll_stdc_64.dll</code>
 (its <code>rfm2g.dll</code>, built for <code>x86_64-pc-windows-gnu</code>, renamed): boards are nodes of a ring in
 shared memory, chosen per process, e.g. <code>RFM2G_SIM_DEVICES="/dev/rfm2g0 ring=lab node=2"</code> (or
-<code>\\.\rfm2g1 ring=lab node=2</code>). See the project's book, <i>Without a card: the emulator</i>.</p>
+<code>\\.\rfm2g1 ring=lab node=2</code>). See the project's book, <i>Without a card: the emulator</i>.</p>"#;
 
-<h2>Variables</h2>
-<table><tr><th>name</th><th>causality</th><th>type</th><th>start</th><th>description</th></tr>
-{rows}</table>
-
-<h2>Layouts</h2>
+/// The two layouts of a node's area.
+const LAYOUTS: &str = r#"<h2>Layouts</h2>
 <p><b>framed</b> (default): each node's area holds a descriptor of its signals (so <code>rfmctl watch</code>
 shows them by name) and a ring of frames (at least 16: deep enough for the lag and the nodes' periods),
 each a 64-byte header (with the interface's fingerprint) and the
 node's signals laid out as a C struct, guarded by a sequence counter and a CRC-32C, all little-endian.
 <b>seed</b> (attitude FMU only): the packed 65-byte <code>FlightData</code> of programs written as in the
 reflective-memory article (magic 0x55AA55AA, packetId, timestamp, float attitude[3], status, msg[32]); free
-mode only.</p>
+mode only.</p>"#;
+
+/// The wiring steps of `fmu`'s nodes.
+fn wiring_steps(fmu: &FmuModel) -> String {
+    format!(
+        r#"<h2>Wiring the PCs</h2>
+<ol>
+<li>Connect the {count} PCs' RFM2g boards in a ring (the TX of each to the RX of the next) and install the
+driver on every PC. Linux: <code>ls -l /dev/rfm2g*</code> shows the device; <code>device</code> is
+<code>/dev/rfm2g0</code>. Windows: the board is listed in Device Manager once the vendor's driver is
+installed; <code>device</code> is <code>\\.\rfm2g1</code> for the first board (the vendor numbers them from 1).</li>
+<li>Give every node its local board as <code>device</code>, and all of them the same
+<code>regionOffset</code>, <code>syncMode</code> and <code>layout</code>.</li>
+{wiring}
+<li>Start every master, in any order; the first step waits up to <code>startupTimeout</code> for the
+others.</li>
+</ol>"#,
+        count = nodes_in_words(fmu),
+        wiring = wiring(fmu),
+    )
+}
+
+/// The variables as table rows.
+fn variable_rows(model: &Model) -> String {
+    model
+        .variables
+        .iter()
+        .map(|v| {
+            format!(
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
+                escape(&v.name),
+                escape(&v.causality),
+                escape(&v.kind),
+                escape(&v.start),
+                escape(&v.description)
+            )
+        })
+        .collect()
+}
+
+/// The page: a user of the .fmu reads it without the repository.
+pub fn index_html(model: &Model, fmu: &FmuModel) -> String {
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{id}: signals through reflective memory</title>
+{STYLE}</head><body>
+<h1>{id}</h1>
+<p>{desc}</p>
+<p>FMI 2.0 co-simulation, model identifier <code>{id}</code>, GUID <code>{guid}</code>.</p>
+
+<h2>What it does</h2>
+{what}
+{MODES}
+
+{DEVICES}
+
+{wiring}
+
+{VENDOR_LIBRARY}
+
+<h2>Variables</h2>
+<table><tr><th>name</th><th>causality</th><th>type</th><th>start</th><th>description</th></tr>
+{rows}</table>
+
+{LAYOUTS}
 </body></html>
 "#,
         id = escape(&model.model_identifier),
         desc = escape(&model.description),
         guid = escape(&model.guid),
         what = what_it_does(fmu),
-        wiring = wiring(fmu),
-        count = nodes_in_words(fmu),
+        wiring = wiring_steps(fmu),
+        rows = variable_rows(model),
     )
 }
 

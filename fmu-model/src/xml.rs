@@ -90,6 +90,21 @@ impl Model {
             version = env!("CARGO_PKG_VERSION"),
             convention = super::CONVENTION,
         );
+        self.unit_definitions(&mut out);
+        log_categories(&mut out);
+        let step = self.period().map_or(0.001, |p| p.seconds());
+        let _ = writeln!(
+            out,
+            "  <DefaultExperiment startTime=\"0\" stopTime=\"10\" stepSize=\"{step}\"/>\n"
+        );
+        self.variables_and_structure(&mut out);
+        out.push_str("  </ModelStructure>\n</fmiModelDescription>\n");
+        out
+    }
+
+    /// `<UnitDefinitions>`: each unit the variables use, once, with its SI base
+    /// units where they are known.
+    fn unit_definitions(&self, out: &mut String) {
         let mut units: Vec<&str> = Vec::new();
         for v in &self.variables {
             if let Some(u) = v.unit.as_deref() {
@@ -110,24 +125,13 @@ impl Model {
             }
             out.push_str("  </UnitDefinitions>\n");
         }
-        out.push_str("\n  <LogCategories>\n");
-        for c in Category::ALL {
-            let _ = writeln!(
-                out,
-                "    <Category name=\"{}\" description=\"{}\"/>",
-                c.name(),
-                attr(c.description())
-            );
-        }
-        out.push_str("  </LogCategories>\n\n");
-        let step = self.period().map_or(0.001, |p| p.seconds());
-        let _ = writeln!(
-            out,
-            "  <DefaultExperiment startTime=\"0\" stopTime=\"10\" stepSize=\"{step}\"/>\n"
-        );
+    }
+
+    /// `<ModelVariables>` and `<ModelStructure>` (the outputs, by index).
+    fn variables_and_structure(&self, out: &mut String) {
         out.push_str("  <ModelVariables>\n");
         for (i, v) in self.variables.iter().enumerate() {
-            variable(&mut out, i, v);
+            variable(out, i, v);
         }
         out.push_str("  </ModelVariables>\n\n  <ModelStructure>\n");
         let outputs: Vec<usize> = (0..self.variables.len())
@@ -140,7 +144,19 @@ impl Model {
             }
             out.push_str("    </Outputs>\n");
         }
-        out.push_str("  </ModelStructure>\n</fmiModelDescription>\n");
-        out
     }
+}
+
+/// `<LogCategories>`: every category the FMU logs under.
+fn log_categories(out: &mut String) {
+    out.push_str("\n  <LogCategories>\n");
+    for c in Category::ALL {
+        let _ = writeln!(
+            out,
+            "    <Category name=\"{}\" description=\"{}\"/>",
+            c.name(),
+            attr(c.description())
+        );
+    }
+    out.push_str("  </LogCategories>\n\n");
 }
