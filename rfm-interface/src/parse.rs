@@ -14,64 +14,83 @@ mod signal;
 
 use signal::check_signal;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawInterface {
-    name: Spanned<String>,
-    memory_size: Option<Spanned<i64>>,
-    period: Option<Spanned<toml::Value>>,
-    max_lag: Option<Spanned<i64>>,
-    // The link settings ([`settings::SETTINGS`]): the FMU parameters' names.
-    device: Option<Spanned<toml::Value>>,
-    lag: Option<Spanned<toml::Value>>,
-    #[serde(rename = "syncMode")]
-    sync_mode: Option<Spanned<toml::Value>>,
-    #[serde(rename = "waitStrategy")]
-    wait_strategy: Option<Spanned<toml::Value>>,
-    timeout: Option<Spanned<toml::Value>>,
-    #[serde(rename = "startupTimeout")]
-    startup_timeout: Option<Spanned<toml::Value>>,
-    #[serde(rename = "idleTimeout")]
-    idle_timeout: Option<Spanned<toml::Value>>,
-    #[serde(rename = "realTimeFactor")]
-    real_time_factor: Option<Spanned<toml::Value>>,
-    #[serde(rename = "regionOffset")]
-    region_offset: Option<Spanned<toml::Value>>,
-    #[serde(rename = "rfm2gLibrary")]
-    rfm2g_library: Option<Spanned<toml::Value>>,
-    #[serde(default)]
-    node: Vec<Spanned<RawNode>>,
+/// A level of the file that takes the link settings ([`settings::SETTINGS`],
+/// the FMU parameters' names): its own fields, then the settings' fields,
+/// written once here because serde's `flatten` does not go with
+/// `deny_unknown_fields`, which names a misspelt key; `settings()` lists them
+/// by key.
+macro_rules! level_with_settings {
+    // `then`: the fields after the settings, where a message listing the keys
+    // names them.
+    (struct $name:ident { $($fields:tt)* } then { $($then:tt)* }) => {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct $name {
+            $($fields)*
+            device: Option<Spanned<toml::Value>>,
+            lag: Option<Spanned<toml::Value>>,
+            #[serde(rename = "syncMode")]
+            sync_mode: Option<Spanned<toml::Value>>,
+            #[serde(rename = "waitStrategy")]
+            wait_strategy: Option<Spanned<toml::Value>>,
+            timeout: Option<Spanned<toml::Value>>,
+            #[serde(rename = "startupTimeout")]
+            startup_timeout: Option<Spanned<toml::Value>>,
+            #[serde(rename = "idleTimeout")]
+            idle_timeout: Option<Spanned<toml::Value>>,
+            #[serde(rename = "realTimeFactor")]
+            real_time_factor: Option<Spanned<toml::Value>>,
+            #[serde(rename = "regionOffset")]
+            region_offset: Option<Spanned<toml::Value>>,
+            #[serde(rename = "rfm2gLibrary")]
+            rfm2g_library: Option<Spanned<toml::Value>>,
+            $($then)*
+        }
+
+        impl $name {
+            /// The settings fields, by key.
+            fn settings(&self) -> [(&str, &Option<Spanned<toml::Value>>); settings::SETTINGS.len()] {
+                [
+                    ("device", &self.device),
+                    ("lag", &self.lag),
+                    ("syncMode", &self.sync_mode),
+                    ("waitStrategy", &self.wait_strategy),
+                    ("timeout", &self.timeout),
+                    ("startupTimeout", &self.startup_timeout),
+                    ("idleTimeout", &self.idle_timeout),
+                    ("realTimeFactor", &self.real_time_factor),
+                    ("regionOffset", &self.region_offset),
+                    ("rfm2gLibrary", &self.rfm2g_library),
+                ]
+            }
+        }
+    };
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawNode {
-    name: Spanned<String>,
-    slot: Spanned<i64>,
-    offset: Option<Spanned<i64>>,
-    period: Option<Spanned<toml::Value>>,
-    free: Option<Spanned<Vec<Spanned<String>>>>,
-    // The link settings ([`settings::SETTINGS`]): the FMU parameters' names.
-    device: Option<Spanned<toml::Value>>,
-    lag: Option<Spanned<toml::Value>>,
-    #[serde(rename = "syncMode")]
-    sync_mode: Option<Spanned<toml::Value>>,
-    #[serde(rename = "waitStrategy")]
-    wait_strategy: Option<Spanned<toml::Value>>,
-    timeout: Option<Spanned<toml::Value>>,
-    #[serde(rename = "startupTimeout")]
-    startup_timeout: Option<Spanned<toml::Value>>,
-    #[serde(rename = "idleTimeout")]
-    idle_timeout: Option<Spanned<toml::Value>>,
-    #[serde(rename = "realTimeFactor")]
-    real_time_factor: Option<Spanned<toml::Value>>,
-    #[serde(rename = "regionOffset")]
-    region_offset: Option<Spanned<toml::Value>>,
-    #[serde(rename = "rfm2gLibrary")]
-    rfm2g_library: Option<Spanned<toml::Value>>,
-    #[serde(default)]
-    signals: Vec<Spanned<RawSignal>>,
-}
+level_with_settings!(
+    struct RawInterface {
+        name: Spanned<String>,
+        memory_size: Option<Spanned<i64>>,
+        period: Option<Spanned<toml::Value>>,
+        max_lag: Option<Spanned<i64>>,
+    } then {
+        #[serde(default)]
+        node: Vec<Spanned<RawNode>>,
+    }
+);
+
+level_with_settings!(
+    struct RawNode {
+        name: Spanned<String>,
+        slot: Spanned<i64>,
+        offset: Option<Spanned<i64>>,
+        period: Option<Spanned<toml::Value>>,
+        free: Option<Spanned<Vec<Spanned<String>>>>,
+    } then {
+        #[serde(default)]
+        signals: Vec<Spanned<RawSignal>>,
+    }
+);
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -85,24 +104,6 @@ struct RawSignal {
     size: Option<Spanned<i64>>,
     min: Option<Spanned<toml::Value>>,
     max: Option<Spanned<toml::Value>>,
-}
-
-/// The settings fields of a raw level (the top or a node), by key.
-macro_rules! raw_settings {
-    ($raw:expr) => {
-        [
-            ("device", &$raw.device),
-            ("lag", &$raw.lag),
-            ("syncMode", &$raw.sync_mode),
-            ("waitStrategy", &$raw.wait_strategy),
-            ("timeout", &$raw.timeout),
-            ("startupTimeout", &$raw.startup_timeout),
-            ("idleTimeout", &$raw.idle_timeout),
-            ("realTimeFactor", &$raw.real_time_factor),
-            ("regionOffset", &$raw.region_offset),
-            ("rfm2gLibrary", &$raw.rfm2g_library),
-        ]
-    };
 }
 
 /// The settings one level of the file gives, each checked at its place.
@@ -193,13 +194,13 @@ impl Interface {
         check_free(&src, &raw.node, &mut nodes)?;
         set_ring_depths(&src, &raw.node, &mut nodes, max_lag)?;
         for (spec, raw_node) in nodes.iter_mut().zip(&raw.node) {
-            spec.settings = settings_of(&src, raw_settings!(raw_node.get_ref()), max_lag)?;
+            spec.settings = settings_of(&src, raw_node.get_ref().settings(), max_lag)?;
         }
         let interface = Interface {
             name: name.clone(),
             memory_size,
             max_lag,
-            settings: settings_of(&src, raw_settings!(raw), max_lag)?,
+            settings: settings_of(&src, raw.settings(), max_lag)?,
             nodes,
         };
         check_map(&src, &raw.node, &interface)?;
