@@ -1157,7 +1157,7 @@ fn started_apart(
         assert_eq!(poll(n, 0), StartPoll::Claimed);
     }
     let (first, second) = if cockpit_wins_first { (0, 1) } else { (1, 0) };
-    let settled = rfm_core::link::claim::CLAIM_SETTLE.as_millis() as u64 + 10;
+    let settled = rfm_core::link::CLAIM_SETTLE.as_millis() as u64 + 10;
     assert_eq!(poll(first, settled), StartPoll::Started);
     let mut ms = settled;
     while poll(second, ms) != StartPoll::Started {

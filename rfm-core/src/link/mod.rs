@@ -10,8 +10,9 @@
 //! Reflective memory (and a `shm:` object) keeps its contents across runs, so a
 //! reader may find frames a dead session left behind. Every liveness question is
 //! therefore decided by a heartbeat that each open link beats from a thread of its
-//! own ([`liveness`]): who may take a slot ([`claim`]), and which peer session's
-//! frames may be taken ([`handshake`]). [`Node`] holds the protocol as non-blocking
+//! own ([`liveness`]): who may take a slot (the claim, `claim.rs`: Fischer's timed
+//! mutual exclusion, settling [`CLAIM_SETTLE`]), and which peer session's frames
+//! may be taken (the handshake, `handshake.rs`). [`Node`] holds the protocol as non-blocking
 //! steps (claiming and publishing; its [`Exchange`] reads the peers); [`Link`]
 //! drives it with the real clock, the heartbeat thread and a wait strategy, and
 //! each step hands back a [`StepReport`] of what it saw. The caller owns the
@@ -27,13 +28,13 @@ use crate::wait::{WaitStrategy, Waiter};
 use crate::{DeviceError, Events};
 
 mod attitude;
-pub mod claim;
+mod claim;
 mod clock;
 mod compat;
 mod config;
 mod error;
 mod exchange;
-pub mod handshake;
+mod handshake;
 pub mod liveness;
 mod lookout;
 mod memory;
@@ -45,9 +46,10 @@ mod peer;
 mod redundant;
 mod replay;
 mod ring_watch;
-pub mod rings;
+mod rings;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
+pub use claim::{BRIDGE_SETTLE, CLAIM_SETTLE};
 use clock::new_epoch;
 pub(crate) use clock::wall_clock_ns;
 pub use config::{
