@@ -197,3 +197,21 @@ def test_the_readmes_links_lead_to_files_that_exist():
     assert len(links) >= 10, links
     missing = [t for t in links if not (ROOT / t.split("#", 1)[0]).exists()]
     assert not missing, f"README.md links to {missing}"
+
+
+# A path into one of the workspace's crates, as the book and README write them
+# (in backticks or not): `rfm-core/tests/link/files.rs`, `fmu-src/tests/hostile/`.
+SOURCE_PATH = re.compile(r"(?<![\w/.-])((?:[a-z0-9]+-)*[a-z0-9]+/(?:src|tests|benches|examples)/[A-Za-z0-9_./-]*)")
+
+
+def test_every_source_path_the_book_names_exists():
+    """Moving a file (the crates split out of rfm-core, a test file split into a
+    folder) left the book naming paths that no longer exist; this finds them."""
+    pages = [ROOT / "README.md", *sorted(book.BOOK.rglob("*.md"))]
+    named = {(page.relative_to(ROOT).as_posix(), path)
+             for page in pages for path in SOURCE_PATH.findall(page.read_text())
+             if not path.startswith("target/")}
+    assert len(named) >= 30, named
+    missing = sorted(f"{page}: {path}" for page, path in named
+                     if not (ROOT / path.rstrip(".")).exists())
+    assert not missing, "paths that do not exist:\n" + "\n".join(missing)

@@ -1,0 +1,218 @@
+//! Parameters and steps refused: each bad parameter fails initialization naming
+//! it, and fmi2DoStep checks its time, step size and stop time.
+
+use super::*;
+
+/// Parameters: each wrong one fails fmi2ExitInitializationMode at the latest,
+/// naming the parameter and what it accepts.
+#[test]
+fn bad_parameters_fail_initialization_naming_the_parameter() {
+    let dev = format!("loopback:{}", unique("params"));
+    // For the RFM2g cases, through the emulator: a board that does not exist, a
+    // library that is not an RFM2g library, a memory too small for the slots.
+    let lib = common::sim_library();
+    let lib = lib.to_str().unwrap();
+    let ring = unique("params");
+    let _ring = common::RingGuard(ring.clone());
+    let board = format!("/dev/rfm2g-sim/{ring}/1/64K");
+    type Case<'a> = (Vec<(&'a str, String)>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            vec![("syncMode", "sync".into())],
+            vec!["parameter syncMode = \"sync\": expected lockstep or free"],
+        ),
+        (
+            vec![("layout", "json".into())],
+            vec!["parameter layout = \"json\": expected framed or seed"],
+        ),
+        (
+            vec![("waitStrategy", "poll".into())],
+            vec!["parameter waitStrategy = \"poll\": expected adaptive, spin, yield, sleep or event"],
+        ),
+        (
+            vec![("lag", "9".into())],
+            vec!["parameter lag = 9: expected 0..7"],
+        ),
+        (
+            vec![("nodeSlot", "300".into())],
+            vec!["parameter nodeSlot = 300: expected a slot number 0..255"],
+        ),
+        (
+            vec![("peerSlot", "-1".into())],
+            vec!["parameter peerSlot = -1"],
+        ),
+        (
+            vec![("timeout", "0".into())],
+            vec!["parameter timeout = 0: expected seconds of at least 0.1 and at most 1e9"],
+        ),
+        (
+            vec![("timeout", "0.05".into())],
+            vec!["parameter timeout = 0.05: expected seconds of at least 0.1 and at most 1e9"],
+        ),
+        (
+            vec![("timeout", "2e9".into())],
+            vec!["parameter timeout = 2000000000: expected seconds of at least 0.1 and at most 1e9"],
+        ),
+        (
+            vec![("startupTimeout", "-3".into())],
+            vec!["parameter startupTimeout = -3"],
+        ),
+        (
+            vec![("idleTimeout", "0".into())],
+            vec!["parameter idleTimeout = 0: expected seconds greater than 0"],
+        ),
+        (
+            vec![("realTimeFactor", "-1".into())],
+            vec!["parameter realTimeFactor = -1: expected 0 (as fast as possible), 1 (real time)"],
+        ),
+        (
+            vec![("regionOffset", "-4".into())],
+            vec!["parameter regionOffset = -4: expected bytes"],
+        ),
+        (
+            vec![("regionOffset", "6".into())],
+            vec!["parameter regionOffset = 6: must be a multiple of 4"],
+        ),
+        (
+            vec![("regionOffset", "1048000".into())],
+            vec![
+                "parameter regionOffset = 1048000",
+                "does not fit the 1048576-byte memory",
+            ],
+        ),
+        (
+            vec![("device", "".into())],
+            vec!["parameter device", "shm:NAME"],
+        ),
+        (
+            vec![("device", "tcp:host".into())],
+            vec!["`tcp:host` is not a form this FMU knows"],
+        ),
+        (
+            vec![("device", "shm:a/b".into())],
+            vec!["device `shm:a/b`", "'/' is not allowed"],
+        ),
+        // The logger prints the format alone (common::printed): a `%` the user
+        // wrote shows as itself, not as a conversion.
+        (
+            vec![("device", "tcp:50%s%n%%".into())],
+            vec!["`tcp:50%s%n%%` is not a form this FMU knows"],
+        ),
+        (
+            vec![("layout", "seed".into())],
+            vec!["parameter layout = seed", "syncMode = free"],
+        ),
+        (
+            vec![("waitStrategy", "event".into())],
+            vec!["parameter waitStrategy = event: RFM2g network interrupts need an RFM2g device"],
+        ),
+        (
+            vec![
+                ("device", "/dev/rfm2g0".into()),
+                ("rfm2gLibrary", "/nonexistent/librfm2g.so".into()),
+            ],
+            vec!["/nonexistent/librfm2g.so", "gcc -shared -fPIC"],
+        ),
+        (
+            vec![
+                ("device", "/dev/nosuchboard".into()),
+                ("rfm2gLibrary", lib.into()),
+            ],
+            vec![
+                "RFM2gOpen on `/dev/nosuchboard` failed with RFM2G_NO_RFM2G_BOARD",
+                "check the device path",
+            ],
+        ),
+        (
+            vec![
+                ("device", board.clone()),
+                ("rfm2gLibrary", "libc.so.6".into()),
+            ],
+            vec!["`libc.so.6` has no symbol `RFM2gOpen`", "rfm2gLibrary"],
+        ),
+        (
+            vec![
+                ("device", board.clone()),
+                ("rfm2gLibrary", lib.into()),
+                ("nodeSlot", "40".into()),
+            ],
+            vec![
+                "parameter regionOffset = 0: slots 0..=40 (nodeSlot 40, peerSlot 1) need 166272 bytes",
+                "does not fit the 65536-byte memory",
+                "lower regionOffset or the slot numbers",
+            ],
+        ),
+        (
+            vec![
+                ("device", board.clone()),
+                ("rfm2gLibrary", lib.into()),
+                ("regionOffset", "65536".into()),
+            ],
+            vec!["parameter regionOffset = 65536", "does not fit the 65536-byte memory"],
+        ),
+    ];
+    for (params, parts) in cases {
+        let fmu = Fmu::new("params");
+        assert_eq!(fmu.set("device", &dev), fmi2OK);
+        for (name, value) in &params {
+            assert_eq!(
+                fmu.set(name, value),
+                fmi2OK,
+                "{name} = {value} is refused only at initialization"
+            );
+        }
+        assert_eq!(fmu.init(), fmi2Error, "{params:?}");
+        let mut all = vec!["fmi2ExitInitializationMode"];
+        all.extend(parts);
+        assert_logged(&fmu, fmi2Error, &all);
+    }
+    // A fixed parameter cannot change once initialized.
+    let fmu = Fmu::new("fixed");
+    fmu.set_all(&[
+        ("device", &format!("loopback:{}", unique("fixed"))),
+        ("peerSlot", "0"),
+    ]);
+    assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+    assert_eq!(fmu.set("lag", "1"), fmi2Error);
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &["`lag` is a fixed parameter: set it before fmi2ExitInitializationMode"],
+    );
+}
+
+#[test]
+fn do_step_checks_time_step_size_and_stop_time() {
+    let fresh = || {
+        let fmu = Fmu::new("time");
+        fmu.set_all(&[
+            ("device", &format!("loopback:{}", unique("time"))),
+            ("peerSlot", "0"),
+        ]);
+        fmu
+    };
+    let fmu = fresh();
+    assert_eq!(fmu.init(), fmi2OK);
+    assert_eq!(fmu.step(0.5, 0.1), fmi2Error);
+    assert_logged(
+        &fmu,
+        fmi2Error,
+        &["currentCommunicationPoint 0.5 does not continue from 0,"],
+    );
+    for h in [0.0, -0.1, f64::NAN] {
+        let fmu = fresh();
+        assert_eq!(fmu.init(), fmi2OK);
+        assert_eq!(fmu.step(0.0, h), fmi2Error);
+        assert_logged(&fmu, fmi2Error, &["communicationStepSize", "must be > 0"]);
+    }
+    let fmu = fresh();
+    // SAFETY: a live instance.
+    unsafe {
+        assert_eq!(fmi2_setup_experiment(fmu.c, 0, 0.0, 0.0, 1, 0.25), fmi2OK);
+        assert_eq!(fmi2_enter_initialization_mode(fmu.c), fmi2OK);
+        assert_eq!(fmi2_exit_initialization_mode(fmu.c), fmi2OK);
+    }
+    assert_eq!(fmu.step(0.0, 0.2), fmi2OK);
+    assert_eq!(fmu.step(0.2, 0.1), fmi2Error);
+    assert_logged(&fmu, fmi2Error, &["passes the stop time 0.25"]);
+}

@@ -1,0 +1,99 @@
+//! Waiting on the RFM2g network interrupts of an emulated ring.
+
+use super::*;
+
+/// Two emulated boards (nodes 1 and 2) on a fresh ring, and the emulator library.
+fn two_boards() -> (common::RingGuard, [String; 2], Option<std::path::PathBuf>) {
+    let ring = common::unique("evt");
+    let dev = |node| format!("/dev/rfm2g-sim/{ring}/{node}/1M");
+    (
+        common::RingGuard(ring.clone()),
+        [dev(1), dev(2)],
+        Some(common::sim_library()),
+    )
+}
+
+#[test]
+fn network_interrupts_reach_the_other_nodes_of_the_ring() {
+    let (_ring, dev, lib) = two_boards();
+    let options = rfm_core::OpenOptions {
+        rfm2g_library: lib,
+        ..Default::default()
+    };
+    let a = rfm_core::Device::open(&dev[0], &options).unwrap();
+    let b = rfm_core::Device::open(&dev[1], &options).unwrap();
+    let (ea, eb) = (a.events().unwrap().unwrap(), b.events().unwrap().unwrap());
+    ea.broadcast(42).unwrap();
+    assert_eq!(
+        eb.wait(1000).unwrap(),
+        Some((a.info().node_id.unwrap(), 42))
+    );
+    assert_eq!(eb.wait(5).unwrap(), None, "one event, one wake-up");
+    assert_eq!(
+        ea.wait(5).unwrap(),
+        None,
+        "a broadcast does not come back to its sender"
+    );
+}
+
+#[test]
+fn lockstep_on_network_interrupts_exchanges_exactly() {
+    let (_ring, dev, lib) = two_boards();
+    let cfg = |node: u8, peer| LinkConfig {
+        wait: WaitStrategy::Event,
+        rfm2g_library: lib.clone(),
+        ..config(&dev[usize::from(node)], node, peer, 0)
+    };
+    for (me, link) in exchange_in_two_threads(cfg(0, 1), cfg(1, 0), 2_000)
+        .iter()
+        .enumerate()
+    {
+        // Interrupts woke the waits: without them every wait runs out its 10 ms
+        // slice (and the exchange is still exact, only slower).
+        let waits = link.event_waits();
+        assert!(
+            waits.woken > 0 && waits.woken > waits.timed_out,
+            "node {me}: {waits:?}"
+        );
+    }
+}
+
+/// Two couplings share two board nodes. Freeing the first one used to disable the
+/// interrupt for the whole board node, and the second then failed in
+/// `RFM2gWaitForEvent` with RFM2G_NOT_ENABLED.
+#[test]
+fn freeing_one_coupling_leaves_the_interrupts_of_another_on_the_same_board_nodes() {
+    let (_ring, dev, lib) = two_boards();
+    let cfg = |board: usize, node: u8, peer: u8| LinkConfig {
+        wait: WaitStrategy::Event,
+        rfm2g_library: lib.clone(),
+        ..config(&dev[board], node, peer, 0)
+    };
+    let started = |c: LinkConfig, me: u8| {
+        let mut link = AttitudeLink::open(c).unwrap();
+        link.start(&input(me, u64::MAX)).unwrap();
+        link
+    };
+    let first = [started(cfg(0, 0, 1), 0), started(cfg(1, 1, 0), 1)];
+    let second = [started(cfg(0, 2, 3), 0), started(cfg(1, 3, 2), 1)];
+    drop(first);
+    let [a, b] = second;
+    exchange_started(a, b, 500);
+}
+
+#[test]
+fn waiting_on_interrupts_is_refused_without_an_rfm2g_board() {
+    let err = AttitudeLink::open(LinkConfig {
+        wait: WaitStrategy::Event,
+        ..config(&loopback(), 0, 1, 0)
+    })
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "parameter waitStrategy = event: RFM2g network interrupts need an RFM2g device"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("use spin, yield or sleep"), "{text}");
+}

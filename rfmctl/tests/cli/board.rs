@@ -1,0 +1,316 @@
+//! The board and its ring: ring-check, the DMA threshold, interrupts, ping, and
+//! an emulated board cut and mended.
+
+use super::*;
+
+#[test]
+fn ring_check_passes_on_a_closed_ring_and_fails_on_an_open_fibre() {
+    let (ring, lib, dev) = board(3);
+    let (code, out, err) = run(&["--library", &lib, "ring-check", &dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("ring continuity OK: a packet from node 3 came back"),
+        "{out}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args(["--library", &lib, "ring-check", "/dev/rfm2g0"])
+        .env(
+            "RFM2G_SIM_DEVICES",
+            format!("/dev/rfm2g0 ring={} node=4 size=64K link=down", ring.0),
+        )
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("ring continuity FAILED on `/dev/rfm2g0`")
+            && err.contains("RFM2G_LINK_TEST_FAIL"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_dma_threshold_is_shown_set_per_board_and_turned_off() {
+    let (_ring, lib, dev) = board(1);
+    let other = dev.replace("/1/64K", "/2/64K");
+    let threshold = |args: &[&str]| {
+        let mut all = vec!["--library", &lib, "dma-threshold"];
+        all.extend(args);
+        run(&all)
+    };
+    let (code, out, err) = threshold(&[&dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("off (every RFM2gRead is PIO in the driver)"),
+        "{out}"
+    );
+    let (code, out, err) = threshold(&[&dev, "64"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": 64 bytes (RFM2gRead calls"), "{out}");
+    let (_, out, _) = threshold(&[&dev]);
+    assert!(out.contains(": 64 bytes"), "kept by the board: {out}");
+    let (_, out, _) = threshold(&[&other]);
+    assert!(out.contains("off"), "another board has its own: {out}");
+    let (code, out, _) = threshold(&[&dev, "off"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("off"), "{out}");
+    let (code, _, err) = threshold(&[&dev, "64k"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`64k` is not a DMA threshold"), "{err}");
+}
+
+#[test]
+fn interrupts_sent_by_one_node_are_received_by_another() {
+    let (_ring, lib, dev1) = board(1);
+    let dev2 = dev1.replace("/1/64K", "/2/64K");
+    let mut waiter = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args([
+            "--library",
+            &lib,
+            "events",
+            "wait",
+            &dev2,
+            "--type",
+            "intr2",
+            "--timeout-ms",
+            "10000",
+            "--count",
+            "2",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The waiter enables the interrupt when it starts; until then a send is not
+    // latched (as on hardware). Send until it has had its two.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut sent = 0u32;
+    let status = loop {
+        let data = (40 + sent).to_string();
+        let (code, out, err) = run(&[
+            "--library",
+            &lib,
+            "events",
+            "send",
+            &dev1,
+            "--to",
+            "2",
+            "--type",
+            "intr2",
+            "--data",
+            &data,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            out,
+            format!(
+                "sent INTR2 with data {:#010x} from node 1 to node 2\n",
+                40 + sent
+            )
+        );
+        sent += 1;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if let Some(status) = waiter.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = waiter.kill();
+            let _ = waiter.wait();
+            panic!("the waiter never got two interrupts");
+        }
+    };
+    let (mut text, mut errors) = (String::new(), String::new());
+    waiter
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    waiter
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
+    assert!(status.success(), "{errors}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for line in lines {
+        assert!(
+            line.starts_with("INTR2 from node 1, data 0x000000"),
+            "{line}"
+        );
+    }
+    let (code, _, err) = run(&[
+        "--library",
+        &lib,
+        "events",
+        "wait",
+        &dev2,
+        "--timeout-ms",
+        "30",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no INTR1 reached") && err.contains("within 30 ms"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["--library", &lib, "events", "send", &dev1, "--to", "1"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("RFM2G_NODE_ID_SELF"), "{err}");
+    let (code, _, err) = run(&["--library", &lib, "events", "send", &dev1, "--to", "300"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--to `300` is not a node id"), "{err}");
+    let (code, _, err) = run(&[
+        "--library",
+        &lib,
+        "events",
+        "send",
+        &dev1,
+        "--type",
+        "intr9",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`intr9` is not a network interrupt"), "{err}");
+}
+
+#[test]
+fn ping_measures_round_trips_in_one_process_and_in_two() {
+    let m = shm(64 << 10);
+    let (code, out, err) = run(&[
+        "ping", &m.device, "--slot", "4", "--peer", "5", "--both", "--count", "2000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("2000 round trips slot 4 -> 5 -> 4"),
+        "{out}"
+    );
+    assert!(
+        out.contains("round trip ns: min ") && out.contains(" p99.9 "),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.contains(" ns |#")),
+        "a histogram: {out}"
+    );
+
+    let (_ring, lib, dev) = board(1);
+    let echo = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args([
+            "--library",
+            &lib,
+            "ping",
+            &dev.replace("/1/64K", "/2/64K"),
+            "--slot",
+            "1",
+            "--peer",
+            "0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, out, err) = run(&[
+        "--library",
+        &lib,
+        "ping",
+        &dev,
+        "--slot",
+        "0",
+        "--peer",
+        "1",
+        "--count",
+        "1000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("1000 round trips slot 0 -> 1 -> 0"),
+        "{out}"
+    );
+    let echoed = echo.wait_with_output().unwrap();
+    assert!(echoed.status.success());
+    assert!(String::from_utf8_lossy(&echoed.stdout).contains("answered 1100 pings"));
+}
+
+#[test]
+fn a_ping_nobody_answers_fails_with_a_hint() {
+    let m = shm(64 << 10);
+    let (code, _, err) = run(&[
+        "ping",
+        &m.device,
+        "--slot",
+        "0",
+        "--peer",
+        "1",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no answer to ping 0 from slot 1 within 1 s"),
+        "{err}"
+    );
+    assert!(err.contains("--slot 1 --peer 0"), "{err}");
+    let (code, _, err) = run(&["ping", &m.device, "--slot", "3", "--peer", "3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("a ping needs two slots"), "{err}");
+}
+
+/// `cut` and `mend` on an emulated board: a program holding the board's
+/// memory (this test, through rfm-core) stops seeing the other board's stores
+/// and the ring check fails, until `mend`; a device that is no emulated board
+/// is a usage error.
+#[test]
+fn cut_and_mend_an_emulated_board_while_a_program_holds_its_memory() {
+    let (ring, lib, dev) = board(3);
+    let other = format!("/dev/rfm2g-sim/{}/4/64K", ring.0);
+    let options = OpenOptions {
+        rfm2g_library: Some(PathBuf::from(&lib)),
+        ..OpenOptions::default()
+    };
+    let (mine, theirs) = (
+        Device::open(&dev, &options).unwrap(),
+        Device::open(&other, &options).unwrap(),
+    );
+    let (mine, theirs) = (mine.map(0, 4096).unwrap(), theirs.map(0, 4096).unwrap());
+    theirs.store_u32(0, 1, Ordering::SeqCst).unwrap();
+    assert_eq!(mine.load_u32(0, Ordering::SeqCst).unwrap(), 1);
+
+    let (code, out, err) = run(&["--library", &lib, "cut", &dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!("`{dev}` cut from its ring")),
+        "{out}"
+    );
+    // This process moves its view within the emulator's watch interval.
+    let began = Instant::now();
+    let mut k = 1;
+    while mine.load_u32(0, Ordering::SeqCst).unwrap() == k {
+        k += 1;
+        theirs.store_u32(0, k, Ordering::SeqCst).unwrap();
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "the cut did not reach this process"
+        );
+    }
+    let (code, _, err) = run(&["--library", &lib, "ring-check", &dev]);
+    assert_eq!(code, 1, "{err}");
+
+    let (code, out, err) = run(&["--library", &lib, "mend", &dev]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(&format!("`{dev}` mended")), "{out}");
+    let (code, _, err) = run(&["--library", &lib, "ring-check", &dev]);
+    assert_eq!(code, 0, "{err}");
+    let began = Instant::now();
+    while mine.load_u32(0, Ordering::SeqCst).unwrap() != k {
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "the mend did not reach this process"
+        );
+    }
+
+    let (code, _, err) = run(&["cut", "shm:rfmctl-cut"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not an RFM2g device"), "{err}");
+}

@@ -1,0 +1,183 @@
+//! rfmctl as a script runs it: every subcommand against `shm:` and the emulated
+//! RFM2g library, its output, its exit status, and its errors.
+
+#[path = "../../../rfm2g-sim/tests/support/library.rs"]
+mod sim;
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use rfm_core::area::DESCRIPTOR_OFFSET;
+use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_core::frame::seed::FlightData;
+use rfm_core::frame::{self, Message};
+use rfm_core::interface::{self, descriptor};
+use rfm_core::link::Sample;
+use rfm_core::slot::{FramedWriter, Ring, SeedWriter};
+use rfm_core::{Device, OpenOptions, Region};
+
+mod board;
+mod doctor;
+mod memory;
+mod watch;
+
+fn rfmctl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+        .args(args)
+        .output()
+        .expect("run rfmctl")
+}
+
+/// Runs rfmctl and returns (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = rfmctl(args);
+    (
+        out.status.code().expect("exited"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A `shm:` memory as a simulator would have created it; removed at the end.
+struct Shm {
+    device: String,
+    memory: Device,
+    _guard: ShmGuard,
+}
+
+struct ShmGuard(String);
+
+impl Drop for ShmGuard {
+    fn drop(&mut self) {
+        let _ = rfm_core::backend::shm::unlink(&self.0);
+    }
+}
+
+fn shm(size: usize) -> Shm {
+    let name = sim::unique("rfmctl");
+    let device = format!("shm:{name}");
+    let memory = Device::open(
+        &device,
+        &OpenOptions {
+            memory_size: size,
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    Shm {
+        device,
+        memory,
+        _guard: ShmGuard(name),
+    }
+}
+
+/// `--library` and a self-describing device path of a fresh emulated ring.
+fn board(node: u8) -> (sim::RingGuard, String, String) {
+    let ring = sim::unique("rfmctl");
+    let lib = sim::sim_library().to_str().unwrap().to_owned();
+    (
+        sim::RingGuard(ring.clone()),
+        lib,
+        format!("/dev/rfm2g-sim/{ring}/{node}/64K"),
+    )
+}
+
+#[test]
+fn help_explains_every_subcommand_with_an_example() {
+    let (code, text, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    for sub in [
+        "info",
+        "peek",
+        "poke",
+        "dump",
+        "fill",
+        "watch",
+        "ping",
+        "ring-check",
+        "cut",
+        "mend",
+        "dma-threshold",
+        "events",
+        "show",
+        "export",
+        "diff",
+        "plot",
+        "record",
+    ] {
+        assert!(text.contains(&format!("  {sub} ")), "--help lacks {sub}");
+        let args: Vec<&str> = if sub == "events" {
+            vec!["events", "send", "--help"]
+        } else {
+            vec![sub, "--help"]
+        };
+        let (code, help, _) = run(&args);
+        assert_eq!(code, 0);
+        assert!(
+            help.contains("Example: rfmctl "),
+            "{sub} --help has no example:\n{help}"
+        );
+    }
+    assert!(text.contains("Exit codes:") && text.contains("3  the device could not be opened"));
+    let (code, _, err) = run(&["peek"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// Node `slot` of the attitude preset as a simulator starts it in `region` (mapped
+/// at 0): its descriptor written, then frames 0..=`last`. Returns its area.
+fn publish_attitude(region: &Region, slot: u8, last: u64) -> Region {
+    publish_attitude_steps(region, slot, 0..=last)
+}
+
+/// [`publish_attitude`] of the frames `steps` (the descriptor written again).
+fn publish_attitude_steps(
+    region: &Region,
+    slot: u8,
+    steps: std::ops::RangeInclusive<u64>,
+) -> Region {
+    let interface = interface::attitude(slot, slot);
+    let map = interface.map().unwrap();
+    let area = rfm_core::area::window(region, &map.areas[0]).unwrap();
+    let mut d = descriptor::encode(
+        &interface.name,
+        interface.fingerprint(),
+        &interface.nodes[0],
+        &map.areas[0].payload,
+        0x1234_5679,
+    );
+    d.resize(d.len().next_multiple_of(4), 0);
+    area.write(DESCRIPTOR_OFFSET, &d).unwrap();
+    let mut w = FramedWriter::new(area.clone(), Ring::of(&map.areas[0])).unwrap();
+    let mut f = FrameBuf::new(map.areas[0].payload.len);
+    for step in steps {
+        Sample {
+            sim_time: step as f64 * 0.001,
+            attitude: [0.25, -0.5, 1.0],
+            status: 7,
+            message: Message::new(&format!("slot {slot}")).unwrap(),
+        }
+        .write(f.payload_mut());
+        let h = Header {
+            writer_slot: slot,
+            mode: SyncMode::Lockstep,
+            epoch: 0x1234_5679,
+            fingerprint: interface.fingerprint(),
+            step,
+            sim_time: step as f64 * 0.001,
+            ..Header::default()
+        };
+        w.publish(&mut f, &h).unwrap();
+    }
+    area
+}
+
+fn watch_json(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let (code, out, err) = run(args);
+    let v = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    (code, v, err)
+}
