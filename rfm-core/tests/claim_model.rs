@@ -259,6 +259,10 @@ struct Case {
     order: [usize; 3],
 }
 
+/// The claimants of a case: the attitude pair's two nodes, and the rival of
+/// its own layout.
+type Spec<'a> = (&'static str, &'a Arc<Interface>, bool, u8, u8);
+
 fn run(case: Case) -> Result<(), String> {
     let pair = Arc::new(interface::attitude(0, 1));
     // Over both of the pair's areas, and over neither's place: a layout of its own.
@@ -268,11 +272,27 @@ fn run(case: Case) -> Result<(), String> {
     if case.left != Left::Nothing {
         w.leave(&left, case.left);
     }
-    let specs: [(&'static str, &Arc<Interface>, bool, u8, u8); 3] = [
+    let specs: [Spec; 3] = [
         ("slot0", &pair, true, 0, 1),
         ("slot1", &pair, true, 1, 0),
         ("wide", &other, false, 9, 9),
     ];
+    let sessions = simulate(&mut w, case, &specs, &other);
+    decided_at_the_claim(&sessions)?;
+    // Never two owners, and nothing live written over.
+    let maps = [
+        pair.map().unwrap(),
+        pair.map().unwrap(),
+        other.map().unwrap(),
+    ];
+    one_owner(&w, &sessions, &maps)?;
+    pair_refused_only_when_contested(case, &sessions)
+}
+
+/// Starts the case's claimants at their offsets, in its order, and polls them
+/// until each is decided (started or refused) and long enough after for a late
+/// loss to show, or [`DECIDED_BY`] has passed.
+fn simulate(w: &mut World, case: Case, specs: &[Spec; 3], other: &Arc<Interface>) -> Vec<Session> {
     let claimants = if case.rival { 3 } else { 2 };
     let mut sessions: Vec<Option<Session>> = (0..claimants).map(|_| None).collect();
     let start = w.t;
@@ -288,7 +308,7 @@ fn run(case: Case) -> Result<(), String> {
             }
         }
         if case.mirrored && !mirrored && w.t - start >= Duration::from_millis(7) {
-            w.mirror(&other);
+            w.mirror(other);
             mirrored = true;
         }
         w.tick(sessions.iter_mut().flatten());
@@ -301,7 +321,11 @@ fn run(case: Case) -> Result<(), String> {
             break;
         }
     }
-    let sessions: Vec<Session> = sessions.into_iter().flatten().collect();
+    sessions.into_iter().flatten().collect()
+}
+
+/// Every claimant was decided, and refused only at its claim.
+fn decided_at_the_claim(sessions: &[Session]) -> Result<(), String> {
     let undecided: Vec<&str> = sessions
         .iter()
         .filter(|s| !s.started && s.error.is_none())
@@ -311,7 +335,7 @@ fn run(case: Case) -> Result<(), String> {
         return Err(format!("not decided within {DECIDED_BY:?}: {undecided:?}"));
     }
     // Decided at the claim: only claim refusals.
-    for s in &sessions {
+    for s in sessions {
         if let Some(e) = &s.error {
             let at_claim = matches!(
                 e,
@@ -327,12 +351,12 @@ fn run(case: Case) -> Result<(), String> {
             }
         }
     }
-    // Never two owners, and nothing live written over.
-    let maps = [
-        pair.map().unwrap(),
-        pair.map().unwrap(),
-        other.map().unwrap(),
-    ];
+    Ok(())
+}
+
+/// The sessions that started each hold their owner word, no two over one area,
+/// and none over a protected live session's area, whose owner word stands.
+fn one_owner(w: &World, sessions: &[Session], maps: &[MemoryMap; 3]) -> Result<(), String> {
     let index = [0usize, 1, 0];
     let started: Vec<usize> = (0..sessions.len())
         .filter(|&i| sessions[i].started)
@@ -372,6 +396,12 @@ fn run(case: Case) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// No leftover refuses a node, the pair never refuses its own peer, and the
+/// pair starts unless something live contested it.
+fn pair_refused_only_when_contested(case: Case, sessions: &[Session]) -> Result<(), String> {
     // No leftover refuses a node, and the pair never refuses its own peer.
     for s in &sessions[..2] {
         if let Some(LinkError::Foreign { holder, .. }) = &s.error {
