@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use rfm_core::interface::{self, ATTITUDE_STRIDE};
 use rfm_core::slot::{FramedReader, FramedWriter, SeedReader, SeedWriter};
-use rfm_core::{Device, DeviceError, OpenOptions, RegionError};
+use rfm_core::{Device, DeviceError, OpenOptions, Region, RegionError};
 
 const SIZE: usize = 64 << 10;
 /// The attacked window: two attitude slots in the middle of the memory.
@@ -18,86 +18,32 @@ const SLOT_SIZE: usize = ATTITUDE_STRIDE as usize;
 const LEN: usize = 2 * SLOT_SIZE;
 const SENTINEL: u8 = 0xA5;
 
-fn attack(device: &Device) {
-    let whole = device.map(0, SIZE).unwrap();
-    whole.fill(0, SIZE, SENTINEL).unwrap();
-    let w = device.map(AT as u64, LEN).unwrap();
-    w.fill(0, LEN, 0).unwrap();
-    let mut buf = [0u8; 64];
-    let mut refused = 0;
-    // Refused, and for the reason that it lies beyond the window (a peek or poke
-    // at an odd offset may be refused first for its alignment, also before any
-    // byte is touched).
-    let mut expect_err = |what: &str, r: Result<(), RegionError>| {
+/// Counts the attempts refused, each for lying beyond the window.
+#[derive(Default)]
+struct Refused(usize);
+
+impl Refused {
+    /// `r` is refused, and for the reason that it lies beyond the window (a
+    /// peek or poke at an odd offset may be refused first for its alignment,
+    /// also before any byte is touched).
+    fn expect(&mut self, what: &str, r: Result<(), RegionError>) {
         match r {
             Err(RegionError::OutOfBounds { .. }) => {}
             Err(RegionError::UnalignedAccess { .. }) if what == "peek" || what == "poke" => {}
             other => panic!("{what}: {other:?}, expected an out-of-bounds refusal"),
         }
-        refused += 1;
-    };
-    for offset in [
-        LEN - 3,
-        LEN - 2,
-        LEN - 1,
-        LEN,
-        LEN + 4,
-        usize::MAX - 3,
-        usize::MAX,
-    ] {
-        let word = offset & !3;
-        let past = |at: usize, len: usize| at.checked_add(len).is_none_or(|end| end > LEN);
-        if past(word, 4) {
-            expect_err("store_u32", w.store_u32(word, 1, Ordering::Relaxed));
-            expect_err("load_u32", w.load_u32(word, Ordering::Relaxed).map(|_| ()));
-        }
-        for width in [1, 2, 4, 8] {
-            if past(offset, width) {
-                expect_err("poke", w.poke(offset, width, u64::MAX));
-                expect_err("peek", w.peek(offset, width).map(|_| ()));
-            }
-        }
-        for len in [4, 8, 64] {
-            if past(word, len) {
-                expect_err("write", w.write(word, &buf[..len]));
-                expect_err("read", w.read(word, &mut buf[..len]));
-                expect_err("fill", w.fill(word, len, 0xFF));
-                expect_err("subregion", w.subregion(word, len).map(|_| ()));
-            }
-        }
+        self.0 += 1;
     }
-    expect_err("write of usize::MAX", w.fill(4, usize::MAX & !3, 0xFF));
-    let area = |slot| rfm_core::area::window(&w, &interface::attitude_area(slot));
-    expect_err("slot 2 of a 2-slot window", area(2).map(|_| ()));
-    expect_err("slot 255", area(255).map(|_| ()));
-    let ring = common::attitude_ring();
-    let small = w.subregion(0, interface::attitude_area(0).len - 4).unwrap();
-    expect_err(
-        "FramedWriter on a short slot",
-        FramedWriter::new(small.clone(), ring).map(|_| ()),
-    );
-    expect_err(
-        "FramedReader on a short slot",
-        FramedReader::new(small.clone(), ring).map(|_| ()),
-    );
-    expect_err(
-        "SeedWriter on a short slot",
-        SeedWriter::new(w.subregion(0, 64).unwrap()).map(|_| ()),
-    );
-    expect_err(
-        "SeedReader on a short slot",
-        SeedReader::new(w.subregion(0, 64).unwrap()).map(|_| ()),
-    );
-    // Readers over garbage read only inside their slot, whatever the head says.
-    w.fill(0, LEN, 0xFF).unwrap();
-    let reader = FramedReader::new(area(1).unwrap(), ring).unwrap();
-    let mut frame = reader.buffer();
-    for step in [0, 15, 16, u64::from(u32::MAX), u64::MAX] {
-        let _ = reader.read_entry(step, &mut frame);
-        let _ = reader.poll_step(step, &mut frame);
-    }
-    let _ = reader.read_latest(&mut frame);
-    let _ = SeedReader::new(area(0).unwrap()).unwrap().read();
+}
+
+fn attack(device: &Device) {
+    let whole = device.map(0, SIZE).unwrap();
+    whole.fill(0, SIZE, SENTINEL).unwrap();
+    let w = device.map(AT as u64, LEN).unwrap();
+    w.fill(0, LEN, 0).unwrap();
+    let mut refused = Refused::default();
+    attack_accesses(&w, &mut refused);
+    attack_slots(&w, &mut refused);
     // Windows past the device's end.
     for (offset, len) in [
         (SIZE as u64 - 4, 8),
@@ -112,7 +58,7 @@ fn attack(device: &Device) {
             ),
             "map({offset}, {len})"
         );
-        refused += 1;
+        refused.0 += 1;
     }
     let mut all = vec![0u8; SIZE];
     whole.read(0, &mut all).unwrap();
@@ -122,9 +68,82 @@ fn attack(device: &Device) {
         "a byte outside the window changed"
     );
     println!(
-        "{}: {refused} out-of-bounds attempts refused, nothing outside the window changed",
-        device.name()
+        "{}: {} out-of-bounds attempts refused, nothing outside the window changed",
+        device.name(),
+        refused.0
     );
+}
+
+/// Every access that takes an offset or a length, at and past the window's
+/// end and with overflowing values.
+fn attack_accesses(w: &Region, refused: &mut Refused) {
+    let mut buf = [0u8; 64];
+    for offset in [
+        LEN - 3,
+        LEN - 2,
+        LEN - 1,
+        LEN,
+        LEN + 4,
+        usize::MAX - 3,
+        usize::MAX,
+    ] {
+        let word = offset & !3;
+        let past = |at: usize, len: usize| at.checked_add(len).is_none_or(|end| end > LEN);
+        if past(word, 4) {
+            refused.expect("store_u32", w.store_u32(word, 1, Ordering::Relaxed));
+            refused.expect("load_u32", w.load_u32(word, Ordering::Relaxed).map(|_| ()));
+        }
+        for width in [1, 2, 4, 8] {
+            if past(offset, width) {
+                refused.expect("poke", w.poke(offset, width, u64::MAX));
+                refused.expect("peek", w.peek(offset, width).map(|_| ()));
+            }
+        }
+        for len in [4, 8, 64] {
+            if past(word, len) {
+                refused.expect("write", w.write(word, &buf[..len]));
+                refused.expect("read", w.read(word, &mut buf[..len]));
+                refused.expect("fill", w.fill(word, len, 0xFF));
+                refused.expect("subregion", w.subregion(word, len).map(|_| ()));
+            }
+        }
+    }
+    refused.expect("write of usize::MAX", w.fill(4, usize::MAX & !3, 0xFF));
+}
+
+/// Slots past the window, readers and writers on slots too short, and readers
+/// over garbage, which read only inside their slot whatever the head says.
+fn attack_slots(w: &Region, refused: &mut Refused) {
+    let area = |slot| rfm_core::area::window(w, &interface::attitude_area(slot));
+    refused.expect("slot 2 of a 2-slot window", area(2).map(|_| ()));
+    refused.expect("slot 255", area(255).map(|_| ()));
+    let ring = common::attitude_ring();
+    let small = w.subregion(0, interface::attitude_area(0).len - 4).unwrap();
+    refused.expect(
+        "FramedWriter on a short slot",
+        FramedWriter::new(small.clone(), ring).map(|_| ()),
+    );
+    refused.expect(
+        "FramedReader on a short slot",
+        FramedReader::new(small.clone(), ring).map(|_| ()),
+    );
+    refused.expect(
+        "SeedWriter on a short slot",
+        SeedWriter::new(w.subregion(0, 64).unwrap()).map(|_| ()),
+    );
+    refused.expect(
+        "SeedReader on a short slot",
+        SeedReader::new(w.subregion(0, 64).unwrap()).map(|_| ()),
+    );
+    w.fill(0, LEN, 0xFF).unwrap();
+    let reader = FramedReader::new(area(1).unwrap(), ring).unwrap();
+    let mut frame = reader.buffer();
+    for step in [0, 15, 16, u64::from(u32::MAX), u64::MAX] {
+        let _ = reader.read_entry(step, &mut frame);
+        let _ = reader.poll_step(step, &mut frame);
+    }
+    let _ = reader.read_latest(&mut frame);
+    let _ = SeedReader::new(area(0).unwrap()).unwrap().read();
 }
 
 #[test]
