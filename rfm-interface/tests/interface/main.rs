@@ -113,8 +113,29 @@ fn error(text: &str) -> InterfaceError {
     Interface::parse("lab.toml", text, &Reserved::NONE).unwrap_err()
 }
 
+/// Each `(text, (line, column), part)`: parsing `text` fails at that line
+/// and column of `lab.toml`, with a message that contains `part`.
+fn check_errors(cases: Vec<(String, (usize, usize), &str)>) {
+    assert!(!cases.is_empty());
+    for (text, (line, column), part) in cases {
+        let err = error(&text);
+        assert_eq!(
+            (err.file.as_str(), err.line, err.column),
+            ("lab.toml", line, column),
+            "`{err}` for\n{text}"
+        );
+        assert!(err.to_string().contains(part), "`{err}` lacks `{part}`");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("lab.toml:{line}:{column}: ")),
+            "{err}"
+        );
+    }
+}
+
+/// The file's structure, names, nodes and slots.
 #[test]
-fn every_bad_file_names_file_line_column_and_what_is_allowed() {
+fn every_bad_file_structure_node_and_slot_names_where_and_what_is_allowed() {
     let cases: Vec<(String, (usize, usize), &str)> = vec![
         (
             "name = \"lab\"\n[[node]\nname = \"a\"".into(),
@@ -162,6 +183,14 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             (2, 1),
             "node `a` publishes no signal",
         ),
+    ];
+    check_errors(cases);
+}
+
+/// Signals: names, types, bounds, starts, sizes and units.
+#[test]
+fn every_bad_signal_names_where_and_what_is_allowed() {
+    let cases: Vec<(String, (usize, usize), &str)> = vec![
         (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }, { name = \"x\", type = \"Integer\" }]"),
             (5, 52),
@@ -242,6 +271,15 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             (5, 48),
             "unit of `a.x` is 76 bytes: at most 64",
         ),
+    ];
+    check_errors(cases);
+    assert_eq!(MAX_STRING_SIZE, 1024, "the messages above quote it");
+}
+
+/// The memory: areas, offsets and its size; periods, lags and `free`.
+#[test]
+fn every_bad_layout_period_and_free_names_where_and_what_is_allowed() {
+    let cases: Vec<(String, (usize, usize), &str)> = vec![
         (
             format!(
                 "name = \"lab\"\nmemory_size = 8192\n[[node]]\nname = \"big\"\nslot = 0\nsignals = [{}]\n",
@@ -326,19 +364,5 @@ fn every_bad_file_names_file_line_column_and_what_is_allowed() {
             "memory_size 1099511627776: expected the bytes of memory the coupling may use from regionOffset, a positive multiple of 4, at most 268435456 (256 MiB, the largest RFM2g board)",
         ),
     ];
-    for (text, (line, column), part) in cases {
-        let err = error(&text);
-        assert_eq!(
-            (err.file.as_str(), err.line, err.column),
-            ("lab.toml", line, column),
-            "`{err}` for\n{text}"
-        );
-        assert!(err.to_string().contains(part), "`{err}` lacks `{part}`");
-        assert!(
-            err.to_string()
-                .starts_with(&format!("lab.toml:{line}:{column}: ")),
-            "{err}"
-        );
-    }
-    assert_eq!(MAX_STRING_SIZE, 1024, "the messages above quote it");
+    check_errors(cases);
 }
