@@ -191,6 +191,63 @@ fn a_corrupted_frame_fails_the_lockstep_step_that_needs_it_and_is_counted() {
     panic!("the corrupted frame was never needed");
 }
 
+/// What the seed layout's writer and reader tell each other.
+#[derive(Default)]
+struct Handoff {
+    stop: AtomicBool,
+    /// The newest packet written.
+    written: std::sync::atomic::AtomicU64,
+    /// How many bad frames the reader has counted, so that the writer can hold
+    /// a wrong magic until it has been seen (a timing-free hand-off).
+    counted: std::sync::atomic::AtomicU64,
+    /// The newest packet the reader has taken: a good packet stays until it
+    /// has been read or 5 ms have passed, so reading and rewriting interleave.
+    taken: std::sync::atomic::AtomicU64,
+}
+
+/// The only writer of `slot`, until told to stop: packet v carries (v, 2v,
+/// 3v), written one field at a time with a yield between fields; every 16th
+/// packet is left with a wrong magic until the reader counted it. Returns the
+/// packets written and those with a wrong magic.
+fn seed_writer(slot: Region, h: Arc<Handoff>) -> std::thread::JoinHandle<(u64, u64)> {
+    std::thread::spawn(move || {
+        let (mut v, mut wrong) = (0u64, 0u64);
+        while !h.stop.load(Ordering::Relaxed) {
+            v += 1;
+            h.written.store(v, Ordering::Relaxed);
+            slot.poke(0, 4, 0).unwrap();
+            std::thread::yield_now();
+            slot.poke(4, 4, v).unwrap();
+            slot.poke(8, 4, 0).unwrap();
+            for (i, m) in [1.0f32, 2.0, 3.0].iter().enumerate() {
+                slot.poke(20 + 4 * i, 4, u64::from((v as f32 * m).to_bits()))
+                    .unwrap();
+                std::thread::yield_now();
+            }
+            if v.is_multiple_of(16) {
+                slot.poke(0, 4, 0xDEAD_BEEF).unwrap();
+                wrong += 1;
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                while h.counted.load(Ordering::Acquire) < wrong
+                    && !h.stop.load(Ordering::Relaxed)
+                    && std::time::Instant::now() < deadline
+                {
+                    std::thread::yield_now();
+                }
+                slot.poke(0, 4, 0).unwrap();
+                // A wrong-magic packet is not rewritten: the next one comes.
+                continue;
+            }
+            slot.poke(0, 4, 0x55AA_55AA).unwrap();
+            let until = std::time::Instant::now() + std::time::Duration::from_millis(5);
+            while h.taken.load(Ordering::Acquire) < v && std::time::Instant::now() < until {
+                std::thread::yield_now();
+            }
+        }
+        (v, wrong)
+    })
+}
+
 /// The article's layout has no sequence word and no CRC. Our reader takes two
 /// copies and a packet only when both agree with the magic set; a writer that
 /// clears the magic while it rewrites (as ours does) is never read half-done,
@@ -204,61 +261,14 @@ fn the_articles_layout_rejects_a_wrong_magic_and_half_written_packets() {
     let a = node(&device, 0, &[("layout", "seed"), ("syncMode", "free")]);
     assert_eq!(a.init(), fmi2OK);
     let (slot, _) = peer_area(&device);
-    let stop = Arc::new(AtomicBool::new(false));
-    let written = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    // The only writer of slot 1: packet v carries (v, 2v, 3v), written one
-    // field at a time with a yield between fields; every 16th packet is left
-    // with a wrong magic for a moment.
-    // How many bad frames the reader has counted, so that the writer can hold a
-    // wrong magic until it has been seen (a timing-free hand-off).
-    let counted = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    // The newest packet the reader has taken: a good packet stays until it has
-    // been read or 5 ms have passed, so reading and rewriting interleave.
-    let taken = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let writer = {
-        let (stop, written, counted, taken) = (
-            stop.clone(),
-            written.clone(),
-            counted.clone(),
-            taken.clone(),
-        );
-        std::thread::spawn(move || {
-            let (mut v, mut wrong) = (0u64, 0u64);
-            while !stop.load(Ordering::Relaxed) {
-                v += 1;
-                written.store(v, Ordering::Relaxed);
-                slot.poke(0, 4, 0).unwrap();
-                std::thread::yield_now();
-                slot.poke(4, 4, v).unwrap();
-                slot.poke(8, 4, 0).unwrap();
-                for (i, m) in [1.0f32, 2.0, 3.0].iter().enumerate() {
-                    slot.poke(20 + 4 * i, 4, u64::from((v as f32 * m).to_bits()))
-                        .unwrap();
-                    std::thread::yield_now();
-                }
-                if v.is_multiple_of(16) {
-                    slot.poke(0, 4, 0xDEAD_BEEF).unwrap();
-                    wrong += 1;
-                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-                    while counted.load(Ordering::Acquire) < wrong
-                        && !stop.load(Ordering::Relaxed)
-                        && std::time::Instant::now() < deadline
-                    {
-                        std::thread::yield_now();
-                    }
-                    slot.poke(0, 4, 0).unwrap();
-                    // A wrong-magic packet is not rewritten: the next one comes.
-                    continue;
-                }
-                slot.poke(0, 4, 0x55AA_55AA).unwrap();
-                let until = std::time::Instant::now() + std::time::Duration::from_millis(5);
-                while taken.load(Ordering::Acquire) < v && std::time::Instant::now() < until {
-                    std::thread::yield_now();
-                }
-            }
-            (v, wrong)
-        })
-    };
+    let handoff = Arc::new(Handoff::default());
+    let writer = seed_writer(slot, handoff.clone());
+    let Handoff {
+        stop,
+        written,
+        counted,
+        taken,
+    } = &*handoff;
     let (mut seen, mut k) = (0, 0i64);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     // Past packet 2000, itself a wrong-magic one (2000 = 125 × 16): the writer goes

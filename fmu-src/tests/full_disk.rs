@@ -104,15 +104,8 @@ fn on_a_small_disk(dir: &std::path::Path) {
     for _ in 0..100 {
         step(&fmu, &mut k);
     }
-    // The drain thread counts a lost record when it takes it from the queue:
-    // on a loaded machine the last step's are still queued here (CI once
-    // read 198). Every record of those 100 steps is lost, once counted.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let mut lost_while_full = fmu.integer("record.dropped");
-    while lost_while_full < 200 && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        lost_while_full = fmu.integer("record.dropped");
-    }
+    // Every record of those 100 steps is lost, once counted.
+    let lost_while_full = dropped_reaching(&fmu, 200);
     assert!(lost_while_full >= 200, "{lost_while_full}");
     // Room again: the loss ends, and says so.
     std::fs::remove_file(&filler).unwrap();
@@ -136,7 +129,32 @@ fn on_a_small_disk(dir: &std::path::Path) {
         "{}",
         fmu.last_error()
     );
-    let mut reader = Reader::open(&file).unwrap();
+    let published = recorded_steps(&file, lost as u64, k as u64);
+    println!(
+        "the disk filled at step {filled_at}; {lost} records lost, told as it began and ended; \
+         {published} steps recorded of {}",
+        k + 1
+    );
+}
+
+/// `record.dropped` once it reached `count`, or after 10 s. The drain thread
+/// counts a lost record when it takes it from the queue: on a loaded machine
+/// the last step's are still queued when the step returns (CI once read 198).
+fn dropped_reaching(fmu: &Fmu, count: i32) -> i32 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut dropped = fmu.integer("record.dropped");
+    while dropped < count && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        dropped = fmu.integer("record.dropped");
+    }
+    dropped
+}
+
+/// Reads the recording `file` of `steps` steps back: its records lost are
+/// `lost`, each marked, and with the frames published and taken every step is
+/// accounted for. The frames published, in order.
+fn recorded_steps(file: &std::path::Path, lost: u64, steps: u64) -> usize {
+    let mut reader = Reader::open(file).unwrap();
     let (mut published, mut taken, mut missed) = (Vec::new(), 0, 0);
     while let Some(r) = reader.next_record().unwrap() {
         match r.kind {
@@ -150,16 +168,11 @@ fn on_a_small_disk(dir: &std::path::Path) {
         }
     }
     assert_eq!(reader.cut(), 0);
-    assert_eq!(missed, lost as u64, "the file marks every record lost");
+    assert_eq!(missed, lost, "the file marks every record lost");
     // The initial frame, then a frame published and one taken each step.
-    assert_eq!(published.len() as u64 + taken + missed, 2 * k as u64 + 1);
+    assert_eq!(published.len() as u64 + taken + missed, 2 * steps + 1);
     assert!(published.windows(2).all(|w| w[0] < w[1]), "in order");
-    println!(
-        "the disk filled at step {filled_at}; {lost} records lost, told as it began and ended; \
-         {} steps recorded of {}",
-        published.len(),
-        k + 1
-    );
+    published.len()
 }
 
 /// Bytes free on the file system of `dir`.

@@ -63,7 +63,7 @@ fn the_dma_threshold_is_shown_set_per_board_and_turned_off() {
 fn interrupts_sent_by_one_node_are_received_by_another() {
     let (_ring, lib, dev1) = board(1);
     let dev2 = dev1.replace("/1/64K", "/2/64K");
-    let mut waiter = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+    let waiter = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
         .args([
             "--library",
             &lib,
@@ -81,18 +81,37 @@ fn interrupts_sent_by_one_node_are_received_by_another() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // The waiter enables the interrupt when it starts; until then a send is not
-    // latched (as on hardware). Send until it has had its two.
+    let (status, text, errors) = send_until_received(&lib, &dev1, waiter);
+    assert!(status.success(), "{errors}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for line in lines {
+        assert!(
+            line.starts_with("INTR2 from node 1, data 0x000000"),
+            "{line}"
+        );
+    }
+}
+
+/// Sends INTR2 from `dev1` to node 2 every 50 ms until `waiter` (an `rfmctl
+/// events wait` of two) exits: it enables the interrupt when it starts, and
+/// until then a send is not latched (as on hardware). Its status, output and
+/// errors.
+fn send_until_received(
+    lib: &str,
+    dev1: &str,
+    mut waiter: std::process::Child,
+) -> (std::process::ExitStatus, String, String) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let mut sent = 0u32;
     let status = loop {
         let data = (40 + sent).to_string();
         let (code, out, err) = run(&[
             "--library",
-            &lib,
+            lib,
             "events",
             "send",
-            &dev1,
+            dev1,
             "--to",
             "2",
             "--type",
@@ -132,15 +151,13 @@ fn interrupts_sent_by_one_node_are_received_by_another() {
         .unwrap()
         .read_to_string(&mut errors)
         .unwrap();
-    assert!(status.success(), "{errors}");
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "{text}");
-    for line in lines {
-        assert!(
-            line.starts_with("INTR2 from node 1, data 0x000000"),
-            "{line}"
-        );
-    }
+    (status, text, errors)
+}
+
+#[test]
+fn events_wait_times_out_and_send_refuses_bad_arguments_with_the_rule() {
+    let (_ring, lib, dev1) = board(1);
+    let dev2 = dev1.replace("/1/64K", "/2/64K");
     let (code, _, err) = run(&[
         "--library",
         &lib,
