@@ -132,6 +132,13 @@ pub(crate) enum ClaimPoll {
     Announced,
     /// The claim held: the area is this session's.
     Won,
+    /// The claim is refused.
+    Refused(Refusal),
+}
+
+/// Why a claim is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
     /// A live holder of this slot refuses the claim; its beat last moved `ago`
     /// before (zero when an article program's packet id moved).
     Held {
@@ -143,7 +150,7 @@ pub(crate) enum ClaimPoll {
     Contended {
         owner: u32,
         remote: Option<u32>,
-        winner: Option<Found>,
+        winner: Option<Box<Found>>,
     },
     /// A live node of another interface overlaps an area of this coupling.
     Foreign {
@@ -241,11 +248,11 @@ impl Claim {
                 if let Some(winner) = self.rival(claimant, interface, fingerprint)? {
                     let owner = winner.descriptor.session;
                     let area = window(&claimant.region, &winner.area)?;
-                    return Ok(ClaimPoll::Contended {
+                    return Ok(ClaimPoll::Refused(Refusal::Contended {
                         owner,
                         remote: liveness::remote_holder(&area)?,
-                        winner: Some(winner),
-                    });
+                        winner: Some(Box::new(winner)),
+                    }));
                 }
                 self.phase = Phase::Won;
                 Ok(ClaimPoll::Won)
@@ -339,20 +346,20 @@ impl Observation {
         let holder_gone = match life {
             Life::Absent | Life::Closed { .. } => true,
             Life::Beating { owner, last } => {
-                return Ok(ControlFlow::Break(ClaimPoll::Held {
+                return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Held {
                     owner,
                     ago: now.saturating_duration_since(last),
                     remote: liveness::remote_holder(own)?,
-                }))
+                })))
             }
             Life::Unproven { .. } => silent >= DEAD_AFTER,
         };
         if self.packet_moved {
-            return Ok(ControlFlow::Break(ClaimPoll::Held {
+            return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Held {
                 owner: Words::read(own)?.owner,
                 ago: Duration::ZERO,
                 remote: None,
-            }));
+            })));
         }
         // An article program's packet (no owner) must stay still for the bound.
         let packet_quiet = self.packet.is_none() || life != Life::Absent || silent >= DEAD_AFTER;
@@ -389,11 +396,11 @@ impl Observation {
                         Whose::OtherFile if w.over_mine => *spare = true,
                         Whose::OtherFile | Whose::ThisCoupling => {}
                         Whose::OtherInterface => {
-                            return Ok(ControlFlow::Break(ClaimPoll::Foreign {
+                            return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Foreign {
                                 found: Box::new(w.found),
                                 ago: now.saturating_duration_since(last),
                                 remote,
-                            }))
+                            })))
                         }
                     }
                 }
@@ -428,11 +435,11 @@ impl Settling {
         let token = liveness::token(claimant.epoch);
         let words = Words::read(own)?;
         if words.owner != token {
-            return Ok(ControlFlow::Break(ClaimPoll::Contended {
+            return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Contended {
                 owner: words.owner,
                 remote: liveness::remote_holder(own)?,
-                winner: holder_of(claimant)?,
-            }));
+                winner: holder_of(claimant)?.map(Box::new),
+            })));
         }
         if self.bridged.is_none() && ownership::acknowledged(own, token)? {
             self.bridged = Some(now);

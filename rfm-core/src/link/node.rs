@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::claim::{Claim, ClaimPoll, Claimant, CLAIM_SETTLE};
+use super::claim::{Claim, ClaimPoll, Claimant, Refusal, CLAIM_SETTLE};
 use super::compat::Expected;
 use super::error::{Foreign, Host};
 use super::exchange::Exchange;
@@ -260,23 +260,58 @@ impl Node {
         };
         let polled = claim.poll(&self.claimant, &interface, fingerprint, packet, now)?;
         let spare = claim.spare;
-        let c = self.config();
-        let (device, slot) = (c.device.clone(), c.node_slot);
         match polled {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
             ClaimPoll::Announced => Ok(StartPoll::Claimed),
-            ClaimPoll::Held { owner, ago, remote } => Err(LinkError::SlotInUse {
+            ClaimPoll::Won => {
+                self.won(spare, now, sim_time, frame)?;
+                Ok(StartPoll::Started)
+            }
+            ClaimPoll::Refused(refusal) => Err(self.refusal(refusal)),
+        }
+    }
+
+    /// The claim held: clears the area (unless `spare`: a live node of this
+    /// interface from another file overlaps it), writes the descriptor again,
+    /// watches the peers from `now` and publishes frame 0.
+    fn won(
+        &mut self,
+        spare: bool,
+        now: Instant,
+        sim_time: f64,
+        frame: &mut FrameBuf,
+    ) -> Result<(), LinkError> {
+        match &mut self.writer {
+            _ if spare => {}
+            Writer::Framed(writer) => writer.clear()?,
+            Writer::Seed { writer, .. } => writer.clear()?,
+        }
+        // Again: a claimant of the same slot that lost may have written its
+        // own over it before it found so.
+        self.own
+            .write(DESCRIPTOR_OFFSET, &self.claimant.described)?;
+        self.exchange.rewatch(self.claimant.epoch, now)?;
+        self.phase = Phase::Running;
+        self.publish(0, sim_time, frame)
+    }
+
+    /// The error of a claim refused.
+    fn refusal(&self, refusal: Refusal) -> LinkError {
+        let c = self.config();
+        let (device, slot) = (c.device.clone(), c.node_slot);
+        match refusal {
+            Refusal::Held { owner, ago, remote } => LinkError::SlotInUse {
                 device,
                 slot,
                 owner,
                 last_beat: ago,
                 host: Host(remote),
-            }),
-            ClaimPoll::Contended {
+            },
+            Refusal::Contended {
                 owner,
                 remote,
                 winner,
-            } => Err(LinkError::SlotContended {
+            } => LinkError::SlotContended {
                 device,
                 slot,
                 owner,
@@ -287,35 +322,17 @@ impl Node {
                         w.descriptor.node, w.descriptor.slot, w.descriptor.interface
                     )
                 }),
-            }),
-            ClaimPoll::Foreign { found, ago, remote } => {
-                let e = self.exchange.expected();
-                Err(LinkError::Foreign {
-                    device,
-                    holder: Box::new(Foreign::over(
-                        &found,
-                        &e.interface,
-                        &self.claimant.map,
-                        ago,
-                        Host(remote),
-                    )),
-                })
-            }
-            ClaimPoll::Won => {
-                match &mut self.writer {
-                    _ if spare => {}
-                    Writer::Framed(writer) => writer.clear()?,
-                    Writer::Seed { writer, .. } => writer.clear()?,
-                }
-                // Again: a claimant of the same slot that lost may have
-                // written its own over it before it found so.
-                self.own
-                    .write(DESCRIPTOR_OFFSET, &self.claimant.described)?;
-                self.exchange.rewatch(self.claimant.epoch, now)?;
-                self.phase = Phase::Running;
-                self.publish(0, sim_time, frame)?;
-                Ok(StartPoll::Started)
-            }
+            },
+            Refusal::Foreign { found, ago, remote } => LinkError::Foreign {
+                device,
+                holder: Box::new(Foreign::over(
+                    &found,
+                    &self.exchange.expected().interface,
+                    &self.claimant.map,
+                    ago,
+                    Host(remote),
+                )),
+            },
         }
     }
 

@@ -74,6 +74,71 @@ impl Redundant {
         self.watch.as_ref().and_then(|w| w.fault(ring))
     }
 
+    /// The error events each ring's card raised since the last step.
+    fn tell_events(&mut self, k: u64) {
+        for ring in Network::BOTH {
+            let Some((count, last)) = self.watch.as_ref().map(|w| w.events(ring)) else {
+                break;
+            };
+            if count != self.events[ring.index()] {
+                self.events[ring.index()] = count;
+                log::warn!(
+                    "{}: its card raised {} ({count} error events so far) (step {k})",
+                    self.name(ring),
+                    last.describe()
+                );
+            }
+        }
+    }
+
+    /// A card that became faulty, or well again, at step `k`.
+    fn tell_faults(&mut self, k: u64) {
+        for ring in Network::BOTH {
+            let fault = self.card_fault(ring);
+            if fault == self.fault[ring.index()] {
+                continue;
+            }
+            match &fault {
+                Some(why) => log::warn!(
+                    "{}: {why} (step {k}): the coupling goes on over {}; check that ring's \
+                     fibres and cards",
+                    self.name(ring),
+                    self.name(ring.other())
+                ),
+                None => log::info!("{}: its card is well again (step {k})", self.name(ring)),
+            }
+            self.fault[ring.index()] = fault;
+        }
+    }
+
+    /// A ring that stopped, or started again, carrying every peer of `node`'s
+    /// newest frames at step `k`.
+    fn tell_delivery(&mut self, k: u64, node: &super::Node) {
+        let delivering = delivering(node);
+        for ring in Network::BOTH {
+            let i = ring.index();
+            if delivering[i] == self.ok[i] {
+                continue;
+            }
+            self.ok[i] = delivering[i];
+            if delivering[i] {
+                log::info!(
+                    "{} carries every peer's frames again (step {k})",
+                    self.name(ring)
+                );
+            } else {
+                log::warn!(
+                    "{} has not carried the newest frames of {} for timeout ({:?}) \
+                     (step {k}): the coupling goes on over {}; check that ring's fibres and cards",
+                    self.name(ring),
+                    lagging(node, ring),
+                    node.config().timeout,
+                    self.name(ring.other())
+                );
+            }
+        }
+    }
+
     fn name(&self, ring: Network) -> String {
         format!(
             "ring {} (`{}`)",
@@ -142,20 +207,31 @@ impl Link {
     }
 
     /// After step `k`: tells the master's log of every peer whose frames
-    /// changed ring, and of a ring that stopped (or started again) carrying
-    /// every peer's frames.
+    /// changed ring, of a card's error events and faults, and of a ring that
+    /// stopped (or started again) carrying every peer's frames.
     pub(super) fn tell_rings(&mut self, k: u64) {
+        if self.redundant.is_none() {
+            return;
+        }
+        self.tell_failovers(k);
+        let node = &self.node;
+        let red = self.redundant.as_mut().expect("checked above");
+        red.tell_events(k);
+        red.tell_faults(k);
+        red.tell_delivery(k, node);
+    }
+
+    /// Each peer whose frames changed ring at step `k`.
+    fn tell_failovers(&mut self, k: u64) {
         let Some(red) = &self.redundant else {
             return;
         };
         let interface = self.node.interface().clone();
-        let mut changes = Vec::new();
         for peer in self.node.exchange().peers_mut() {
-            if let Some(ring) = peer.observer().rings_mut().take_change() {
-                changes.push((peer.name(&interface).to_owned(), peer.slot(), ring));
-            }
-        }
-        for (name, slot, ring) in changes {
+            let Some(ring) = peer.observer().rings_mut().take_change() else {
+                continue;
+            };
+            let (name, slot) = (peer.name(&interface), peer.slot());
             match ring {
                 Network::B => log::warn!(
                     "{} did not hold a whole frame of node `{name}` (slot {slot}) at step {k}: \
@@ -167,59 +243,6 @@ impl Link {
                     "{} holds the frames of node `{name}` (slot {slot}) again from step {k}",
                     red.name(Network::A)
                 ),
-            }
-        }
-        let delivering = delivering(&self.node);
-        let red = self.redundant.as_mut().expect("checked above");
-        for ring in Network::BOTH {
-            let Some((count, last)) = red.watch.as_ref().map(|w| w.events(ring)) else {
-                break;
-            };
-            if count != red.events[ring.index()] {
-                red.events[ring.index()] = count;
-                log::warn!(
-                    "{}: its card raised {} ({count} error events so far) (step {k})",
-                    red.name(ring),
-                    last.describe()
-                );
-            }
-        }
-        for ring in Network::BOTH {
-            let fault = red.card_fault(ring);
-            if fault == red.fault[ring.index()] {
-                continue;
-            }
-            match &fault {
-                Some(why) => log::warn!(
-                    "{}: {why} (step {k}): the coupling goes on over {}; check that ring's \
-                     fibres and cards",
-                    red.name(ring),
-                    red.name(ring.other())
-                ),
-                None => log::info!("{}: its card is well again (step {k})", red.name(ring)),
-            }
-            red.fault[ring.index()] = fault;
-        }
-        for ring in Network::BOTH {
-            let i = ring.index();
-            if delivering[i] == red.ok[i] {
-                continue;
-            }
-            red.ok[i] = delivering[i];
-            let lagging = lagging(&self.node, ring);
-            if delivering[i] {
-                log::info!(
-                    "{} carries every peer's frames again (step {k})",
-                    red.name(ring)
-                );
-            } else {
-                log::warn!(
-                    "{} has not carried the newest frames of {lagging} for timeout ({:?}) \
-                     (step {k}): the coupling goes on over {}; check that ring's fibres and cards",
-                    red.name(ring),
-                    self.node.config().timeout,
-                    red.name(ring.other())
-                );
             }
         }
     }
