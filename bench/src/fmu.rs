@@ -71,22 +71,6 @@ unsafe extern "C" fn logger(
     }
 }
 
-fn callbacks() -> fmi2CallbackFunctions {
-    fmi2CallbackFunctions {
-        // SAFETY: see `logger`.
-        logger: Some(unsafe {
-            std::mem::transmute::<
-                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String),
-                fmi2CallbackLogger,
-            >(logger)
-        }),
-        allocateMemory: None,
-        freeMemory: None,
-        stepFinished: None,
-        componentEnvironment: std::ptr::null_mut(),
-    }
-}
-
 impl Fmu {
     /// Extracts the linux64 binary and the resources of `fmu` into `dir` and loads it.
     pub fn load(fmu: &Path, dir: &Path) -> Result<Fmu> {
@@ -205,7 +189,7 @@ impl Fmu {
         inputs: &[&str],
         outputs: &[&str],
     ) -> Result<Session<'_>> {
-        let cb = callbacks();
+        let cb = callbacks_with(logger, std::ptr::null_mut());
         // SAFETY: valid strings and callbacks (copied by the FMU); the component is
         // freed when the session drops.
         let c = unsafe {

@@ -52,3 +52,26 @@ pub struct fmi2CallbackFunctions {
     pub stepFinished: Option<unsafe extern "C" fn(fmi2ComponentEnvironment, fmi2Status)>,
     pub componentEnvironment: fmi2ComponentEnvironment,
 }
+
+/// A master's logger as Rust can write it: FMI's five fixed parameters. FMI
+/// declares the logger variadic, which stable Rust cannot define; the FMU
+/// passes no variadic argument (each message is the format, printing as
+/// itself), so the fixed parameters are all a call carries.
+pub type FixedLogger =
+    unsafe extern "C" fn(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String, fmi2String);
+
+/// The callbacks of a master written in Rust (the tests, the benchmark, the
+/// fuzz targets): `logger`, `env` as the component environment, and no memory
+/// or step-finished callbacks.
+pub fn callbacks_with(logger: FixedLogger, env: fmi2ComponentEnvironment) -> fmi2CallbackFunctions {
+    fmi2CallbackFunctions {
+        // SAFETY: a variadic call with no variadic argument passes the fixed
+        // parameters as a call of this five-parameter function does (see
+        // `FixedLogger`).
+        logger: Some(unsafe { std::mem::transmute::<FixedLogger, fmi2CallbackLogger>(logger) }),
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: env,
+    }
+}

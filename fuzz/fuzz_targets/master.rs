@@ -15,18 +15,5 @@ unsafe extern "C" fn logger(
 
 /// Callbacks whose logger drops every message.
 pub fn callbacks() -> fmi2CallbackFunctions {
-    fmi2CallbackFunctions {
-        // SAFETY: the FMU calls its logger with no variadic argument (its message
-        // is the format), so the five fixed parameters are all it passes.
-        logger: Some(unsafe {
-            std::mem::transmute::<
-                unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String),
-                fmi2CallbackLogger,
-            >(logger)
-        }),
-        allocateMemory: None,
-        freeMemory: None,
-        stepFinished: None,
-        componentEnvironment: std::ptr::null_mut(),
-    }
+    callbacks_with(logger, std::ptr::null_mut())
 }

@@ -61,24 +61,6 @@ unsafe extern "C" fn record(
     }
 }
 
-/// A logger as the tests write it: FMI's five fixed parameters (the FMU passes
-/// no variadic argument, see [`record`]).
-pub type FixedLogger =
-    unsafe extern "C" fn(*mut c_void, fmi2String, fmi2Status, fmi2String, fmi2String);
-
-/// The callbacks with `logger` and `env` as the component environment.
-pub fn callbacks_with(logger: FixedLogger, env: *mut c_void) -> fmi2CallbackFunctions {
-    fmi2CallbackFunctions {
-        // SAFETY: see `record`: a variadic call with no variadic argument passes the
-        // fixed parameters as a call of this five-parameter function does.
-        logger: Some(unsafe { std::mem::transmute::<FixedLogger, fmi2CallbackLogger>(logger) }),
-        allocateMemory: None,
-        freeMemory: None,
-        stepFinished: None,
-        componentEnvironment: env,
-    }
-}
-
 pub fn callbacks(log: &Log) -> fmi2CallbackFunctions {
     callbacks_with(record, Arc::as_ptr(log) as *mut c_void)
 }

@@ -58,7 +58,7 @@ fn reentrant_instance(action: Reenter) -> Box<Reentrant> {
         seen: Default::default(),
         answers: Default::default(),
     });
-    let cb = common::callbacks_with(
+    let cb = callbacks_with(
         reentrant_logger,
         &*m as *const Reentrant as *mut std::ffi::c_void,
     );

@@ -58,7 +58,7 @@ fn a_call_from_another_thread_while_one_runs_is_refused_naming_it() {
         answer: Default::default(),
         seen: Default::default(),
     });
-    let cb = common::callbacks_with(racing_logger, &*m as *const Racing as *mut std::ffi::c_void);
+    let cb = callbacks_with(racing_logger, &*m as *const Racing as *mut std::ffi::c_void);
     let guid = CString::new(fmu_model::PRESET_GUID).unwrap();
     // SAFETY: valid strings and callbacks; `m` outlives the instance. Logging on,
     // so that initialization logs (and the logger races) without an error.
