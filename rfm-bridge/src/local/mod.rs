@@ -165,49 +165,7 @@ impl Watcher {
     ) -> Result<bool, RegionError> {
         let mut any = false;
         for s in &mut self.sessions {
-            if !s.framed {
-                if published(&s.window, &s.area, s.token)? {
-                    send_ring(s, out)?;
-                    s.framed = true;
-                    any = true;
-                }
-                continue;
-            }
-            let head = mirror::head(&s.window)?;
-            if head == s.head {
-                continue;
-            }
-            any = true;
-            let mut new = head.wrapping_sub(s.head);
-            let depth = s.area.depth as u32;
-            if new > u32::MAX / 2 {
-                // Backwards: the writer cleared its ring (a node of this
-                // interface from another file sharing the area); its newest
-                // frame is all there is.
-                new = 1;
-            }
-            if new > depth {
-                Traffic::add(&traffic.overrun, u64::from(new - depth));
-            }
-            let first = head.wrapping_sub(new.min(depth) - 1);
-            let len = carried(&s.area);
-            for i in 0..new.min(depth) {
-                let step = first.wrapping_add(i);
-                let entry = s.area.entry_offset(u64::from(step));
-                if !mirror::read_entry(&s.window, entry, &mut s.buf[..len])? {
-                    // The writer was rewriting it at every attempt: lapped.
-                    Traffic::add(&traffic.overrun, 1);
-                    continue;
-                }
-                out.send(&Message::Frame {
-                    offset: s.area.offset,
-                    entry: entry as u32,
-                    head: (step == head).then_some(head),
-                    bytes: &s.buf[..len],
-                });
-                Traffic::add(&traffic.frames_out, 1);
-            }
-            s.head = head;
+            any |= send_new_frames(s, traffic, out)?;
         }
         Ok(any)
     }
@@ -225,6 +183,13 @@ impl Watcher {
             let s = &mut self.sessions[i];
             let words = Words::read(&s.window)?;
             let ended = words.owner != s.token || words.is_closed();
+            if ended && words.owner == s.token {
+                // Its writer closed: the frames it stored since the last
+                // poll go out before its closed mark, or a reader still
+                // waiting for one of them would see the close first and
+                // fail ("stopped before step ..."), and they would never go.
+                send_new_frames(s, &shared.traffic, out)?;
+            }
             if words != s.words && (words.owner == s.token) {
                 out.send(&Message::Beat {
                     offset: s.area.offset,
@@ -346,6 +311,58 @@ fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionErr
             Err(_) => false,
         },
     )
+}
+
+/// Publishes the frames session `s`'s writer stored since the last call
+/// (its whole ring the first time it published); whether there were any.
+fn send_new_frames(
+    s: &mut Session,
+    traffic: &Traffic,
+    out: &mut dyn Sink,
+) -> Result<bool, RegionError> {
+    if !s.framed {
+        if !published(&s.window, &s.area, s.token)? {
+            return Ok(false);
+        }
+        send_ring(s, out)?;
+        s.framed = true;
+        return Ok(true);
+    }
+    let head = mirror::head(&s.window)?;
+    if head == s.head {
+        return Ok(false);
+    }
+    let mut new = head.wrapping_sub(s.head);
+    let depth = s.area.depth as u32;
+    if new > u32::MAX / 2 {
+        // Backwards: the writer cleared its ring (a node of this
+        // interface from another file sharing the area); its newest
+        // frame is all there is.
+        new = 1;
+    }
+    if new > depth {
+        Traffic::add(&traffic.overrun, u64::from(new - depth));
+    }
+    let first = head.wrapping_sub(new.min(depth) - 1);
+    let len = carried(&s.area);
+    for i in 0..new.min(depth) {
+        let step = first.wrapping_add(i);
+        let entry = s.area.entry_offset(u64::from(step));
+        if !mirror::read_entry(&s.window, entry, &mut s.buf[..len])? {
+            // The writer was rewriting it at every attempt: lapped.
+            Traffic::add(&traffic.overrun, 1);
+            continue;
+        }
+        out.send(&Message::Frame {
+            offset: s.area.offset,
+            entry: entry as u32,
+            head: (step == head).then_some(head),
+            bytes: &s.buf[..len],
+        });
+        Traffic::add(&traffic.frames_out, 1);
+    }
+    s.head = head;
+    Ok(true)
 }
 
 /// The session (its claim: words and descriptor), then, once it publishes,

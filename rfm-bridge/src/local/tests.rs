@@ -142,3 +142,39 @@ fn a_nodes_new_frames_are_sent_once_each_with_the_head_on_the_newest() {
     );
     link.close().unwrap();
 }
+
+/// A node that steps and closes between two polls of the frames (the bridge
+/// polls the frames, then the words): its last frames go out before its
+/// closed mark. They used to be dropped with the session, and a peer on
+/// another host still waiting for one of them failed with "stopped before
+/// step …" (the three-rate lab over bridges, once in CI).
+#[test]
+fn a_closing_nodes_last_frames_go_out_before_its_closed_mark() {
+    let (mut w, mut link, _memory) = node("watcher-close");
+    let mut frame = FrameBuf::new(link.payload_len());
+    link.start(0.0, &mut frame).unwrap();
+    let mut kept = Kept::default();
+    poll_until(&mut w, &mut kept, |k| !k.events.is_empty());
+    let traffic = Traffic::default();
+    assert!(w.poll_frames(&traffic, &mut kept).unwrap());
+    let sent = kept.count("frame");
+    for k in 0..3 {
+        link.step(k, (k + 1) as f64 * 0.01, &mut frame).unwrap();
+    }
+    link.close().unwrap();
+    poll_until(&mut w, &mut kept, |k| k.events.len() == 2);
+    assert_eq!(
+        kept.count("frame"),
+        sent + 3,
+        "the three last frames went out: {:?}",
+        kept.sent
+    );
+    let last_frame = kept.sent.iter().rposition(|m| m.0 == "frame").unwrap();
+    let last_beat = kept.sent.iter().rposition(|m| m.0 == "beat").unwrap();
+    assert!(
+        last_frame < last_beat,
+        "the frames before the closed mark: {:?}",
+        kept.sent
+    );
+    assert_eq!(kept.sent[last_frame].2, Some(3), "the newest with its head");
+}
