@@ -1,10 +1,29 @@
 //! Tests of the packaged `.fmu` from outside, as masters use it: `tests/fmi_crate.rs`
 //! (the Rust `fmi` 0.8 importer) and `python/test_fmpy.py` (FMPy 0.3.32), plus the
-//! masters `src/bin/simulators.rs` (the demo) and `src/bin/lab.rs` (one process per
-//! node of an interface). What both masters do to start their processes is here.
+//! masters `src/bin/simulators/` (the demo) and `src/bin/lab/` (one process per
+//! node of an interface). What both masters do to start their processes, and to
+//! find and set an FMU's variables, is here.
 
 use std::ffi::CString;
 use std::process::{Command, ExitStatus};
+
+use fmi::schema::fmi2::Fmi2ModelDescription;
+
+/// The value reference of variable `name` in the description of the FMU `fmu`
+/// (named in the message when it has none).
+pub fn value_reference(md: &Fmi2ModelDescription, fmu: &str, name: &str) -> Result<u32, String> {
+    md.model_variables
+        .variables
+        .iter()
+        .find(|v| v.name == name)
+        .map(|v| v.value_reference)
+        .ok_or_else(|| format!("{fmu} has no variable {name}"))
+}
+
+/// `s` as a C string for the FMU; one holding a NUL is an error.
+pub fn cstr(s: &str) -> Result<CString, String> {
+    CString::new(s).map_err(|e| e.to_string())
+}
 
 /// Prints what the FMU tells its master's logger on stderr as it comes:
 /// `instance [status, category]: message`, for every warning, discard and
@@ -219,7 +238,7 @@ impl Cut {
 #[cfg(unix)]
 pub fn set_link(library: &str, board: &str, up: bool) -> Result<(), String> {
     type SetLink = unsafe extern "C" fn(*const std::ffi::c_char, i32) -> i32;
-    let lib = CString::new(library).map_err(|e| e.to_string())?;
+    let lib = cstr(library)?;
     // SAFETY: loading the emulator, which the FMU has loaded already.
     let handle = unsafe { libc::dlopen(lib.as_ptr(), libc::RTLD_NOW) };
     if handle.is_null() {
@@ -234,7 +253,7 @@ pub fn set_link(library: &str, board: &str, up: bool) -> Result<(), String> {
     }
     // SAFETY: the emulator's export has this signature.
     let set: SetLink = unsafe { std::mem::transmute::<*mut libc::c_void, SetLink>(sym) };
-    let board = CString::new(board).map_err(|e| e.to_string())?;
+    let board = cstr(board)?;
     // SAFETY: a valid C string.
     match unsafe { set(board.as_ptr(), i32::from(up)) } {
         0 => Ok(()),

@@ -11,6 +11,8 @@ use fmi::fmi2::Fmi2Error;
 use fmi::schema::fmi2::{Causality, Fmi2ModelDescription, ScalarVariableElement};
 use fmi::traits::FmiImport;
 
+use artefact_tests::{cstr, value_reference};
+
 use crate::plan::{boolean, integer, real, string, Kind, Plan};
 
 struct Var {
@@ -36,20 +38,6 @@ impl XorShift {
 /// An `fmi` error of the FMU `fmu` while doing `what`, as the lab says it.
 fn fail<'a>(fmu: &'a str, what: &'static str) -> impl Fn(Fmi2Error) -> String + 'a {
     move |e| format!("{fmu}: {what}: {e:?}")
-}
-
-fn cstr(s: &str) -> Result<CString, String> {
-    CString::new(s).map_err(|e| e.to_string())
-}
-
-/// The value reference of variable `name` of the FMU `fmu`.
-fn find(md: &Fmi2ModelDescription, fmu: &str, name: &str) -> Result<u32, String> {
-    md.model_variables
-        .variables
-        .iter()
-        .find(|v| v.name == name)
-        .map(|v| v.value_reference)
-        .ok_or_else(|| format!("{fmu} has no variable {name}"))
 }
 
 fn kind(e: &ScalarVariableElement) -> Kind {
@@ -112,7 +100,7 @@ fn configure(
     me: usize,
     device: &str,
 ) -> Result<(), String> {
-    let find = |name: &str| find(md, fmu, name);
+    let find = |name: &str| value_reference(md, fmu, name);
     sim.set_string(&[find("device")?], &[cstr(device)?])
         .map_err(fail(fmu, "set device"))?;
     if let Some(wait) = &plan.wait {
@@ -178,10 +166,12 @@ impl<'p> Node<'p> {
         configure(&mut sim, md, &fmu, plan, me, device)?;
         let per_node = |field: &str| -> Vec<u32> {
             (0..nodes.len())
-                .map(|n| find(md, &fmu, &format!("{}.{field}", nodes[n])).unwrap_or(u32::MAX))
+                .map(|n| {
+                    value_reference(md, &fmu, &format!("{}.{field}", nodes[n])).unwrap_or(u32::MAX)
+                })
                 .collect()
         };
-        let behind = find(md, &fmu, "pace.behind")?;
+        let behind = value_reference(md, &fmu, "pace.behind")?;
         let (step_vrs, time_vrs, age_vrs) =
             (per_node("step"), per_node("time"), per_node("link.age"));
         let node = Node {

@@ -1,10 +1,9 @@
 //! One aircraft: its FMU imported with the `fmi` crate, its manoeuvre flown
 //! step by step, and every peer attitude checked against the peer's model.
 
-use std::ffi::CString;
 use std::time::Instant;
 
-use artefact_tests::Cut;
+use artefact_tests::{cstr, value_reference, Cut};
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
 use fmi::fmi2::Fmi2Error;
@@ -60,22 +59,6 @@ fn fail(me: u32, what: &'static str) -> impl Fn(Fmi2Error) -> String {
     move |e| format!("node {me}: {what}: {e:?}")
 }
 
-/// The value reference of variable `name` of the FMU `fmu`.
-fn find(import: &Fmi2Import, fmu: &str, name: &str) -> Result<u32, String> {
-    import
-        .model_description()
-        .model_variables
-        .variables
-        .iter()
-        .find(|v| v.name == name)
-        .map(|v| v.value_reference)
-        .ok_or_else(|| format!("{fmu} has no variable {name}"))
-}
-
-fn cstr(s: &str) -> Result<CString, String> {
-    CString::new(s).map_err(|e| e.to_string())
-}
-
 impl Aircraft {
     /// Imports and instantiates `f`'s FMU and sets its parameters.
     fn open(f: &Flight) -> Result<Aircraft, String> {
@@ -96,7 +79,7 @@ impl Aircraft {
 
     /// The value reference of variable `name`.
     fn vr(&self, name: &str) -> Result<u32, String> {
-        find(&self.import, &self.fmu, name)
+        value_reference(self.import.model_description(), &self.fmu, name)
     }
 
     fn configure(&mut self, f: &Flight) -> Result<(), String> {
@@ -281,7 +264,7 @@ fn rings_report(aircraft: &mut Aircraft, f: &Flight, longest: [u64; 2]) -> Resul
     let Aircraft {
         sim, import, fmu, ..
     } = aircraft;
-    let vr = |name: &str| find(import, fmu, name);
+    let vr = |name: &str| value_reference(import.model_description(), fmu, name);
     let mut counts = [0; 3];
     sim.get_integer(
         &[
