@@ -47,13 +47,23 @@ impl Kept {
     }
 }
 
-/// A watcher over loopback memory `name`, and a link of the attitude
-/// pair's node in slot 1 (free, so that it steps without its peer).
-fn node(name: &str) -> (Watcher, Link, Region) {
+/// A watcher over loopback memory `name`, and a started link of the attitude
+/// pair's node in slot 1 (free, so that it steps without its peer) that the
+/// watcher has seen start.
+struct Watched {
+    w: Watcher,
+    link: Link,
+    frame: FrameBuf,
+    kept: Kept,
+    /// The memory, mapped while the test runs.
+    memory: Region,
+}
+
+fn started(name: &str) -> Watched {
     let device = format!("loopback:{name}");
     let memory = Device::open(&device, &OpenOptions::default()).unwrap();
     let memory = memory.map(0, memory.size() as usize).unwrap();
-    let link = Link::open(LinkConfig {
+    let mut link = Link::open(LinkConfig {
         device,
         node_slot: 1,
         peer_slot: 0,
@@ -61,7 +71,18 @@ fn node(name: &str) -> (Watcher, Link, Region) {
         ..LinkConfig::default()
     })
     .unwrap();
-    (Watcher::new(memory.clone()), link, memory)
+    let mut w = Watcher::new(memory.clone());
+    let mut frame = FrameBuf::new(link.payload_len());
+    link.start(0.0, &mut frame).unwrap();
+    let mut kept = Kept::default();
+    poll_until(&mut w, &mut kept, |k| !k.events.is_empty());
+    Watched {
+        w,
+        link,
+        frame,
+        kept,
+        memory,
+    }
 }
 
 /// Polls the words and scans until `done` holds of what was kept (the
@@ -80,11 +101,13 @@ fn poll_until(w: &mut Watcher, kept: &mut Kept, done: impl Fn(&Kept) -> bool) {
 
 #[test]
 fn a_node_is_announced_once_its_beat_moves_and_its_end_is_told() {
-    let (mut w, mut link, _memory) = node("watcher-announce");
-    let mut frame = FrameBuf::new(link.payload_len());
-    link.start(0.0, &mut frame).unwrap();
-    let mut kept = Kept::default();
-    poll_until(&mut w, &mut kept, |k| !k.events.is_empty());
+    let Watched {
+        mut w,
+        mut link,
+        frame: _,
+        mut kept,
+        memory: _memory,
+    } = started("watcher-announce");
     let Event::Started { node, slot, .. } = &kept.events[0] else {
         panic!("{:?}", kept.events)
     };
@@ -111,11 +134,13 @@ fn a_node_is_announced_once_its_beat_moves_and_its_end_is_told() {
 
 #[test]
 fn a_nodes_new_frames_are_sent_once_each_with_the_head_on_the_newest() {
-    let (mut w, mut link, _memory) = node("watcher-frames");
-    let mut frame = FrameBuf::new(link.payload_len());
-    link.start(0.0, &mut frame).unwrap();
-    let mut kept = Kept::default();
-    poll_until(&mut w, &mut kept, |k| !k.events.is_empty());
+    let Watched {
+        mut w,
+        mut link,
+        mut frame,
+        mut kept,
+        memory: _memory,
+    } = started("watcher-frames");
     let traffic = Traffic::default();
     // Frame 0 is published: the ring goes out whole once, then nothing.
     assert!(w.poll_frames(&traffic, &mut kept).unwrap());
@@ -150,11 +175,13 @@ fn a_nodes_new_frames_are_sent_once_each_with_the_head_on_the_newest() {
 /// step …" (the three-rate lab over bridges, once in CI).
 #[test]
 fn a_closing_nodes_last_frames_go_out_before_its_closed_mark() {
-    let (mut w, mut link, _memory) = node("watcher-close");
-    let mut frame = FrameBuf::new(link.payload_len());
-    link.start(0.0, &mut frame).unwrap();
-    let mut kept = Kept::default();
-    poll_until(&mut w, &mut kept, |k| !k.events.is_empty());
+    let Watched {
+        mut w,
+        mut link,
+        mut frame,
+        mut kept,
+        memory: _memory,
+    } = started("watcher-close");
     let traffic = Traffic::default();
     assert!(w.poll_frames(&traffic, &mut kept).unwrap());
     let sent = kept.count("frame");

@@ -112,6 +112,7 @@ impl Handshake {
     /// node's session became `own_epoch`: a self-loop stays one, of the new session.
     pub(crate) fn rewatched(&self, words: Words, now: Instant, own_epoch: u64) -> Handshake {
         let own = self.is_itself().then_some(own_epoch);
+        // `silence` is the timeout already raised to MIN_SILENCE: `new` keeps it.
         Handshake::new(words, now, self.mode, self.silence, own)
     }
 
