@@ -55,7 +55,7 @@ pub fn build(
             };
             crate::step(&format!(
                 "building {dir} ({} profile{})…",
-                if release { "release" } else { "debug" },
+                if release { "release-fmu" } else { "debug" },
                 match how {
                     cargo::Build::Zig(_, v) =>
                         format!(", {} with cargo-zigbuild", cargo::linux_target(v)),

@@ -65,7 +65,9 @@ pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<P
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     if release {
-        cmd.arg("--release");
+        // The workspace's `release-fmu` profile: release with fat LTO (Cargo.toml);
+        // its artefacts go to target/release-fmu, not target/fmu (the packed FMUs).
+        cmd.args(["--profile", "release-fmu"]);
     }
     if let Some(t) = &target {
         cmd.args(["--target", t]);

@@ -76,7 +76,8 @@ struct Args {
     /// Take the binaries from this .fmu instead of building them (no compiler needed).
     #[arg(long)]
     from: Option<PathBuf>,
-    /// Cargo profile of the binaries built.
+    /// Cargo profile of the binaries built (release: the workspace's `release-fmu`
+    /// profile, release with fat LTO).
     #[arg(long, value_enum, default_value = "release")]
     profile: Profile,
     /// Platforms to include. Default: linux64, plus win64 when it can be built here

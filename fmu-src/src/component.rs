@@ -18,7 +18,7 @@ use fmu_model::fmi2::*;
 
 use crate::error::{FmiError, FmiResult};
 use crate::instance::Instance;
-use crate::logger::{Category, Logger, Scope};
+use crate::logger::{thread_token, Category, Logger, Scope};
 use crate::state_machine::Call;
 
 const LIVE: u64 = 0x524d_4641_4c49_5645; // "RMFALIVE"
@@ -60,17 +60,6 @@ struct Component {
     logger: UnsafeCell<Option<Box<Logger>>>,
     /// Boxed, so that the tombstone kept after a free is small.
     instance: UnsafeCell<Option<Box<Instance>>>,
-}
-
-/// A number unique to each running thread: the address of a thread-local. It
-/// has no destructor, so reading it registers none (one would pin the library,
-/// see `rfm_core`'s threads), and it is never 0.
-#[inline]
-fn thread_token() -> usize {
-    thread_local! {
-        static TOKEN: u8 = const { 0 };
-    }
-    TOKEN.with(|t| t as *const u8 as usize)
 }
 
 /// How [`Component::enter`] found the component.

@@ -336,6 +336,7 @@ impl Instance {
     }
 
     /// Node step `k` at simulation time `t`: publish, wait by the rule, take.
+    #[inline(always)]
     fn node_step(&mut self, k: u64, t: f64) -> FmiResult {
         let v = &mut self.values;
         v.realtime.check();

@@ -116,22 +116,46 @@ thread_local! {
     static CURRENT: Cell<*const Logger> = const { Cell::new(std::ptr::null()) };
 }
 
+/// A number unique to each running thread: the address of its [`CURRENT`]
+/// cell. It has no destructor, so reading it registers none (one would pin the
+/// library, see `rfm_core`'s threads), and it is never 0. The same thread-local
+/// as the logger's, so that a call that takes its component and routes its
+/// log looks up one thread-local, not two: in a library loaded with `dlopen`
+/// each lookup is a call to `__tls_get_addr` (a sixth of the step's
+/// instructions went to those calls).
+#[inline]
+pub fn thread_token() -> usize {
+    CURRENT.with(|c| c as *const Cell<*const Logger> as usize)
+}
+
 /// Routes `log` records to a logger until dropped.
 #[derive(Debug)]
-pub struct Scope(*const Logger);
+pub struct Scope {
+    /// This thread's [`CURRENT`], found once: its drop looks up no thread-local.
+    /// A raw pointer also keeps the scope on the thread that made it (`!Send`).
+    cell: *const Cell<*const Logger>,
+    /// The logger to put back.
+    outer: *const Logger,
+}
 
 impl Scope {
     /// The logger must outlive the scope (the scope lives inside one FMI call).
     #[inline]
     pub fn enter(logger: &Logger) -> Scope {
         install_bridge();
-        Scope(CURRENT.with(|c| c.replace(logger)))
+        CURRENT.with(|cell| Scope {
+            cell,
+            outer: cell.replace(logger),
+        })
     }
 }
 
 impl Drop for Scope {
+    #[inline]
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.0));
+        // SAFETY: `cell` is this thread's CURRENT (a scope never leaves its
+        // thread), which lives as long as the thread, so longer than the scope.
+        unsafe { &*self.cell }.set(self.outer);
     }
 }
 

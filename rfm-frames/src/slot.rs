@@ -247,6 +247,7 @@ impl FramedReader {
     }
 
     /// Low 32 bits of the newest step the writer completed (one word: cheap to poll).
+    #[inline]
     pub fn head(&self) -> Result<u32, RegionError> {
         self.area.load_u32(HEAD_OFFSET, Ordering::Acquire)
     }
@@ -332,6 +333,7 @@ impl FramedReader {
     }
 
     /// The newest frame the writer completed, into `buf`.
+    #[inline]
     pub fn read_latest(&self, buf: &mut FrameBuf) -> Result<Header, ReadError> {
         let head = self.head()?;
         self.read_entry(u64::from(head), buf)

@@ -278,6 +278,7 @@ impl<'i> Access<'i> {
     }
 
     /// The payload of peer `peer`'s taken frame, if the link has taken one.
+    #[inline]
     fn taken(&self, peer: u8) -> Option<&[u8]> {
         self.values.link.as_ref()?.peers()[usize::from(peer)]
             .observed()

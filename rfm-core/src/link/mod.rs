@@ -281,11 +281,17 @@ impl Link {
         sim_time: f64,
         frame: &mut FrameBuf,
     ) -> Result<StepReport, LinkError> {
-        let stepped = self.step_once(k, sim_time, frame);
-        if let Err(e) = &stepped {
-            self.failed.get_or_insert(e.ending());
+        match self.step_once(k, sim_time, frame) {
+            Ok(report) => Ok(report),
+            Err(e) => Err(self.failing(e)),
         }
-        stepped
+    }
+
+    /// Keeps how the first failure ended the run, for [`Link::close`].
+    #[cold]
+    fn failing(&mut self, e: LinkError) -> LinkError {
+        self.failed.get_or_insert(e.ending());
+        e
     }
 
     /// Where the next steps lie in the master's doStep, when it takes several

@@ -144,6 +144,7 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
+#[inline]
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
@@ -294,6 +295,7 @@ fn check_with(
 }
 
 /// The CRC word of a sealed frame: a digest of everything it carries.
+#[inline]
 pub fn crc_of(b: &[u8]) -> u32 {
     u32_at(b, CRC_OFFSET)
 }

@@ -249,10 +249,10 @@ impl Region {
     #[inline]
     pub fn store_u32(&self, offset: usize, value: u32, order: Ordering) -> Result<(), RegionError> {
         self.check(offset, WORD)?;
-        for base in self.write_bases() {
+        self.each_written(|base| {
             self.word(base, offset).store(value, order);
             counts::pio_write(1, WORD);
-        }
+        });
         Ok(())
     }
 
@@ -287,20 +287,7 @@ impl Region {
         self.check(offset, buf.len())?;
         let words = self.words(self.read_base(), offset, buf.len());
         counts::pio_read(words.len(), buf.len());
-        // Pairs of words land in the buffer as one 8-byte store, so that a consumer
-        // loading 8 bytes (the frame CRC) is forwarded from it instead of stalling.
-        let mut pairs = buf.chunks_exact_mut(2 * WORD);
-        for (chunk, pair) in (&mut pairs).zip(words.chunks_exact(2)) {
-            let mut both = [0u8; 2 * WORD];
-            both[..WORD].copy_from_slice(&pair[0].load(Ordering::Relaxed).to_ne_bytes());
-            both[WORD..].copy_from_slice(&pair[1].load(Ordering::Relaxed).to_ne_bytes());
-            chunk.copy_from_slice(&both);
-        }
-        let rest = pairs.into_remainder();
-        if !rest.is_empty() {
-            let last = words.last().expect("a remainder means at least one word");
-            rest.copy_from_slice(&last.load(Ordering::Relaxed).to_ne_bytes());
-        }
+        copy_out(words, buf);
         Ok(())
     }
 
@@ -308,14 +295,14 @@ impl Region {
     #[inline]
     pub fn write(&self, offset: usize, buf: &[u8]) -> Result<(), RegionError> {
         self.check(offset, buf.len())?;
-        for base in self.write_bases() {
+        self.each_written(|base| {
             let words = self.words(base, offset, buf.len());
             counts::pio_write(words.len(), buf.len());
-            for (chunk, word) in buf.chunks_exact(WORD).zip(words) {
-                let bytes: [u8; WORD] = chunk.try_into().expect("chunks_exact yields WORD bytes");
-                word.store(u32::from_ne_bytes(bytes), Ordering::Relaxed);
+            let (chunks, _) = buf.as_chunks::<WORD>();
+            for (chunk, word) in chunks.iter().zip(words) {
+                word.store(u32::from_ne_bytes(*chunk), Ordering::Relaxed);
             }
-        }
+        });
         Ok(())
     }
 
@@ -353,18 +340,14 @@ impl Region {
             counts::pio_write(1, width);
         }
         match width {
-            1 | 2 => {
-                for base in self.write_bases() {
-                    match width {
-                        1 => self
-                            .byte(base, offset)
-                            .store(value as u8, Ordering::Release),
-                        _ => self
-                            .half(base, offset)
-                            .store((value as u16).to_le(), Ordering::Release),
-                    }
-                }
-            }
+            1 | 2 => self.each_written(|base| match width {
+                1 => self
+                    .byte(base, offset)
+                    .store(value as u8, Ordering::Release),
+                _ => self
+                    .half(base, offset)
+                    .store((value as u16).to_le(), Ordering::Release),
+            }),
             4 => self.store_u32(offset, (value as u32).to_le(), Ordering::Release)?,
             _ => {
                 self.store_u32(offset, (value as u32).to_le(), Ordering::Release)?;
@@ -418,14 +401,35 @@ impl Region {
     pub fn fill(&self, offset: usize, len: usize, byte: u8) -> Result<(), RegionError> {
         let value = u32::from_ne_bytes([byte; WORD]);
         self.check(offset, len)?;
-        for base in self.write_bases() {
+        self.each_written(|base| {
             let words = self.words(base, offset, len);
             counts::pio_write(words.len(), len);
             for word in words {
                 word.store(value, Ordering::Relaxed);
             }
-        }
+        });
         Ok(())
+    }
+}
+
+/// Copies `words` into `buf`, as long as they are.
+///
+/// Pairs of words land in the buffer as one 8-byte store, so that a consumer
+/// loading 8 bytes (the frame CRC) is forwarded from it instead of stalling.
+/// Over arrays, one counter drives the loop and a last odd word is one store.
+#[inline]
+fn copy_out(words: &[AtomicU32], buf: &mut [u8]) {
+    let (pairs, rest) = buf.as_chunks_mut::<{ 2 * WORD }>();
+    let (word_pairs, last) = words.as_chunks::<2>();
+    for (chunk, [lo, hi]) in pairs.iter_mut().zip(word_pairs) {
+        let (lo, hi) = (lo.load(Ordering::Relaxed), hi.load(Ordering::Relaxed));
+        let mut both = [0u8; 2 * WORD];
+        both[..WORD].copy_from_slice(&lo.to_ne_bytes());
+        both[WORD..].copy_from_slice(&hi.to_ne_bytes());
+        *chunk = both;
+    }
+    if let (Ok(rest), [last]) = (<&mut [u8; WORD]>::try_from(rest), last) {
+        *rest = last.load(Ordering::Relaxed).to_ne_bytes();
     }
 }
 

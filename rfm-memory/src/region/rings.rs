@@ -84,6 +84,7 @@ impl Region {
     }
 
     /// Whether this window spans two memories.
+    #[inline]
     pub fn is_redundant(&self) -> bool {
         self.twin.is_some()
     }
@@ -130,25 +131,29 @@ impl Region {
     /// Where loads go.
     #[inline]
     pub(super) fn read_base(&self) -> NonNull<AtomicU32> {
-        match (&self.twin, self.reading()) {
-            (Some(t), Network::B) => t.base,
-            _ => self.base,
+        match &self.twin {
+            None => self.base,
+            Some(t) if t.source.load(Ordering::Relaxed) == 1 => t.base,
+            Some(_) => self.base,
         }
     }
 
-    /// Where stores go: A, then B, less the rings withheld.
+    /// Calls `store` with each memory stores go to: A, then B, less the rings
+    /// withheld. A window of one memory is one direct call: every store of
+    /// every step takes this path, and an iterator over the two optional
+    /// memories cost the FMU's own step a sixth more instructions.
     #[inline]
-    pub(super) fn write_bases(&self) -> impl Iterator<Item = NonNull<AtomicU32>> + '_ {
-        let withheld = self
-            .twin
-            .as_ref()
-            .map_or(0, |t| t.withheld.load(Ordering::Relaxed));
-        let a = (withheld & Network::A.bit() == 0).then_some(self.base);
-        let b = self
-            .twin
-            .as_ref()
-            .filter(|_| withheld & Network::B.bit() == 0)
-            .map(|t| t.base);
-        a.into_iter().chain(b)
+    pub(super) fn each_written(&self, mut store: impl FnMut(NonNull<AtomicU32>)) {
+        let Some(t) = &self.twin else {
+            store(self.base);
+            return;
+        };
+        let withheld = t.withheld.load(Ordering::Relaxed);
+        if withheld & Network::A.bit() == 0 {
+            store(self.base);
+        }
+        if withheld & Network::B.bit() == 0 {
+            store(t.base);
+        }
     }
 }
