@@ -2,10 +2,36 @@
 # The coupling benchmarks (release build, a few minutes): packages the FMU, then
 # runs every case in one run; writes target/bench/coupling.json and coupling.png
 # and prints the table. Extra arguments go to the benchmark (e.g. --steps 200000).
+#
+#   scripts/bench.sh --against REV [--rounds N] [--steps N] [--gate PERCENT]
+#
+# compares this tree with revision REV in one run instead: REV is checked out
+# in a worktree (target/ab/SHA/src) and its FMUs packed by its own build-fmu
+# (target/ab/SHA/fmu); then cases 5, 2 and 7b run on both sides interleaved,
+# round after round, and case 5's instructions per step are counted with
+# callgrind. Writes target/bench-ab/ab.json; --gate fails when this tree's
+# count exceeds REV's by more than PERCENT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 setup bench
+
+against=
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --against)
+            [ $# -ge 2 ] || { echo "scripts/bench.sh: --against REV (a commit, tag or branch)" >&2; exit 2; }
+            against=$2
+            shift 2
+            ;;
+        *)
+            args+=("$1")
+            shift
+            ;;
+    esac
+done
+
 cargo run --release -p build-fmu -- --platform linux64 --glibc 2.28
 # The 100- and 1,000-Real cases' FMUs, from the same binary.
 mkdir -p target/interfaces
@@ -14,6 +40,16 @@ for n in 100 1000; do
     cargo run --release -p build-fmu -- --interface target/interfaces/reals$n.toml --node all \
         --from target/fmu/rfm_attitude.fmu --out target/fmu/reals$n
 done
+
+if [ -n "$against" ]; then
+    # shellcheck source=scripts/ab.sh
+    source scripts/ab.sh
+    base=$(ab_build "$against")
+    cargo build --release -p rfm-bench --bin coupling
+    exec target/release/coupling --against "$base" --label "$against ($(ab_sha "$against"))" \
+        --out target/bench-ab "${args[@]}"
+fi
+
 # Cases 9 and 10: three nodes of every type, and the three-rate lab.
 for iface in tests/interfaces/mixed.toml examples/lab.toml; do
     cargo run --release -p build-fmu -- --interface "$iface" --node all \
@@ -22,4 +58,4 @@ done
 cargo build --release -p rfm2g-sim
 # Case 12: the bridge and Zenoh's own ping-pong.
 cargo build --release -p rfm-bridge
-cargo run --release -p rfm-bench --bin coupling -- "$@"
+cargo run --release -p rfm-bench --bin coupling -- "${args[@]}"

@@ -7,7 +7,8 @@
 #         (the linux64 binary is linked against glibc 2.28); every set below
 #         includes it
 #   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
-#   bench: fonts-dejavu-core (text in the latency histogram)
+#   bench: fonts-dejavu-core (text in the latency histogram), valgrind
+#         (callgrind counts the FMU's own step's instructions: --against)
 #   test: the above, gcc, MinGW-w64 (C and C++) and the x86_64-pc-windows-gnu
 #         target (win64 FMU), wine64 (runs the Windows tests), cargo-nextest
 #         (the test runner), Miri, cargo-fuzz 0.13.2 (fuzzing; AddressSanitizer needs nothing
@@ -56,13 +57,13 @@ setup() {
         return
     fi
     if [ "$what" = bench ]; then
-        apt_install fonts-dejavu-core
+        apt_install fonts-dejavu-core valgrind
         setup build
         return
     fi
     # libtbb12: the ecos engine (ecospy) runs its simulators on TBB.
     apt_install libclang-dev gcc binutils-mingw-w64-x86-64 gcc-mingw-w64-x86-64 \
-        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core iproute2 libtbb12
+        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core iproute2 libtbb12 valgrind
     setup build
     if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
         echo "==> adding the Rust target x86_64-pc-windows-gnu"

@@ -317,6 +317,14 @@ target/release/coupling --steps 10000 --out target/bench-smoke \
     --rfm2g-sim "$PWD/target/release/librfm2g.so"
 test -s target/bench-smoke/coupling.json && test -s target/bench-smoke/coupling.png
 
+step ab-gate "the FMU's own step against the baseline revision in bench/ab-baseline.env: both packed alike, cases 5, 2 and 7b side by side, case 5's instructions per step by callgrind within the stated margin (scripts/bench.sh --against REV is the long form)"
+# shellcheck source=bench/ab-baseline.env
+source bench/ab-baseline.env
+source scripts/ab.sh
+baseline=$(ab_build "$AB_BASELINE")
+target/release/coupling --against "$baseline" --label "baseline $(ab_sha "$AB_BASELINE" | cut -c1-12)" \
+    --rounds 1 --steps 100000 --gate "$AB_GATE_PERCENT" --out target/bench-ab
+
 step miri "Miri: region, frame codecs, seqlock, loopback backend, torn-read stress; the emulator's memory access"
 # The emulator's bounded memory access and its configuration parser. Its copies use
 # word and byte atomics on the same bytes, which Miri's weak-memory store buffers

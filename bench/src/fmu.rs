@@ -274,24 +274,70 @@ impl Fmu {
 
 /// Runs `steps` steps of `session`, feeding input i the value k + i at step k;
 /// `batch` steps are timed together.
-fn timed(mut session: Session<'_>, steps: u64, batch: u64) -> Result<Vec<u64>> {
-    let mut inputs = vec![0.0; session.inputs.len()];
-    let mut got = vec![0.0; session.outputs.len()];
-    let mut times = Vec::with_capacity((steps / batch) as usize);
-    let mut k = 0u64;
-    while k + batch <= steps {
+fn timed(session: Session<'_>, steps: u64, batch: u64) -> Result<Vec<u64>> {
+    let mut run = Timed::new(session, steps, batch);
+    while run.batch()? {}
+    Ok(run.times)
+}
+
+/// Runs `steps` steps of each of two sessions in one process, a batch of one,
+/// then a batch of the other: whatever slows this process or this moment
+/// slows both alike. `first` is the session whose batch comes first.
+pub fn side_by_side(
+    sessions: [Session<'_>; 2],
+    first: usize,
+    steps: u64,
+    batch: u64,
+) -> Result<[Vec<u64>; 2]> {
+    let mut runs = sessions.map(|s| Timed::new(s, steps, batch));
+    let order = [first, 1 - first];
+    while runs[order[0]].batch()? && runs[order[1]].batch()? {}
+    Ok(runs.map(|r| r.times))
+}
+
+/// A session's timed steps: its step number, buffers and times so far.
+struct Timed<'a> {
+    session: Session<'a>,
+    steps: u64,
+    batch: u64,
+    k: u64,
+    inputs: Vec<f64>,
+    got: Vec<f64>,
+    times: Vec<u64>,
+}
+
+impl<'a> Timed<'a> {
+    fn new(session: Session<'a>, steps: u64, batch: u64) -> Timed<'a> {
+        Timed {
+            inputs: vec![0.0; session.inputs.len()],
+            got: vec![0.0; session.outputs.len()],
+            times: Vec::with_capacity((steps / batch) as usize),
+            session,
+            steps,
+            batch,
+            k: 0,
+        }
+    }
+
+    /// The next `batch` steps, timed together: false once all are taken.
+    fn batch(&mut self) -> Result<bool> {
+        if self.k + self.batch > self.steps {
+            return Ok(false);
+        }
         let start = Instant::now();
-        for _ in 0..batch {
-            for (i, x) in inputs.iter_mut().enumerate() {
+        for _ in 0..self.batch {
+            let k = self.k;
+            for (i, x) in self.inputs.iter_mut().enumerate() {
                 *x = (k + i as u64) as f64;
             }
-            check("a step", session.step(k, &inputs, &mut got))?;
-            k += 1;
+            check("a step", self.session.step(k, &self.inputs, &mut self.got))?;
+            self.k += 1;
         }
-        times.push(start.elapsed().as_nanos() as u64 / batch);
+        self.times
+            .push(start.elapsed().as_nanos() as u64 / self.batch);
+        std::hint::black_box(&self.got);
+        Ok(true)
     }
-    std::hint::black_box(got);
-    Ok(times)
 }
 
 fn check(what: &str, status: fmi2Status) -> Result<()> {

@@ -53,6 +53,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
+mod ab;
 mod cases;
 mod children;
 mod results;
@@ -62,6 +63,7 @@ use cases::{
 };
 use results::{print_results, results};
 
+#[derive(Clone)]
 struct Args {
     steps: u64,
     fmu: PathBuf,
@@ -74,6 +76,8 @@ struct Args {
     /// Where `rfm-bridge` and `zenoh-pingpong` are (case 12).
     bridge: PathBuf,
     child: Option<Vec<String>>,
+    /// `--against DIR`: compare with a baseline's FMUs instead of the full run.
+    against: Option<ab::Against>,
 }
 
 fn parse() -> Result<Args> {
@@ -89,7 +93,9 @@ fn parse() -> Result<Args> {
         out: root.join("target/bench"),
         bridge: root.join("target/release"),
         child: None,
+        against: None,
     };
+    let (mut label, mut rounds, mut gate) = (None, ab::ROUNDS, None);
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         match flag.as_str() {
@@ -106,15 +112,53 @@ fn parse() -> Result<Args> {
             "--out" => a.out = it.next().context("--out DIR")?.into(),
             "--bridge" => a.bridge = it.next().context("--bridge DIR")?.into(),
             "--child" => a.child = Some(it.by_ref().collect()),
+            "--against" => {
+                a.against = Some(ab::Against {
+                    dir: it.next().context("--against DIR")?.into(),
+                    label: String::new(),
+                    rounds: 0,
+                    gate: None,
+                })
+            }
+            "--label" => label = Some(it.next().context("--label TEXT")?),
+            "--rounds" => {
+                rounds = (it.next().and_then(|n| n.parse().ok()))
+                    .filter(|&n| n > 0)
+                    .context("--rounds N, a whole number of 1 or more")?
+            }
+            "--gate" => {
+                gate = Some(
+                    (it.next().and_then(|p| p.parse::<f64>().ok()))
+                        .filter(|p| p.is_finite() && *p >= 0.0)
+                        .context("--gate PERCENT, a number of 0 or more")?,
+                )
+            }
             "-h" | "--help" => {
                 println!(
                     "usage: coupling [--steps N (default 1000000)] [--fmu PATH] [--reals DIR] \
-                     [--rfm2g-sim LIBRFM2G_SO] [--out DIR]"
+                     [--rfm2g-sim LIBRFM2G_SO] [--out DIR]\n       \
+                     coupling --against DIR [--label TEXT] [--rounds N (default 9)] \
+                     [--gate PERCENT] [--steps N] [--fmu PATH] [--reals DIR] [--out DIR]\n\n\
+                     --against DIR compares this tree's FMUs with the baseline's in DIR (laid \
+                     out as target/fmu is; scripts/bench.sh --against REV builds them) in one \
+                     run: cases 5, 2 and 7b interleaved, and the instructions per step of \
+                     case 5 (callgrind); --gate fails when those grew more than PERCENT %."
                 );
                 std::process::exit(0);
             }
             other => bail!("unknown argument {other}; see --help"),
         }
+    }
+    match &mut a.against {
+        Some(against) => {
+            against.label = label.unwrap_or_else(|| against.dir.display().to_string());
+            against.rounds = rounds;
+            against.gate = gate;
+        }
+        None if label.is_some() || gate.is_some() || rounds != ab::ROUNDS => {
+            bail!("--label, --rounds and --gate go with --against DIR; see --help")
+        }
+        None => {}
     }
     Ok(a)
 }
@@ -143,6 +187,7 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
             let strings = [("device", device.as_str()), ("syncMode", "free")];
             fmu.run(&strings, &[("nodeSlot", 0), ("peerSlot", 0)], steps, 100)?
         }
+        "alone-ab" => ab::alone_side_by_side(args, steps, rest)?,
         other => bail!("unknown case {other}"),
     };
     let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_le_bytes()).collect();
@@ -261,6 +306,10 @@ fn run() -> Result<()> {
         return child(args, c);
     }
     std::fs::create_dir_all(&args.out)?;
+    if let Some(against) = &args.against {
+        let _ = std::fs::remove_dir_all(args.out.join("tmp"));
+        return ab::run(args, against);
+    }
     // Binaries extracted by an earlier run (kept until now so that a profiler can
     // still resolve their symbols after the run).
     let _ = std::fs::remove_dir_all(args.out.join("tmp"));
