@@ -11,13 +11,17 @@
 //!   corrupt frame as data;
 //! - [`wait`]: how a lockstep step waits for a peer's frame;
 //! - [`mirror`]: the raw entry copies a bridge makes;
-//! - [`names`]: settings spelt as words, one table each.
+//! - [`names`]: settings spelt as words, one table each;
+//! - [`value`]: one value of FMI's types;
+//! - [`packed`]: the lab's own packed C structs, their layouts and values.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod area;
 pub mod frame;
 pub mod mirror;
 pub mod names;
+pub mod packed;
 pub mod payload;
 pub mod slot;
+pub mod value;
 pub mod wait;

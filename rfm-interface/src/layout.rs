@@ -1,11 +1,14 @@
 //! Where an interface's nodes live: each node's area of the coupling region
 //! ([`rfm_frames::area`] says how an area is divided). Areas follow one another in
 //! slot order from the start of the region (or sit at an `offset` the file
-//! gives), and must neither overlap nor pass the end of the memory.
+//! gives), passing over the structs the lab's own programs write (foreign
+//! nodes, at their fixed offsets), and no two may overlap or pass the end of
+//! the memory.
 
 use std::fmt;
+use std::ops::Range;
 
-use super::{descriptor, Interface};
+use super::{descriptor, foreign, Interface};
 use rfm_frames::area::{Area, ALIGN};
 use rfm_frames::payload::Payload;
 
@@ -39,6 +42,17 @@ pub enum MapError {
     },
     #[error("offset {offset} of node `{node}` is not a multiple of {ALIGN} bytes")]
     Misaligned { node: String, offset: u64 },
+    #[error(
+        "foreign node `{node}` (bytes {start}..{end} from regionOffset) passes the end of the \
+         {memory_size}-byte memory: check its offset and fields, or declare the memory the \
+         coupling has (memory_size = …)"
+    )]
+    PastMemory {
+        node: String,
+        start: u64,
+        end: u64,
+        memory_size: u64,
+    },
 }
 
 impl MapError {
@@ -47,7 +61,8 @@ impl MapError {
         match self {
             MapError::TooLarge { node, .. }
             | MapError::Overlap { node, .. }
-            | MapError::Misaligned { node, .. } => node,
+            | MapError::Misaligned { node, .. }
+            | MapError::PastMemory { node, .. } => node,
         }
     }
 }
@@ -57,6 +72,8 @@ impl MapError {
 pub struct MemoryMap {
     /// In slot order.
     pub areas: Vec<Area>,
+    /// The foreign nodes' structs: (index in [`Interface::foreign`], bytes).
+    pub foreign: Vec<(usize, Range<u64>)>,
     pub memory_size: u64,
 }
 
@@ -64,6 +81,7 @@ impl MemoryMap {
     /// Places the areas of `interface`: each at the offset its node gives, or else
     /// right after the area of the node with the next lower slot.
     pub fn new(interface: &Interface) -> Result<MemoryMap, MapError> {
+        let foreign = foreign_areas(interface)?;
         let mut order: Vec<usize> = (0..interface.nodes.len()).collect();
         order.sort_by_key(|&i| interface.nodes[i].slot);
         let mut areas: Vec<Area> = Vec::with_capacity(order.len());
@@ -80,14 +98,26 @@ impl MemoryMap {
                 Some(o) => o,
                 None => next,
             };
-            let area = Area::new(
-                i,
-                spec.slot,
-                Payload::of(spec.signals.iter().map(|s| s.kind)),
-                descriptor::encoded_len(&interface.name, spec),
-                offset,
-                spec.ring_depth,
-            );
+            let place = |offset| {
+                Area::new(
+                    i,
+                    spec.slot,
+                    Payload::of(spec.signals.iter().map(|s| s.kind)),
+                    descriptor::encoded_len(&interface.name, spec),
+                    offset,
+                    spec.ring_depth,
+                )
+            };
+            let mut area = place(offset);
+            if spec.offset.is_none() {
+                // Placed after the foreign structs it would cover.
+                while let Some((_, r)) = foreign
+                    .iter()
+                    .find(|(_, r)| r.start < area.end() && area.offset < r.end)
+                {
+                    area = place(r.end.next_multiple_of(ALIGN as u64));
+                }
+            }
             next = area.end();
             if area.end() > interface.memory_size {
                 return Err(MapError::TooLarge {
@@ -108,10 +138,24 @@ impl MemoryMap {
                     other_end: other.end(),
                 });
             }
+            if let Some((f, r)) = foreign
+                .iter()
+                .find(|(_, r)| r.start < area.end() && area.offset < r.end)
+            {
+                return Err(MapError::Overlap {
+                    node: spec.name.clone(),
+                    start: area.offset,
+                    end: area.end(),
+                    other: interface.foreign[*f].name.clone(),
+                    other_start: r.start,
+                    other_end: r.end,
+                });
+            }
             areas.push(area);
         }
         Ok(MemoryMap {
             areas,
+            foreign,
             memory_size: interface.memory_size,
         })
     }
@@ -124,14 +168,49 @@ impl MemoryMap {
             .expect("every node has an area")
     }
 
-    /// Bytes from the start of the region to the end of the last area.
+    /// Bytes from the start of the region to the end of the last area or
+    /// foreign struct: the region a node maps.
     pub fn len(&self) -> u64 {
-        self.areas.iter().map(Area::end).max().unwrap_or(0)
+        let foreign = self.foreign.iter().map(|(_, r)| r.end);
+        self.areas
+            .iter()
+            .map(Area::end)
+            .chain(foreign)
+            .max()
+            .unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {
         self.areas.is_empty()
     }
+}
+
+/// The foreign nodes' structs, each inside the memory and apart from the others.
+fn foreign_areas(interface: &Interface) -> Result<Vec<(usize, Range<u64>)>, MapError> {
+    let mut out: Vec<(usize, Range<u64>)> = Vec::with_capacity(interface.foreign.len());
+    for (i, node) in interface.foreign.iter().enumerate() {
+        let r = node.offset..node.end();
+        if r.end > interface.memory_size {
+            return Err(MapError::PastMemory {
+                node: node.name.clone(),
+                start: r.start,
+                end: r.end,
+                memory_size: interface.memory_size,
+            });
+        }
+        if let Some((j, other)) = out.iter().find(|(_, o)| o.start < r.end && r.start < o.end) {
+            return Err(MapError::Overlap {
+                node: node.name.clone(),
+                start: r.start,
+                end: r.end,
+                other: interface.foreign[*j].name.clone(),
+                other_start: other.start,
+                other_end: other.end,
+            });
+        }
+        out.push((i, r));
+    }
+    Ok(out)
 }
 
 /// The map as `build-fmu` prints it: one line per node, in memory order.
@@ -168,6 +247,22 @@ impl fmt::Display for MapTable<'_> {
                     s if s.is_empty() => "-".to_owned(),
                     s => s.to_string(),
                 },
+            )?;
+        }
+        for (i, r) in &self.map.foreign {
+            let node = &self.interface.foreign[*i];
+            writeln!(
+                f,
+                "{:<16} {:>4} {:>#10x} {:>10} {:>8} {:>8} {:>6} {:>8}  foreign: {}",
+                node.name,
+                "-",
+                r.start,
+                r.end - r.start,
+                node.layout.elements(),
+                node.layout.size,
+                "-",
+                "-",
+                foreign::describe(node),
             )?;
         }
         write!(

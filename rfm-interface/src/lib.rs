@@ -27,19 +27,20 @@
 mod compare;
 pub mod descriptor;
 mod discover;
+pub mod foreign;
 pub mod layout;
 mod parse;
 mod preset;
 pub mod rates;
 pub mod settings;
-mod value;
 
 pub use discover::{descriptor_at, discover, Found, Scan};
+pub use foreign::{ForeignNode, Handshake};
 pub use layout::{MapError, MemoryMap};
 pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, ATTITUDE_STRIDE};
 pub use rates::{Period, StepRatio};
+pub use rfm_frames::value::Value;
 pub use settings::Settings;
-pub use value::Value;
 
 pub use rfm_frames::payload::{FmiType, SignalType};
 
@@ -90,6 +91,8 @@ pub struct Interface {
     /// (a node's own override them: [`NodeSpec::settings`]).
     pub settings: Settings,
     pub nodes: Vec<NodeSpec>,
+    /// The memory the lab's own programs write ([`foreign`]).
+    pub foreign: Vec<ForeignNode>,
 }
 
 pub use rfm_memory::MAX_MEMORY_SIZE;
@@ -198,5 +201,10 @@ impl Interface {
     /// The node called `name`.
     pub fn node(&self, name: &str) -> Option<&NodeSpec> {
         self.nodes.iter().find(|n| n.name == name)
+    }
+
+    /// The foreign node called `name`.
+    pub fn foreign_node(&self, name: &str) -> Option<&ForeignNode> {
+        self.foreign.iter().find(|n| n.name == name)
     }
 }

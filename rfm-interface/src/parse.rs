@@ -10,8 +10,10 @@ use toml::Spanned;
 
 use super::*;
 
+mod foreign;
 mod signal;
 
+use foreign::{check_foreign, RawField};
 use signal::check_signal;
 
 /// A level of the file that takes the link settings ([`settings::SETTINGS`],
@@ -82,13 +84,19 @@ level_with_settings!(
 level_with_settings!(
     struct RawNode {
         name: Spanned<String>,
-        slot: Spanned<i64>,
+        slot: Option<Spanned<i64>>,
         offset: Option<Spanned<i64>>,
         period: Option<Spanned<toml::Value>>,
         free: Option<Spanned<Vec<Spanned<String>>>>,
     } then {
         #[serde(default)]
         signals: Vec<Spanned<RawSignal>>,
+        // A foreign node's (foreign.rs).
+        fields: Option<Spanned<Vec<Spanned<RawField>>>>,
+        byte_order: Option<Spanned<String>>,
+        align: Option<Spanned<String>>,
+        handshake: Option<Spanned<toml::Value>>,
+        description: Option<String>,
     }
 );
 
@@ -159,7 +167,7 @@ impl Interface {
             text,
             reserved,
         };
-        let raw: RawInterface = toml::from_str(text).map_err(|e| {
+        let mut raw: RawInterface = toml::from_str(text).map_err(|e| {
             let what = e.message().trim_end().to_owned();
             src.error(e.span().unwrap_or(0..0), what)
         })?;
@@ -177,6 +185,18 @@ impl Interface {
             ));
         }
         let memory_size = memory_size(&src, &raw.memory_size)?;
+        // Foreign nodes (with `fields`) apart: the rest of the rules are the
+        // FMU nodes'.
+        let (foreign_raw, ours): (Vec<_>, Vec<_>) = std::mem::take(&mut raw.node)
+            .into_iter()
+            .partition(|n| n.get_ref().fields.is_some());
+        raw.node = ours;
+        if raw.node.is_empty() {
+            return Err(src.error(
+                foreign_raw[0].span(),
+                "every [[node]] of this file is foreign (has `fields`): an interface declares                  at least one node an FMU is built for (with `slot` and `signals`)",
+            ));
+        }
         let mut names: HashMap<&str, Range<usize>> = HashMap::new();
         let mut slots: HashMap<i64, Range<usize>> = HashMap::new();
         let mut nodes = Vec::with_capacity(raw.node.len());
@@ -188,6 +208,11 @@ impl Interface {
                 &mut names,
                 &mut slots,
             )?);
+        }
+        let mut foreign = Vec::with_capacity(foreign_raw.len());
+        for node in &foreign_raw {
+            check_node_name(&src, &node.get_ref().name, &mut names)?;
+            foreign.push(check_foreign(&src, node.get_ref(), node.span())?);
         }
         let max_lag = max_lag(&src, &raw.max_lag)?;
         set_periods(&src, &raw, &mut nodes)?;
@@ -202,8 +227,9 @@ impl Interface {
             max_lag,
             settings: settings_of(&src, raw.settings(), max_lag)?,
             nodes,
+            foreign,
         };
-        check_map(&src, &raw.node, &interface)?;
+        check_map(&src, &raw.node, &foreign_raw, &interface)?;
         Ok(interface)
     }
 }
@@ -284,6 +310,7 @@ fn set_periods(
 fn check_map(
     src: &Source<'_>,
     raw: &[Spanned<RawNode>],
+    foreign: &[Spanned<RawNode>],
     interface: &Interface,
 ) -> Result<(), InterfaceError> {
     let Err(e) = interface.map() else {
@@ -291,6 +318,7 @@ fn check_map(
     };
     let node = raw
         .iter()
+        .chain(foreign)
         .find(|n| n.get_ref().name.get_ref() == e.node())
         .map(Spanned::get_ref)
         .expect("the map names a node of the file");
@@ -310,16 +338,26 @@ fn check_node<'a>(
 ) -> Result<NodeSpec, InterfaceError> {
     check_node_name(src, &node.name, names)?;
     let name = node.name.get_ref();
-    let slot = *node.slot.get_ref();
+    foreign::refuse_foreign_keys(src, node)?;
+    let Some(slot_key) = &node.slot else {
+        return Err(src.error(
+            span,
+            format!(
+                "node `{name}` has no `slot`: an FMU node writes its own slot (0..255); a \
+                 node a lab's own program writes is declared by its `fields` instead"
+            ),
+        ));
+    };
+    let slot = *slot_key.get_ref();
     let slot_u8 = u8::try_from(slot).map_err(|_| {
         src.error(
-            node.slot.span(),
+            slot_key.span(),
             format!("slot {slot} of node `{name}`: expected 0..255 (an RFM2g ring has at most 256 nodes)"),
         )
     })?;
-    if let Some(first) = slots.insert(slot, node.slot.span()) {
+    if let Some(first) = slots.insert(slot, slot_key.span()) {
         return Err(src.error(
-            node.slot.span(),
+            slot_key.span(),
             format!(
                 "slot {slot} of node `{name}` is taken by another node (line {}): each node writes its own slot",
                 src.line_of(&first)

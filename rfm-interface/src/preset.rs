@@ -71,6 +71,7 @@ pub fn attitude(node_slot: u8, peer_slot: u8) -> Interface {
                 )
             })
             .collect(),
+        foreign: Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@ use rfm_interface::{
 };
 
 mod compare;
+mod foreign;
 mod settings;
 
 const EXAMPLE: &str = r#"name = "cockpit_link"            # FMUs are named <name>_<node>
@@ -109,7 +110,7 @@ fn with_node(node: &str) -> String {
     format!("name = \"lab\"\n[[node]]\n{node}\n")
 }
 
-fn error(text: &str) -> InterfaceError {
+pub(crate) fn error(text: &str) -> InterfaceError {
     Interface::parse("lab.toml", text, &Reserved::NONE).unwrap_err()
 }
 

@@ -1,7 +1,7 @@
-//! One signal's value as it lies in a payload, for tools that show memory.
+//! One value of FMI's types: what a payload's signal or a packed struct's
+//! field holds, for the FMU, interface files and the tools that show memory.
 
-use super::SignalType;
-use rfm_frames::payload::FmiType;
+use crate::payload::{FmiType, SignalType};
 use std::fmt;
 
 /// A value of one of FMI's types: a signal's start value and its value in a

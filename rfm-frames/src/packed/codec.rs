@@ -1,0 +1,392 @@
+//! A packed struct's bytes as FMI values and back, by the edges of
+//! [`super::C_TYPES`]: nothing rounded without a count, nothing out of range
+//! written.
+
+use super::{ByteOrder, CType, PlacedField};
+use crate::payload::FmiType;
+use crate::value::Value;
+
+/// Largest magnitude up to which every integer is a Real (an `f64`).
+pub const EXACT_LIMIT: u64 = 1 << 53;
+
+/// One element read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    pub value: Value,
+    /// False for a 64-bit integer beyond 2^53 in magnitude, which the Real
+    /// holds rounded: the reader counts and logs it.
+    pub exact: bool,
+}
+
+/// Why a value cannot be written to a field's element.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EncodeError {
+    #[error("`{element}` is a {ctype} ({fmi}); {given} cannot be written to it")]
+    Type {
+        element: String,
+        ctype: CType,
+        fmi: &'static str,
+        given: &'static str,
+    },
+    #[error("{value} is outside the range of `{element}`, a {ctype} ({min} to {max})")]
+    OutOfRange {
+        element: String,
+        ctype: CType,
+        value: f64,
+        min: f64,
+        max: f64,
+    },
+    #[error("{value} written to `{element}`, a {ctype}, is not a whole number")]
+    NotWhole {
+        element: String,
+        ctype: CType,
+        value: f64,
+    },
+    #[error(
+        "`{element}` is a {ctype}: a string of at most {capacity} bytes, and {len} were given"
+    )]
+    TooLong {
+        element: String,
+        ctype: CType,
+        len: usize,
+        capacity: usize,
+    },
+}
+
+fn array<const N: usize>(b: &[u8], order: ByteOrder) -> [u8; N] {
+    let mut a: [u8; N] = b[..N].try_into().expect("the field's bytes");
+    if order == ByteOrder::Big {
+        a.reverse();
+    }
+    a
+}
+
+fn put<const N: usize>(out: &mut [u8], mut bytes: [u8; N], order: ByteOrder) {
+    if order == ByteOrder::Big {
+        bytes.reverse();
+    }
+    out[..N].copy_from_slice(&bytes);
+}
+
+/// Element `i` of `field` in `bytes` (the whole struct); `None` if it does not
+/// lie inside `bytes`.
+pub fn decode(field: &PlacedField, i: usize, bytes: &[u8], order: ByteOrder) -> Option<Decoded> {
+    let at = field.element_offset(i);
+    let b = bytes.get(at..at.checked_add(field.ctype.size())?)?;
+    let exact_real = |x: f64| Decoded {
+        value: Value::Real(x),
+        exact: true,
+    };
+    Some(match field.ctype {
+        CType::Int8 => int(i32::from(b[0] as i8)),
+        CType::Uint8 => int(i32::from(b[0])),
+        CType::Int16 => int(i32::from(i16::from_le_bytes(array(b, order)))),
+        CType::Uint16 => int(i32::from(u16::from_le_bytes(array(b, order)))),
+        CType::Int32 => int(i32::from_le_bytes(array(b, order))),
+        CType::Uint32 => exact_real(f64::from(u32::from_le_bytes(array(b, order)))),
+        CType::Int64 => {
+            let v = i64::from_le_bytes(array(b, order));
+            Decoded {
+                value: Value::Real(v as f64),
+                exact: v.unsigned_abs() <= EXACT_LIMIT,
+            }
+        }
+        CType::Uint64 => {
+            let v = u64::from_le_bytes(array(b, order));
+            Decoded {
+                value: Value::Real(v as f64),
+                exact: v <= EXACT_LIMIT,
+            }
+        }
+        CType::Float => exact_real(f64::from(f32::from_le_bytes(array(b, order)))),
+        CType::Double => exact_real(f64::from_le_bytes(array(b, order))),
+        CType::Bool => Decoded {
+            value: Value::Boolean(b[0] != 0),
+            exact: true,
+        },
+        CType::Char(_) => {
+            let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+            Decoded {
+                value: Value::String(String::from_utf8_lossy(&b[..end]).into_owned()),
+                exact: true,
+            }
+        }
+    })
+}
+
+fn int(v: i32) -> Decoded {
+    Decoded {
+        value: Value::Integer(v),
+        exact: true,
+    }
+}
+
+/// Writes `value` to element `i` of `field` in `bytes` (the whole struct, long
+/// enough for it), or says why it cannot and writes nothing.
+pub fn encode(
+    field: &PlacedField,
+    i: usize,
+    value: &Value,
+    bytes: &mut [u8],
+    order: ByteOrder,
+) -> Result<(), EncodeError> {
+    let ctype = field.ctype;
+    let at = field.element_offset(i);
+    let out = &mut bytes[at..at + ctype.size()];
+    let element = || field.element_name(i);
+    let type_error = |given: FmiType| EncodeError::Type {
+        element: element(),
+        ctype,
+        fmi: ctype.fmi_type().name(),
+        given: given.with_article(),
+    };
+    match (ctype, value) {
+        (CType::Bool, Value::Boolean(b)) => out[0] = u8::from(*b),
+        (CType::Char(n), Value::String(s)) => {
+            if s.len() > usize::from(n) {
+                return Err(EncodeError::TooLong {
+                    element: element(),
+                    ctype,
+                    len: s.len(),
+                    capacity: usize::from(n),
+                });
+            }
+            out.fill(0);
+            out[..s.len()].copy_from_slice(s.as_bytes());
+        }
+        (CType::Float, Value::Real(x)) => {
+            if x.is_finite() && x.abs() > f64::from(f32::MAX) {
+                return Err(out_of_range(element(), ctype, *x));
+            }
+            put(out, (*x as f32).to_le_bytes(), order);
+        }
+        (CType::Double, Value::Real(x)) => put(out, x.to_le_bytes(), order),
+        (_, Value::Integer(v)) if ctype.fmi_type() == FmiType::Integer => {
+            integer(ctype, f64::from(*v), out, order)
+                .ok_or_else(|| out_of_range(element(), ctype, f64::from(*v)))?
+        }
+        (_, Value::Real(x)) if ctype.fmi_type() == FmiType::Real => {
+            if x.fract() != 0.0 || !x.is_finite() {
+                return Err(EncodeError::NotWhole {
+                    element: element(),
+                    ctype,
+                    value: *x,
+                });
+            }
+            integer(ctype, *x, out, order).ok_or_else(|| out_of_range(element(), ctype, *x))?
+        }
+        (_, v) => return Err(type_error(v.fmi_type())),
+    }
+    Ok(())
+}
+
+/// The range of an integer C type, as Reals (`u64`'s top rounds up, which the
+/// strict comparison below allows for).
+fn range(ctype: CType) -> (f64, f64) {
+    match ctype {
+        CType::Int8 => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        CType::Uint8 => (0.0, f64::from(u8::MAX)),
+        CType::Int16 => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        CType::Uint16 => (0.0, f64::from(u16::MAX)),
+        CType::Int32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        CType::Uint32 => (0.0, f64::from(u32::MAX)),
+        CType::Int64 => (i64::MIN as f64, i64::MAX as f64),
+        CType::Uint64 => (0.0, u64::MAX as f64),
+        CType::Float => (-f64::from(f32::MAX), f64::from(f32::MAX)),
+        CType::Double => (f64::MIN, f64::MAX),
+        CType::Bool | CType::Char(_) => (0.0, 0.0),
+    }
+}
+
+fn out_of_range(element: String, ctype: CType, value: f64) -> EncodeError {
+    let (min, max) = range(ctype);
+    EncodeError::OutOfRange {
+        element,
+        ctype,
+        value,
+        min,
+        max,
+    }
+}
+
+/// Writes the whole number `v` as `ctype`; `None` if it is outside its range.
+fn integer(ctype: CType, v: f64, out: &mut [u8], order: ByteOrder) -> Option<()> {
+    let (min, max) = range(ctype);
+    // 2^63 and 2^64 are the first Reals past i64's and u64's tops.
+    let past_top = matches!(ctype, CType::Int64 | CType::Uint64) && v >= max;
+    if v < min || v > max || past_top {
+        return None;
+    }
+    match ctype {
+        CType::Int8 => out[0] = v as i8 as u8,
+        CType::Uint8 => out[0] = v as u8,
+        CType::Int16 => put(out, (v as i16).to_le_bytes(), order),
+        CType::Uint16 => put(out, (v as u16).to_le_bytes(), order),
+        CType::Int32 => put(out, (v as i32).to_le_bytes(), order),
+        CType::Uint32 => put(out, (v as u32).to_le_bytes(), order),
+        CType::Int64 => put(out, (v as i64).to_le_bytes(), order),
+        CType::Uint64 => put(out, (v as u64).to_le_bytes(), order),
+        CType::Float | CType::Double | CType::Bool | CType::Char(_) => return None,
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packed::{FieldDecl, Packing, StructLayout};
+
+    fn layout(types: &[&str], order: ByteOrder) -> StructLayout {
+        let fields: Vec<FieldDecl> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| FieldDecl {
+                name: format!("f{i}"),
+                ctype: CType::parse(t).expect("a C type"),
+                count: Some(2),
+                offset: None,
+            })
+            .collect();
+        StructLayout::new(&fields, Packing::Natural, order).unwrap()
+    }
+
+    const EVERY: [&str; 12] = [
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float",
+        "double", "bool", "char[5]",
+    ];
+
+    fn sample(ctype: CType, i: usize) -> Value {
+        let sign = if i == 0 { -1.0 } else { 1.0 };
+        match ctype {
+            CType::Bool => Value::Boolean(i == 1),
+            CType::Char(_) => Value::String(["", "hello"][i].to_owned()),
+            CType::Float => Value::Real(sign * 1.5e30),
+            CType::Double => Value::Real(sign * 1e300),
+            t if t.fmi_type() == FmiType::Integer => {
+                let (min, max) = range(t);
+                Value::Integer([min, max][i] as i32)
+            }
+            t => {
+                let (min, max) = range(t);
+                let limit = EXACT_LIMIT as f64;
+                Value::Real([min.max(-limit), max.min(limit)][i])
+            }
+        }
+    }
+
+    #[test]
+    fn every_type_round_trips_its_extremes_in_both_byte_orders() {
+        for order in [ByteOrder::Little, ByteOrder::Big] {
+            let l = layout(&EVERY, order);
+            let mut bytes = vec![0u8; l.size];
+            for f in &l.fields {
+                for i in 0..2 {
+                    encode(f, i, &sample(f.ctype, i), &mut bytes, order).unwrap();
+                }
+            }
+            for f in &l.fields {
+                for i in 0..2 {
+                    let d = decode(f, i, &bytes, order).unwrap();
+                    let expected = match (f.ctype, sample(f.ctype, i)) {
+                        (CType::Float, Value::Real(x)) => Value::Real(f64::from(x as f32)),
+                        (_, v) => v,
+                    };
+                    assert_eq!(d.value, expected, "{} {order:?}", f.element_name(i));
+                    assert!(d.exact);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn big_endian_fields_are_stored_most_significant_byte_first() {
+        let l = layout(&["uint16", "float"], ByteOrder::Big);
+        let mut bytes = vec![0u8; l.size];
+        encode(
+            &l.fields[0],
+            0,
+            &Value::Integer(0x1234),
+            &mut bytes,
+            ByteOrder::Big,
+        )
+        .unwrap();
+        encode(
+            &l.fields[1],
+            1,
+            &Value::Real(1.0),
+            &mut bytes,
+            ByteOrder::Big,
+        )
+        .unwrap();
+        assert_eq!(bytes[..2], [0x12, 0x34]);
+        assert_eq!(bytes[8..12], [0x3f, 0x80, 0, 0]);
+    }
+
+    #[test]
+    fn a_64_bit_value_past_2_pow_53_reads_as_inexact() {
+        let l = layout(&["uint64", "int64"], ByteOrder::Little);
+        let mut bytes = vec![0u8; l.size];
+        bytes[..8].copy_from_slice(&(EXACT_LIMIT + 1).to_le_bytes());
+        bytes[8..16].copy_from_slice(&EXACT_LIMIT.to_le_bytes());
+        bytes[16..24].copy_from_slice(&(-(EXACT_LIMIT as i64) - 1).to_le_bytes());
+        assert!(
+            !decode(&l.fields[0], 0, &bytes, ByteOrder::Little)
+                .unwrap()
+                .exact
+        );
+        assert!(
+            decode(&l.fields[0], 1, &bytes, ByteOrder::Little)
+                .unwrap()
+                .exact
+        );
+        assert!(
+            !decode(&l.fields[1], 0, &bytes, ByteOrder::Little)
+                .unwrap()
+                .exact
+        );
+    }
+
+    #[test]
+    fn values_a_field_cannot_hold_are_refused_and_write_nothing() {
+        let l = layout(&EVERY, ByteOrder::Little);
+        let field = |t: &str| {
+            l.fields
+                .iter()
+                .find(|f| f.ctype == CType::parse(t).unwrap())
+                .unwrap()
+        };
+        let cases: [(&str, Value, &str); 9] = [
+            ("int8", Value::Integer(128), "outside the range"),
+            ("uint16", Value::Integer(-1), "outside the range"),
+            ("float", Value::Real(1e39), "outside the range"),
+            ("uint64", Value::Real(-1.0), "outside the range"),
+            ("int64", Value::Real(9.3e18), "outside the range"),
+            ("uint32", Value::Real(0.5), "not a whole number"),
+            (
+                "char[5]",
+                Value::String("toolong".into()),
+                "at most 5 bytes",
+            ),
+            ("bool", Value::Integer(1), "an Integer cannot"),
+            ("double", Value::String("x".into()), "a String cannot"),
+        ];
+        for (t, v, says) in cases {
+            let mut bytes = vec![0xAAu8; l.size];
+            let err = encode(field(t), 0, &v, &mut bytes, ByteOrder::Little).unwrap_err();
+            assert!(err.to_string().contains(says), "{t} {v:?}: {err}");
+            assert!(bytes.iter().all(|&b| b == 0xAA), "{t}: bytes written");
+        }
+        // A float rounds to nearest; infinities pass as they are.
+        let mut bytes = vec![0u8; l.size];
+        encode(
+            field("float"),
+            0,
+            &Value::Real(0.1),
+            &mut bytes,
+            ByteOrder::Little,
+        )
+        .unwrap();
+        let d = decode(field("float"), 0, &bytes, ByteOrder::Little).unwrap();
+        assert_eq!(d.value, Value::Real(f64::from(0.1f32)));
+    }
+}

@@ -1,0 +1,360 @@
+//! A foreign node of the file ([`crate::foreign`]): its offset, byte order,
+//! alignment, fields and handshake, each checked at its place.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::super::foreign::{
+    can_mark, Counting, FieldInfo, ForeignNode, Handshake, COUNTINGS, HANDSHAKES,
+};
+use super::super::*;
+use super::{RawNode, Source};
+use rfm_frames::packed::{ByteOrder, CType, FieldDecl, Packing, StructLayout, MAX_ELEMENTS};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawField {
+    name: Spanned<String>,
+    #[serde(rename = "type")]
+    kind: Spanned<String>,
+    count: Option<Spanned<i64>>,
+    offset: Option<Spanned<i64>>,
+    unit: Option<Spanned<String>>,
+    description: Option<String>,
+}
+
+/// The words of `byte_order` and `align`: one table each.
+const BYTE_ORDERS: [(&str, ByteOrder); 2] =
+    [("little", ByteOrder::Little), ("big", ByteOrder::Big)];
+const PACKINGS: [(&str, Packing); 2] = [("natural", Packing::Natural), ("packed", Packing::Packed)];
+
+fn word<T: Copy>(
+    src: &Source<'_>,
+    key: &str,
+    value: &Option<Spanned<String>>,
+    table: &[(&str, T)],
+) -> Result<T, InterfaceError> {
+    let Some(value) = value else {
+        return Ok(table[0].1);
+    };
+    table
+        .iter()
+        .find(|(w, _)| *w == value.get_ref())
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let words: Vec<String> = table.iter().map(|(w, _)| format!("`{w}`")).collect();
+            src.error(
+                value.span(),
+                format!(
+                    "{key} `{}`: expected {} (the first is the default)",
+                    value.get_ref(),
+                    words.join(" or ")
+                ),
+            )
+        })
+}
+
+/// A node without `fields` is an FMU node: the foreign keys are not its.
+pub(super) fn refuse_foreign_keys(src: &Source<'_>, node: &RawNode) -> Result<(), InterfaceError> {
+    let keys = [
+        ("byte_order", node.byte_order.as_ref().map(Spanned::span)),
+        ("align", node.align.as_ref().map(Spanned::span)),
+        ("handshake", node.handshake.as_ref().map(Spanned::span)),
+    ];
+    match keys.into_iter().find_map(|(k, s)| s.map(|s| (k, s))) {
+        Some((key, span)) => Err(src.error(
+            span,
+            format!(
+                "`{key}` is a foreign node's key, and node `{}` has no `fields`: a node a lab's \
+                 own program writes declares its struct's `fields`; an FMU node its `signals`",
+                node.name.get_ref()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn check_foreign(
+    src: &Source<'_>,
+    node: &RawNode,
+    span: Range<usize>,
+) -> Result<ForeignNode, InterfaceError> {
+    let name = node.name.get_ref();
+    refuse_fmu_keys(src, node, &span)?;
+    let Some(offset) = &node.offset else {
+        return Err(src.error(
+            span,
+            format!(
+                "foreign node `{name}` has no `offset`: give where its program writes the \
+                 struct, in bytes from regionOffset (the card's address when regionOffset is 0)"
+            ),
+        ));
+    };
+    let offset_value = u64::try_from(*offset.get_ref())
+        .ok()
+        .filter(|&o| o <= MAX_MEMORY_SIZE)
+        .ok_or_else(|| {
+            src.error(
+                offset.span(),
+                format!(
+                    "offset {} of foreign node `{name}`: expected bytes from regionOffset, 0 to \
+                     {MAX_MEMORY_SIZE}",
+                    offset.get_ref()
+                ),
+            )
+        })?;
+    let order = word(src, "byte_order", &node.byte_order, &BYTE_ORDERS)?;
+    let packing = word(src, "align", &node.align, &PACKINGS)?;
+    let raw_fields = node.fields.as_ref().expect("a foreign node has fields");
+    let (decls, info) = fields(src, name, raw_fields)?;
+    let layout = StructLayout::new(&decls, packing, order)
+        .map_err(|e| src.error(raw_fields.span(), format!("foreign node `{name}`: {e}")))?;
+    let handshake = handshake(src, node, &layout)?;
+    Ok(ForeignNode {
+        name: name.clone(),
+        offset: offset_value,
+        layout,
+        info,
+        handshake,
+        description: node.description.clone(),
+    })
+}
+
+/// The keys of an FMU node, which a foreign one has no use for.
+fn refuse_fmu_keys(
+    src: &Source<'_>,
+    node: &RawNode,
+    span: &Range<usize>,
+) -> Result<(), InterfaceError> {
+    let name = node.name.get_ref();
+    let mut keys: Vec<(&str, Range<usize>)> = Vec::new();
+    if let Some(s) = &node.slot {
+        keys.push(("slot", s.span()));
+    }
+    if let Some(s) = node.signals.first() {
+        keys.push(("signals", s.span()));
+    }
+    if let Some(s) = &node.period {
+        keys.push(("period", s.span()));
+    }
+    if let Some(s) = &node.free {
+        keys.push(("free", s.span()));
+    }
+    for (key, value) in node.settings() {
+        if let Some(v) = value {
+            keys.push((key, v.span()));
+        }
+    }
+    match keys.into_iter().next() {
+        Some((key, at)) => Err(src.error(
+            at,
+            format!(
+                "foreign node `{name}` (it has `fields`) takes no `{key}`: a lab's own program \
+                 writes it, so it has no slot, signals, period or FMU settings"
+            ),
+        )),
+        None if node.fields.as_ref().is_some_and(|f| f.get_ref().is_empty()) => Err(src.error(
+            span.clone(),
+            format!("foreign node `{name}` has no field: give its struct's `fields`"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn fields(
+    src: &Source<'_>,
+    node: &str,
+    raw: &Spanned<Vec<Spanned<RawField>>>,
+) -> Result<(Vec<FieldDecl>, Vec<FieldInfo>), InterfaceError> {
+    let mut seen: HashMap<&str, Range<usize>> = HashMap::new();
+    let mut decls = Vec::new();
+    let mut info = Vec::new();
+    for f in raw.get_ref() {
+        let f = f.get_ref();
+        let name = f.name.get_ref();
+        if !is_identifier(name) {
+            return Err(src.error(
+                f.name.span(),
+                format!("field name `{name}`: {IDENTIFIER_RULE}"),
+            ));
+        }
+        if let Some(first) = seen.insert(name, f.name.span()) {
+            return Err(src.error(
+                f.name.span(),
+                format!(
+                    "field `{node}.{name}` is declared twice (first at line {})",
+                    src.line_of(&first)
+                ),
+            ));
+        }
+        let ctype = CType::parse(f.kind.get_ref()).ok_or_else(|| {
+            src.error(
+                f.kind.span(),
+                format!(
+                    "type `{}` of field `{node}.{name}`: expected a C type of {} (N from 1 to \
+                     65535)",
+                    f.kind.get_ref(),
+                    CType::names()
+                ),
+            )
+        })?;
+        let count = f
+            .count
+            .as_ref()
+            .map(|c| {
+                u32::try_from(*c.get_ref())
+                    .ok()
+                    .filter(|&n| (1..=MAX_ELEMENTS).contains(&n))
+                    .ok_or_else(|| {
+                        src.error(
+                            c.span(),
+                            format!(
+                                "count {} of field `{node}.{name}`: expected 1 to {MAX_ELEMENTS} \
+                                 elements (a scalar has no count)",
+                                c.get_ref()
+                            ),
+                        )
+                    })
+            })
+            .transpose()?;
+        let offset = f
+            .offset
+            .as_ref()
+            .map(|o| {
+                usize::try_from(*o.get_ref()).map_err(|_| {
+                    src.error(
+                        o.span(),
+                        format!(
+                            "offset {} of field `{node}.{name}`: expected bytes from the start \
+                             of the struct, 0 or more",
+                            o.get_ref()
+                        ),
+                    )
+                })
+            })
+            .transpose()?;
+        decls.push(FieldDecl {
+            name: name.clone(),
+            ctype,
+            count,
+            offset,
+        });
+        info.push(FieldInfo {
+            unit: f.unit.as_ref().map(|u| u.get_ref().clone()),
+            description: f.description.clone(),
+        });
+    }
+    Ok((decls, info))
+}
+
+/// `handshake`: `"none"`, or a table naming its `kind` and marker `field`.
+fn handshake(
+    src: &Source<'_>,
+    node: &RawNode,
+    layout: &StructLayout,
+) -> Result<Handshake, InterfaceError> {
+    let name = node.name.get_ref();
+    let expected = format!(
+        "expected \"none\", {{ kind = \"counter\", field = \"…\", counts = \"seqlock\" or \
+         \"after-data\" }} or {{ kind = \"flag\", field = \"…\", value = … }} (kinds: {})",
+        HANDSHAKES.join(", ")
+    );
+    let Some(raw) = &node.handshake else {
+        return Err(src.error(
+            node.name.span(),
+            format!(
+                "foreign node `{name}` has no `handshake`: say how its writer marks a whole \
+                 struct: {expected}"
+            ),
+        ));
+    };
+    let at = |what: String| src.error(raw.span(), format!("handshake of `{name}`: {what}"));
+    let table = match raw.get_ref() {
+        toml::Value::String(s) if s == "none" => return Ok(Handshake::None),
+        toml::Value::Table(t) => t,
+        _ => return Err(at(expected)),
+    };
+    let text = |key: &str| table.get(key).and_then(toml::Value::as_str);
+    let allowed: &[&str] = match text("kind") {
+        Some("counter") => &["kind", "field", "counts", "period"],
+        Some("flag") => &["kind", "field", "value"],
+        Some("none") => &["kind"],
+        _ => return Err(at(expected)),
+    };
+    if let Some(key) = table.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(at(format!("`{key}` is not a key of it: {expected}")));
+    }
+    if text("kind") == Some("none") {
+        return Ok(Handshake::None);
+    }
+    let field = marker(layout, text("field")).map_err(at)?;
+    if text("kind") == Some("flag") {
+        let value = table
+            .get("value")
+            .and_then(toml::Value::as_integer)
+            .and_then(|v| u64::try_from(v).ok())
+            .filter(|&v| v != 0)
+            .ok_or_else(|| {
+                at(format!(
+                    "a flag's `value` is the marker's nonzero value: {expected}"
+                ))
+            })?;
+        return Ok(Handshake::Flag { field, value });
+    }
+    let counts = match text("counts") {
+        None => Counting::Seqlock,
+        Some(w) => COUNTINGS
+            .iter()
+            .find(|(word, _)| *word == w)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| at(format!("counts `{w}`: {expected}")))?,
+    };
+    let period = match table.get("period") {
+        None => None,
+        Some(toml::Value::String(p)) => Some(Period::parse(p).map_err(at)?),
+        Some(toml::Value::Float(p)) => Some(Period::parse(&p.to_string()).map_err(at)?),
+        Some(toml::Value::Integer(p)) => Some(Period::parse(&p.to_string()).map_err(at)?),
+        Some(_) => {
+            return Err(at(
+                "a counter's `period` is seconds: 0.001 or \"1/60\"".into()
+            ))
+        }
+    };
+    Ok(Handshake::Counter {
+        field,
+        counts,
+        period,
+    })
+}
+
+/// The marker field a handshake names: a scalar of a whole-number type.
+fn marker(layout: &StructLayout, field: Option<&str>) -> Result<usize, String> {
+    let names = || {
+        layout
+            .fields
+            .iter()
+            .map(|f| format!("`{}`", f.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some(field) = field else {
+        return Err(format!("give the marker's `field` (one of {})", names()));
+    };
+    let i = layout
+        .fields
+        .iter()
+        .position(|f| f.name == field)
+        .ok_or_else(|| format!("`{field}` is no field of the struct ({})", names()))?;
+    let f = &layout.fields[i];
+    if f.count.is_some() || !can_mark(f.ctype) {
+        return Err(format!(
+            "the marker `{field}` is a {}{}: a marker is one whole-number field",
+            f.ctype,
+            if f.count.is_some() { " array" } else { "" }
+        ));
+    }
+    Ok(i)
+}
