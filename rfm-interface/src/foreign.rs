@@ -19,7 +19,8 @@
 //! ]
 //! ```
 
-use rfm_frames::packed::{ByteOrder, CType, StructLayout};
+pub use rfm_frames::packed::Counting;
+use rfm_frames::packed::{ByteOrder, CType, Mark, StructLayout};
 
 use super::Period;
 
@@ -40,15 +41,6 @@ pub enum Handshake {
     Flag { field: usize, value: u64 },
     /// No marker: the struct is taken when two reads agree.
     None,
-}
-
-/// When a counter moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Counting {
-    /// Odd while the writer writes, even once the struct is whole (a seqlock).
-    Seqlock,
-    /// Incremented once after each whole write.
-    AfterData,
 }
 
 /// The words a file writes for each [`Counting`]: one table.
@@ -82,6 +74,33 @@ pub struct ForeignNode {
 }
 
 impl ForeignNode {
+    /// Its handshake as a reader uses it: the marker's place and width.
+    pub fn mark(&self) -> Mark {
+        let at = |field: &usize| {
+            let f = &self.layout.fields[*field];
+            (f.offset, f.ctype.size())
+        };
+        match &self.handshake {
+            Handshake::Counter { field, counts, .. } => {
+                let (at, width) = at(field);
+                Mark::Counter {
+                    at,
+                    width,
+                    counting: *counts,
+                }
+            }
+            Handshake::Flag { field, value } => {
+                let (at, width) = at(field);
+                Mark::Flag {
+                    at,
+                    width,
+                    value: *value,
+                }
+            }
+            Handshake::None => Mark::None,
+        }
+    }
+
     /// Bytes of memory its struct takes, from `offset`.
     pub fn len(&self) -> u64 {
         self.layout.size as u64

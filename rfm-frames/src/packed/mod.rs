@@ -1,11 +1,13 @@
 //! A lab's own packed C structs, which programs other than our FMU write at
 //! fixed places of the memory: their C types ([`C_TYPES`], the one table
 //! mapping C to FMI 2.0), where their fields lie ([`StructLayout`]), and their
-//! bytes as FMI values and back ([`decode`], [`encode`]).
+//! bytes as FMI values and back ([`decode`], [`encode`]), and a reader that
+//! takes only whole ones, by the writer's handshake ([`StructReader`]).
 
 mod codec;
 mod ctype;
 mod layout;
+mod reader;
 
 pub use codec::{decode, encode, Decoded, EncodeError, EXACT_LIMIT};
 pub use ctype::{CType, CTypeRow, Edge, C_TYPES};
@@ -13,3 +15,4 @@ pub use layout::{
     ByteOrder, FieldDecl, LayoutError, Packing, PlacedField, StructLayout, MAX_ELEMENTS,
     MAX_STRUCT_SIZE,
 };
+pub use reader::{Counting, Mark, Outcome, Read, ReaderError, StructReader, DEFAULT_ATTEMPTS};

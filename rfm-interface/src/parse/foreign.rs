@@ -112,7 +112,7 @@ pub(super) fn check_foreign(
     let (decls, info) = fields(src, name, raw_fields)?;
     let layout = StructLayout::new(&decls, packing, order)
         .map_err(|e| src.error(raw_fields.span(), format!("foreign node `{name}`: {e}")))?;
-    let handshake = handshake(src, node, &layout)?;
+    let handshake = handshake(src, node, &layout, offset_value)?;
     Ok(ForeignNode {
         name: name.clone(),
         offset: offset_value,
@@ -255,6 +255,7 @@ fn handshake(
     src: &Source<'_>,
     node: &RawNode,
     layout: &StructLayout,
+    offset: u64,
 ) -> Result<Handshake, InterfaceError> {
     let name = node.name.get_ref();
     let expected = format!(
@@ -290,7 +291,7 @@ fn handshake(
     if text("kind") == Some("none") {
         return Ok(Handshake::None);
     }
-    let field = marker(layout, text("field")).map_err(at)?;
+    let field = marker(layout, text("field"), offset).map_err(at)?;
     if text("kind") == Some("flag") {
         let value = table
             .get("value")
@@ -331,7 +332,7 @@ fn handshake(
 }
 
 /// The marker field a handshake names: a scalar of a whole-number type.
-fn marker(layout: &StructLayout, field: Option<&str>) -> Result<usize, String> {
+fn marker(layout: &StructLayout, field: Option<&str>, offset: u64) -> Result<usize, String> {
     let names = || {
         layout
             .fields
@@ -354,6 +355,14 @@ fn marker(layout: &StructLayout, field: Option<&str>) -> Result<usize, String> {
             "the marker `{field}` is a {}{}: a marker is one whole-number field",
             f.ctype,
             if f.count.is_some() { " array" } else { "" }
+        ));
+    }
+    let width = f.ctype.size();
+    let place = offset + f.offset as u64;
+    if !place.is_multiple_of(width.min(4) as u64) {
+        return Err(format!(
+            "the marker `{field}` lies at memory offset {place}, not a multiple of its {width} \
+             bytes: one aligned load must read it (check the node's offset and alignment)"
         ));
     }
     Ok(i)

@@ -115,7 +115,13 @@ fn at(text: &str, marker: &str) -> (usize, usize) {
 /// first place it occurs after the change), saying `part`.
 #[test]
 fn every_bad_foreign_node_names_where_and_what_is_allowed() {
-    let cases: [(&str, &str, &str, &str); 17] = [
+    let cases: [(&str, &str, &str, &str); 18] = [
+        (
+            "offset = 0\n",
+            "offset = 2\n",
+            "{ kind = \"flag\"",
+            "not a multiple of its 4",
+        ),
         (
             "offset = 0\n",
             "",
@@ -130,8 +136,8 @@ fn every_bad_foreign_node_names_where_and_what_is_allowed() {
         ),
         (
             "offset = 0\n",
-            "offset = 1048570\n",
-            "1048570",
+            "offset = 1048572\n",
+            "1048572",
             "passes the end of the",
         ),
         (

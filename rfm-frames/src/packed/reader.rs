@@ -1,0 +1,462 @@
+//! Reading a struct a lab's own program writes, never taking a torn one where
+//! its writer marks whole structs, and saying how often that took a retry.
+//!
+//! What each handshake costs and catches (the reader's loads; on a card each
+//! word of a copy is a PCIe read):
+//!
+//! | handshake | a read loads | a torn struct is taken when |
+//! |---|---|---|
+//! | `counter`, seqlock | marker, struct, marker | never: an odd or moved counter retries |
+//! | `counter`, after-data | marker, struct twice, marker | the writer stalls mid-write over both copies |
+//! | `flag` | marker, struct, marker, struct, marker | the writer stalls mid-write over both copies with its flag set (it clears it first) |
+//! | `none` | struct twice (more on a retry) | the writer stalls mid-write over both copies |
+
+use rfm_memory::{Region, RegionError};
+
+use super::ByteOrder;
+
+/// Reads a struct is copied, at most, before the reader gives up for this
+/// step (counted): a writer rewriting faster than a copy takes never lets two
+/// copies agree.
+pub const DEFAULT_ATTEMPTS: u32 = 8;
+
+/// When a counter moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counting {
+    /// Odd while the writer writes, even once the struct is whole.
+    Seqlock,
+    /// Incremented once after each whole write.
+    AfterData,
+}
+
+/// How the writer marks a whole struct, as the reader uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A counter of `width` bytes at `at` (in the struct).
+    Counter {
+        at: usize,
+        width: usize,
+        counting: Counting,
+    },
+    /// A marker of `width` bytes at `at` holding `value` while the struct is whole.
+    Flag { at: usize, width: usize, value: u64 },
+    /// Nothing: two copies must agree.
+    None,
+}
+
+/// What one read gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A whole struct, in the caller's buffer.
+    Taken,
+    /// The flag was not set at any attempt (a writer that has not written yet,
+    /// or one between clearing and setting it each time we looked).
+    NotMarked,
+    /// No attempt gave a whole struct: the buffer holds nothing new.
+    GaveUp,
+}
+
+/// One read's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Read {
+    pub outcome: Outcome,
+    /// Attempts beyond the first.
+    pub retries: u32,
+    /// Whether the marker (a counter's value) or, without a counter, the
+    /// struct's bytes differ from the last struct taken: the writer lives.
+    pub changed: bool,
+}
+
+/// Why a reader cannot be made for a struct.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReaderError {
+    #[error(transparent)]
+    Region(#[from] RegionError),
+    #[error(
+        "the marker at byte {at} of the struct (memory offset {offset}) is not a multiple of \
+         its {width} bytes: one aligned load must read it"
+    )]
+    UnalignedMarker {
+        at: usize,
+        offset: usize,
+        width: usize,
+    },
+}
+
+/// Reads one struct of `size` bytes at `offset` of a region.
+#[derive(Debug)]
+pub struct StructReader {
+    /// The words that hold the struct (it need not start or end on a word).
+    window: Region,
+    /// Where the struct starts in `window`.
+    skip: usize,
+    size: usize,
+    mark: Mark,
+    order: ByteOrder,
+    attempts: u32,
+    copy: Vec<u8>,
+    second: Vec<u8>,
+    last: Option<Vec<u8>>,
+    last_counter: Option<u64>,
+}
+
+impl StructReader {
+    pub fn new(
+        region: &Region,
+        offset: usize,
+        size: usize,
+        mark: Mark,
+        order: ByteOrder,
+    ) -> Result<StructReader, ReaderError> {
+        let start = offset - offset % 4;
+        let end = (offset + size).next_multiple_of(4);
+        let window = region.subregion(start, end - start)?;
+        if let Mark::Counter { at, width, .. } | Mark::Flag { at, width, .. } = mark {
+            if !(offset + at).is_multiple_of(width.min(4)) {
+                return Err(ReaderError::UnalignedMarker {
+                    at,
+                    offset: offset + at,
+                    width,
+                });
+            }
+        }
+        Ok(StructReader {
+            skip: offset - start,
+            size,
+            mark,
+            order,
+            attempts: DEFAULT_ATTEMPTS,
+            copy: vec![0; end - start],
+            second: vec![0; end - start],
+            last: None,
+            last_counter: None,
+            window,
+        })
+    }
+
+    pub fn with_attempts(mut self, attempts: u32) -> StructReader {
+        self.attempts = attempts.max(1);
+        self
+    }
+
+    /// The marker's value, in the struct's byte order.
+    fn marker(&self, at: usize, width: usize) -> Result<u64, RegionError> {
+        let at = self.skip + at;
+        // RFM2g's PIO has no 64-bit load: an 8-byte marker is two words, low
+        // first (a seqlock's counter moves its low word first).
+        let raw = match width {
+            8 => self.window.peek(at, 4)? | self.window.peek(at + 4, 4)? << 32,
+            _ => self.window.peek(at, width)?,
+        };
+        Ok(match self.order {
+            ByteOrder::Little => raw,
+            ByteOrder::Big => raw.swap_bytes() >> (64 - 8 * width),
+        })
+    }
+
+    /// Copies the struct's words into `copy` (or `second`).
+    fn copy_into(&mut self, second: bool) -> Result<(), RegionError> {
+        let buf = if second {
+            &mut self.second
+        } else {
+            &mut self.copy
+        };
+        self.window.read(0, buf)
+    }
+
+    fn struct_of(buf: &[u8], skip: usize, size: usize) -> &[u8] {
+        &buf[skip..skip + size]
+    }
+
+    /// The newest whole struct into `out` (`size` bytes), as the handshake
+    /// allows.
+    pub fn read(&mut self, out: &mut [u8]) -> Result<Read, RegionError> {
+        let mut retries = 0;
+        let mut marked = false;
+        let mut counter = None;
+        let mut taken = false;
+        for attempt in 0..self.attempts {
+            retries = attempt;
+            match self.mark {
+                Mark::Counter {
+                    at,
+                    width,
+                    counting,
+                } => {
+                    let before = self.marker(at, width)?;
+                    if counting == Counting::Seqlock && before & 1 == 1 {
+                        continue;
+                    }
+                    self.copy_into(false)?;
+                    if counting == Counting::AfterData {
+                        self.copy_into(true)?;
+                    }
+                    let after = self.marker(at, width)?;
+                    let agree = counting == Counting::Seqlock || self.copy == self.second;
+                    if before == after && agree {
+                        counter = Some(after);
+                        taken = true;
+                        break;
+                    }
+                }
+                Mark::Flag { at, width, value } => {
+                    if self.marker(at, width)? != value {
+                        continue;
+                    }
+                    marked = true;
+                    // Two copies, the flag set around each: one whole
+                    // rewrite inside a copy (clear, write, set) cannot pass.
+                    self.copy_into(false)?;
+                    if self.marker(at, width)? != value {
+                        continue;
+                    }
+                    self.copy_into(true)?;
+                    if self.marker(at, width)? == value && self.copy == self.second {
+                        taken = true;
+                        break;
+                    }
+                }
+                Mark::None => {
+                    if attempt == 0 {
+                        self.copy_into(false)?;
+                    } else {
+                        std::mem::swap(&mut self.copy, &mut self.second);
+                    }
+                    self.copy_into(true)?;
+                    if self.copy == self.second {
+                        taken = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !taken {
+            let outcome = match self.mark {
+                Mark::Flag { .. } if !marked => Outcome::NotMarked,
+                _ => Outcome::GaveUp,
+            };
+            return Ok(Read {
+                outcome,
+                retries,
+                changed: false,
+            });
+        }
+        let now = Self::struct_of(&self.copy, self.skip, self.size);
+        let changed = match counter {
+            Some(c) => self.last_counter.replace(c) != Some(c),
+            None => self.last.as_deref() != Some(now),
+        };
+        if changed && counter.is_none() {
+            self.last = Some(now.to_vec());
+        }
+        out[..self.size].copy_from_slice(now);
+        Ok(Read {
+            outcome: Outcome::Taken,
+            retries,
+            changed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rfm_memory::{Device, OpenOptions};
+    use std::sync::atomic::{fence, AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    /// Words of the test struct after its marker; each holds the write's number.
+    const WORDS: usize = 15;
+    const SIZE: usize = 4 * (WORDS + 1);
+    const FLAG: u64 = 0x55AA_55AA;
+
+    fn memory(name: &str) -> Region {
+        let d = Device::open(&format!("loopback:packed-{name}"), &OpenOptions::default()).unwrap();
+        d.map(0, 4096).unwrap()
+    }
+
+    /// Writes struct number `k` at `at` (bytes 4.. of the struct) as `mark`'s
+    /// writer does: a C program's order of stores.
+    fn write(region: &Region, at: usize, mark: Mark, k: u32) {
+        let data = [k.to_le_bytes(); WORDS].concat();
+        match mark {
+            Mark::Counter { .. } => {
+                region
+                    .store_u32(at, (2 * k + 1).to_le(), Ordering::Release)
+                    .unwrap();
+                fence(Ordering::Release);
+                region.write(at + 4, &data).unwrap();
+                region
+                    .store_u32(at, (2 * k + 2).to_le(), Ordering::Release)
+                    .unwrap();
+            }
+            Mark::Flag { .. } => {
+                region.store_u32(at, 0, Ordering::Release).unwrap();
+                fence(Ordering::Release);
+                region.write(at + 4, &data).unwrap();
+                region
+                    .store_u32(at, (FLAG as u32).to_le(), Ordering::Release)
+                    .unwrap();
+            }
+            Mark::None => region.write(at + 4, &data).unwrap(),
+        }
+    }
+
+    /// Whether a taken struct is one write's: every word the same number.
+    fn whole(bytes: &[u8]) -> bool {
+        let words: Vec<&[u8]> = bytes[4..SIZE].chunks(4).collect();
+        words.windows(2).all(|w| w[0] == w[1])
+    }
+
+    struct Run {
+        taken: u64,
+        torn: u64,
+        retries: u64,
+        gave_up: u64,
+    }
+
+    /// A writer thread rewriting the struct as fast as it can while this one
+    /// reads, until the writer has written `writes` structs and the reader has
+    /// seen a retry (or 10 s passed).
+    fn race(name: &str, mark: Mark, writes: u32) -> Run {
+        let region = memory(name);
+        let at = 64;
+        write(&region, at, mark, 0);
+        let stop = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (region, stop) = (region.clone(), stop.clone());
+            thread::spawn(move || {
+                let mut k = 1;
+                while !stop.load(Ordering::Relaxed) {
+                    write(&region, at, mark, k);
+                    k += 1;
+                }
+                k
+            })
+        };
+        let mut reader = StructReader::new(&region, at, SIZE, mark, ByteOrder::Little).unwrap();
+        let mut out = [0u8; SIZE];
+        let mut run = Run {
+            taken: 0,
+            torn: 0,
+            retries: 0,
+            gave_up: 0,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline && (run.retries == 0 || run.taken < u64::from(writes)) {
+            let r = reader.read(&mut out).unwrap();
+            run.retries += u64::from(r.retries);
+            match r.outcome {
+                Outcome::Taken => {
+                    run.taken += 1;
+                    run.torn += u64::from(!whole(&out));
+                }
+                Outcome::GaveUp => run.gave_up += 1,
+                Outcome::NotMarked => {}
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        writer.join().unwrap();
+        run
+    }
+
+    #[test]
+    fn a_seqlock_counter_or_a_flag_never_lets_a_torn_struct_through() {
+        let marks = [
+            (
+                "seqlock",
+                Mark::Counter {
+                    at: 0,
+                    width: 4,
+                    counting: Counting::Seqlock,
+                },
+            ),
+            (
+                "flag",
+                Mark::Flag {
+                    at: 0,
+                    width: 4,
+                    value: FLAG,
+                },
+            ),
+        ];
+        for (name, mark) in marks {
+            let run = race(name, mark, 20_000);
+            assert_eq!(run.torn, 0, "{name}: torn structs taken");
+            assert!(run.taken >= 20_000, "{name}: {} taken", run.taken);
+            assert!(run.retries > 0, "{name}: the race never made a read retry");
+        }
+    }
+
+    #[test]
+    fn without_a_handshake_two_copies_must_agree_and_retries_are_counted() {
+        let run = race("none", Mark::None, 20_000);
+        assert!(
+            run.retries > 0,
+            "no read retried against a writer rewriting"
+        );
+        // A writer descheduled mid-write over both copies still passes (the
+        // limit the docs state): reported, not asserted away.
+        println!(
+            "none: {} structs taken, {} retries, {} gave up, {} torn (the writer stalled)",
+            run.taken, run.retries, run.gave_up, run.torn
+        );
+    }
+
+    #[test]
+    fn a_struct_at_an_odd_offset_in_big_endian_reads_its_counter_and_bytes() {
+        let region = memory("odd");
+        // A 2-byte big-endian counter at byte 2 of a struct at offset 102.
+        let mark = Mark::Counter {
+            at: 2,
+            width: 2,
+            counting: Counting::Seqlock,
+        };
+        let bytes: Vec<u8> = (0..8u8).map(|i| 0x10 + i).collect();
+        let mut all = [0u8; 112];
+        all[102..110].copy_from_slice(&bytes);
+        all[104..106].copy_from_slice(&[0, 3]); // 3: odd, a write in progress
+        region.write(0, &all).unwrap();
+        let mut reader = StructReader::new(&region, 102, 8, mark, ByteOrder::Big)
+            .unwrap()
+            .with_attempts(3);
+        let mut out = [0u8; 8];
+        let r = reader.read(&mut out).unwrap();
+        assert_eq!((r.outcome, r.retries), (Outcome::GaveUp, 2));
+        all[104..106].copy_from_slice(&[1, 0]); // 256, even in big-endian
+        region.write(0, &all).unwrap();
+        let r = reader.read(&mut out).unwrap();
+        assert_eq!((r.outcome, r.changed), (Outcome::Taken, true));
+        assert_eq!(out[..2], bytes[..2]);
+        assert_eq!(out[2..4], [1, 0]);
+        // The same counter again: taken, not changed (a stopped writer).
+        assert!(!reader.read(&mut out).unwrap().changed);
+        let odd = Mark::Counter {
+            at: 1,
+            width: 2,
+            counting: Counting::Seqlock,
+        };
+        let err = StructReader::new(&region, 102, 8, odd, ByteOrder::Big);
+        assert!(matches!(err, Err(ReaderError::UnalignedMarker { .. })));
+    }
+
+    #[test]
+    fn a_flag_never_set_is_not_marked_and_a_set_one_is_taken() {
+        let region = memory("flagged");
+        let mark = Mark::Flag {
+            at: 0,
+            width: 4,
+            value: FLAG,
+        };
+        let mut reader = StructReader::new(&region, 0, SIZE, mark, ByteOrder::Little).unwrap();
+        let mut out = [0u8; SIZE];
+        assert_eq!(reader.read(&mut out).unwrap().outcome, Outcome::NotMarked);
+        write(&region, 0, mark, 7);
+        let r = reader.read(&mut out).unwrap();
+        assert_eq!((r.outcome, r.retries, r.changed), (Outcome::Taken, 0, true));
+        assert_eq!(out[4..8], 7u32.to_le_bytes());
+        assert!(!reader.read(&mut out).unwrap().changed, "the same bytes");
+    }
+}
