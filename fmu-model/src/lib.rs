@@ -29,7 +29,9 @@ use rfm_core::interface::{self, Interface, InterfaceError};
 pub use category::Category;
 pub use params::{fmu_params, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS};
 pub use routes::{At, Route};
-pub use variables::{Causality, LinkField, PeerValue, Place, RingField, Var};
+pub use variables::{
+    Causality, ForeignLink, ForeignValue, LinkField, PeerValue, Place, RingField, Var,
+};
 
 /// The names an FMU's variables take beyond an interface's signals, which the
 /// interface parser therefore refuses as signal or node names: every peer's

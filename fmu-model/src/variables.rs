@@ -2,7 +2,7 @@
 //! publishes, and per other node its signals, time, step and link diagnostics.
 //! Value references are the positions in this list.
 
-use rfm_core::interface::{FmiType, Interface, NodeSpec, Value};
+use rfm_core::interface::{FmiType, ForeignNode, Interface, NodeSpec, Value};
 use rfm_core::Network;
 
 use super::params::{self, Param, ParamValues};
@@ -90,6 +90,161 @@ pub enum Place {
     OffCore,
     /// `ring.*`: what the rings of a redundant device did.
     Ring(RingField),
+    /// From foreign node `node` (an index of the interface's foreign nodes).
+    Foreign {
+        node: usize,
+        value: ForeignValue,
+    },
+    /// Element `index` of field `field` of foreign node `node`, which this
+    /// node's FMU writes for the lab's programs.
+    ForeignInput {
+        node: usize,
+        field: usize,
+        index: usize,
+    },
+}
+
+/// What a foreign node's output shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForeignValue {
+    /// Element `index` of field `field` of its newest whole struct.
+    Element {
+        field: usize,
+        index: usize,
+    },
+    Link(ForeignLink),
+}
+
+/// One of a foreign node's link outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForeignLink {
+    Ok,
+    Age,
+    Retries,
+    GaveUp,
+    Inexact,
+}
+
+/// The foreign nodes' link outputs: name, start (and so type), unit and what
+/// each says, one table.
+const FOREIGN_LINK: [(ForeignLink, &str, Value, Option<&str>, &str); 5] = [
+    (
+        ForeignLink::Ok,
+        "ok",
+        Value::Boolean(false),
+        None,
+        "Its program is running: the struct's marker (or, with no handshake, its bytes) moved \
+         within timeout",
+    ),
+    (
+        ForeignLink::Age,
+        "age",
+        Value::Real(-1.0),
+        Some("s"),
+        "Seconds since its program last moved the struct's marker or bytes (-1: never seen)",
+    ),
+    (
+        ForeignLink::Retries,
+        "retries",
+        Value::Integer(0),
+        None,
+        "Copies beyond the first its reads needed (the writer was writing)",
+    ),
+    (
+        ForeignLink::GaveUp,
+        "gaveUp",
+        Value::Integer(0),
+        None,
+        "Steps at which no whole struct could be read: its outputs kept the one before",
+    ),
+    (
+        ForeignLink::Inexact,
+        "inexact",
+        Value::Integer(0),
+        None,
+        "64-bit integers read beyond 2^53 in magnitude, which a Real holds rounded",
+    ),
+];
+
+/// The inputs of foreign node `n`, which this node's FMU writes: one per
+/// element of each field but the handshake's marker, which the FMU keeps.
+fn foreign_inputs(node: &ForeignNode, n: usize) -> Vec<Var> {
+    let mut out = Vec::new();
+    for (field, (f, info)) in node.layout.fields.iter().zip(&node.info).enumerate() {
+        if node.marker() == Some(field) {
+            continue;
+        }
+        let kind = f.ctype.fmi_type();
+        for index in 0..f.elements() {
+            let what = info.description.clone().unwrap_or_else(|| f.name.clone());
+            out.push(Var {
+                name: format!("{}.{}", node.name, f.element_name(index)),
+                kind,
+                causality: Causality::Input,
+                start: Value::zero_of(kind),
+                unit: info.unit.clone(),
+                min: None,
+                max: None,
+                description: format!(
+                    "{what} ({}), written at every step into foreign node `{}` for the lab's \
+                     programs",
+                    f.ctype, node.name
+                ),
+                place: Place::ForeignInput {
+                    node: n,
+                    field,
+                    index,
+                },
+            });
+        }
+    }
+    out
+}
+
+/// The outputs of foreign node `n`: one per element of each field
+/// (`flight.attitude[0]`), then `NODE.link.*`.
+fn foreign_outputs(node: &ForeignNode, n: usize) -> Vec<Var> {
+    let mut out = Vec::new();
+    for (field, (f, info)) in node.layout.fields.iter().zip(&node.info).enumerate() {
+        let kind = f.ctype.fmi_type();
+        for index in 0..f.elements() {
+            let what = info.description.clone().unwrap_or_else(|| f.name.clone());
+            out.push(Var {
+                name: format!("{}.{}", node.name, f.element_name(index)),
+                kind,
+                causality: Causality::Output,
+                start: Value::zero_of(kind),
+                unit: info.unit.clone(),
+                min: None,
+                max: None,
+                description: format!(
+                    "{what} ({}), as the lab's program of foreign node `{}` wrote it",
+                    f.ctype, node.name
+                ),
+                place: Place::Foreign {
+                    node: n,
+                    value: ForeignValue::Element { field, index },
+                },
+            });
+        }
+    }
+    for (link, name, start, unit, description) in FOREIGN_LINK {
+        out.push(Var {
+            name: format!("{}.link.{name}", node.name),
+            kind: start.fmi_type(),
+            causality: Causality::Output,
+            start,
+            unit: unit.map(str::to_owned),
+            min: None,
+            max: None,
+            description: description.to_owned(),
+            place: Place::Foreign {
+                node: n,
+                value: ForeignValue::Link(link),
+            },
+        });
+    }
+    out
 }
 
 /// One of the `ring.*` outputs.
@@ -224,6 +379,13 @@ pub fn variables(
             preset,
             &map.area(i).payload.fields,
         ));
+    }
+    for (n, node) in interface.foreign.iter().enumerate() {
+        if node.writer == Some(me) {
+            vars.extend(foreign_inputs(node, n));
+        } else {
+            vars.extend(foreign_outputs(node, n));
+        }
     }
     // This node's own outputs, after every peer's.
     for group in OWN_OUTPUTS {

@@ -20,7 +20,7 @@ use crate::logger::{Category, Logger};
 use crate::recording::Recording;
 use crate::state_machine::{states, Call, State};
 use crate::steps;
-use crate::values::{store, Outcome, Values};
+use crate::values::{store, write_foreign, Outcome, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{Model, Place};
 
@@ -42,6 +42,9 @@ pub struct Instance {
     /// Whether the master's log was told how a master step other than the
     /// period is taken (once).
     told_master_step: bool,
+    /// Per foreign node, whether the log was told of a read given up and of
+    /// an inexact value (once each).
+    told_foreign: Vec<(bool, bool)>,
 }
 
 impl Instance {
@@ -58,6 +61,12 @@ impl Instance {
                 store(frame.payload_mut(), offset, size, &v.start);
             }
         }
+        let foreign_out = (model.interface.foreign.iter())
+            .map(|f| match f.writer == Some(model.node) {
+                true => vec![0; f.layout.size],
+                false => Vec::new(),
+            })
+            .collect();
         let period = model.period();
         Instance {
             logger,
@@ -70,6 +79,7 @@ impl Instance {
                 recording: None,
                 returned: Vec::new(),
                 realtime: Default::default(),
+                foreign_out,
             },
             model,
             state: State::Instantiated,
@@ -79,6 +89,7 @@ impl Instance {
             stop_time: None,
             step: 0,
             told_master_step: false,
+            told_foreign: Vec::new(),
         }
     }
 
@@ -183,6 +194,8 @@ impl Instance {
         config.realtime = v.realtime.start(&config.realtime);
         log::debug!("opening the link: {config}");
         let mut link = Link::open(config).map_err(|e| error(e.to_string()))?;
+        // The lab's programs read this node's structs from its start on.
+        write_foreign(&mut link, &v.foreign_out)?;
         let mut recording = match v.params.record_file.is_empty() {
             true => None,
             false => Some(Recording::create(
@@ -290,6 +303,10 @@ impl Instance {
                 )));
             }
         }
+        if self.values.foreign_out.iter().any(|b| !b.is_empty()) {
+            let link = self.values.link.as_mut().expect("StepComplete has a link");
+            write_foreign(link, &self.values.foreign_out)?;
+        }
         match self.period {
             None => self.node_step(self.step, t)?,
             Some(period) => {
@@ -328,7 +345,38 @@ impl Instance {
             }
         }
         self.time = t + h;
+        if !self.link().foreign().is_empty() {
+            self.tell_foreign();
+        }
         Ok(())
+    }
+
+    /// Warns the master's log the first time a foreign node's read gives up
+    /// or reads a 64-bit value a Real rounds: counted in its outputs after that.
+    #[cold]
+    fn tell_foreign(&mut self) {
+        let link = self.values.link.as_ref().expect("StepComplete has a link");
+        self.told_foreign
+            .resize(link.foreign().len(), (false, false));
+        for (peer, told) in link.foreign().iter().zip(&mut self.told_foreign) {
+            let name = &link.interface().foreign[peer.node()].name;
+            if peer.counts.gave_up > 0 && !told.0 {
+                told.0 = true;
+                log::warn!(
+                    "foreign node `{name}`: no whole struct could be read at a step ({} \
+                     attempts); its outputs keep the last one, and `{name}.link.gaveUp` \
+                     counts such steps",
+                    rfm_core::packed::DEFAULT_ATTEMPTS
+                );
+            }
+            if peer.counts.inexact > 0 && !told.1 {
+                told.1 = true;
+                log::warn!(
+                    "foreign node `{name}`: a 64-bit integer beyond 2^53 was read, which its \
+                     Real output holds rounded; `{name}.link.inexact` counts them"
+                );
+            }
+        }
     }
 
     fn link(&mut self) -> &mut Link {

@@ -5,11 +5,12 @@
 
 use std::ffi::CString;
 
-use fmu_model::{LinkField, ParamValues, PeerValue, Place, Var};
+use fmu_model::{ForeignLink, ForeignValue, LinkField, ParamValues, PeerValue, Place, Var};
 use rfm_core::frame::framed::{FrameBuf, SyncMode};
 use rfm_core::interface::{FmiType, SignalType};
 use rfm_core::link::{Link, StepReport};
 
+use crate::error::{error, FmiError};
 use crate::realtime::StepThread;
 use crate::recording::Recording;
 
@@ -34,6 +35,10 @@ pub struct Values {
     pub returned: Vec<CString>,
     /// The stepping thread's real-time settings, undone at terminate.
     pub realtime: StepThread,
+    /// Per foreign node of the interface, the struct this node's FMU writes
+    /// for the lab's programs (the master's sets store into it); empty for
+    /// the others.
+    pub foreign_out: Vec<Vec<u8>>,
 }
 
 /// The value of a `kind` variable of `size` bytes at `offset` of payload `p`.
@@ -89,6 +94,44 @@ impl Values {
             }
         }
     }
+}
+
+impl Values {
+    /// What foreign node `node`'s output shows now: its newest whole struct's
+    /// element, or what reading it took; the start value before a link.
+    pub fn foreign(&self, var: &Var, node: usize, value: ForeignValue) -> Value {
+        let (Some(link), Some(report)) = (&self.link, &self.report) else {
+            return var.start.clone();
+        };
+        let peer = &link.foreign()[node];
+        let spec = &link.interface().foreign[node];
+        match value {
+            ForeignValue::Element { field, index } => peer
+                .value(spec, field, index)
+                .unwrap_or_else(|| var.start.clone()),
+            ForeignValue::Link(ForeignLink::Ok) => {
+                Value::Boolean(peer.alive(report.read_at, link.config().timeout))
+            }
+            ForeignValue::Link(ForeignLink::Age) => {
+                Value::Real(peer.age(report.read_at).map_or(-1.0, |a| a.as_secs_f64()))
+            }
+            ForeignValue::Link(ForeignLink::Retries) => count(peer.counts.retries),
+            ForeignValue::Link(ForeignLink::GaveUp) => count(peer.counts.gave_up),
+            ForeignValue::Link(ForeignLink::Inexact) => count(peer.counts.inexact),
+        }
+    }
+}
+
+/// Writes the structs this node's FMU writes for the lab's programs
+/// (`foreign_out`, [`Values::foreign_out`]).
+pub fn write_foreign(link: &mut Link, foreign_out: &[Vec<u8>]) -> Result<(), FmiError> {
+    for (node, bytes) in foreign_out.iter().enumerate() {
+        if !bytes.is_empty() {
+            link.write_foreign(node, bytes)
+                .map_err(|e| error(e.to_string()))?;
+        }
+    }
+    Ok(())
 }
 
 /// How the last step went, for `link.ok`.

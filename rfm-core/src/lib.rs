@@ -20,7 +20,7 @@ pub mod realtime;
 // The area floor and interfaces, crates of their own (rfm-frames,
 // rfm-interface), under their old paths.
 use rfm_frames::names;
-pub use rfm_frames::{area, frame, mirror, payload, slot, wait};
+pub use rfm_frames::{area, frame, mirror, packed, payload, slot, wait};
 pub use rfm_interface as interface;
 pub use rfm_record as record;
 use rfm_thread as thread;

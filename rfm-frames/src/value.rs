@@ -18,7 +18,12 @@ impl Value {
     /// The value a `kind` signal starts from when its file gives none: its
     /// type's zero.
     pub fn zero(kind: SignalType) -> Value {
-        match kind.fmi_type() {
+        Value::zero_of(kind.fmi_type())
+    }
+
+    /// The zero of FMI type `kind`.
+    pub fn zero_of(kind: FmiType) -> Value {
+        match kind {
             FmiType::Real => Value::Real(0.0),
             FmiType::Integer => Value::Integer(0),
             FmiType::Boolean => Value::Boolean(false),

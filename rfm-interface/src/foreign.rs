@@ -10,6 +10,8 @@
 //! byte_order = "little"             # or "big"
 //! align = "packed"                  # or "natural", the default (C's)
 //! handshake = { kind = "flag", field = "header", value = 0x55AA55AA }
+//! # writer = "sim"                 # an FMU node writes it, for the lab's
+//!                                   # programs to read (none: a program does)
 //! fields = [
 //!   { name = "header", type = "uint32" },
 //!   { name = "packetId", type = "uint64" },
@@ -70,6 +72,10 @@ pub struct ForeignNode {
     /// Per field of `layout`, in its order.
     pub info: Vec<FieldInfo>,
     pub handshake: Handshake,
+    /// The FMU node (an index of [`crate::Interface::nodes`]) whose FMU writes
+    /// the struct, for the lab's programs to read; `None`: a lab's program
+    /// writes it.
+    pub writer: Option<usize>,
     pub description: Option<String>,
 }
 
@@ -98,6 +104,15 @@ impl ForeignNode {
                 }
             }
             Handshake::None => Mark::None,
+        }
+    }
+
+    /// The field its handshake marks whole structs by, if any: the one that
+    /// reads or writes it manages it (it is no variable of an FMU).
+    pub fn marker(&self) -> Option<usize> {
+        match self.handshake {
+            Handshake::Counter { field, .. } | Handshake::Flag { field, .. } => Some(field),
+            Handshake::None => None,
         }
     }
 

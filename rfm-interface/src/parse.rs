@@ -96,6 +96,7 @@ level_with_settings!(
         byte_order: Option<Spanned<String>>,
         align: Option<Spanned<String>>,
         handshake: Option<Spanned<toml::Value>>,
+        writer: Option<Spanned<String>>,
         description: Option<String>,
     }
 );
@@ -212,7 +213,7 @@ impl Interface {
         let mut foreign = Vec::with_capacity(foreign_raw.len());
         for node in &foreign_raw {
             check_node_name(&src, &node.get_ref().name, &mut names)?;
-            foreign.push(check_foreign(&src, node.get_ref(), node.span())?);
+            foreign.push(check_foreign(&src, node.get_ref(), node.span(), &nodes)?);
         }
         let max_lag = max_lag(&src, &raw.max_lag)?;
         set_periods(&src, &raw, &mut nodes)?;

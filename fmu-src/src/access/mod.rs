@@ -16,6 +16,7 @@ use crate::values::{count, load, store, Value, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{At, Causality, Model, Place, RingField, Route, Var};
 use rfm_core::interface::FmiType;
+use rfm_core::packed;
 
 mod plain;
 mod runs;
@@ -232,13 +233,21 @@ impl<'i> Access<'i> {
                 store(self.values.frame.payload_mut(), offset, size, &value);
             }
             (Place::Input { .. }, _) => unreachable!("numeric inputs take the plain path"),
+            (Place::ForeignInput { node, field, index }, _) => {
+                let spec = &self.model.interface.foreign[node];
+                let f = &spec.layout.fields[field];
+                let bytes = &mut self.values.foreign_out[node];
+                packed::encode(f, index, &value, bytes, spec.layout.order)
+                    .map_err(|e| error(format!("`{}`: {e}", var.name)))?;
+            }
             (
                 Place::Output { .. }
                 | Place::RecordDropped
                 | Place::ReplayDivergence
                 | Place::PaceBehind
                 | Place::OffCore
-                | Place::Ring(_),
+                | Place::Ring(_)
+                | Place::Foreign { .. },
                 _,
             ) => {
                 unreachable!("check_settable refuses outputs")
@@ -255,6 +264,13 @@ impl<'i> Access<'i> {
                 load(self.values.frame.payload(), offset, var.kind, size)
             }
             Place::Output { .. } => self.values.output(var),
+            Place::Foreign { node, value } => self.values.foreign(var, node, value),
+            Place::ForeignInput { node, field, index } => {
+                let spec = &self.model.interface.foreign[node];
+                let f = &spec.layout.fields[field];
+                packed::decode(f, index, &self.values.foreign_out[node], spec.layout.order)
+                    .map_or_else(|| var.start.clone(), |d| d.value)
+            }
             Place::RecordDropped => {
                 count((self.values.recording.as_ref()).map_or(0, |r| r.dropped()))
             }

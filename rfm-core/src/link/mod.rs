@@ -34,6 +34,7 @@ mod compat;
 mod config;
 mod error;
 mod exchange;
+mod foreign_peer;
 mod handshake;
 pub mod liveness;
 mod lookout;
@@ -59,6 +60,7 @@ pub use config::{
 use error::config_error;
 pub use error::{Foreign, Host, LinkError};
 pub use exchange::{Exchange, MasterStep, LATE_WARNING};
+pub use foreign_peer::{ForeignCounts, ForeignPeer};
 pub use handshake::WATCH_INTERVAL;
 use liveness::Heartbeat;
 pub use node::{Node, StartPoll};
@@ -99,6 +101,8 @@ pub struct Link {
     failed: Option<(ownership::Ending, Option<u8>)>,
     /// A redundant device's two rings.
     redundant: Option<redundant::Redundant>,
+    /// The structs the lab's own programs write, read after every step.
+    foreign: Vec<ForeignPeer>,
 }
 
 /// How the waits of a link on network interrupts (waitStrategy = event) ended:
@@ -167,6 +171,13 @@ impl Link {
             + config.region_offset
             + ownership::PROBE as u64;
         let redundant = redundant::Redundant::of(&region, &config.device, (device, twin), probe);
+        let me = interface
+            .nodes
+            .iter()
+            .position(|n| n.slot == config.node_slot);
+        let foreign = (interface.foreign.iter().enumerate())
+            .map(|(i, f)| ForeignPeer::new(&region, i, f, f.writer.is_some() && f.writer == me))
+            .collect::<Result<Vec<_>, _>>()?;
         let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(
             config,
@@ -193,6 +204,7 @@ impl Link {
             waiter: Waiter::new(wait),
             failed: None,
             redundant,
+            foreign,
         })
     }
 
@@ -282,8 +294,37 @@ impl Link {
         frame: &mut FrameBuf,
     ) -> Result<StepReport, LinkError> {
         match self.step_once(k, sim_time, frame) {
-            Ok(report) => Ok(report),
+            Ok(report) if self.foreign.is_empty() => Ok(report),
+            Ok(report) => match self.read_foreign(report.read_at) {
+                Ok(()) => Ok(report),
+                Err(e) => Err(self.failing(e)),
+            },
             Err(e) => Err(self.failing(e)),
+        }
+    }
+
+    /// Takes the newest whole struct of every foreign node (free, whatever
+    /// the sync mode: their programs do not step with the coupling).
+    #[inline(never)]
+    fn read_foreign(&mut self, now: Instant) -> Result<(), LinkError> {
+        let interface = self.node.interface();
+        for peer in &mut self.foreign {
+            peer.read(&interface.foreign[peer.node()], now)?;
+        }
+        Ok(())
+    }
+
+    /// The foreign nodes' readings, in the order of the interface's.
+    pub fn foreign(&self) -> &[ForeignPeer] {
+        &self.foreign
+    }
+
+    /// Writes foreign node `node`'s struct (`bytes`, whole) for the lab's
+    /// programs, when this node's FMU is its writer.
+    pub fn write_foreign(&mut self, node: usize, bytes: &[u8]) -> Result<(), LinkError> {
+        match self.foreign[node].write(bytes) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.failing(e.into())),
         }
     }
 

@@ -28,7 +28,7 @@ pub enum EncodeError {
         fmi: &'static str,
         given: &'static str,
     },
-    #[error("{value} is outside the range of `{element}`, a {ctype} ({min} to {max})")]
+    #[error("{value} is outside the range of `{element}`: a {ctype} holds {min} to {max}")]
     OutOfRange {
         element: String,
         ctype: CType,

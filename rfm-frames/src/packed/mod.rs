@@ -2,12 +2,14 @@
 //! fixed places of the memory: their C types ([`C_TYPES`], the one table
 //! mapping C to FMI 2.0), where their fields lie ([`StructLayout`]), and their
 //! bytes as FMI values and back ([`decode`], [`encode`]), and a reader that
-//! takes only whole ones, by the writer's handshake ([`StructReader`]).
+//! takes only whole ones, by the writer's handshake ([`StructReader`]), with
+//! its counterpart for structs an FMU writes ([`StructWriter`]).
 
 mod codec;
 mod ctype;
 mod layout;
 mod reader;
+mod writer;
 
 pub use codec::{decode, encode, Decoded, EncodeError, EXACT_LIMIT};
 pub use ctype::{CType, CTypeRow, Edge, C_TYPES};
@@ -16,3 +18,4 @@ pub use layout::{
     MAX_STRUCT_SIZE,
 };
 pub use reader::{Counting, Mark, Outcome, Read, ReaderError, StructReader, DEFAULT_ATTEMPTS};
+pub use writer::StructWriter;

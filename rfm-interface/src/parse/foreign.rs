@@ -63,6 +63,7 @@ pub(super) fn refuse_foreign_keys(src: &Source<'_>, node: &RawNode) -> Result<()
         ("byte_order", node.byte_order.as_ref().map(Spanned::span)),
         ("align", node.align.as_ref().map(Spanned::span)),
         ("handshake", node.handshake.as_ref().map(Spanned::span)),
+        ("writer", node.writer.as_ref().map(Spanned::span)),
     ];
     match keys.into_iter().find_map(|(k, s)| s.map(|s| (k, s))) {
         Some((key, span)) => Err(src.error(
@@ -81,6 +82,7 @@ pub(super) fn check_foreign(
     src: &Source<'_>,
     node: &RawNode,
     span: Range<usize>,
+    ours: &[NodeSpec],
 ) -> Result<ForeignNode, InterfaceError> {
     let name = node.name.get_ref();
     refuse_fmu_keys(src, node, &span)?;
@@ -113,12 +115,32 @@ pub(super) fn check_foreign(
     let layout = StructLayout::new(&decls, packing, order)
         .map_err(|e| src.error(raw_fields.span(), format!("foreign node `{name}`: {e}")))?;
     let handshake = handshake(src, node, &layout, offset_value)?;
+    let writer = match &node.writer {
+        None => None,
+        Some(w) => Some(
+            ours.iter()
+                .position(|n| n.name == *w.get_ref())
+                .ok_or_else(|| {
+                    let names: Vec<String> = ours.iter().map(|n| format!("`{}`", n.name)).collect();
+                    src.error(
+                        w.span(),
+                        format!(
+                    "writer `{}` of foreign node `{name}` is no FMU node of this file: name the \
+                     node whose FMU writes the struct ({}), or none for a lab's program",
+                    w.get_ref(),
+                    names.join(", ")
+                ),
+                    )
+                })?,
+        ),
+    };
     Ok(ForeignNode {
         name: name.clone(),
         offset: offset_value,
         layout,
         info,
         handshake,
+        writer,
         description: node.description.clone(),
     })
 }
@@ -179,6 +201,15 @@ fn fields(
             return Err(src.error(
                 f.name.span(),
                 format!("field name `{name}`: {IDENTIFIER_RULE}"),
+            ));
+        }
+        if name == "link" && src.reserved.outputs.contains(&"link") {
+            return Err(src.error(
+                f.name.span(),
+                format!(
+                    "field name `link` collides with the outputs `{node}.link.*` (whether its \
+                     program runs, what reading it took): rename it"
+                ),
             ));
         }
         if let Some(first) = seen.insert(name, f.name.span()) {

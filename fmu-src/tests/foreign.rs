@@ -1,0 +1,179 @@
+//! Foreign nodes through the FMU: a struct one FMU writes in a lab's packed
+//! layout (every C type, arrays, padding, big-endian) is read exactly by
+//! another; a value the struct cannot hold is refused naming it; a writer that
+//! stops is seen (`NODE.link.ok`, `NODE.link.age`).
+
+mod common;
+
+use common::{unique, Fmu};
+use fmu_model::fmi2::*;
+use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
+use tempfile::TempDir;
+
+const H: f64 = 0.001;
+
+/// Two FMU nodes and the motion platform's struct, which node `sim` writes for
+/// the lab's programs: big-endian, natural alignment (so padded), with a
+/// seqlock counter the FMU keeps.
+const LAB: &str = r#"
+name = "lab"
+[[node]]
+name = "sim"
+slot = 0
+signals = [ { name = "roll", type = "Real" } ]
+[[node]]
+name = "ios"
+slot = 1
+signals = [ { name = "freeze", type = "Boolean" } ]
+[[node]]
+name = "motion"
+offset = 8192
+byte_order = "big"
+writer = "sim"
+handshake = { kind = "counter", field = "seq", counts = "seqlock" }
+fields = [
+  { name = "seq", type = "uint32" },
+  { name = "mode", type = "int8" },
+  { name = "cue", type = "double", count = 3, unit = "m/s2" },
+  { name = "level", type = "int16" },
+  { name = "axes", type = "uint16", count = 2 },
+  { name = "gain", type = "float" },
+  { name = "tick", type = "int64" },
+  { name = "hours", type = "uint64" },
+  { name = "code", type = "int32" },
+  { name = "engaged", type = "bool" },
+  { name = "small", type = "uint8" },
+  { name = "label", type = "char[6]" },
+  { name = "big", type = "uint32" },
+]
+"#;
+
+fn resources(interface: &str, node: &str) -> (TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(RESOURCE_INTERFACE), interface).unwrap();
+    std::fs::write(dir.path().join(RESOURCE_NODE), format!("{node}\n")).unwrap();
+    let uri = format!("file://{}", dir.path().display());
+    (dir, uri)
+}
+
+fn node(node: &str, device: &str) -> Fmu {
+    let (dir, uri) = resources(LAB, node);
+    let model = Model::load(dir.path()).unwrap();
+    let fmu = Fmu::of(node, model, &uri);
+    fmu.set_all(&[("device", device), ("syncMode", "free"), ("timeout", "0.5")]);
+    fmu
+}
+
+/// The values step `k` sets: every type near its edges.
+fn values(k: i64) -> Vec<(&'static str, String)> {
+    vec![
+        ("motion.mode", (-128 + k % 256).to_string()),
+        ("motion.cue[0]", format!("{}", k as f64 * 0.125)),
+        ("motion.cue[1]", format!("{}", -(k as f64) * 1e-3)),
+        ("motion.cue[2]", "9.80665".to_owned()),
+        ("motion.level", (-32768 + k).to_string()),
+        ("motion.axes[0]", (65535 - k).to_string()),
+        ("motion.axes[1]", k.to_string()),
+        ("motion.gain", format!("{}", 0.5 + k as f64)),
+        ("motion.tick", format!("{}", -(1i64 << 53) + k)),
+        ("motion.hours", format!("{}", (1u64 << 53) - k as u64)),
+        ("motion.code", (i32::MIN as i64 + k).to_string()),
+        ("motion.engaged", (k % 2 == 0).to_string()),
+        ("motion.small", (k % 256).to_string()),
+        ("motion.label", format!("k{}", k % 10_000)),
+        ("motion.big", (u32::MAX as i64 - k).to_string()),
+    ]
+}
+
+/// What a reader shows for a value set as `text` (a String or a number).
+fn shown(reader: &Fmu, name: &str) -> String {
+    let (_, kind) = reader.vr(name);
+    match kind {
+        rfm_core::interface::FmiType::Real => format!("{}", reader.real(name)),
+        rfm_core::interface::FmiType::Integer => reader.integer(name).to_string(),
+        rfm_core::interface::FmiType::Boolean => reader.boolean(name).to_string(),
+        rfm_core::interface::FmiType::String => reader.string(name),
+    }
+}
+
+#[test]
+fn a_struct_one_fmu_writes_in_a_labs_layout_another_reads_exactly() {
+    let device = format!("loopback:{}", unique("foreign"));
+    let (sim, ios) = (node("sim", &device), node("ios", &device));
+    // The writer's marker is its own: no input of it.
+    assert!(sim.model.variable("motion.seq").is_none());
+    assert!(ios.model.variable("motion.seq").is_some());
+    assert_eq!((sim.init(), ios.init()), (fmi2OK, fmi2OK));
+    for k in 0..2_000i64 {
+        let set = values(k);
+        for (name, value) in &set {
+            assert_eq!(
+                sim.set(name, value),
+                fmi2OK,
+                "{name} = {value}: {:?}",
+                sim.log()
+            );
+        }
+        let t = k as f64 * H;
+        assert_eq!(sim.step(t, H), fmi2OK, "{:?}", sim.log());
+        assert_eq!(ios.step(t, H), fmi2OK, "{:?}", ios.log());
+        // Every value is one its C type holds exactly (the float's too).
+        for (name, value) in &set {
+            assert_eq!(&shown(&ios, name), value, "step {k}: {name}");
+        }
+        // The seqlock counter the writer keeps: even, two per write (the
+        // start wrote one).
+        assert_eq!(ios.real("motion.seq"), (2 * (k + 2)) as f64, "step {k}");
+        assert!(ios.boolean("motion.link.ok"));
+    }
+    assert_eq!(ios.integer("motion.link.inexact"), 0);
+    assert_eq!(ios.integer("motion.link.gaveUp"), 0);
+    // The writer stops: the reader's age grows past timeout, ok goes false.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert_eq!(ios.step(2_000.0 * H, H), fmi2OK);
+    assert!(!ios.boolean("motion.link.ok"));
+    assert!(
+        ios.real("motion.link.age") >= 0.5,
+        "{}",
+        ios.real("motion.link.age")
+    );
+}
+
+#[test]
+fn a_value_the_struct_cannot_hold_is_refused_naming_the_field() {
+    let device = format!("loopback:{}", unique("foreign-bad"));
+    let cases = [
+        ("motion.mode", "128", "outside the range", "int8"),
+        ("motion.axes[1]", "-1", "outside the range", "uint16"),
+        ("motion.gain", "1e39", "outside the range", "float"),
+        ("motion.big", "0.5", "not a whole number", "uint32"),
+        ("motion.label", "toolong", "at most 6 bytes", "char[6]"),
+    ];
+    for (name, value, says, ctype) in cases {
+        // A refused set leaves the instance in Error: one instance a case.
+        let sim = node("sim", &device);
+        assert_eq!(sim.set(name, value), fmi2Error, "{name} = {value}");
+        let err = sim.last_error();
+        assert!(err.contains(name) && err.contains(ctype), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+/// A 64-bit value past 2^53 reaches the reader rounded, counted and logged.
+#[test]
+fn a_64_bit_value_past_2_pow_53_is_counted_and_logged() {
+    let device = format!("loopback:{}", unique("foreign-inexact"));
+    let (sim, ios) = (node("sim", &device), node("ios", &device));
+    assert_eq!((sim.init(), ios.init()), (fmi2OK, fmi2OK));
+    // 2^60 is a Real exactly and a uint64; as a uint64 past 2^53.
+    assert_eq!(sim.set("motion.hours", &format!("{}", 1u64 << 60)), fmi2OK);
+    assert_eq!(sim.step(0.0, H), fmi2OK);
+    assert_eq!(ios.step(0.0, H), fmi2OK);
+    assert_eq!(ios.integer("motion.link.inexact"), 1);
+    let log = ios.log();
+    assert!(
+        log.iter()
+            .any(|(s, _, m)| *s == fmi2Warning && m.contains("beyond 2^53")),
+        "{log:?}"
+    );
+}

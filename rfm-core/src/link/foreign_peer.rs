@@ -1,0 +1,150 @@
+//! A foreign node as a link sees it: the newest whole struct its program
+//! wrote, taken at every step by its handshake, and what that took (retries,
+//! reads given up, 64-bit values a Real holds rounded) and whether the program
+//! lives (its marker or bytes moved); or, for a struct this node's FMU writes
+//! for the lab's programs, its writer.
+
+use std::time::{Duration, Instant};
+
+use crate::interface::{ForeignNode, Value};
+use rfm_frames::packed::{self, CType, Outcome, StructReader, StructWriter};
+use rfm_memory::{Region, RegionError};
+
+/// One foreign node's reading.
+#[derive(Debug)]
+pub struct ForeignPeer {
+    /// Its index in [`crate::interface::Interface::foreign`].
+    node: usize,
+    io: Io,
+    /// The newest whole struct taken (zeros before the first).
+    bytes: Vec<u8>,
+    taken: bool,
+    /// When its marker (or its bytes) last moved.
+    moved_at: Option<Instant>,
+    /// The fields of 64-bit integers: checked for values past 2^53 at each
+    /// new struct.
+    wide: Vec<usize>,
+    pub counts: ForeignCounts,
+}
+
+/// Which way the struct goes.
+#[derive(Debug)]
+enum Io {
+    Read(StructReader),
+    /// This node's FMU writes it.
+    Write(StructWriter),
+}
+
+/// What reading a foreign node took, since the link opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ForeignCounts {
+    /// Copies beyond the first that reads needed.
+    pub retries: u64,
+    /// Steps at which no whole struct could be taken (the last one stays).
+    pub gave_up: u64,
+    /// 64-bit integers read past 2^53 in magnitude, which a Real holds rounded.
+    pub inexact: u64,
+}
+
+impl ForeignPeer {
+    /// The reading of foreign node `index` of the interface, or its writing
+    /// when `writes`.
+    pub fn new(
+        region: &Region,
+        index: usize,
+        node: &ForeignNode,
+        writes: bool,
+    ) -> Result<ForeignPeer, RegionError> {
+        let offset = usize::try_from(node.offset).expect("the map fits the memory");
+        let (size, mark, order) = (node.layout.size, node.mark(), node.layout.order);
+        let io = if writes {
+            StructWriter::new(region, offset, size, mark, order).map(Io::Write)
+        } else {
+            StructReader::new(region, offset, size, mark, order).map(Io::Read)
+        }
+        .map_err(|e| match e {
+            packed::ReaderError::Region(e) => e,
+            // The interface file refuses unaligned markers.
+            packed::ReaderError::UnalignedMarker { offset, width, .. } => {
+                RegionError::UnalignedAccess { offset, width }
+            }
+        })?;
+        let wide = (node.layout.fields.iter().enumerate())
+            .filter(|(_, f)| matches!(f.ctype, CType::Int64 | CType::Uint64))
+            .map(|(i, _)| i)
+            .collect();
+        Ok(ForeignPeer {
+            node: index,
+            io,
+            bytes: vec![0; node.layout.size],
+            taken: false,
+            moved_at: None,
+            wide,
+            counts: ForeignCounts::default(),
+        })
+    }
+
+    /// Its index in the interface's foreign nodes.
+    pub fn node(&self) -> usize {
+        self.node
+    }
+
+    /// Takes the newest whole struct at `now`, if the handshake gives one.
+    pub fn read(&mut self, node: &ForeignNode, now: Instant) -> Result<(), RegionError> {
+        let Io::Read(reader) = &mut self.io else {
+            return Ok(());
+        };
+        let read = reader.read(&mut self.bytes)?;
+        self.counts.retries += u64::from(read.retries);
+        match read.outcome {
+            Outcome::Taken => {
+                self.taken = true;
+                if read.changed {
+                    self.moved_at = Some(now);
+                    self.count_inexact(node);
+                }
+            }
+            Outcome::GaveUp => self.counts.gave_up += 1,
+            Outcome::NotMarked => {}
+        }
+        Ok(())
+    }
+
+    fn count_inexact(&mut self, node: &ForeignNode) {
+        for &i in &self.wide {
+            let field = &node.layout.fields[i];
+            let order = node.layout.order;
+            self.counts.inexact += (0..field.elements())
+                .filter(|&e| packed::decode(field, e, &self.bytes, order).is_some_and(|d| !d.exact))
+                .count() as u64;
+        }
+    }
+
+    /// Writes `bytes` (the whole struct) for the lab's programs, if this node
+    /// writes it.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), RegionError> {
+        match &mut self.io {
+            Io::Write(writer) => writer.write(bytes),
+            Io::Read(_) => Ok(()),
+        }
+    }
+
+    /// Element `i` of field `field` of the newest struct; `None` before the first.
+    pub fn value(&self, node: &ForeignNode, field: usize, i: usize) -> Option<Value> {
+        if !self.taken {
+            return None;
+        }
+        let f = &node.layout.fields[field];
+        packed::decode(f, i, &self.bytes, node.layout.order).map(|d| d.value)
+    }
+
+    /// Time since its program last moved the marker (or the bytes).
+    pub fn age(&self, now: Instant) -> Option<Duration> {
+        self.moved_at.map(|t| now.saturating_duration_since(t))
+    }
+
+    /// Whether its program moved the struct within `timeout` of `now`.
+    pub fn alive(&self, now: Instant, timeout: Duration) -> bool {
+        self.age(now).is_some_and(|a| a <= timeout)
+    }
+}
