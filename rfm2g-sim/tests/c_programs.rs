@@ -5,50 +5,15 @@
 #[path = "support/library.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-fn build(program: &str, lib: &Path) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{program}-{}", std::process::id()));
-    let lib_dir = lib.parent().unwrap();
-    let status = Command::new("cc")
-        .args([
-            "-O2",
-            "-std=c11",
-            "-Wall",
-            "-Wextra",
-            "-pedantic",
-            "-Werror",
-        ])
-        .arg("-I")
-        .arg(root.join("../rfm2g-sys/include"))
-        .arg("-I")
-        .arg(root.join("c"))
-        .arg(root.join(format!("c/{program}.c")))
-        .arg("-L")
-        .arg(lib_dir)
-        .arg("-lrfm2g")
-        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("a C compiler `cc` is needed");
-    assert!(status.success(), "cc failed to build c/{program}.c");
-    out
-}
 
 /// Runs receiver and sender on a fresh ring; returns (sender's lines, receiver's
 /// lines, receiver's stderr).
 fn exchange(count: u32, mode: &str) -> (String, String, String) {
-    // Built once per test process: the two tests run in parallel, and one must
-    // not rewrite a program the other is starting.
-    static PROGRAMS: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
-    let (sender, receiver) = PROGRAMS.get_or_init(|| {
-        let lib = support::sim_library();
-        (build("sender", &lib), build("receiver", &lib))
-    });
+    let (sender, receiver) = (
+        support::article_program("sender"),
+        support::article_program("receiver"),
+    );
     let ring = support::unique("c");
     let _ring = support::RingGuard(ring.clone());
     let board = |node| format!("/dev/rfm2g0 ring={ring} node={node} size=64K");

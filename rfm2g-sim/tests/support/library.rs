@@ -7,8 +7,9 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 #[path = "names.rs"]
 mod names;
@@ -69,4 +70,47 @@ impl Drop for RingGuard {
             let _ = rfm_memory::backend::shm::unlink(&format!("{ring}.island.{node}"));
         }
     }
+}
+
+/// The article's C program `c/PROGRAM.c` (sender, receiver) of rfm2g-sim,
+/// built with `cc` against the emulator as a lab builds it against the
+/// vendor's library; once per test process (tests run in parallel, and one
+/// must not rewrite a program another is starting).
+pub fn article_program(program: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
+    if let Some(path) = built.get(program) {
+        return path.clone();
+    }
+    let lib = sim_library();
+    // Every crate of the workspace sits beside rfm2g-sim.
+    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rfm2g-sim");
+    let out =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{program}-{}", std::process::id()));
+    let lib_dir = lib.parent().unwrap();
+    let status = std::process::Command::new("cc")
+        .args([
+            "-O2",
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-pedantic",
+            "-Werror",
+        ])
+        .arg("-I")
+        .arg(sim.join("../rfm2g-sys/include"))
+        .arg("-I")
+        .arg(sim.join("c"))
+        .arg(sim.join(format!("c/{program}.c")))
+        .arg("-L")
+        .arg(lib_dir)
+        .arg("-lrfm2g")
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("a C compiler `cc` is needed");
+    assert!(status.success(), "cc failed to build c/{program}.c");
+    built.insert(program.to_owned(), out.clone());
+    out
 }
