@@ -256,4 +256,4 @@ mod sim;
 
 /// The RFM2g emulator (`rfm2g-sim`), built for this test profile.
 #[allow(unused_imports)]
-pub use sim::{article_program, sim_library, unique, RingGuard};
+pub use sim::{article_program, c_program, sim_library, unique, RingGuard};

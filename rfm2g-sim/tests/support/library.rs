@@ -74,19 +74,27 @@ impl Drop for RingGuard {
 
 /// The article's C program `c/PROGRAM.c` (sender, receiver) of rfm2g-sim,
 /// built with `cc` against the emulator as a lab builds it against the
-/// vendor's library; once per test process (tests run in parallel, and one
-/// must not rewrite a program another is starting).
+/// vendor's library.
 pub fn article_program(program: &str) -> PathBuf {
-    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    // Every crate of the workspace sits beside rfm2g-sim.
+    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rfm2g-sim");
+    c_program(&sim.join(format!("c/{program}.c")))
+}
+
+/// The C program `source`, built with `cc` against the emulator (the vendor's
+/// header, the article's `portable.h` and the source's own folder on the
+/// include path); once per test process (tests run in parallel, and one must
+/// not rewrite a program another is starting).
+pub fn c_program(source: &Path) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<PathBuf, PathBuf>>> = OnceLock::new();
     let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
-    if let Some(path) = built.get(program) {
+    if let Some(path) = built.get(source) {
         return path.clone();
     }
     let lib = sim_library();
-    // Every crate of the workspace sits beside rfm2g-sim.
     let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rfm2g-sim");
-    let out =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{program}-{}", std::process::id()));
+    let name = source.file_stem().unwrap().to_string_lossy();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let lib_dir = lib.parent().unwrap();
     let status = std::process::Command::new("cc")
         .args([
@@ -101,7 +109,9 @@ pub fn article_program(program: &str) -> PathBuf {
         .arg(sim.join("../rfm2g-sys/include"))
         .arg("-I")
         .arg(sim.join("c"))
-        .arg(sim.join(format!("c/{program}.c")))
+        .arg("-I")
+        .arg(source.parent().unwrap())
+        .arg(source)
         .arg("-L")
         .arg(lib_dir)
         .arg("-lrfm2g")
@@ -110,7 +120,7 @@ pub fn article_program(program: &str) -> PathBuf {
         .arg(&out)
         .status()
         .expect("a C compiler `cc` is needed");
-    assert!(status.success(), "cc failed to build c/{program}.c");
-    built.insert(program.to_owned(), out.clone());
+    assert!(status.success(), "cc failed to build {}", source.display());
+    built.insert(source.to_owned(), out.clone());
     out
 }
