@@ -97,6 +97,7 @@ level_with_settings!(
         align: Option<Spanned<String>>,
         handshake: Option<Spanned<toml::Value>>,
         writer: Option<Spanned<String>>,
+        size: Option<Spanned<i64>>,
         description: Option<String>,
     }
 );

@@ -5,6 +5,7 @@ mod board;
 mod decode;
 mod doctor;
 mod failure;
+mod header;
 mod memory;
 mod numbers;
 mod open;
@@ -47,7 +48,8 @@ Exit codes:
      a watched slot without a valid frame (--once), no answer to a ping, two
      recordings that differ (diff), a doctor's check that failed
   2  wrong usage: bad arguments, or a command the device does not support
-     (ring-check on shm:, any command on loopback:)
+     (ring-check on shm:, any command on loopback:), or a header `header`
+     cannot import
   3  the device could not be opened, or refused the access (outside the memory,
      unaligned)
   4  the recording cannot be read: not a recording, a newer format, or corrupt
@@ -173,6 +175,9 @@ enum Command {
         #[arg(long, default_value = "plot.png")]
         out: PathBuf,
     },
+    /// A struct of a lab's C header as a foreign node of an interface file
+    #[command(after_help = header::HELP)]
+    Header(header::HeaderArgs),
     /// The first step and signal where two recordings differ (exit 1), by slot, session and step
     #[command(after_help = "Example: rfmctl diff tuesday.rec today.rec")]
     Diff { a: PathBuf, b: PathBuf },
@@ -200,6 +205,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Show { file } => recording::show(&file),
         Command::Export { file, csv: _ } => recording::export_csv(&file),
         Command::Diff { a, b } => recording::diff(&a, &b),
+        Command::Header(args) => header::run(&args),
         Command::Plot { file, signals, out } => recording::plot(&file, &signals, &out),
     }
 }

@@ -130,6 +130,11 @@ pub enum LayoutError {
     },
     #[error("the struct's size passes {limit} bytes")]
     TooLarge { limit: usize },
+    #[error(
+        "a struct whose fields end at byte {end} cannot be {size} bytes: give its sizeof, at \
+         least {end} and at most {MAX_STRUCT_SIZE}"
+    )]
+    Size { size: usize, end: usize },
 }
 
 /// Largest struct: a 256 MiB card's memory.
@@ -218,6 +223,22 @@ impl StructLayout {
             order,
             padding,
         })
+    }
+
+    /// The layout with the struct's size `size` instead of the one its
+    /// fields give: a C compiler's `sizeof` where `#pragma pack(2)` or an
+    /// aligned attribute pads otherwise. The bytes added are padding.
+    pub fn with_size(mut self, size: usize) -> Result<StructLayout, LayoutError> {
+        let end = self.fields.iter().map(|f| f.bytes().end).max().unwrap_or(0);
+        if size < end || size > MAX_STRUCT_SIZE {
+            return Err(LayoutError::Size { size, end });
+        }
+        self.padding.retain(|r| r.end <= end);
+        if size > end {
+            self.padding.push(end..size);
+        }
+        self.size = size;
+        Ok(self)
     }
 
     /// The field called `name`.

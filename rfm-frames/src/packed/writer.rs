@@ -17,7 +17,16 @@ use std::sync::atomic::{fence, Ordering};
 
 use rfm_memory::{Region, RegionError};
 
+use super::reader::marker_bytes;
 use super::{ByteOrder, Counting, Mark, ReaderError};
+
+/// `value`'s low `width` bytes in `order`, first in the array.
+fn to_order(value: u64, width: usize, order: ByteOrder) -> [u8; 8] {
+    match order {
+        ByteOrder::Little => value.to_le_bytes(),
+        ByteOrder::Big => (value << (64 - 8 * width)).to_be_bytes(),
+    }
+}
 
 /// Writes one struct of `size` bytes at `offset` of a region.
 #[derive(Debug)]
@@ -63,23 +72,23 @@ impl StructWriter {
         })
     }
 
-    /// Stores `value` in the marker's bytes in memory (and in `words`).
+    /// Stores `value` in the marker's bytes in memory (and in `words`), by
+    /// whole 32-bit stores: the word that holds a marker of up to 4 bytes
+    /// (its other bytes as they are), or the two of an 8-byte one.
     fn marker(&mut self, at: usize, width: usize, value: u64) -> Result<(), RegionError> {
         let at = self.skip + at;
-        let bytes = match self.order {
-            ByteOrder::Little => value.to_le_bytes(),
-            ByteOrder::Big => (value << (64 - 8 * width)).to_be_bytes(),
-        };
+        let bytes = to_order(value, width, self.order);
         self.words[at..at + width].copy_from_slice(&bytes[..width]);
-        // A single store where RFM2g's PIO has one; 8 bytes as two words.
-        let le = |b: &[u8]| b.iter().rev().fold(0u64, |v, &x| v << 8 | u64::from(x));
-        match width {
-            8 => {
-                self.window.poke(at, 4, le(&bytes[..4]))?;
-                self.window.poke(at + 4, 4, le(&bytes[4..8]))
-            }
-            _ => self.window.poke(at, width, le(&bytes[..width])),
+        let word = at - at % 4;
+        let mut current = [0u8; 8];
+        let span = if width == 8 { 8 } else { 4 };
+        marker_bytes(&self.window, word, &mut current[..span])?;
+        current[at - word..at - word + width].copy_from_slice(&bytes[..width]);
+        for (i, chunk) in current[..span].chunks(4).enumerate() {
+            let w = u32::from_ne_bytes(chunk.try_into().expect("4 bytes"));
+            self.window.store_u32(word + 4 * i, w, Ordering::Release)?;
         }
+        Ok(())
     }
 
     /// Writes `bytes` (the struct, `size` bytes; the marker's bytes in it are
@@ -110,10 +119,7 @@ impl StructWriter {
             } => {
                 // The data with the counter as it was, then the counter moved.
                 let was = self.written;
-                let bytes = match self.order {
-                    ByteOrder::Little => was.to_le_bytes(),
-                    ByteOrder::Big => (was << (64 - 8 * width)).to_be_bytes(),
-                };
+                let bytes = to_order(was, width, self.order);
                 let at_words = self.skip + at;
                 self.words[at_words..at_words + width].copy_from_slice(&bytes[..width]);
                 self.window.write(0, &self.words)?;

@@ -64,6 +64,7 @@ pub(super) fn refuse_foreign_keys(src: &Source<'_>, node: &RawNode) -> Result<()
         ("align", node.align.as_ref().map(Spanned::span)),
         ("handshake", node.handshake.as_ref().map(Spanned::span)),
         ("writer", node.writer.as_ref().map(Spanned::span)),
+        ("size", node.size.as_ref().map(Spanned::span)),
     ];
     match keys.into_iter().find_map(|(k, s)| s.map(|s| (k, s))) {
         Some((key, span)) => Err(src.error(
@@ -112,8 +113,17 @@ pub(super) fn check_foreign(
     let packing = word(src, "align", &node.align, &PACKINGS)?;
     let raw_fields = node.fields.as_ref().expect("a foreign node has fields");
     let (decls, info) = fields(src, name, raw_fields)?;
-    let layout = StructLayout::new(&decls, packing, order)
+    let mut layout = StructLayout::new(&decls, packing, order)
         .map_err(|e| src.error(raw_fields.span(), format!("foreign node `{name}`: {e}")))?;
+    if let Some(size) = &node.size {
+        let value = usize::try_from(*size.get_ref()).unwrap_or(0);
+        layout = layout.with_size(value).map_err(|e| {
+            src.error(
+                size.span(),
+                format!("size {} of foreign node `{name}`: {e}", size.get_ref()),
+            )
+        })?;
+    }
     let handshake = handshake(src, node, &layout, offset_value)?;
     let writer = match &node.writer {
         None => None,
@@ -197,10 +207,13 @@ fn fields(
     for f in raw.get_ref() {
         let f = f.get_ref();
         let name = f.name.get_ref();
-        if !is_identifier(name) {
+        if !is_field_path(name) {
             return Err(src.error(
                 f.name.span(),
-                format!("field name `{name}`: {IDENTIFIER_RULE}"),
+                format!(
+                    "field name `{name}`: {IDENTIFIER_RULE}; a nested struct's member is named \
+                     by its path (`pos.x`, `wheels[1].pressure`)"
+                ),
             ));
         }
         if name == "link" && src.reserved.outputs.contains(&"link") {
@@ -397,4 +410,22 @@ fn marker(layout: &StructLayout, field: Option<&str>, offset: u64) -> Result<usi
         ));
     }
     Ok(i)
+}
+
+/// A field's name: an identifier, or the path of a nested struct's member
+/// (`pos.x`, `wheels[1].pressure`: FMI 2.0's structured names), whose last
+/// part is an identifier.
+fn is_field_path(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('.').collect();
+    let (last, inner) = parts.split_last().expect("split gives one part at least");
+    let indexed = |part: &str| match part.split_once('[') {
+        None => is_identifier(part),
+        Some((id, rest)) => {
+            is_identifier(id)
+                && rest
+                    .strip_suffix(']')
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        }
+    };
+    name.len() <= 4 * MAX_NAME_LEN && is_identifier(last) && inner.iter().all(|p| indexed(p))
 }

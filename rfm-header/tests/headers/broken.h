@@ -1,0 +1,5 @@
+#include <stdint.h>
+struct Broken {
+    uint32_t seq
+    double x;
+};
