@@ -294,13 +294,17 @@ fuzz_run() {
     (cd fuzz && cargo +nightly fuzz run "$1" -- -max_total_time=15 -timeout=10) \
         > "target/fuzz-$1.log" 2>&1
 }
+# One or two targets at once, each on a core of its own.
 fuzz_pair() {
-    local a=$1 b=$2 status=0
-    fuzz_run "$a" &
-    local first=$!
-    fuzz_run "$b" || { status=$?; tail -40 "target/fuzz-$b.log" >&2; }
-    wait "$first" || { status=$?; tail -40 "target/fuzz-$a.log" >&2; }
-    for t in "$a" "$b"; do
+    local status=0 pids=() t
+    for t in "$@"; do
+        fuzz_run "$t" &
+        pids+=("$!")
+    done
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || { status=$?; tail -40 "target/fuzz-${@:i+1:1}.log" >&2; }
+    done
+    for t in "$@"; do
         echo "$t: $(grep -E '^Done [0-9]+ runs' "target/fuzz-$t.log" || echo 'no summary')"
     done
     return "$status"
@@ -308,6 +312,7 @@ fuzz_pair() {
 fuzz_pair framed_decode seed_decode
 fuzz_pair fmi_calls interface_parse
 fuzz_pair resources recording_read
+fuzz_pair packed
 
 step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
 .venv/bin/pytest -q tests/python --ignore=tests/python/test_book.py

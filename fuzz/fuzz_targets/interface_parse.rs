@@ -1,5 +1,6 @@
 //! Any text as an interface file: no panic; an accepted interface keeps every rule
-//! the parser promises, and an error always names a line and column inside the text.
+//! the parser promises (foreign nodes' structs too), and an error always names a
+//! line and column inside the text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -40,6 +41,24 @@ fuzz_target!(|data: &[u8]| {
                 assert!(bytes.len() <= area.descriptor_len);
                 let d = descriptor::decode(&bytes).expect("own descriptor decodes");
                 assert_eq!(d.first_difference(node, &area.payload), None);
+            }
+            // Foreign structs: inside the memory, off every area and each
+            // other, their fields inside them, their marker a field.
+            for (f, r) in &map.foreign {
+                let node = &i.foreign[*f];
+                assert!(r.end <= i.memory_size && r.end - r.start == node.layout.size as u64);
+                for a in &map.areas {
+                    assert!(a.end() <= r.start || r.end <= a.offset);
+                }
+                for (g, o) in map.foreign.iter().filter(|(g, _)| g != f) {
+                    assert!(o.end <= r.start || r.end <= o.start, "{f} {g}");
+                }
+                for field in &node.layout.fields {
+                    assert!(field.bytes().end <= node.layout.size);
+                }
+                if let Some(m) = node.marker() {
+                    assert!(m < node.layout.fields.len());
+                }
             }
         }
         Err(e) => {
