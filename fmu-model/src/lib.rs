@@ -35,23 +35,25 @@ pub use variables::{
 
 /// The names an FMU's variables take beyond an interface's signals, which the
 /// interface parser therefore refuses as signal or node names: every peer's
-/// `<node>.time`, `<node>.step` and `<node>.link.*` outputs, the parameters, and
-/// the prefixes of the FMU's own outputs (`record.dropped`, `pace.behind`).
+/// `<node>.time`, `<node>.step` and `<node>.link.*` outputs, the parameters, the
+/// prefixes of the FMU's own outputs (`record.dropped`, `pace.behind`), and what
+/// a foreign node's fields may not be named (`<node>.age`, `<node>.link.*`).
 pub const RESERVED: interface::Reserved = interface::Reserved {
     outputs: &["time", "step", "link"],
     parameters: &PARAMETER_NAMES,
     prefixes: &variables::OWN_PREFIXES,
+    foreign_outputs: &variables::FOREIGN_ROOTS,
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{77baf912-12c4-47ee-9181-ab78033b2522}";
+pub const PRESET_GUID: &str = "{f30eac83-f69d-4e8c-9fd6-7b4c21e9967b}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
 /// description next to a binary of another convention. Change it whenever the
 /// variables an interface gives, or what they mean, change: FMUs built by one
 /// release's build-fmu from another release's binaries rely on it.
-pub const CONVENTION: &str = "rfm-fmu variables 2";
+pub const CONVENTION: &str = "rfm-fmu variables 3";
 
 /// The interface file in `resources/`, verbatim as the user wrote it (its errors
 /// then point at the user's lines).
@@ -291,7 +293,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{7e72d57f-ee35-98f0-f7e0-f52395818d07}",
+            "{aa878d52-1e51-ba4d-8aae-528b169c8bba}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );

@@ -125,12 +125,18 @@ pub enum ForeignLink {
     Inexact,
 }
 
-/// The foreign nodes' link outputs: name, start (and so type), unit and what
-/// each says, one table.
+/// The first parts of [`FOREIGN_LINK`]'s names: no field of a foreign node may
+/// be named so (or by a path under them).
+pub const FOREIGN_ROOTS: [&str; 2] = ["age", "link"];
+
+/// The foreign nodes' link outputs: name (after `NODE.`), start (and so type),
+/// unit and what each says, one table. `NODE.age` is the name labs' acceptance
+/// of foreign nodes spells (issue 46); `ok` and the counts sit under `link`, as
+/// a peer's do.
 const FOREIGN_LINK: [(ForeignLink, &str, Value, Option<&str>, &str); 5] = [
     (
         ForeignLink::Ok,
-        "ok",
+        "link.ok",
         Value::Boolean(false),
         None,
         "Its program is running: the struct's marker (or, with no handshake, its bytes) moved \
@@ -145,21 +151,21 @@ const FOREIGN_LINK: [(ForeignLink, &str, Value, Option<&str>, &str); 5] = [
     ),
     (
         ForeignLink::Retries,
-        "retries",
+        "link.retries",
         Value::Integer(0),
         None,
         "Copies beyond the first its reads needed (the writer was writing)",
     ),
     (
         ForeignLink::GaveUp,
-        "gaveUp",
+        "link.gaveUp",
         Value::Integer(0),
         None,
         "Steps at which no whole struct could be read: its outputs kept the one before",
     ),
     (
         ForeignLink::Inexact,
-        "inexact",
+        "link.inexact",
         Value::Integer(0),
         None,
         "64-bit integers read beyond 2^53 in magnitude, which a Real holds rounded",
@@ -202,9 +208,13 @@ fn foreign_inputs(node: &ForeignNode, n: usize) -> Vec<Var> {
 }
 
 /// The outputs of foreign node `n`: one per element of each field
-/// (`flight.attitude[0]`), then `NODE.link.*`.
+/// (`flight.attitude[0]`), then `NODE.age` and `NODE.link.*`.
 fn foreign_outputs(node: &ForeignNode, n: usize) -> Vec<Var> {
     let mut out = Vec::new();
+    let whose = match &node.description {
+        Some(d) => format!("foreign node `{}` ({d})", node.name),
+        None => format!("foreign node `{}`", node.name),
+    };
     for (field, (f, info)) in node.layout.fields.iter().zip(&node.info).enumerate() {
         let kind = f.ctype.fmi_type();
         for index in 0..f.elements() {
@@ -218,8 +228,8 @@ fn foreign_outputs(node: &ForeignNode, n: usize) -> Vec<Var> {
                 min: None,
                 max: None,
                 description: format!(
-                    "{what} ({}), as the lab's program of foreign node `{}` wrote it",
-                    f.ctype, node.name
+                    "{what} ({}), as the lab's program of {whose} wrote it",
+                    f.ctype
                 ),
                 place: Place::Foreign {
                     node: n,
@@ -230,7 +240,7 @@ fn foreign_outputs(node: &ForeignNode, n: usize) -> Vec<Var> {
     }
     for (link, name, start, unit, description) in FOREIGN_LINK {
         out.push(Var {
-            name: format!("{}.link.{name}", node.name),
+            name: format!("{}.{name}", node.name),
             kind: start.fmi_type(),
             causality: Causality::Output,
             start,
@@ -579,3 +589,16 @@ pub const OWN_PREFIXES: [&str; OWN_OUTPUTS.len()] = {
     }
     out
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_foreign_output_lies_under_a_reserved_root() {
+        for (_, name, ..) in FOREIGN_LINK {
+            let root = name.split('.').next().unwrap();
+            assert!(FOREIGN_ROOTS.contains(&root), "{name}");
+        }
+    }
+}

@@ -19,6 +19,8 @@ use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 
 const H: f64 = 0.001;
 const STEPS: u64 = 100_000;
+/// Steps of the lockstep run: one write of the program's (1 ms) each.
+const LOCKSTEP_STEPS: u64 = 3_000;
 const MASTER_ENV: &str = "RFM_LAB_PROGRAM_MASTER";
 
 /// tests/c/lab_struct.h as an interface file declares it (natural alignment,
@@ -62,6 +64,15 @@ fields = [ { name = "stop", type = "uint32" } ]
 fn interface(mode: &str) -> String {
     let handshake = match mode {
         "counter" => r#"handshake = { kind = "counter", field = "marker" }"#,
+        // The program's period declared: lockstep waits for its writes.
+        "lockstep" => {
+            return LAB
+                .replacen("name = \"lab\"\n", "name = \"lab\"\nperiod = 0.001\n", 1)
+                .replace(
+                    "{handshake}",
+                    r#"handshake = { kind = "counter", field = "marker", period = 0.001 }"#,
+                )
+        }
         "flag" => r#"handshake = { kind = "flag", field = "marker", value = 0x600DF00D }"#,
         _ => r#"handshake = "none""#,
     };
@@ -109,9 +120,15 @@ fn shown(fmu: &Fmu, name: &str) -> String {
     }
 }
 
-/// The FMU's master: 100,000 steps reading the struct, checking each value
-/// against the write its `i32` names; then stops the program.
+/// The FMU's master: 100,000 steps reading the struct (lockstep: 3,000),
+/// checking each value against the write its `i32` names, and counting the
+/// steps that ran ahead of the program (its counter had not yet counted the
+/// step's write); then stops the program.
 fn read(mode: &str) {
+    let (steps, sync) = match mode {
+        "lockstep" => (LOCKSTEP_STEPS, "lockstep"),
+        _ => (STEPS, "free"),
+    };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(RESOURCE_INTERFACE), interface(mode)).unwrap();
     std::fs::write(dir.path().join(RESOURCE_NODE), "sim\n").unwrap();
@@ -121,10 +138,10 @@ fn read(mode: &str) {
     sim.set_all(&[
         ("device", "/dev/rfm2g0"),
         ("rfm2gLibrary", lib.to_str().unwrap()),
-        ("syncMode", "free"),
+        ("syncMode", sync),
     ]);
     assert_eq!(sim.init(), fmi2OK, "{:?}", sim.log());
-    let (mut torn, mut seen, mut last) = (0u64, 0u64, 0u64);
+    let (mut torn, mut seen, mut last, mut ahead) = (0u64, 0u64, 0u64, 0u64);
     let mut k = 0;
     let mut check = |sim: &Fmu, k: u64| -> u64 {
         let i32 = sim.integer("motion.i32") as i64;
@@ -155,10 +172,40 @@ fn read(mode: &str) {
         last = n;
         n
     };
-    while k < STEPS {
+    while k < steps {
         assert_eq!(sim.step(k as f64 * H, H), fmi2OK, "{:?}", sim.log());
         check(&sim, k);
+        // Step k needs the program's write k + 1 (its seqlock counts two).
+        if mode != "flag" && mode != "none" && sim.real("motion.marker") < 2.0 * (k + 1) as f64 {
+            ahead += 1;
+        }
         k += 1;
+    }
+    if mode == "lockstep" {
+        // The program stops: the next step waits for a write that never
+        // comes, and says so.
+        assert_eq!(sim.set("control.stop", "1"), fmi2OK);
+        // A write or two may still come, if this process lagged the program.
+        let mut tries = 0;
+        while sim.step(k as f64 * H, H) == fmi2OK {
+            tries += 1;
+            assert!(tries < 10, "steps go on after the program stopped");
+            k += 1;
+        }
+        let log = format!("{:?}", sim.log());
+        assert!(
+            log.contains("foreign node `motion`'s counter shows")
+                && log.contains(&format!("this node's step {k} needs {}", k + 1)),
+            "{log}"
+        );
+        println!("the step after the program stopped: {log}");
+        println!(
+            "{mode}: {steps} steps, {seen} writes seen, the last {last}, {torn} torn, {ahead} \
+             ahead of the program, {} retries, {} given up",
+            sim.integer("motion.link.retries"),
+            sim.integer("motion.link.gaveUp")
+        );
+        return;
     }
     // Stop the program; read on until it has exited (its last write then read).
     assert_eq!(sim.set("control.stop", "1"), fmi2OK);
@@ -169,8 +216,8 @@ fn read(mode: &str) {
     }
     let n = check(&sim, k);
     println!(
-        "{mode}: {STEPS} steps, {seen} writes seen, the last {n}, {torn} torn, {} retries, {} \
-         given up",
+        "{mode}: {steps} steps, {seen} writes seen, the last {n}, {torn} torn, {ahead} ahead of \
+         the program, {} retries, {} given up",
         sim.integer("motion.link.retries"),
         sim.integer("motion.link.gaveUp")
     );
@@ -179,7 +226,7 @@ fn read(mode: &str) {
 /// The program and the FMU's master on two boards of a fresh ring: the
 /// structs the master found torn, and its report; `None` in the master's
 /// own process.
-fn run(test: &str, mode: &str) -> Option<(u64, String)> {
+fn run(test: &str, mode: &str) -> Option<(u64, u64, String)> {
     if std::env::var(MASTER_ENV).as_deref() == Ok(mode) {
         read(mode);
         return None;
@@ -189,7 +236,10 @@ fn run(test: &str, mode: &str) -> Option<(u64, String)> {
     let board = |node| format!("/dev/rfm2g0 ring={ring} node={node} size=64K");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/lab_writer.c");
     let writer = Command::new(c_program(&source))
-        .args(["/dev/rfm2g0", mode])
+        .args([
+            "/dev/rfm2g0",
+            if mode == "lockstep" { "counter" } else { mode },
+        ])
         .env("RFM2G_SIM_DEVICES", board(1))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -221,14 +271,21 @@ fn run(test: &str, mode: &str) -> Option<(u64, String)> {
         .unwrap_or_else(|| panic!("no report in {read}"))
         .to_owned();
     println!("{report} (the program made {written} writes)");
-    for line in read.lines().filter(|l| l.contains("a torn struct")) {
+    for line in
+        (read.lines()).filter(|l| l.contains("a torn struct") || l.starts_with("the step after"))
+    {
         println!("{line}");
     }
     let number = |after: &str| -> u64 {
         let before = report.split(after).next().unwrap();
         before.split_whitespace().last().unwrap().parse().unwrap()
     };
-    assert_eq!(number(" steps"), STEPS, "{report}");
+    let steps = if mode == "lockstep" {
+        LOCKSTEP_STEPS
+    } else {
+        STEPS
+    };
+    assert_eq!(number(" steps"), steps, "{report}");
     let last: u64 = report
         .split("the last ")
         .nth(1)
@@ -238,27 +295,32 @@ fn run(test: &str, mode: &str) -> Option<(u64, String)> {
         .unwrap()
         .parse()
         .unwrap();
-    assert_eq!(
-        last, written,
-        "the FMU's last struct is the program's last write: {report}"
-    );
+    if mode != "lockstep" {
+        assert_eq!(
+            last, written,
+            "the FMU's last struct is the program's last write: {report}"
+        );
+    }
     assert!(number(" writes seen") > 10, "{report}");
-    Some((number(" torn"), report))
+    Some((number(" torn"), number(" ahead"), report))
 }
 
 #[test]
 fn a_lab_programs_seqlock_counter_never_lets_a_torn_struct_through() {
-    if let Some((torn, report)) = run(
+    if let Some((torn, ahead, report)) = run(
         "a_lab_programs_seqlock_counter_never_lets_a_torn_struct_through",
         "counter",
     ) {
         assert_eq!(torn, 0, "{report}");
+        // Free: the FMU takes the newest struct, many steps ahead of the
+        // program's writes (the lockstep test's control).
+        assert!(ahead > STEPS / 2, "{report}");
     }
 }
 
 #[test]
 fn a_lab_programs_flag_never_lets_a_torn_struct_through() {
-    if let Some((torn, report)) = run(
+    if let Some((torn, _, report)) = run(
         "a_lab_programs_flag_never_lets_a_torn_struct_through",
         "flag",
     ) {
@@ -270,10 +332,24 @@ fn a_lab_programs_flag_never_lets_a_torn_struct_through() {
 /// what it let through (a writer stalled over both copies) are reported.
 #[test]
 fn a_lab_program_without_handshake_is_read_when_two_copies_agree() {
-    if let Some((_, report)) = run(
+    if let Some((_, _, report)) = run(
         "a_lab_program_without_handshake_is_read_when_two_copies_agree",
         "none",
     ) {
         assert!(report.contains(" retries"), "{report}");
+    }
+}
+
+/// The program's counter counts its steps at a declared period: in lockstep
+/// the FMU's step k waits for its write k + 1 by the rule on time, never
+/// running ahead of it; once the program stops, a step says what it waited
+/// for.
+#[test]
+fn a_lab_programs_counter_of_a_declared_period_is_waited_for_in_lockstep() {
+    if let Some((torn, ahead, report)) = run(
+        "a_lab_programs_counter_of_a_declared_period_is_waited_for_in_lockstep",
+        "lockstep",
+    ) {
+        assert_eq!((torn, ahead), (0, 0), "{report}");
     }
 }

@@ -149,5 +149,9 @@ pub fn describe(node: &ForeignNode) -> String {
         Handshake::Flag { field, .. } => format!("flag {}", mark(field)),
         Handshake::None => "no handshake".to_owned(),
     };
-    format!("{} fields, {order}, {handshake}", node.layout.fields.len())
+    let fields = match node.layout.fields.len() {
+        1 => "1 field".to_owned(),
+        n => format!("{n} fields"),
+    };
+    format!("{fields}, {order}, {handshake}")
 }

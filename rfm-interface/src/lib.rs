@@ -63,6 +63,9 @@ pub struct Reserved {
     pub parameters: &'static [&'static str],
     /// Node names that prefix the program's own outputs (`record.dropped`).
     pub prefixes: &'static [&'static str],
+    /// The first parts of a foreign node's own outputs (`flight.age`,
+    /// `flight.link.ok`), which its fields' names may not take.
+    pub foreign_outputs: &'static [&'static str],
 }
 
 impl Reserved {
@@ -71,6 +74,7 @@ impl Reserved {
         outputs: &[],
         parameters: &[],
         prefixes: &[],
+        foreign_outputs: &[],
     };
 }
 

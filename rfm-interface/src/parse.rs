@@ -98,7 +98,7 @@ level_with_settings!(
         handshake: Option<Spanned<toml::Value>>,
         writer: Option<Spanned<String>>,
         size: Option<Spanned<i64>>,
-        description: Option<String>,
+        description: Option<Spanned<String>>,
     }
 );
 
@@ -211,13 +211,14 @@ impl Interface {
                 &mut slots,
             )?);
         }
+        let max_lag = max_lag(&src, &raw.max_lag)?;
+        set_periods(&src, &raw, &mut nodes)?;
+        // After the periods: a foreign counter's period needs them.
         let mut foreign = Vec::with_capacity(foreign_raw.len());
         for node in &foreign_raw {
             check_node_name(&src, &node.get_ref().name, &mut names)?;
             foreign.push(check_foreign(&src, node.get_ref(), node.span(), &nodes)?);
         }
-        let max_lag = max_lag(&src, &raw.max_lag)?;
-        set_periods(&src, &raw, &mut nodes)?;
         check_free(&src, &raw.node, &mut nodes)?;
         set_ring_depths(&src, &raw.node, &mut nodes, max_lag)?;
         for (spec, raw_node) in nodes.iter_mut().zip(&raw.node) {

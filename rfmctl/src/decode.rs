@@ -3,8 +3,9 @@
 
 use rfm_core::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
 use rfm_core::interface::descriptor::{Described, Descriptor};
-use rfm_core::interface::{Found, Value};
+use rfm_core::interface::{ForeignNode, Found, Value};
 use rfm_core::link::liveness::Words;
+use rfm_core::packed::{decode, ByteOrder};
 use rfm_core::slot::{FramedReader, ReadError, Ring};
 use rfm_core::Region;
 
@@ -111,6 +112,73 @@ pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u6
         };
         for (start, end, text) in parts(&area, f) {
             let (start, end) = (f.area.offset + start as u64, f.area.offset + end as u64);
+            if start < to && from < end {
+                lines.push((start, end - 1, text));
+            }
+        }
+    }
+    lines
+}
+
+/// The elements and padding of the foreign nodes' structs in `from..to` (of
+/// `region`, the memory from regionOffset), each with its value as the bytes
+/// hold it now: a dump is a snapshot, read without the struct's handshake.
+pub fn describe_foreign(
+    region: &Region,
+    nodes: &[ForeignNode],
+    from: u64,
+    to: u64,
+) -> Vec<(u64, u64, String)> {
+    let mut lines = Vec::new();
+    for node in nodes {
+        if !(node.offset < to && from < node.end()) {
+            continue;
+        }
+        let mut bytes = vec![0u8; node.layout.size];
+        let Ok(offset) = usize::try_from(node.offset) else {
+            continue;
+        };
+        if let Err(e) = region.read(offset, &mut bytes) {
+            lines.push((
+                node.offset,
+                node.end() - 1,
+                format!("foreign node `{}`: {e}", node.name),
+            ));
+            continue;
+        }
+        let order = match node.layout.order {
+            ByteOrder::Little => "little-endian",
+            ByteOrder::Big => "big-endian",
+        };
+        let mut parts: Vec<(usize, usize, String)> = Vec::new();
+        for f in &node.layout.fields {
+            for i in 0..f.elements() {
+                let start = f.element_offset(i);
+                let end = start + f.ctype.size();
+                let value = decode(f, i, &bytes, node.layout.order)
+                    .map_or_else(|| "?".to_owned(), |d| d.value.to_string());
+                parts.push((
+                    start,
+                    end,
+                    format!(
+                        "foreign node `{}`: `{}` ({}, {order}) = {value}",
+                        node.name,
+                        f.element_name(i),
+                        f.ctype
+                    ),
+                ));
+            }
+        }
+        for pad in &node.layout.padding {
+            parts.push((
+                pad.start,
+                pad.end,
+                format!("foreign node `{}`: padding", node.name),
+            ));
+        }
+        parts.sort_by_key(|p| p.0);
+        for (start, end, text) in parts {
+            let (start, end) = (node.offset + start as u64, node.offset + end as u64);
             if start < to && from < end {
                 lines.push((start, end - 1, text));
             }

@@ -5,6 +5,7 @@ mod board;
 mod decode;
 mod doctor;
 mod failure;
+mod foreign;
 mod header;
 mod memory;
 mod numbers;

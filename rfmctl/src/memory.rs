@@ -2,7 +2,7 @@
 //! access is checked against the memory's size and the access rules before the
 //! device is touched, and the error names the offset, the size and the rule.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
@@ -49,6 +49,10 @@ pub struct DumpArgs {
     /// With --decode: the nodes' regionOffset (where their areas start)
     #[arg(long, default_value = "0", value_parser = parse_u64, requires = "decode")]
     pub region_offset: u64,
+    /// With --decode: an interface file whose foreign nodes (the structs a
+    /// lab's own programs write) are named too, field by field
+    #[arg(long, value_name = "FILE", requires = "decode")]
+    pub interface: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -163,12 +167,27 @@ pub fn dump(args: &DumpArgs, library: Option<&Path>) -> Result<(), Failure> {
             .map_err(Failure::device)?;
         let found = rfm_core::interface::discover(&whole).map_err(Failure::device)?;
         let from = args.offset.saturating_sub(base);
-        let lines = crate::decode::describe(&whole, &found, from, from.saturating_add(args.len));
+        let to = from.saturating_add(args.len);
+        let mut lines = crate::decode::describe(&whole, &found, from, to);
+        if let Some(file) = &args.interface {
+            let interface = crate::foreign::load(file)?;
+            lines.extend(crate::decode::describe_foreign(
+                &whole,
+                &interface.foreign,
+                from,
+                to,
+            ));
+            lines.sort_by_key(|l| l.0);
+        }
         if lines.is_empty() {
             println!(
                 "(no node's area described in this range: {} nodes describe themselves in this memory \
-                 from regionOffset {base:#x})",
-                found.len()
+                 from regionOffset {base:#x}{})",
+                found.len(),
+                match &args.interface {
+                    Some(file) => format!(", and no foreign node of {} lies in it", file.display()),
+                    None => String::new(),
+                }
             );
         }
         for (first, last, text) in lines {

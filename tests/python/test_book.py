@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -57,14 +58,16 @@ def test_every_toml_snippet_parses_and_a_whole_interface_builds(page, tmp_path):
             continue
         parsed = tomllib.loads(text)
         nodes = parsed.get("node", [])
-        if nodes and all("slot" in n and "signals" in n for n in nodes):
+        ours = [n for n in nodes if "slot" in n and "signals" in n]
+        # A whole file: every node ours, or a lab's own struct (a foreign node).
+        if ours and all(n in ours or "fields" in n for n in nodes):
             (tmp_path / f"{name}.toml").write_text(text)
             run = subprocess.run([RELEASE / "build-fmu", "--interface", f"{name}.toml", "--node",
                                   "all", "--from", FMU, "--out", tmp_path / name, "--shm-only"],
                                  cwd=tmp_path, capture_output=True, text=True, timeout=300)
             assert run.returncode == 0, f"{page} `{name}`: {run.stderr[-3000:]}"
             built = sorted(p.name for p in (tmp_path / name).glob("*.fmu"))
-            assert built == sorted(f"{parsed['name']}_{n['name']}.fmu" for n in nodes), built
+            assert built == sorted(f"{parsed['name']}_{n['name']}.fmu" for n in ours), built
 
 
 def test_the_quick_start_runs_as_written(tmp_path):
@@ -100,6 +103,40 @@ def test_interface_fmus_are_made_from_a_released_fmu_as_written(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "fmus").glob("*.fmu")) == [
         "lab_cockpit.fmu", "lab_ios.fmu", "lab_visual.fmu"]
+
+
+def test_a_labs_header_becomes_an_fmu_reading_its_struct_as_written(tmp_path):
+    """rfmctl header prints what the page shows for its header; the page's
+    interface file, that node with what the header cannot say, builds the
+    FMU, which has every variable the page's table names."""
+    page = "guide/foreign.md"
+    (tmp_path / "lab.h").write_text(book.snippet(page, "foreign-lab-h"))
+    run = shell(book.snippet(page, "foreign-header"), tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == book.snippet(page, "foreign-header-output"), run.stdout
+    lab = tomllib.loads(book.snippet(page, "foreign-lab"))
+    imported = tomllib.loads(run.stdout)["node"][0]
+    flight = next(n for n in lab["node"] if n["name"] == "flight")
+    assert [{k: f[k] for k in ("name", "type", "offset") if k in f} for f in flight["fields"]] \
+        == [{k: f[k] for k in ("name", "type", "offset") if k in f} for f in imported["fields"]]
+    (tmp_path / "lab.toml").write_text(book.snippet(page, "foreign-lab"))
+    shutil.copy(FMU, tmp_path / "rfm_attitude.fmu")
+    run = shell(book.snippet(page, "foreign-build"), tmp_path, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert sorted(p.name for p in (tmp_path / "fmus").glob("*.fmu")) == ["lab_ios.fmu"]
+    for line in book.after(page, "foreign-build").split("```text\n", 1)[1] \
+            .split("```", 1)[0].splitlines():
+        assert line in run.stderr, f"build-fmu's map lacks `{line}`:\n{run.stderr}"
+    with zipfile.ZipFile(tmp_path / "fmus" / "lab_ios.fmu") as fmu:
+        variables = {v.get("name"): v.get("causality") for v in ElementTree.fromstring(
+            fmu.read("modelDescription.xml")).iter("ScalarVariable")}
+    table = book.after(page, "foreign-build").split("| variables |", 1)[1].split("\n\n", 1)[0]
+    for row in table.splitlines()[2:]:
+        names, causality = row.split(" | ")[0], row.split(" | ")[1]
+        for name in re.findall(r"`([^`]+)`", names):
+            assert variables.get(name) == causality, f"{name}: {variables.get(name)}"
+    flights = [v for v in variables if v.startswith("flight.")]
+    assert len(flights) == 9 + 5, flights
 
 
 def linked(folder):

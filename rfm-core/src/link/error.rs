@@ -86,6 +86,22 @@ pub enum LinkError {
         slot: u8,
         owner: u32,
     },
+    #[error(
+        "{device}: foreign node `{node}`'s counter shows {} of its program's writes, and this \
+         node's step {step} needs {needed} by the rule on time (its period {period} s) within \
+         {waited:.3?}: start its program with the coupling (its counter counts from its start), \
+         or give its handshake no period to take the newest struct free",
+        writes.map_or("none".to_owned(), |w| w.to_string())
+    )]
+    ForeignBehind {
+        device: String,
+        node: String,
+        period: String,
+        step: u64,
+        needed: u64,
+        writes: Option<u64>,
+        waited: Duration,
+    },
     #[error("could not start the heartbeat thread: {0}")]
     Heartbeat(#[source] std::io::Error),
     #[error(

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::interface::{ForeignNode, Value};
+use crate::interface::{ForeignNode, StepRatio, Value};
 use rfm_frames::packed::{self, CType, Outcome, StructReader, StructWriter};
 use rfm_memory::{Region, RegionError};
 
@@ -19,12 +19,15 @@ pub struct ForeignPeer {
     /// The newest whole struct taken (zeros before the first).
     bytes: Vec<u8>,
     taken: bool,
-    /// When its marker (or its bytes) last moved.
+    /// When its marker (or its bytes) last moved since the first struct seen.
     moved_at: Option<Instant>,
     /// The fields of 64-bit integers: checked for values past 2^53 at each
     /// new struct.
     wide: Vec<usize>,
     pub counts: ForeignCounts,
+    /// In lockstep, for a counter of a declared period: how this node's steps
+    /// map onto its writer's, which a step then waits for.
+    pub lockstep: Option<StepRatio>,
 }
 
 /// Which way the struct goes.
@@ -44,6 +47,8 @@ pub struct ForeignCounts {
     pub gave_up: u64,
     /// 64-bit integers read past 2^53 in magnitude, which a Real holds rounded.
     pub inexact: u64,
+    /// Times its program moved the marker (or the bytes) since the first look.
+    pub moves: u64,
 }
 
 impl ForeignPeer {
@@ -81,6 +86,7 @@ impl ForeignPeer {
             moved_at: None,
             wide,
             counts: ForeignCounts::default(),
+            lockstep: None,
         })
     }
 
@@ -98,11 +104,17 @@ impl ForeignPeer {
         self.counts.retries += u64::from(read.retries);
         match read.outcome {
             Outcome::Taken => {
-                self.taken = true;
                 if read.changed {
-                    self.moved_at = Some(now);
+                    // The first struct seen says nothing of its program: one
+                    // that stopped long ago left it there. Only a move since
+                    // makes it alive.
+                    if self.taken {
+                        self.moved_at = Some(now);
+                        self.counts.moves += 1;
+                    }
                     self.count_inexact(node);
                 }
+                self.taken = true;
             }
             Outcome::GaveUp => self.counts.gave_up += 1,
             Outcome::NotMarked => {}
@@ -129,6 +141,20 @@ impl ForeignPeer {
         }
     }
 
+    /// The writes its program made by its counter, as of the last struct
+    /// taken (`None` without a counter, or before the first).
+    pub fn writes(&self) -> Option<u64> {
+        match &self.io {
+            Io::Read(reader) => reader.writes(),
+            Io::Write(_) => None,
+        }
+    }
+
+    /// Whether a whole struct was ever taken (a flag never set gives none).
+    pub fn taken(&self) -> bool {
+        self.taken
+    }
+
     /// Element `i` of field `field` of the newest struct; `None` before the first.
     pub fn value(&self, node: &ForeignNode, field: usize, i: usize) -> Option<Value> {
         if !self.taken {
@@ -138,7 +164,8 @@ impl ForeignPeer {
         packed::decode(f, i, &self.bytes, node.layout.order).map(|d| d.value)
     }
 
-    /// Time since its program last moved the marker (or the bytes).
+    /// Time since its program last moved the marker (or the bytes); `None`
+    /// while it has not moved them since the first look.
     pub fn age(&self, now: Instant) -> Option<Duration> {
         self.moved_at.map(|t| now.saturating_duration_since(t))
     }

@@ -23,7 +23,7 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use crate::frame::framed::{FrameBuf, SyncMode};
-use crate::interface::{self, Interface};
+use crate::interface::{self, Handshake, Interface, StepRatio};
 use crate::wait::{WaitStrategy, Waiter};
 use crate::{DeviceError, Events};
 
@@ -175,9 +175,23 @@ impl Link {
             .nodes
             .iter()
             .position(|n| n.slot == config.node_slot);
-        let foreign = (interface.foreign.iter().enumerate())
+        let mut foreign = (interface.foreign.iter().enumerate())
             .map(|(i, f)| ForeignPeer::new(&region, i, f, f.writer.is_some() && f.writer == me))
             .collect::<Result<Vec<_>, _>>()?;
+        if config.mode == SyncMode::Lockstep {
+            let mine = me.and_then(|m| interface.nodes[m].period);
+            for (peer, f) in foreign.iter_mut().zip(&interface.foreign) {
+                if let (
+                    Some(mine),
+                    Handshake::Counter {
+                        period: Some(p), ..
+                    },
+                ) = (mine, &f.handshake)
+                {
+                    peer.lockstep = StepRatio::of(mine, *p);
+                }
+            }
+        }
         let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(
             config,
@@ -295,7 +309,7 @@ impl Link {
     ) -> Result<StepReport, LinkError> {
         match self.step_once(k, sim_time, frame) {
             Ok(report) if self.foreign.is_empty() => Ok(report),
-            Ok(report) => match self.read_foreign(report.read_at) {
+            Ok(report) => match self.read_foreign(k, report.read_at) {
                 Ok(()) => Ok(report),
                 Err(e) => Err(self.failing(e)),
             },
@@ -303,13 +317,51 @@ impl Link {
         }
     }
 
-    /// Takes the newest whole struct of every foreign node (free, whatever
-    /// the sync mode: their programs do not step with the coupling).
+    /// Takes the newest whole struct of every foreign node: free, or in
+    /// lockstep for a counter of a declared period, once its counter shows
+    /// the write step `k` needs by the rule on time (the struct holds only
+    /// the newest write: that one or a later).
     #[inline(never)]
-    fn read_foreign(&mut self, now: Instant) -> Result<(), LinkError> {
+    fn read_foreign(&mut self, k: u64, now: Instant) -> Result<(), LinkError> {
         let interface = self.node.interface();
+        let (lag, timeout) = (self.node.config().lag, self.node.config().timeout);
         for peer in &mut self.foreign {
-            peer.read(&interface.foreign[peer.node()], now)?;
+            let node = &interface.foreign[peer.node()];
+            peer.read(node, now)?;
+            let Some(ratio) = peer.lockstep else {
+                continue;
+            };
+            let needed = ratio.frame_needed(k, lag);
+            let mut polls = 0u32;
+            while needed > 0 && peer.writes().is_none_or(|w| w < needed) {
+                let waited = now.elapsed();
+                if waited > timeout {
+                    let period = match &node.handshake {
+                        Handshake::Counter {
+                            period: Some(p), ..
+                        } => p.to_string(),
+                        _ => String::new(),
+                    };
+                    return Err(LinkError::ForeignBehind {
+                        device: self.node.config().device.clone(),
+                        node: node.name.clone(),
+                        period,
+                        step: k,
+                        needed,
+                        writes: peer.writes(),
+                        waited,
+                    });
+                }
+                // A program's write is a period away: spin briefly, then
+                // give the core away between looks.
+                if polls < 64 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::sleep(Duration::from_micros(20));
+                }
+                polls += 1;
+                peer.read(node, Instant::now())?;
+            }
         }
         Ok(())
     }

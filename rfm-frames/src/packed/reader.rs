@@ -167,6 +167,19 @@ impl StructReader {
         })
     }
 
+    /// The writes its counter counts, as of the last struct taken: a seqlock
+    /// moves by two a write, an after-data counter by one; `None` without a
+    /// counter, or before the first struct.
+    pub fn writes(&self) -> Option<u64> {
+        match self.mark {
+            Mark::Counter { counting, .. } => self.last_counter.map(|c| match counting {
+                Counting::Seqlock => c / 2,
+                Counting::AfterData => c,
+            }),
+            _ => None,
+        }
+    }
+
     pub fn with_attempts(mut self, attempts: u32) -> StructReader {
         self.attempts = attempts.max(1);
         self

@@ -65,6 +65,7 @@ pub(super) fn refuse_foreign_keys(src: &Source<'_>, node: &RawNode) -> Result<()
         ("handshake", node.handshake.as_ref().map(Spanned::span)),
         ("writer", node.writer.as_ref().map(Spanned::span)),
         ("size", node.size.as_ref().map(Spanned::span)),
+        ("description", node.description.as_ref().map(Spanned::span)),
     ];
     match keys.into_iter().find_map(|(k, s)| s.map(|s| (k, s))) {
         Some((key, span)) => Err(src.error(
@@ -125,6 +126,24 @@ pub(super) fn check_foreign(
         })?;
     }
     let handshake = handshake(src, node, &layout, offset_value)?;
+    if let (
+        Handshake::Counter {
+            period: Some(_), ..
+        },
+        Some(raw),
+    ) = (&handshake, &node.handshake)
+    {
+        if ours.iter().any(|n| n.period.is_none()) {
+            return Err(src.error(
+                raw.span(),
+                format!(
+                    "handshake of `{name}`: a counter's `period` is waited for in lockstep by \
+                     the rule on time, which needs the FMU nodes' periods: give the file a \
+                     `period` (or the counter none, to take the newest struct free)"
+                ),
+            ));
+        }
+    }
     let writer = match &node.writer {
         None => None,
         Some(w) => Some(
@@ -151,7 +170,7 @@ pub(super) fn check_foreign(
         info,
         handshake,
         writer,
-        description: node.description.clone(),
+        description: node.description.as_ref().map(|d| d.get_ref().clone()),
     })
 }
 
@@ -216,12 +235,21 @@ fn fields(
                 ),
             ));
         }
-        if name == "link" && src.reserved.outputs.contains(&"link") {
+        let root = name.split(['.', '[']).next().unwrap_or_default();
+        if src.reserved.foreign_outputs.contains(&root) {
+            let outputs: Vec<String> = src
+                .reserved
+                .foreign_outputs
+                .iter()
+                .map(|r| format!("`{node}.{r}`"))
+                .collect();
             return Err(src.error(
                 f.name.span(),
                 format!(
-                    "field name `link` collides with the outputs `{node}.link.*` (whether its \
-                     program runs, what reading it took): rename it"
+                    "field name `{name}` collides with the outputs {} (whether its program \
+                     runs, what reading it took): rename the field in the file (the FMU \
+                     reads it by its offset, not its name)",
+                    outputs.join(" and ")
                 ),
             ));
         }

@@ -82,6 +82,14 @@ handshake = "none"
 fields = [ { name = "freeze", type = "bool" }, { name = "wind", type = "double" } ]
 "#
     );
+    // A counter's period is waited for by the rule on time: the FMU nodes'
+    // periods are needed.
+    let err = Interface::parse("lab.toml", &text, &Reserved::NONE).unwrap_err();
+    assert!(
+        err.to_string().contains("needs the FMU nodes' periods"),
+        "{err}"
+    );
+    let text = text.replacen("name = \"lab\"\n", "name = \"lab\"\nperiod = 0.001\n", 1);
     let i = Interface::parse("lab.toml", &text, &Reserved::NONE).unwrap();
     let m = i.foreign_node("motion").unwrap();
     assert_eq!(m.layout.order, ByteOrder::Big);
@@ -252,6 +260,12 @@ fn a_foreign_node_overlapping_another_or_an_fmu_nodes_area_is_refused() {
     assert!(err.to_string().contains("has no `handshake`"), "{err}");
     let err = error(&FLIGHT_DATA.replacen("slot = 0\n", "slot = 0\nhandshake = \"none\"\n", 1));
     assert!(err.to_string().contains("is a foreign node's key"), "{err}");
+    let err = error(&FLIGHT_DATA.replacen("slot = 0\n", "slot = 0\ndescription = \"x\"\n", 1));
+    assert!(
+        err.to_string()
+            .contains("`description` is a foreign node's key"),
+        "{err}"
+    );
     let only_foreign = FLIGHT_DATA.replacen(
         "[[node]]\nname = \"sim\"\nslot = 0\nsignals = [ { name = \"roll\", type = \"Real\" } ]\n",
         "",
@@ -260,4 +274,26 @@ fn a_foreign_node_overlapping_another_or_an_fmu_nodes_area_is_refused() {
     assert!(error(&only_foreign)
         .to_string()
         .contains("at least one node an FMU is built for"));
+}
+
+#[test]
+fn a_field_named_as_a_foreign_nodes_own_outputs_is_refused_at_its_name() {
+    let reserved = Reserved {
+        foreign_outputs: &["age", "link"],
+        ..Reserved::NONE
+    };
+    for name in ["age", "link", "link.ok", "age[1].x"] {
+        let text = FLIGHT_DATA.replacen("\"status\"", &format!("\"{name}\""), 1);
+        let err = Interface::parse("lab.toml", &text, &reserved).unwrap_err();
+        let (line, column) = at(&text, &format!("\"{name}\""));
+        assert_eq!((err.line, err.column), (line, column), "{err}");
+        assert!(
+            err.to_string()
+                .contains("collides with the outputs `flight.age` and `flight.link`"),
+            "{err}"
+        );
+    }
+    // Nothing reserved: the same names are the file's own.
+    let text = FLIGHT_DATA.replacen("\"status\"", "\"age\"", 1);
+    assert!(Interface::parse("lab.toml", &text, &Reserved::NONE).is_ok());
 }

@@ -5,7 +5,7 @@
 //! busy processes, the jitter of a polling loop, the packet's layout). Each
 //! check gives a verdict and, where it is not a pass, the fix.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
@@ -17,6 +17,7 @@ use rfm_core::{interface, DeviceError, DeviceSpec};
 use serde_json::json;
 
 use crate::failure::Failure;
+use crate::foreign::{self, Structs};
 use crate::open::{coupling_region, open};
 
 mod host;
@@ -32,13 +33,17 @@ node-id, ring (RFM2gCheckRingCont), memory (the couplings it describes, and over
 isolated-cores, governor, c-states, rt-throttling, busy-processes (Linux), power-plan,
 timer-resolution (Windows), jitter (a polling loop's longest gap over --seconds, the
 article's DPC-latency check), packet-layout (the
-article's FlightData, packed and little-endian). A redundant device (A+B) gets each
+article's FlightData, packed and little-endian), foreign-structs (with --interface FILE:
+each struct a lab's own program writes, read by its handshake for --seconds; a WARN names
+one whose marker, or whose bytes, never changed: its program is stopped or writes
+elsewhere). A redundant device (A+B) gets each
 device check on both memories, the worse verdict, and its two boards' node ids compared.
 Exit 1 when a check fails.
 
 Example: rfmctl doctor /dev/rfm2g0
          rfmctl doctor /dev/rfm2g0+/dev/rfm2g1
-         rfmctl doctor shm:lab --seconds 2 --json";
+         rfmctl doctor shm:lab --seconds 2 --json
+         rfmctl doctor /dev/rfm2g0 --interface lab.toml";
 
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
@@ -50,6 +55,11 @@ pub struct DoctorArgs {
     /// One JSON object with every check, instead of the table
     #[arg(long)]
     pub json: bool,
+    /// An interface file whose foreign nodes (the structs a lab's own
+    /// programs write) are watched for --seconds: a struct whose marker (or,
+    /// without one, whose bytes) never changes is reported
+    #[arg(long, value_name = "FILE")]
+    pub interface: Option<PathBuf>,
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -388,11 +398,89 @@ fn packet_layout() -> Check {
     }
 }
 
+/// The structs a lab's own programs write, watched for `seconds` on each
+/// memory of `device`: do their programs move them?
+fn foreign_structs(
+    device: Option<&str>,
+    file: Option<&Path>,
+    seconds: f64,
+    library: Option<&Path>,
+) -> Result<Check, Failure> {
+    const NAME: &str = "foreign-structs";
+    let (Some(device), Some(file)) = (device, file) else {
+        return Ok(check(
+            NAME,
+            Verdict::Skip,
+            "no device or no --interface given",
+        ));
+    };
+    let interface = foreign::load(file)?;
+    let region_offset = match interface.settings.get("regionOffset") {
+        Some(interface::Value::Integer(o)) => u64::try_from(*o).unwrap_or(0),
+        _ => 0,
+    };
+    let mut watched = Vec::new();
+    for memory in device.split('+') {
+        let dev = open(memory, library)?;
+        let region = coupling_region(&dev, memory, region_offset)?;
+        watched.push((memory, Structs::new(&interface, &region, file)?));
+    }
+    let started = Instant::now();
+    while started.elapsed().as_secs_f64() < seconds {
+        let now = Instant::now();
+        for (_, structs) in &mut watched {
+            structs.poll(now);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let now = Instant::now();
+    let still: Vec<String> = (watched.iter())
+        .flat_map(|(memory, s)| {
+            let memory = if watched.len() > 1 {
+                format!("{memory}: ")
+            } else {
+                String::new()
+            };
+            s.still(now, Duration::from_secs_f64(seconds))
+                .into_iter()
+                .map(move |line| format!("{memory}{line}"))
+        })
+        .collect();
+    let names: Vec<&str> = interface.foreign.iter().map(|f| f.name.as_str()).collect();
+    Ok(if still.is_empty() {
+        check(
+            NAME,
+            Verdict::Pass,
+            format!(
+                "every struct moved in {seconds} s ({}; regionOffset {region_offset:#x})",
+                names.join(", ")
+            ),
+        )
+    } else {
+        check(
+            NAME,
+            Verdict::Warn,
+            format!("not moved by its program: {}", still.join("; ")),
+        )
+        .fix(
+            "start the program that writes it; or check its offset, byte order and handshake \
+             against the program's header (rfmctl watch DEVICE --interface FILE shows it by \
+             field; rfmctl header FILE.h STRUCT gives the compiler's offsets)",
+        )
+    })
+}
+
 pub fn run(args: &DoctorArgs, library: Option<&Path>) -> Result<(), Failure> {
     let mut checks = device_checks(args.device.as_deref(), library);
     checks.extend(host_checks());
     checks.push(jitter(args.seconds));
     checks.push(packet_layout());
+    checks.push(foreign_structs(
+        args.device.as_deref(),
+        args.interface.as_deref(),
+        args.seconds,
+        library,
+    )?);
     let failed: Vec<&str> = checks
         .iter()
         .filter(|c| c.verdict == Verdict::Fail)

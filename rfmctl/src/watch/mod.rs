@@ -14,7 +14,7 @@
 //! are real findings.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
@@ -28,6 +28,7 @@ use rfm_core::{Device, Region};
 use serde_json::json;
 
 use crate::failure::Failure;
+use crate::foreign::{self, Structs};
 
 mod slot;
 use crate::numbers::parse_u64;
@@ -51,10 +52,15 @@ link.lost); bad: complete but corrupt frames (CRC, magic);
 restarts: epoch changes (seed: the packet id going back); then the signals by name
 (on a terminal, as many as its width holds: long values shortened, then left out and
 counted, short ones such as Booleans last; piped, all; --json gives all).
+--interface FILE adds the structs a lab's own programs write (the file's foreign
+nodes, which write no descriptor), read by their handshakes as the FMU reads them:
+whether their programs moved them since the watcher's first look, the reads' retries
+and give-ups, and every field by name.
 
 Example: rfmctl watch shm:cockpit
          rfmctl watch /dev/rfm2g0 --slots 0,1 --once --json
-         rfmctl watch /dev/rfm2g0 --layout seed --slots 0 --once";
+         rfmctl watch /dev/rfm2g0 --layout seed --slots 0 --once
+         rfmctl watch shm:lab --interface lab.toml --once";
 
 /// The terminal's width in columns where the table is shown on one (rows are
 /// cut to it, long values first), `None` where it goes to a file or pipe
@@ -112,6 +118,10 @@ pub struct WatchArgs {
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "inf",
           value_parser = parse_wait)]
     pub wait: Option<f64>,
+    /// An interface file whose foreign nodes (the structs a lab's own
+    /// programs write, which no descriptor names) are shown too, by field
+    #[arg(long, value_name = "FILE")]
+    pub interface: Option<PathBuf>,
 }
 
 fn parse_interval(text: &str) -> Result<f64, String> {
@@ -150,7 +160,7 @@ fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
 /// The views of the framed layout: every node whose descriptor is in `region`
 /// (of `slots`, if given); a slot holding two (a stale one left by an earlier
 /// coupling) shows the one whose holder is live, else the last found.
-fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
+fn framed_views(region: &Region, slots: &[u8], foreign: bool) -> Result<Vec<SlotView>, Failure> {
     let chosen = described(region, slots).map_err(Failure::device)?;
     let mut views = Vec::new();
     for f in chosen {
@@ -168,7 +178,7 @@ fn framed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure>
             views.push(SlotView::new(s, "?".into(), None, Reader::Undescribed));
         }
     }
-    if views.is_empty() {
+    if views.is_empty() && !foreign {
         return Err(Failure::check_failed(anyhow!(
             "no node describes itself in this memory: is a simulator running on it, with the \
              same regionOffset? (the article's programs write no descriptor: use --layout seed)"
@@ -247,7 +257,7 @@ fn views(
     let views = if args.layout == "seed" {
         seed_views(&region, &args.slots)?
     } else {
-        framed_views(&region, &args.slots)?
+        framed_views(&region, &args.slots, args.interface.is_some())?
     };
     let missing: Vec<String> = views
         .iter()
@@ -266,6 +276,10 @@ fn views(
 
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let (_device, region, mut views) = waiting(args.wait, || views(args, library))?;
+    let mut structs = match &args.interface {
+        Some(file) => Some(Structs::new(&foreign::load(file)?, &region, file)?),
+        None => None,
+    };
     let mut others = if args.layout == "seed" || !args.slots.is_empty() {
         Vec::new()
     } else {
@@ -288,6 +302,9 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
                     o.holder = holder;
                 }
             }
+            if let Some(s) = &mut structs {
+                s.poll(now);
+            }
             std::thread::sleep(Duration::from_millis(1));
         }
         let now = Instant::now();
@@ -295,8 +312,8 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
             v.measure_rate(now);
         }
         let out = match args.json {
-            true => as_json(args, &views, &others, now),
-            false => as_table(args, &views, &others, now, terminal),
+            true => as_json(args, &views, &others, structs.as_ref(), now),
+            false => as_table(args, &views, &others, structs.as_ref(), now, terminal),
         };
         stdout
             .write_all(out.as_bytes())
@@ -329,7 +346,13 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
 }
 
 /// One refresh as a line of JSON: every slot, and the other areas described.
-fn as_json(args: &WatchArgs, views: &[SlotView], others: &[Other], now: Instant) -> String {
+fn as_json(
+    args: &WatchArgs,
+    views: &[SlotView],
+    others: &[Other],
+    structs: Option<&Structs>,
+    now: Instant,
+) -> String {
     json!({
         "device": args.device,
         "layout": args.layout,
@@ -343,6 +366,7 @@ fn as_json(args: &WatchArgs, views: &[SlotView], others: &[Other], now: Instant)
             "end": o.found.area.end(),
             "judged": o.judged(),
         })).collect::<Vec<_>>(),
+        "foreign": structs.map(|s| s.json(now)),
     })
     .to_string()
         + "\n"
@@ -354,6 +378,7 @@ fn as_table(
     args: &WatchArgs,
     views: &[SlotView],
     others: &[Other],
+    structs: Option<&Structs>,
     now: Instant,
     terminal: bool,
 ) -> String {
@@ -376,6 +401,9 @@ fn as_table(
             text.push_str(&o.text());
             text.push('\n');
         }
+    }
+    if let Some(s) = structs {
+        text.push_str(&s.table(now));
     }
     if !terminal {
         text.push('\n');

@@ -3,7 +3,7 @@
 use super::*;
 
 /// Every check `rfmctl doctor` makes, by name (the JSON's and the table's).
-const DOCTOR_CHECKS: [&str; 14] = [
+const DOCTOR_CHECKS: [&str; 15] = [
     "library",
     "board",
     "node-id",
@@ -18,6 +18,7 @@ const DOCTOR_CHECKS: [&str; 14] = [
     "timer-resolution",
     "jitter",
     "packet-layout",
+    "foreign-structs",
 ];
 
 /// `doctor` on an emulated board: every check prints a verdict; the board's

@@ -23,6 +23,7 @@ use rfm_core::{Device, OpenOptions, Region};
 
 mod board;
 mod doctor;
+mod foreign;
 mod header;
 mod memory;
 mod watch;
