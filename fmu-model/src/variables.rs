@@ -175,32 +175,53 @@ const FOREIGN_LINK: [(ForeignLink, &str, Value, Option<&str>, &str); 5] = [
 /// The inputs of foreign node `n`, which this node's FMU writes: one per
 /// element of each field but the handshake's marker, which the FMU keeps.
 fn foreign_inputs(node: &ForeignNode, n: usize) -> Vec<Var> {
-    let mut out = Vec::new();
-    for (field, (f, info)) in node.layout.fields.iter().zip(&node.info).enumerate() {
-        if node.marker() == Some(field) {
-            continue;
-        }
-        let kind = f.ctype.fmi_type();
-        for index in 0..f.elements() {
-            let what = info.description.clone().unwrap_or_else(|| f.name.clone());
-            out.push(Var {
-                name: format!("{}.{}", node.name, f.element_name(index)),
-                kind,
-                causality: Causality::Input,
-                start: Value::zero_of(kind),
-                unit: info.unit.clone(),
-                min: None,
-                max: None,
-                description: format!(
-                    "{what} ({}), written at every step into foreign node `{}` for the lab's \
-                     programs",
-                    f.ctype, node.name
+    foreign_elements(node, |field, index, what| {
+        (node.marker() != Some(field)).then(|| {
+            (
+                Causality::Input,
+                format!(
+                    "{what}, written at every step into foreign node `{}` for the lab's programs",
+                    node.name
                 ),
-                place: Place::ForeignInput {
+                Place::ForeignInput {
                     node: n,
                     field,
                     index,
                 },
+            )
+        })
+    })
+}
+
+/// A variable per element of each field of `node` that `role` gives a role
+/// (causality, description, place), from the field's index, the element's
+/// and what the field is (`roll (float)`).
+fn foreign_elements(
+    node: &ForeignNode,
+    role: impl Fn(usize, usize, &str) -> Option<(Causality, String, Place)>,
+) -> Vec<Var> {
+    let mut out = Vec::new();
+    for (field, (f, info)) in node.layout.fields.iter().zip(&node.info).enumerate() {
+        let kind = f.ctype.fmi_type();
+        let what = format!(
+            "{} ({})",
+            info.description.as_deref().unwrap_or(&f.name),
+            f.ctype
+        );
+        for index in 0..f.elements() {
+            let Some((causality, description, place)) = role(field, index, &what) else {
+                continue;
+            };
+            out.push(Var {
+                name: format!("{}.{}", node.name, f.element_name(index)),
+                kind,
+                causality,
+                start: Value::zero_of(kind),
+                unit: info.unit.clone(),
+                min: None,
+                max: None,
+                description,
+                place,
             });
         }
     }
@@ -210,34 +231,20 @@ fn foreign_inputs(node: &ForeignNode, n: usize) -> Vec<Var> {
 /// The outputs of foreign node `n`: one per element of each field
 /// (`flight.attitude[0]`), then `NODE.age` and `NODE.link.*`.
 fn foreign_outputs(node: &ForeignNode, n: usize) -> Vec<Var> {
-    let mut out = Vec::new();
     let whose = match &node.description {
         Some(d) => format!("foreign node `{}` ({d})", node.name),
         None => format!("foreign node `{}`", node.name),
     };
-    for (field, (f, info)) in node.layout.fields.iter().zip(&node.info).enumerate() {
-        let kind = f.ctype.fmi_type();
-        for index in 0..f.elements() {
-            let what = info.description.clone().unwrap_or_else(|| f.name.clone());
-            out.push(Var {
-                name: format!("{}.{}", node.name, f.element_name(index)),
-                kind,
-                causality: Causality::Output,
-                start: Value::zero_of(kind),
-                unit: info.unit.clone(),
-                min: None,
-                max: None,
-                description: format!(
-                    "{what} ({}), as the lab's program of {whose} wrote it",
-                    f.ctype
-                ),
-                place: Place::Foreign {
-                    node: n,
-                    value: ForeignValue::Element { field, index },
-                },
-            });
-        }
-    }
+    let mut out = foreign_elements(node, |field, index, what| {
+        Some((
+            Causality::Output,
+            format!("{what}, as the lab's program of {whose} wrote it"),
+            Place::Foreign {
+                node: n,
+                value: ForeignValue::Element { field, index },
+            },
+        ))
+    });
     for (link, name, start, unit, description) in FOREIGN_LINK {
         out.push(Var {
             name: format!("{}.{name}", node.name),

@@ -14,9 +14,8 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{article_program, sim_library, unique, Fmu, RingGuard};
+use common::{article_program, interface_fmu, sim_library, unique, Fmu, RingGuard};
 use fmu_model::fmi2::*;
-use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 
 const H: f64 = 0.001;
 const PACKETS: u64 = 300;
@@ -119,7 +118,7 @@ impl On {
 }
 
 /// The FMU of node `sim` of `interface`, started on `ring` as `on` says.
-fn fmu(interface: &str, on: On, ring: &str) -> (tempfile::TempDir, Fmu) {
+fn fmu(interface: &str, on: On, ring: &str) -> Fmu {
     // A shm: object's size is the memory_size every program sharing it
     // declares: the ring's header and its memory.
     let shm_size = rfm2g::ring::HEADER_LEN + 65536;
@@ -127,12 +126,7 @@ fn fmu(interface: &str, on: On, ring: &str) -> (tempfile::TempDir, Fmu) {
         On::Board => interface.to_owned(),
         On::Shm => interface.replace("memory_size = 65536", &format!("memory_size = {shm_size}")),
     };
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(RESOURCE_INTERFACE), interface).unwrap();
-    std::fs::write(dir.path().join(RESOURCE_NODE), "sim\n").unwrap();
-    let model = Model::load(dir.path()).unwrap();
-    let uri = format!("file://{}", dir.path().display());
-    let fmu = Fmu::of("sim", model, &uri);
+    let fmu = interface_fmu(&interface, "sim");
     fmu.set("syncMode", "free");
     let lib = sim_library();
     match on {
@@ -146,13 +140,13 @@ fn fmu(interface: &str, on: On, ring: &str) -> (tempfile::TempDir, Fmu) {
         ]),
     }
     assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
-    (dir, fmu)
+    fmu
 }
 
 /// The master reading the sender: prints each new packet's values, exactly,
 /// and acknowledges it.
 fn read_packets(on: On, ring: &str) {
-    let (_dir, sim) = fmu(&from_the_sender(), on, ring);
+    let sim = fmu(&from_the_sender(), on, ring);
     let (mut last, mut k) = (0u64, 0u64);
     let deadline = Instant::now() + Duration::from_secs(60);
     while last < PACKETS {
@@ -195,7 +189,7 @@ fn read_packets(on: On, ring: &str) {
 /// The master writing for the receiver: packet after packet, each once the
 /// receiver acknowledged the one before.
 fn write_packets(on: On, ring: &str) {
-    let (_dir, sim) = fmu(&to_the_receiver(), on, ring);
+    let sim = fmu(&to_the_receiver(), on, ring);
     let mut k = 0u64;
     let deadline = Instant::now() + Duration::from_secs(60);
     for id in 1..=PACKETS {

@@ -5,10 +5,8 @@
 
 mod common;
 
-use common::{unique, Fmu};
+use common::{interface_fmu, unique, Fmu};
 use fmu_model::fmi2::*;
-use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
-use tempfile::TempDir;
 
 const H: f64 = 0.001;
 
@@ -48,18 +46,8 @@ fields = [
 ]
 "#;
 
-fn resources(interface: &str, node: &str) -> (TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(RESOURCE_INTERFACE), interface).unwrap();
-    std::fs::write(dir.path().join(RESOURCE_NODE), format!("{node}\n")).unwrap();
-    let uri = format!("file://{}", dir.path().display());
-    (dir, uri)
-}
-
 fn node(node: &str, device: &str) -> Fmu {
-    let (dir, uri) = resources(LAB, node);
-    let model = Model::load(dir.path()).unwrap();
-    let fmu = Fmu::of(node, model, &uri);
+    let fmu = interface_fmu(LAB, node);
     fmu.set_all(&[("device", device), ("syncMode", "free"), ("timeout", "0.5")]);
     fmu
 }

@@ -13,9 +13,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{c_program, sim_library, unique, Fmu, RingGuard};
+use common::{c_program, interface_fmu, sim_library, unique, Fmu, RingGuard};
 use fmu_model::fmi2::*;
-use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
 
 const H: f64 = 0.001;
 const STEPS: u64 = 100_000;
@@ -129,11 +128,7 @@ fn read(mode: &str) {
         "lockstep" => (LOCKSTEP_STEPS, "lockstep"),
         _ => (STEPS, "free"),
     };
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(RESOURCE_INTERFACE), interface(mode)).unwrap();
-    std::fs::write(dir.path().join(RESOURCE_NODE), "sim\n").unwrap();
-    let model = Model::load(dir.path()).unwrap();
-    let sim = Fmu::of("sim", model, &format!("file://{}", dir.path().display()));
+    let sim = interface_fmu(&interface(mode), "sim");
     let lib = sim_library();
     sim.set_all(&[
         ("device", "/dev/rfm2g0"),

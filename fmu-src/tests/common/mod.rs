@@ -251,6 +251,29 @@ impl Drop for ShmGuard {
     }
 }
 
+/// A resources folder holding `interface` and `node` (removed when it drops;
+/// an instance reads it only while it is instantiated), and its file: URI: an
+/// interface FMU's resources, as build-fmu packs them.
+pub fn resources(interface: &str, node: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(fmu_model::RESOURCE_INTERFACE), interface).unwrap();
+    std::fs::write(
+        dir.path().join(fmu_model::RESOURCE_NODE),
+        format!("{node}\n"),
+    )
+    .unwrap();
+    let uri = format!("file://{}", dir.path().display());
+    (dir, uri)
+}
+
+/// The instance of `node` of the interface file `interface`, as a master
+/// loads its FMU (instantiated: its resources are read and gone).
+pub fn interface_fmu(interface: &str, node: &str) -> Fmu {
+    let (dir, uri) = resources(interface, node);
+    let model = Model::load(dir.path()).unwrap();
+    Fmu::of(node, model, &uri)
+}
+
 #[path = "../../../rfm2g-sim/tests/support/library.rs"]
 mod sim;
 

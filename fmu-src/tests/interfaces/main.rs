@@ -6,11 +6,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-use common::{unique, Fmu};
+use common::{resources, unique, Fmu};
 use fmu_model::fmi2::*;
-use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
+use fmu_model::Model;
 use rfm_attitude::{fmi2_get_integer, fmi2_set_real};
-use tempfile::TempDir;
 
 mod rates;
 mod resources;
@@ -36,16 +35,6 @@ name = "ios"
 slot = 7
 signals = [ { name = "freeze", type = "Boolean" }, { name = "wind", type = "Real", unit = "m/s" } ]
 "#;
-
-/// A resources folder holding `interface` and `node` (removed when it drops;
-/// an instance reads it only while it is instantiated), and its file: URI.
-fn resources(interface: &str, node: &str) -> (TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(RESOURCE_INTERFACE), interface).unwrap();
-    std::fs::write(dir.path().join(RESOURCE_NODE), format!("{node}\n")).unwrap();
-    let uri = format!("file://{}", dir.path().display());
-    (dir, uri)
-}
 
 /// The instance of `node` of [`LAB`], as a master loads its FMU.
 fn node(node: &str, device: &str) -> Fmu {

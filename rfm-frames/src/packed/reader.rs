@@ -133,6 +133,30 @@ pub struct StructReader {
     last_counter: Option<u64>,
 }
 
+/// The whole 32-bit words a struct at `offset` of `size` bytes lies in (its
+/// reader loads and its writer stores words), and where it starts in them;
+/// refused when one aligned load cannot read its marker.
+pub(super) fn words(
+    region: &Region,
+    offset: usize,
+    size: usize,
+    mark: Mark,
+) -> Result<(Region, usize), ReaderError> {
+    let start = offset - offset % 4;
+    let end = (offset + size).next_multiple_of(4);
+    let window = region.subregion(start, end - start)?;
+    if let Mark::Counter { at, width, .. } | Mark::Flag { at, width, .. } = mark {
+        if !(offset + at).is_multiple_of(width.min(4)) {
+            return Err(ReaderError::UnalignedMarker {
+                at,
+                offset: offset + at,
+                width,
+            });
+        }
+    }
+    Ok((window, offset - start))
+}
+
 impl StructReader {
     pub fn new(
         region: &Region,
@@ -141,26 +165,16 @@ impl StructReader {
         mark: Mark,
         order: ByteOrder,
     ) -> Result<StructReader, ReaderError> {
-        let start = offset - offset % 4;
-        let end = (offset + size).next_multiple_of(4);
-        let window = region.subregion(start, end - start)?;
-        if let Mark::Counter { at, width, .. } | Mark::Flag { at, width, .. } = mark {
-            if !(offset + at).is_multiple_of(width.min(4)) {
-                return Err(ReaderError::UnalignedMarker {
-                    at,
-                    offset: offset + at,
-                    width,
-                });
-            }
-        }
+        let (window, skip) = words(region, offset, size, mark)?;
+        let len = window.len();
         Ok(StructReader {
-            skip: offset - start,
+            skip,
             size,
             mark,
             order,
             attempts: DEFAULT_ATTEMPTS,
-            copy: vec![0; end - start],
-            second: vec![0; end - start],
+            copy: vec![0; len],
+            second: vec![0; len],
             last: None,
             last_counter: None,
             window,

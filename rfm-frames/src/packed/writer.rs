@@ -49,25 +49,15 @@ impl StructWriter {
         mark: Mark,
         order: ByteOrder,
     ) -> Result<StructWriter, ReaderError> {
-        let start = offset - offset % 4;
-        let end = (offset + size).next_multiple_of(4);
-        let window = region.subregion(start, end - start)?;
-        if let Mark::Counter { at, width, .. } | Mark::Flag { at, width, .. } = mark {
-            if !(offset + at).is_multiple_of(width.min(4)) {
-                return Err(ReaderError::UnalignedMarker {
-                    at,
-                    offset: offset + at,
-                    width,
-                });
-            }
-        }
+        let (window, skip) = super::reader::words(region, offset, size, mark)?;
+        let len = window.len();
         Ok(StructWriter {
-            skip: offset - start,
+            skip,
             size,
             mark,
             order,
             written: 0,
-            words: vec![0; end - start],
+            words: vec![0; len],
             window,
         })
     }
