@@ -10,7 +10,7 @@ use rfm_core::frame::framed::{crc_of, FrameBuf};
 use rfm_core::link::{Layout, Link, StepReport};
 use rfm_core::record::{
     expand_file_name, queue_capacity, wall_ns, Header, Kind, LossNews, Recorder, RecorderError,
-    START_PLACEHOLDER,
+    MAX_STRUCTS, START_PLACEHOLDER,
 };
 
 use crate::error::{error, FmiError};
@@ -25,6 +25,9 @@ pub struct Recording {
     /// Per peer, the CRC of the frame recorded last: in free mode a step may
     /// take no new frame, and one frame is recorded once.
     last_taken: Vec<Option<u32>>,
+    /// Per foreign struct the header describes, which of its structs was
+    /// recorded last ([`rfm_core::link::ForeignPeer::newest`]).
+    last_struct: Vec<Option<u64>>,
     /// Whether the first record dropped because the queue was full was
     /// logged (once per recording).
     warned: bool,
@@ -57,7 +60,8 @@ impl Recording {
         let slot = link.config().node_slot;
         let mut header = Header::for_interface(link.interface(), Some(slot), parameters);
         header.started_ns = started_ns;
-        let capacity = queue_capacity(header.largest_frame(), 1 + link.peers().len());
+        let per_step = 1 + link.peers().len() + header.structs.len();
+        let capacity = queue_capacity(header.largest_record(), per_step);
         let by = format!(
             "instance `{instance}` (slot {slot}, process {})",
             std::process::id()
@@ -77,10 +81,18 @@ impl Recording {
         if file != template {
             log::info!("recordFile: recording into `{file}`");
         }
+        let foreign = link.interface().foreign.len();
+        if foreign > MAX_STRUCTS {
+            log::warn!(
+                "recordFile `{file}`: the interface has {foreign} foreign nodes and a recording \
+                 holds the first {MAX_STRUCTS}; the others' structs are not recorded"
+            );
+        }
         Ok(Recording {
             recorder,
             file,
             last_taken: vec![None; link.peers().len()],
+            last_struct: vec![None; foreign.min(MAX_STRUCTS)],
             warned: false,
         })
     }
@@ -94,9 +106,9 @@ impl Recording {
         self.tell();
     }
 
-    /// Records the frame this step published and each peer frame `link` took
-    /// that was not recorded yet, all at the step's time (the report's
-    /// `wall_ns`: no second clock read).
+    /// Records the frame this step published, each peer frame `link` took
+    /// and each foreign struct it read that were not recorded yet, all at the
+    /// step's time (the report's `wall_ns`: no second clock read).
     pub fn step(&mut self, link: &Link, report: &StepReport, published: &FrameBuf) {
         let slot = link.config().node_slot;
         let now = report.wall_ns;
@@ -110,6 +122,18 @@ impl Recording {
                     *last = Some(crc);
                     kept &= self.recorder.record(Kind::Taken, peer.slot(), now, frame);
                 }
+            }
+        }
+        for peer in link.foreign() {
+            let (Some((bytes, which)), Some(last)) =
+                (peer.newest(), self.last_struct.get_mut(peer.node()))
+            else {
+                continue;
+            };
+            if *last != Some(which) {
+                *last = Some(which);
+                let index = peer.node() as u8; // below MAX_STRUCTS: `last_struct`'s length
+                kept &= self.recorder.record(Kind::Struct, index, now, bytes);
             }
         }
         if !kept && !self.warned {

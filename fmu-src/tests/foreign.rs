@@ -182,3 +182,75 @@ fn a_64_bit_value_past_2_pow_53_is_counted_and_logged() {
         "{log:?}"
     );
 }
+
+/// `recordFile` holds the foreign structs the FMU read: each whole struct
+/// once (the first, then each one its writer moved, none for a step that
+/// found the same), with the values the FMU gave at that step.
+#[test]
+fn a_recording_holds_each_struct_the_fmu_read_once_as_it_read_it() {
+    const STEPS: i64 = 300;
+    let device = format!("loopback:{}", unique("foreign-rec"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ios.rec");
+    let (sim, ios) = (node("sim", &device), node("ios", &device));
+    ios.set("recordFile", file.to_str().unwrap());
+    assert_eq!((sim.init(), ios.init()), (fmi2OK, fmi2OK));
+    let (mut shown_at, mut ios_steps) = (Vec::new(), 0);
+    let mut ios_step = || {
+        assert_eq!(ios.step(ios_steps as f64 * H, H), fmi2OK, "{:?}", ios.log());
+        ios_steps += 1;
+    };
+    for k in 0..STEPS {
+        for (name, value) in values(k) {
+            assert_eq!(sim.set(name, &value), fmi2OK);
+        }
+        assert_eq!(sim.step(k as f64 * H, H), fmi2OK);
+        ios_step();
+        // Steps that find the struct as it was record nothing.
+        if k % 50 == 0 {
+            ios_step();
+        }
+        let set = values(k);
+        shown_at.push(set.iter().map(|(n, _)| shown(&ios, n)).collect::<Vec<_>>());
+    }
+    assert_eq!(ios.terminate(), fmi2OK, "{:?}", ios.log());
+    let mut reader = rfm_core::record::Reader::open(&file).unwrap();
+    let header = reader.header().clone();
+    assert_eq!(header.structs.len(), 1);
+    let motion = &header.structs[0];
+    assert_eq!(motion.name, "motion");
+    assert_eq!(motion.layout.order, rfm_core::packed::ByteOrder::Big);
+    let names: Vec<String> = motion.elements().into_iter().map(|(n, _)| n).collect();
+    let mut structs = Vec::new();
+    while let Some(r) = reader.next_record().unwrap() {
+        if r.kind == rfm_core::record::Kind::Struct {
+            assert_eq!(r.slot, 0);
+            structs.push(motion.values(&r.body));
+        }
+    }
+    assert_eq!(
+        structs.len() as i64,
+        STEPS,
+        "one struct per write, each once"
+    );
+    for (k, (recorded, shown)) in structs.iter().zip(&shown_at).enumerate() {
+        let seq = names.iter().position(|n| n == "seq").unwrap();
+        let seq_value = recorded[seq].clone().unwrap();
+        assert_eq!(
+            seq_value.to_string(),
+            format!("{}", 2 * (k + 2)),
+            "step {k}"
+        );
+        for ((name, _), shown) in values(k as i64).iter().zip(shown) {
+            let field = name.trim_start_matches("motion.");
+            let i = names.iter().position(|n| n == field).unwrap();
+            let v = recorded[i].clone().unwrap();
+            let text = match v {
+                rfm_core::interface::Value::Boolean(b) => b.to_string(),
+                rfm_core::interface::Value::String(s) => s,
+                v => v.to_string(),
+            };
+            assert_eq!(&text, shown, "step {k}: {name}");
+        }
+    }
+}

@@ -165,6 +165,7 @@ fn recorded_steps(file: &std::path::Path, lost: u64, steps: u64) -> usize {
             ),
             Kind::Missed => missed += r.missed().unwrap(),
             Kind::Taken => taken += 1,
+            Kind::Struct => panic!("a struct recorded, and the interface has none"),
         }
     }
     assert_eq!(reader.cut(), 0);

@@ -2,7 +2,7 @@
 //! file, so that a run can be inspected, compared and replayed without the other
 //! PC.
 //!
-//! The format (version 2), little-endian:
+//! The format (version 3), little-endian:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -17,20 +17,22 @@
 //! | bytes | field |
 //! |---|---|
 //! | 4 | body length B (16 to [`Header::largest_body`]) |
-//! | 1 | kind: 0 a frame this node published, 1 a peer frame it took, 2 frames a recorder missed or a writer lost |
-//! | 1 | slot of the frame's writer |
+//! | 1 | kind: 0 a frame this node published, 1 a peer frame it took, 2 frames a recorder missed or a writer lost, 3 a foreign struct it read whole (the first, then each one its program moved) |
+//! | 1 | slot of the frame's writer; for kind 3 the struct's index in the header |
 //! | 2 | reserved, 0 |
 //! | 8 | wall clock (ns since 1970) when the recorder got it (a node: the time its step read after publishing, within 64 polls of taking a peer's frame) |
-//! | B - 12 | the frame as it was in memory (64-byte header with its own CRC, then the payload; its first 4 bytes, the seqlock's sequence word and no part of the frame, as zero), or for kind 2 the count missed (8 bytes) |
+//! | B - 12 | the frame as it was in memory (64-byte header with its own CRC, then the payload; its first 4 bytes, the seqlock's sequence word and no part of the frame, as zero), or for kind 2 the count missed (8 bytes), or for kind 3 the struct's bytes |
 //! | 4 | CRC-32C of the B bytes from the kind on |
 //!
 //! The header: the interface's fingerprint (8), the recording node's slot (2;
 //! 0xFFFF for a recorder that is no node), the number of nodes described (2),
 //! the wall clock at the start (8), then the interface name and the parameters
 //! (`key=value` lines) as a u32 length and UTF-8, then each node's descriptor
-//! ([`rfm_interface::descriptor`]) as a u32 length and its bytes. Version 1
-//! (read still) had one byte each for the slot (255: no node) and the count,
-//! then two reserved: it could not describe 256 nodes.
+//! ([`rfm_interface::descriptor`]) as a u32 length and its bytes, then the
+//! number of foreign structs described (2) and each as a u32 length and its
+//! bytes ([`structs`]). Version 2 (read still) had no structs; version 1 had
+//! one byte each for the slot (255: no node) and the count, then two
+//! reserved: it could not describe 256 nodes.
 //!
 //! The writer writes whatever it finds queued every millisecond; a file cut
 //! anywhere (a master killed) reads up to its last complete record, and the
@@ -45,11 +47,13 @@ mod drain;
 mod error;
 mod file;
 mod reader;
+pub mod structs;
 mod writer;
 
 pub use drain::Sink;
 pub use file::{expand_file_name, START_PLACEHOLDER};
 pub use reader::{Reader, RecordError};
+pub use structs::RecordedStruct;
 pub use writer::{in_flight_len, queue_capacity, LossNews, Recorder, RecorderError};
 
 use rfm_interface::descriptor::{self, Descriptor};
@@ -58,7 +62,9 @@ use rfm_interface::Interface;
 /// The file's first bytes.
 pub const MAGIC: [u8; 8] = *b"RFMrec\r\n";
 /// The format version this build writes (and the newest it reads).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
+/// Foreign structs a header describes, at most: a record's slot byte names one.
+pub const MAX_STRUCTS: usize = 256;
 /// The largest header: 256 descriptors of the largest nodes an interface may
 /// have (65,535 signals with names and units of 64 bytes) would not fit, but
 /// a coupling that large does not fit a memory either.
@@ -81,6 +87,8 @@ pub enum Kind {
     Taken,
     /// Frames a recorder missed between two reads (the body is the count).
     Missed,
+    /// A foreign struct read whole (the slot is its index in the header).
+    Struct,
 }
 
 impl Kind {
@@ -89,6 +97,7 @@ impl Kind {
             Kind::Published => 0,
             Kind::Taken => 1,
             Kind::Missed => 2,
+            Kind::Struct => 3,
         }
     }
 
@@ -97,6 +106,7 @@ impl Kind {
             0 => Some(Kind::Published),
             1 => Some(Kind::Taken),
             2 => Some(Kind::Missed),
+            3 => Some(Kind::Struct),
             _ => None,
         }
     }
@@ -115,6 +125,8 @@ pub struct Header {
     pub parameters: String,
     /// Each node's descriptor, as it wrote it into memory.
     pub descriptors: Vec<Vec<u8>>,
+    /// The foreign structs, the first [`MAX_STRUCTS`] of the interface's.
+    pub structs: Vec<RecordedStruct>,
 }
 
 impl Header {
@@ -142,6 +154,9 @@ impl Header {
                     )
                 })
                 .collect(),
+            structs: (interface.foreign.iter().take(MAX_STRUCTS))
+                .map(RecordedStruct::of)
+                .collect(),
         }
     }
 
@@ -164,11 +179,18 @@ impl Header {
             .unwrap_or(0)
     }
 
-    /// The largest record body of this recording: one of its largest frame,
-    /// or a count of missed frames. What the reader accepts is what the writer
-    /// may write.
+    /// The largest record body of this recording: one of its largest frame
+    /// or struct, or a count of missed frames. What the reader accepts is
+    /// what the writer may write.
     pub fn largest_body(&self) -> usize {
-        RECORD_HEAD + self.largest_frame().max(8)
+        RECORD_HEAD + self.largest_record().max(8)
+    }
+
+    /// The largest frame or foreign struct a record of it holds: what a
+    /// recorder's queue must fit.
+    pub fn largest_record(&self) -> usize {
+        let largest_struct = self.structs.iter().map(|s| s.layout.size).max();
+        self.largest_frame().max(largest_struct.unwrap_or(0))
     }
 
     /// The header's bytes, between the length and the CRC.
@@ -187,6 +209,13 @@ impl Header {
             b.extend_from_slice(&(d.len() as u32).to_le_bytes());
             b.extend_from_slice(d);
         }
+        b.extend_from_slice(&(self.structs.len() as u16).to_le_bytes());
+        for s in &self.structs {
+            let mut bytes = Vec::new();
+            s.encode(&mut bytes);
+            b.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            b.extend_from_slice(&bytes);
+        }
         b
     }
 }
@@ -195,11 +224,13 @@ impl Header {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     pub kind: Kind,
-    /// The slot of the frame's writer.
+    /// The slot of the frame's writer; of a [`Kind::Struct`], the struct's
+    /// index in [`Header::structs`].
     pub slot: u8,
     /// When the recorder got it, ns since 1970.
     pub recorded_ns: u64,
-    /// The frame's bytes (header and payload), or the count missed.
+    /// The frame's bytes (header and payload), the count missed, or the
+    /// foreign struct's bytes.
     pub body: Vec<u8>,
 }
 

@@ -6,7 +6,10 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
-use super::{Header, Kind, Record, MAGIC, MAX_HEADER, NO_NODE, RECORD_HEAD, VERSION};
+use super::{
+    Header, Kind, Record, RecordedStruct, MAGIC, MAX_HEADER, MAX_STRUCTS, NO_NODE, RECORD_HEAD,
+    VERSION,
+};
 use rfm_interface::descriptor;
 
 /// Why a recording cannot be read (further).
@@ -192,6 +195,23 @@ impl<R: Read> Reader<R> {
                 body.len() - RECORD_HEAD
             )));
         }
+        if kind == Kind::Struct {
+            let slot = usize::from(body[1]);
+            let Some(s) = self.header.structs.get(slot) else {
+                return Err(self.corrupt(format!(
+                    "a record of struct {slot}, and the header describes {}",
+                    self.header.structs.len()
+                )));
+            };
+            if body.len() - RECORD_HEAD != s.layout.size {
+                return Err(self.corrupt(format!(
+                    "a record of struct `{}` of {} bytes, not its {}",
+                    s.name,
+                    body.len() - RECORD_HEAD,
+                    s.layout.size
+                )));
+            }
+        }
         let record = Record {
             kind,
             slot: body[1],
@@ -270,6 +290,20 @@ fn parse_header(b: &[u8], version: u32) -> Result<Header, String> {
         descriptor::decode(&bytes).map_err(|e| format!("{what}: {e}"))?;
         descriptors.push(bytes);
     }
+    let mut structs = Vec::new();
+    if version >= 3 {
+        let count = u16_of(take(2, "the struct count")?);
+        if usize::from(count) > MAX_STRUCTS {
+            return Err(format!("{count} structs (at most {MAX_STRUCTS})"));
+        }
+        for i in 0..count {
+            let what = format!("struct {i}");
+            let len = u32_of(take(4, &what)?);
+            let s =
+                RecordedStruct::decode(take(len, &what)?).map_err(|e| format!("{what}: {e}"))?;
+            structs.push(s);
+        }
+    }
     if at != b.len() {
         return Err(format!("{} bytes follow the last descriptor", b.len() - at));
     }
@@ -280,5 +314,6 @@ fn parse_header(b: &[u8], version: u32) -> Result<Header, String> {
         interface,
         parameters,
         descriptors,
+        structs,
     })
 }

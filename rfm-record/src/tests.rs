@@ -226,17 +226,18 @@ fn a_changed_byte_is_never_read_as_a_record() {
 #[test]
 fn a_recording_of_a_newer_format_is_refused_naming_both_versions() {
     let (mut bytes, _) = recording(1);
-    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
     let err = Reader::new("new.rec", &bytes[..]).unwrap_err();
     assert!(
-        matches!(err, RecordError::NewerVersion { found: 3, .. }),
+        matches!(err, RecordError::NewerVersion { found, .. } if found == VERSION + 1),
         "{err:?}"
     );
     let text = err.to_string();
-    assert!(
-        text.contains("version 3") && text.contains("reads version 2"),
-        "{text}"
+    let (newer, reads) = (
+        format!("version {}", VERSION + 1),
+        format!("reads version {VERSION}"),
     );
+    assert!(text.contains(&newer) && text.contains(&reads), "{text}");
 }
 
 #[test]
@@ -478,18 +479,26 @@ fn the_largest_frame_an_interface_allows_reads_back() {
 
 /// A version-1 file (one byte each for the recorder's slot and the count)
 /// still reads.
+/// A recording of format `version` with the header `body` and no record.
+fn file_of(version: u32, body: &[u8]) -> Vec<u8> {
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&version.to_le_bytes());
+    bytes.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(body);
+    let crc = crc32c::crc32c(&bytes[MAGIC.len()..]);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
 #[test]
 fn a_recording_of_format_version_1_still_reads() {
     let h = header();
     let mut body = h.encode();
-    // Version 1: slot (1), count (1), two reserved, in the place of two u16s.
+    // Version 1: slot (1), count (1), two reserved, in the place of two u16s,
+    // and no struct count.
     body.splice(8..12, [0u8, 2, 0, 0]);
-    let mut bytes = MAGIC.to_vec();
-    bytes.extend_from_slice(&1u32.to_le_bytes());
-    bytes.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(&body);
-    let crc = crc32c::crc32c(&bytes[MAGIC.len()..]);
-    bytes.extend_from_slice(&crc.to_le_bytes());
+    body.truncate(body.len() - 2);
+    let bytes = file_of(1, &body);
     let read = Reader::new("old.rec", &bytes[..]).unwrap();
     assert_eq!(read.header(), &h);
 }
@@ -504,4 +513,99 @@ fn the_start_placeholder_names_the_file_by_its_start_in_utc() {
         "runs/cockpit-20261201T010203Z.rec"
     );
     assert_eq!(expand_file_name("plain.rec", at), "plain.rec");
+}
+
+/// A lab's two foreign structs (one big-endian, with an array, a `char[N]`
+/// and units), beside an FMU node.
+fn foreign_interface() -> interface::Interface {
+    let text = r#"
+name = "lab"
+memory_size = 65536
+[[node]]
+name = "sim"
+slot = 0
+signals = [ { name = "x", type = "Real" } ]
+[[node]]
+name = "motion"
+offset = 4096
+byte_order = "big"
+handshake = { kind = "counter", field = "seq" }
+fields = [
+  { name = "seq", type = "uint32" },
+  { name = "pos", type = "double", count = 3, unit = "m" },
+  { name = "mode", type = "int16" },
+  { name = "label", type = "char[5]" },
+]
+[[node]]
+name = "ios"
+offset = 8192
+handshake = "none"
+align = "packed"
+fields = [ { name = "wind", type = "float", unit = "m/s" }, { name = "on", type = "bool" } ]
+"#;
+    interface::Interface::parse("lab.toml", text, &interface::Reserved::NONE).unwrap()
+}
+
+/// Recording `records` (kind, slot, body) under `header`: the file's bytes.
+fn record_all(header: &Header, records: &[(Kind, u8, Vec<u8>)]) -> Vec<u8> {
+    let sink = Memory::default();
+    let capacity = 64 * in_flight_len(header.largest_record());
+    let mut recorder =
+        Recorder::with_sink(Path::new("test.rec"), sink.clone(), header, capacity).unwrap();
+    for (kind, slot, body) in records {
+        assert!(recorder.record(*kind, *slot, 1, body));
+    }
+    recorder.finish().unwrap();
+    let bytes = sink.0.lock().unwrap().clone();
+    bytes
+}
+
+#[test]
+fn a_recordings_foreign_structs_read_back_with_their_layouts_and_records() {
+    let i = foreign_interface();
+    let h = Header::for_interface(&i, Some(0), String::new());
+    assert_eq!(h.structs.len(), 2);
+    assert_eq!(h.structs[0], RecordedStruct::of(&i.foreign[0]));
+    let (motion, ios) = (&h.structs[0], &h.structs[1]);
+    assert_eq!(motion.units[1].as_deref(), Some("m"));
+    // Bytes whose sequence word is not zero: a struct records as it was read.
+    let a: Vec<u8> = (0..motion.layout.size).map(|b| b as u8 | 1).collect();
+    let b: Vec<u8> = (0..ios.layout.size).map(|b| 200 - b as u8).collect();
+    let wrote = vec![
+        (Kind::Struct, 0, a),
+        (Kind::Struct, 1, b),
+        (Kind::Struct, 0, vec![7; 40]),
+    ];
+    let (header_read, records, error, _) = read_all(&record_all(&h, &wrote));
+    assert_eq!(header_read.unwrap(), h, "the layouts read back as declared");
+    assert!(error.is_none(), "{error:?}");
+    let read: Vec<_> = records
+        .into_iter()
+        .map(|r| (r.kind, r.slot, r.body))
+        .collect();
+    assert_eq!(read, wrote);
+}
+
+#[test]
+fn a_struct_record_of_no_struct_or_of_another_size_is_refused() {
+    let h = Header::for_interface(&foreign_interface(), Some(0), String::new());
+    let size = h.structs[1].layout.size;
+    for (slot, len, names) in [(2, size, "struct 2"), (1, size + 1, "struct `ios`")] {
+        let bytes = record_all(&h, &[(Kind::Struct, slot, vec![0; len])]);
+        let (_, records, error, _) = read_all(&bytes);
+        assert!(records.is_empty());
+        let error = error.expect("refused").to_string();
+        assert!(error.contains(names), "{error}");
+    }
+}
+
+#[test]
+fn a_recording_of_format_version_2_still_reads() {
+    let h = header();
+    let mut body = h.encode();
+    // Version 2: no struct count after the descriptors.
+    assert_eq!(body.split_off(body.len() - 2), [0, 0]);
+    let bytes = file_of(2, &body);
+    let read = Reader::new("old.rec", &bytes[..]).unwrap();
+    assert_eq!(read.header(), &h);
 }

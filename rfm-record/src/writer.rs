@@ -80,10 +80,10 @@ fn file_head(path: &Path, header: &Header) -> Result<Vec<u8>, RecorderError> {
         what,
         limit,
     };
-    let frame = header.largest_frame();
+    let frame = header.largest_record();
     if frame > MAX_FRAME {
         return Err(too_large(
-            format!("frames of {frame} bytes (its largest node's)"),
+            format!("records of {frame} bytes (its largest node's frame or foreign struct)"),
             MAX_FRAME,
         ));
     }
@@ -210,7 +210,7 @@ impl Recorder {
         ];
         // The writer's copy holds 0 in the sequence word, a reader's the sequence
         // it read: the same frame must record as the same bytes.
-        let zeroed = kind != Kind::Missed && frame.len() >= SEQUENCE_WORD;
+        let zeroed = matches!(kind, Kind::Published | Kind::Taken) && frame.len() >= SEQUENCE_WORD;
         let (first, second) = chunk.as_mut_slices();
         if second.is_empty() {
             let (at, body) = first.split_at_mut(HEAD);

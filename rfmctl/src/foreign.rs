@@ -84,6 +84,17 @@ impl Structs {
         }
     }
 
+    /// The foreign nodes read, in the interface's order.
+    pub fn nodes(&self) -> &[ForeignNode] {
+        &self.nodes
+    }
+
+    /// Node `i`'s newest whole struct and which one it is
+    /// ([`ForeignPeer::newest`]).
+    pub fn newest(&self, i: usize) -> Option<(&[u8], u64)> {
+        self.peers[i].newest()
+    }
+
     /// What the watcher knows of node `i`'s program at `now`, in words.
     fn state(&self, i: usize, now: Instant) -> String {
         let peer = &self.peers[i];

@@ -148,13 +148,15 @@ enum Command {
     /// Records a live coupling from outside (reading only): every node's frames, into a file
     #[command(
         after_help = "Frames overwritten in a node's ring before they were read are counted as missed, \
-        never guessed.\n\nExample: rfmctl record shm:lab --out lab.rec --seconds 60"
+        never guessed. --interface FILE records the structs a lab's own programs write too (the \
+        file's foreign nodes): each whole struct once.\n\nExample: rfmctl record shm:lab --out \
+        lab.rec --seconds 60 --interface lab.toml"
     )]
     Record(recording::RecordArgs),
     /// What a recording holds: interface, nodes, steps, duration, gaps, restarts, bad frames
     #[command(after_help = "Example: rfmctl show cockpit.rec")]
     Show { file: PathBuf },
-    /// A recording as CSV: one row per frame, one column per signal of every node
+    /// A recording as CSV: one row per frame or foreign struct, one column per signal or element
     #[command(after_help = "Example: rfmctl export cockpit.rec --csv > cockpit.csv")]
     Export {
         file: PathBuf,

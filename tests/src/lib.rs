@@ -55,16 +55,22 @@ impl log::Log for FmuLog {
     fn log(&self, record: &log::Record) {
         let from_fmu = record.module_path() == Some("logger");
         let level = record.level();
-        if from_fmu && (self.all || level != log::Level::Info) {
+        let line = if from_fmu && (self.all || level != log::Level::Info) {
             let (status, category) = status_of(level);
-            eprintln!(
-                "{} [{status}, {category}]: {}",
+            format!(
+                "{} [{status}, {category}]: {}\n",
                 record.target(),
                 record.args()
-            );
+            )
         } else if self.all {
-            eprintln!("{} [{level}]: {}", record.target(), record.args());
-        }
+            format!("{} [{level}]: {}\n", record.target(), record.args())
+        } else {
+            return;
+        };
+        // One write per line: the nodes are processes sharing one stderr, and
+        // `eprintln!` writes a line in pieces that theirs interleave with
+        // (a pipe keeps a write of up to 4 KiB whole).
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
     }
 
     fn flush(&self) {}

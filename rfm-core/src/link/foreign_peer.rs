@@ -150,6 +150,14 @@ impl ForeignPeer {
         }
     }
 
+    /// The newest whole struct taken, and which one it is: 0 for the first,
+    /// then one more at each move of its program (a recording writes each
+    /// once). `None` before the first, and for a struct this node writes.
+    pub fn newest(&self) -> Option<(&[u8], u64)> {
+        let reads = matches!(self.io, Io::Read(_));
+        (reads && self.taken).then_some((&self.bytes, self.counts.moves))
+    }
+
     /// Whether a whole struct was ever taken (a flag never set gives none).
     pub fn taken(&self) -> bool {
         self.taken

@@ -145,8 +145,10 @@ impl Player {
         // A self-loop's maker took its own frames: the same frames it
         // published, recorded again out of order (step k publishes frame k + 1
         // and takes frame k + 1 - lag); they are played from the published ones.
+        // Foreign structs are not played: their slot byte is no node's.
         let own_taken = record.kind == Kind::Taken && Some(record.slot) == self.maker;
-        if record.kind == Kind::Missed || own_taken || !self.wanted.contains(&record.slot) {
+        let frame = matches!(record.kind, Kind::Published | Kind::Taken);
+        if !frame || own_taken || !self.wanted.contains(&record.slot) {
             return Ok(());
         }
         let Some(index) = frame_index(&record.body) else {

@@ -14,7 +14,7 @@ use std::io::Read;
 use rfm_core::frame::framed::{self, Header, HEADER_SIZE};
 use rfm_core::interface::descriptor::Descriptor;
 use rfm_core::interface::Value;
-use rfm_core::record::{Kind, Reader, RecordError};
+use rfm_core::record::{Kind, Reader, RecordError, RecordedStruct};
 
 pub use diff::diff;
 pub use export::export_csv;
@@ -46,18 +46,64 @@ fn values(node: &Descriptor, payload: &[u8]) -> Vec<Option<Value>> {
         .collect()
 }
 
+/// One foreign struct of a recording, as its recorder read it whole.
+struct Struct {
+    /// Its index in the header's structs.
+    index: usize,
+    recorded_ns: u64,
+    bytes: Vec<u8>,
+}
+
+/// A good record of a recording: a frame or a foreign struct.
+enum Item {
+    Frame(Frame),
+    Struct(Struct),
+}
+
+/// What a recording's header describes: its nodes and foreign structs.
+struct Described {
+    nodes: Vec<Descriptor>,
+    structs: Vec<RecordedStruct>,
+}
+
 /// Calls `each` with every good frame of the recording `reader` has opened, in
-/// order (bad frames and missed counts are skipped); the nodes described by its
-/// header. An open reader, so that a caller that looked at the header first
-/// reads the file once.
+/// order (bad frames, missed counts and foreign structs are skipped); the
+/// nodes described by its header. An open reader, so that a caller that looked
+/// at the header first reads the file once.
 fn frames<R: Read>(
-    mut reader: Reader<R>,
+    reader: Reader<R>,
     mut each: impl FnMut(&[Descriptor], Frame) -> Result<(), Failure>,
 ) -> Result<Vec<Descriptor>, Failure> {
-    let nodes = reader.header().nodes();
+    let described = items(reader, |d, item| match item {
+        Item::Frame(f) => each(&d.nodes, f),
+        Item::Struct(_) => Ok(()),
+    })?;
+    Ok(described.nodes)
+}
+
+/// Calls `each` with every good frame and foreign struct of the recording
+/// `reader` has opened, in order (bad frames and missed counts are skipped).
+fn items<R: Read>(
+    mut reader: Reader<R>,
+    mut each: impl FnMut(&Described, Item) -> Result<(), Failure>,
+) -> Result<Described, Failure> {
+    let described = Described {
+        nodes: reader.header().nodes(),
+        structs: reader.header().structs.clone(),
+    };
     while let Some(record) = reader.next_record()? {
-        if record.kind == Kind::Missed {
-            continue;
+        match record.kind {
+            Kind::Missed => continue,
+            Kind::Struct => {
+                let item = Item::Struct(Struct {
+                    index: usize::from(record.slot),
+                    recorded_ns: record.recorded_ns,
+                    bytes: record.body,
+                });
+                each(&described, item)?;
+                continue;
+            }
+            Kind::Published | Kind::Taken => {}
         }
         let Some(len) = record.body.len().checked_sub(HEADER_SIZE) else {
             continue;
@@ -71,7 +117,7 @@ fn frames<R: Read>(
             header,
             payload: record.body[HEADER_SIZE..].to_vec(),
         };
-        each(&nodes, frame)?;
+        each(&described, Item::Frame(frame))?;
     }
-    Ok(nodes)
+    Ok(described)
 }

@@ -1,7 +1,9 @@
 //! `record`: a third-party recorder. It reads the frames of every node in a live
 //! memory, as `watch` does (reading only, never writing), and records each one
 //! into a recording; frames it could not read before their ring entry was
-//! reused are counted as missed records.
+//! reused are counted as missed records. With `--interface`, the structs a
+//! lab's own programs write (its foreign nodes) are recorded too, each whole
+//! struct once: the first, then each one its program moved.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,11 +11,14 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Args;
 use rfm_core::interface::{descriptor, Found};
-use rfm_core::record::{queue_capacity, wall_ns, Header, Kind, Recorder};
+use rfm_core::record::{
+    queue_capacity, wall_ns, Header, Kind, RecordedStruct, Recorder, MAX_STRUCTS,
+};
 use rfm_core::slot::{FramedReader, Ring, StepPoll};
 use rfm_core::{Device, Region};
 
 use crate::failure::Failure;
+use crate::foreign::{self, Structs};
 use crate::numbers::parse_u64;
 use crate::open::{coupling_region, open, parse_wait, waiting};
 use rfm_core::link::observer::described;
@@ -41,6 +46,39 @@ pub struct RecordArgs {
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "inf",
           value_parser = parse_wait)]
     pub wait: Option<f64>,
+    /// The interface file whose foreign nodes (the structs a lab's own
+    /// programs write) are recorded too: each whole struct once, the first,
+    /// then each one its program moved
+    #[arg(long, value_name = "FILE")]
+    pub interface: Option<PathBuf>,
+}
+
+/// The foreign structs being recorded, and which struct of each was last.
+struct Foreign {
+    structs: Structs,
+    last: Vec<Option<u64>>,
+    recorded: Vec<u64>,
+}
+
+impl Foreign {
+    /// Reads every struct and records those that are new; whether any was.
+    fn sweep(&mut self, recorder: &mut Recorder) -> bool {
+        self.structs.poll(Instant::now());
+        let mut any = false;
+        for (i, last) in self.last.iter_mut().enumerate() {
+            let Some((bytes, which)) = self.structs.newest(i) else {
+                continue;
+            };
+            if *last != Some(which) {
+                *last = Some(which);
+                // `last` has at most MAX_STRUCTS entries: `i` fits the slot byte.
+                recorder.record(Kind::Struct, i as u8, wall_ns(), bytes);
+                self.recorded[i] += 1;
+                any = true;
+            }
+        }
+        any
+    }
 }
 
 /// One recorded slot.
@@ -62,7 +100,11 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
         )));
     }
     let (_device, region, found) = waiting(args.wait, || find(args, library))?;
-    let header = header(args, &found);
+    let mut header = header(args, &found);
+    let mut foreign = match &args.interface {
+        Some(file) => Some(structs(file, &region, &found, &mut header)?),
+        None => None,
+    };
     let mut sources = Vec::new();
     for f in &found {
         let area = rfm_core::area::window(&region, &f.area).map_err(Failure::device)?;
@@ -82,7 +124,11 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
         .max()
         .unwrap_or(0);
     let by = format!("rfmctl record (process {})", std::process::id());
-    let capacity = queue_capacity(largest, sources.len());
+    let structs = foreign.as_ref().map_or(0, |f| f.last.len());
+    let capacity = queue_capacity(
+        largest.max(header.largest_record()),
+        sources.len() + structs,
+    );
     let mut recorder = Recorder::create(&args.out, &header, capacity, args.overwrite, &by)
         .map_err(|e| match e {
             rfm_core::record::RecorderError::Exists { .. } => {
@@ -96,14 +142,53 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
         for s in &mut sources {
             idle &= !sweep(s, &mut recorder);
         }
+        if let Some(f) = &mut foreign {
+            idle &= !f.sweep(&mut recorder);
+        }
         if idle {
             std::thread::sleep(Duration::from_micros(100));
         }
     }
     let dropped = recorder.dropped();
     recorder.finish().map_err(Failure::device)?;
-    report(args, &sources, dropped);
+    report(args, &sources, foreign.as_ref(), dropped);
     Ok(())
+}
+
+/// The foreign nodes of the interface file `file` read in `region`, into
+/// `header`; a file of another interface than the nodes `found` run is
+/// refused, as the recording would say its structs are theirs.
+fn structs(
+    file: &Path,
+    region: &Region,
+    found: &[Found],
+    header: &mut Header,
+) -> Result<Foreign, Failure> {
+    let interface = foreign::load(file)?;
+    if interface.fingerprint() != header.fingerprint {
+        return Err(Failure::usage(anyhow!(
+            "{} is not the interface the nodes run: its fingerprint {:#018x}, theirs ({}) \
+             {:#018x}; give the file their FMUs were built from",
+            file.display(),
+            interface.fingerprint(),
+            found[0].descriptor.interface,
+            header.fingerprint
+        )));
+    }
+    if interface.foreign.len() > MAX_STRUCTS {
+        return Err(Failure::usage(anyhow!(
+            "{} declares {} foreign nodes and a recording holds at most {MAX_STRUCTS}",
+            file.display(),
+            interface.foreign.len()
+        )));
+    }
+    let structs = Structs::new(&interface, region, file)?;
+    header.structs = structs.nodes().iter().map(RecordedStruct::of).collect();
+    Ok(Foreign {
+        last: vec![None; header.structs.len()],
+        recorded: vec![0; header.structs.len()],
+        structs,
+    })
 }
 
 /// The device, its coupling region and the areas that describe the slots
@@ -150,6 +235,7 @@ fn header(args: &RecordArgs, found: &[Found]) -> Header {
             "device={}\nregionOffset={}\nrecorder=rfmctl record\n",
             args.device, args.region_offset
         ),
+        structs: Vec::new(),
         descriptors: found
             .iter()
             .map(|f| {
@@ -167,7 +253,7 @@ fn header(args: &RecordArgs, found: &[Found]) -> Header {
 }
 
 /// What was recorded, slot by slot, and the records the disk lost.
-fn report(args: &RecordArgs, sources: &[Source], dropped: u64) {
+fn report(args: &RecordArgs, sources: &[Source], foreign: Option<&Foreign>, dropped: u64) {
     println!(
         "recorded {} for {:.1} s into {}",
         args.device,
@@ -179,6 +265,14 @@ fn report(args: &RecordArgs, sources: &[Source], dropped: u64) {
             "slot {:3}: {} frames, {} missed (overwritten before they were read)",
             s.slot, s.frames, s.missed
         );
+    }
+    if let Some(f) = foreign {
+        for (node, recorded) in f.structs.nodes().iter().zip(&f.recorded) {
+            println!(
+                "struct `{}`: {recorded} whole structs (the first, then each one its program moved)",
+                node.name
+            );
+        }
     }
     if dropped > 0 {
         println!("{dropped} records dropped: the disk fell behind");

@@ -1,10 +1,11 @@
 //! `show`: the interface, nodes, steps, gaps, restarts and bad frames of a
-//! recording.
+//! recording, and the foreign structs it holds.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use rfm_core::frame::framed::{self, HEADER_SIZE};
+use rfm_core::packed::ByteOrder;
 use rfm_core::record::{Header, Kind, Reader, Record};
 
 use crate::failure::Failure;
@@ -29,6 +30,8 @@ pub fn show(file: &Path) -> Result<(), Failure> {
     let mut reader = Reader::open(file)?;
     print_header(file, reader.header());
     let mut slots: BTreeMap<u8, Slot> = BTreeMap::new();
+    // Per foreign struct: its records, and the wall clock of its first and last.
+    let mut structs: BTreeMap<u8, (u64, u64, u64)> = BTreeMap::new();
     let (mut first_ns, mut last_ns) = (None, 0u64);
     let ended = loop {
         let record = match reader.next_record() {
@@ -38,7 +41,14 @@ pub fn show(file: &Path) -> Result<(), Failure> {
         };
         first_ns.get_or_insert(record.recorded_ns);
         last_ns = record.recorded_ns;
-        slots.entry(record.slot).or_default().add(&record);
+        if record.kind == Kind::Struct {
+            let s = structs
+                .entry(record.slot)
+                .or_insert((0, record.recorded_ns, 0));
+            (s.0, s.2) = (s.0 + 1, record.recorded_ns);
+        } else {
+            slots.entry(record.slot).or_default().add(&record);
+        }
     };
     println!(
         "records     {}, over {:.3} s of wall clock",
@@ -46,6 +56,14 @@ pub fn show(file: &Path) -> Result<(), Failure> {
         first_ns.map_or(0.0, |f| last_ns.saturating_sub(f) as f64 * 1e-9)
     );
     print_slots(&slots);
+    for (i, s) in reader.header().structs.iter().enumerate() {
+        let (records, first, last) = structs.get(&(i as u8)).copied().unwrap_or_default();
+        println!(
+            "struct      `{}`: {records} whole structs over {:.3} s of wall clock",
+            s.name,
+            last.saturating_sub(first) as f64 * 1e-9
+        );
+    }
     match ended {
         None if reader.cut() > 0 => {
             println!(
@@ -128,6 +146,21 @@ fn print_header(file: &Path, header: &Header) {
             n.node,
             signals.len(),
             signals.join(", ")
+        );
+    }
+    for s in &header.structs {
+        let elements: Vec<String> = s.elements().into_iter().map(|(e, _)| e).collect();
+        println!(
+            "struct      `{}` at {:#x}, {} bytes, {}: {} elements ({})",
+            s.name,
+            s.offset,
+            s.layout.size,
+            match s.layout.order {
+                ByteOrder::Little => "little-endian",
+                ByteOrder::Big => "big-endian",
+            },
+            elements.len(),
+            elements.join(", ")
         );
     }
 }

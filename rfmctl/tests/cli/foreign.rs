@@ -288,3 +288,139 @@ fn an_interface_without_structs_or_with_an_error_is_refused_with_exit_2() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("foreign node `motion` at 0x80000"), "{err}");
 }
+
+/// Node `ios` of [`LAB`] as a simulator starts it in `region`: its descriptor
+/// and its first frames, so that `record` finds the coupling.
+fn describe_ios(region: &Region) -> Interface {
+    let lab = Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap();
+    let map = lab.map().unwrap();
+    let area = rfm_core::area::window(region, &map.areas[0]).unwrap();
+    let mut d = descriptor::encode(
+        &lab.name,
+        lab.fingerprint(),
+        &lab.nodes[0],
+        &map.areas[0].payload,
+        0x77,
+    );
+    d.resize(d.len().next_multiple_of(4), 0);
+    area.write(DESCRIPTOR_OFFSET, &d).unwrap();
+    let mut w = FramedWriter::new(area, Ring::of(&map.areas[0])).unwrap();
+    let mut f = FrameBuf::new(map.areas[0].payload.len);
+    for step in 0..3 {
+        let h = Header {
+            writer_slot: 0,
+            mode: SyncMode::Lockstep,
+            epoch: 0x77,
+            fingerprint: lab.fingerprint(),
+            step,
+            ..Header::default()
+        };
+        w.publish(&mut f, &h).unwrap();
+    }
+    lab
+}
+
+#[test]
+fn record_with_the_interface_holds_each_struct_once_and_show_and_export_decode_them() {
+    let memory = shm(65536);
+    let region = memory.memory.map(0, 65536).unwrap();
+    describe_ios(&region);
+    let (dir, file) = interface_file();
+    let out = dir.path().join("lab.rec");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writing = writer(region.clone(), stop.clone());
+    let (code, text, err) = run(&[
+        "record",
+        &memory.device,
+        "--out",
+        out.to_str().unwrap(),
+        "--seconds",
+        "0.5",
+        "--interface",
+        &file,
+    ]);
+    stop.store(true, Ordering::Relaxed);
+    writing.join().unwrap();
+    assert_eq!(code, 0, "{text} {err}");
+    let count = |name: &str| -> u64 {
+        let line = (text.lines())
+            .find(|l| l.starts_with(&format!("struct `{name}`: ")))
+            .unwrap_or_else(|| panic!("{text}"));
+        line.split(' ').nth(2).unwrap().parse().unwrap()
+    };
+    // `motion` nobody writes: its first struct, once. `flight` each write.
+    assert_eq!(count("motion"), 1, "{text}");
+    assert!(count("flight") > 100, "{text}");
+    let mut reader = rfm_core::record::Reader::open(&out).unwrap();
+    let flight = reader.header().structs[0].clone();
+    assert_eq!(flight.name, "flight");
+    assert_eq!(reader.header().structs[1].name, "motion");
+    let (mut seqs, mut frames) = (Vec::new(), 0);
+    while let Some(r) = reader.next_record().unwrap() {
+        if r.kind != rfm_core::record::Kind::Struct {
+            frames += 1;
+            continue;
+        }
+        if r.slot != 0 {
+            continue;
+        }
+        // Each whole: every field of one write k.
+        let v: Vec<f64> = (flight.values(&r.body).into_iter())
+            .map(|v| match v.unwrap() {
+                Value::Real(x) => x,
+                Value::Integer(i) => f64::from(i),
+                v => panic!("{v:?}"),
+            })
+            .collect();
+        let (seq, x, n0, n1) = (v[0], v[1], v[2], v[3]);
+        assert_eq!(seq % 2.0, 0.0);
+        assert_eq!(((x * 2.0) as i64 % 1000) as f64, n0, "{v:?}");
+        assert_eq!(n1, -n0);
+        seqs.push(seq);
+    }
+    assert_eq!(seqs.len() as u64, count("flight"));
+    assert!(
+        seqs.windows(2).all(|w| w[0] < w[1]),
+        "each struct once, in order"
+    );
+    assert_eq!(frames, 1, "the node's newest frame");
+    // show lists the structs and their records; export a row each.
+    let (code, shown, err) = run(&["show", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        shown.contains(
+            "struct      `flight` at 0x4000, 24 bytes, big-endian: 4 elements (seq, x, n[0], n[1])"
+        ),
+        "{shown}"
+    );
+    let records = format!("struct      `flight`: {} whole structs over ", seqs.len());
+    assert!(shown.contains(&records), "{shown}");
+    let (code, csv, err) = run(&["export", out.to_str().unwrap(), "--csv"]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "kind,slot,node,step,time,wall_ns,ios.freeze,flight.seq,flight.x,flight.n[0],flight.n[1],motion.cue"
+    );
+    let rows: Vec<&str> = lines.filter(|l| l.starts_with("struct,,flight,")).collect();
+    assert_eq!(rows.len(), seqs.len());
+    let cells: Vec<&str> = rows[0].split(',').collect();
+    assert_eq!(cells.len(), 12, "{}", rows[0]);
+    assert_eq!((cells[6], cells[11]), ("", ""), "{}", rows[0]);
+    assert_eq!(cells[7].parse::<f64>().unwrap(), seqs[0]);
+    // A file of another interface than the nodes run is refused.
+    let other = dir.path().join("other.toml");
+    std::fs::write(&other, LAB.replace("\"freeze\"", "\"frozen\"")).unwrap();
+    let (code, _, err) = run(&[
+        "record",
+        &memory.device,
+        "--out",
+        dir.path().join("other.rec").to_str().unwrap(),
+        "--seconds",
+        "0.1",
+        "--interface",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not the interface the nodes run"), "{err}");
+}
