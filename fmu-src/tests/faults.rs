@@ -449,7 +449,7 @@ fn paused_peer(make: fn() -> Net) {
     let took = resumed.elapsed();
     assert!(
         line.contains("of this coupling stopped before step")
-            && line.contains("a peer of its own stopped, died or restarted (slot 1)"),
+            && line.contains("a peer of its own stopped, died or restarted (node `slot1`, slot 1)"),
         "{}: {line}",
         net.kind
     );

@@ -113,6 +113,7 @@ fn it_exports_nothing_else_but_two_leak_counters_and_the_ring_cut() {
     exported.sort();
     let mut expected: Vec<String> = NAMES.iter().map(|n| n.to_string()).collect();
     expected.extend([
+        "rfm2gsim_board".into(),
         "rfm2gsim_live_handles".into(),
         "rfm2gsim_live_maps".into(),
         "rfm2gsim_set_link".into(),

@@ -107,12 +107,17 @@ pub fn set_link(device: &str, up: bool, library: Option<&Path>) -> Result<(), Fa
              from its ring"
         )));
     }
-    match rfm_core::backend::rfm2g::emulated::set_link(library, device, up) {
+    use rfm_core::backend::rfm2g::emulated;
+    match emulated::set_link(library, device, up) {
         Ok(()) => {
+            let board = match emulated::board_of(library, device) {
+                Some(board) => format!("`{device}` ({board})"),
+                None => format!("`{device}`"),
+            };
             if up {
-                println!("`{device}` mended: it sees the ring's memory again and its stores reach the other boards");
+                println!("{board} mended: it sees the ring's memory again and its stores reach the other boards");
             } else {
-                println!("`{device}` cut from its ring: its stores reach no other board and theirs do not reach it, until `rfmctl mend {device}`");
+                println!("{board} cut from its ring: its stores reach no other board and theirs do not reach it, until `rfmctl mend {device}`");
             }
             Ok(())
         }

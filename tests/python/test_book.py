@@ -168,10 +168,25 @@ def test_the_articles_programs_run_on_the_emulator_as_written(tmp_path):
 
 
 def test_a_ring_cut_and_mend_run_as_written(tmp_path):
+    """As written, on a board a program opened; on a ring nobody opened the
+    cut is refused naming the ring, and creates no memory."""
     page = "guide/emulator.md"
+    snippet = book.snippet(page, "ring-cut")
+    default_ring = list(Path("/dev/shm").glob("rfm2g-sim.rfm2g-sim*"))
+    cwd = linked(tmp_path)
     try:
-        run = shell(book.snippet(page, "ring-cut"), linked(tmp_path))
+        if not default_ring:
+            run = shell(snippet, cwd)
+            assert run.returncode == 3, run.stdout + run.stderr
+            assert "it is node 0 of ring `rfm2g-sim`, which no program has opened" in run.stderr, \
+                run.stderr
+            assert not list(Path("/dev/shm").glob("rfm2g-sim.rfm2g-sim*"))
+        # A program holds the board: `info` opens it, as a simulator does.
+        opened = shell(snippet.splitlines()[0].replace("cut ", "info"), cwd)
+        assert opened.returncode == 0, opened.stdout + opened.stderr
+        run = shell(snippet, cwd)
         assert run.returncode == 0, run.stdout + run.stderr
+        assert "(node 0 of ring `rfm2g-sim`) cut from its ring" in run.stdout, run.stdout
     finally:
         for leftover in Path("/dev/shm").glob("rfm2g-sim.rfm2g-sim*"):
             leftover.unlink()

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
-use super::ownership::{Ended, Ending};
+use super::ownership::Ending;
 use crate::{DeviceError, RegionError};
 
 /// Where a holder runs, for messages: this host, or another one whose bridge
@@ -134,19 +134,19 @@ pub enum LinkError {
     #[error(
         "{device}: node `{peer}` (slot {peer_slot}) of this coupling stopped before step {step}: \
          {}",
-        ended.map_or_else(|| "its master terminated or failed".to_owned(), |e| format!("{e}; its master's log says why"))
+        ended.as_ref().map_or_else(|| "its master terminated or failed".to_owned(), |e| format!("{e}; its master's log says why"))
     )]
     PeerStopped {
         device: String,
         peer: String,
         peer_slot: u8,
         step: u64,
-        /// How it ended, if it recorded it.
-        ended: Option<Ended>,
+        /// How it ended, if it recorded it ([`super::ownership::Ended::describe`]).
+        ended: Option<String>,
     },
     #[error(
         "{device}: no frame for step {step} from node `{peer}` (slot {peer_slot}): it stopped \
-         beating {silent:.3?} ago: its process died or is stalled"
+         beating {silent:.3?} ago: its process died or is stalled{also}"
     )]
     PeerDead {
         device: String,
@@ -154,6 +154,26 @@ pub enum LinkError {
         peer_slot: u8,
         step: u64,
         silent: Duration,
+        /// Another cause this node can tell of (a card's: its board off the
+        /// ring), as a clause; empty for none.
+        also: String,
+    },
+    /// This node's own card lost its ring: what looked like a silent peer is
+    /// this board, off the ring.
+    #[error(
+        "{device}: the ring is open at this board ({state}), and no other node's stores reach \
+         a board off its ring: {saw}. Check the fibre into this board and the board before it \
+         on the ring (powered, its fibre out lit), then `rfmctl ring-check {device}`; the \
+         peers may well be running"
+    )]
+    RingOpenHere {
+        device: String,
+        /// What the card says: its LCSR's faults, the ring check.
+        state: String,
+        /// What the step saw, in a clause: the peer it missed.
+        saw: String,
+        /// The error the step ended with, which the ring explains.
+        cause: Box<LinkError>,
     },
     #[error("{device}: {holder}")]
     Foreign {
@@ -264,6 +284,7 @@ impl LinkError {
             LinkError::PeerStopped { peer_slot, .. }
             | LinkError::PeerDead { peer_slot, .. }
             | LinkError::PeerRestarted { peer_slot, .. } => (Ending::PeerEnded, Some(*peer_slot)),
+            LinkError::RingOpenHere { cause, .. } => cause.ending(),
             _ => (Ending::Failed, None),
         }
     }

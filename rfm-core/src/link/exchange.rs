@@ -334,7 +334,7 @@ impl Exchange {
                 peer: name(),
                 peer_slot: peer.slot(),
                 step: k,
-                ended: peer.ended()?,
+                ended: peer.ended()?.map(|e| e.describe(&self.expected.interface)),
             }),
             Some(Fault::Dead { silent }) => Err(LinkError::PeerDead {
                 device: self.expected.config.device.clone(),
@@ -342,6 +342,7 @@ impl Exchange {
                 peer_slot: peer.slot(),
                 step: k,
                 silent,
+                also: String::new(),
             }),
             Some(Fault::Restarted { old, owner }) => {
                 let new = peer.session_of(owner);

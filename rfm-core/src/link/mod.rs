@@ -46,6 +46,7 @@ mod pace;
 mod peer;
 mod redundant;
 mod replay;
+mod ring_state;
 mod ring_watch;
 mod rings;
 
@@ -67,6 +68,7 @@ pub use node::{Node, StartPoll};
 pub use pace::PACE_SLACK;
 pub use peer::Peer;
 pub use redundant::RingsReport;
+pub use ring_state::open_at as ring_open_at;
 
 /// How long [`Link::start`] sleeps between polls of its claim.
 const CLAIM_POLL: Duration = Duration::from_millis(1);
@@ -101,6 +103,9 @@ pub struct Link {
     failed: Option<(ownership::Ending, Option<u8>)>,
     /// A redundant device's two rings.
     redundant: Option<redundant::Redundant>,
+    /// The card of a single RFM2g device, asked what it saw when a step
+    /// fails (`ring_state.rs`).
+    card: Option<crate::Device>,
     /// The structs the lab's own programs write, read after every step.
     foreign: Vec<ForeignPeer>,
 }
@@ -170,7 +175,16 @@ impl Link {
             .map_or(0, |me| map.area(me).offset)
             + config.region_offset
             + ownership::PROBE as u64;
-        let redundant = redundant::Redundant::of(&region, &config.device, (device, twin), probe);
+        let one_card = twin.is_none()
+            && !region.is_redundant()
+            && matches!(device.spec(), crate::DeviceSpec::Rfm2g { .. });
+        let (card, redundant) = match one_card {
+            true => (Some(device), None),
+            false => (
+                None,
+                redundant::Redundant::of(&region, &config.device, (device, twin), probe),
+            ),
+        };
         let me = interface
             .nodes
             .iter()
@@ -218,6 +232,7 @@ impl Link {
             waiter: Waiter::new(wait),
             failed: None,
             redundant,
+            card,
             foreign,
         })
     }
@@ -383,6 +398,10 @@ impl Link {
     /// Keeps how the first failure ended the run, for [`Link::close`].
     #[cold]
     fn failing(&mut self, e: LinkError) -> LinkError {
+        let e = match &self.card {
+            Some(card) => ring_state::explain(card, e),
+            None => e,
+        };
         self.failed.get_or_insert(e.ending());
         e
     }

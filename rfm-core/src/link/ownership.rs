@@ -132,13 +132,17 @@ pub struct Ended {
     pub about: Option<u8>,
 }
 
-impl fmt::Display for Ended {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.how)?;
-        if let Some(slot) = self.about {
-            write!(f, " (slot {slot})")?;
+impl Ended {
+    /// How it ended, naming the peer it concerns as every other message
+    /// does: by its node in `interface`, and its slot.
+    pub fn describe(&self, interface: &crate::interface::Interface) -> String {
+        let Some(slot) = self.about else {
+            return self.how.to_string();
+        };
+        match interface.nodes.iter().find(|n| n.slot == slot) {
+            Some(n) => format!("{} (node `{}`, slot {slot})", self.how, n.name),
+            None => format!("{} (slot {slot})", self.how),
         }
-        Ok(())
     }
 }
 

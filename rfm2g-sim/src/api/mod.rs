@@ -309,7 +309,39 @@ pub unsafe extern "C" fn rfm2gsim_set_link(
             .to_string_lossy()
             .into_owned();
         let board = config::resolve(&path).map_err(|e| cut::refused(&path, &e.to_string()))?;
-        let ring = Ring::open(&path, &board).map_err(|why| cut::refused(&path, &why))?;
+        let ring = Ring::open_existing(&path, &board).map_err(|why| cut::refused(&path, &why))?;
         cut::set_link(&ring, board.node, Up != 0).map_err(|why| cut::refused(&path, &why))
+    })
+}
+
+/// Not a vendor function: which emulated board a device path opens, as
+/// `node N of ring `R``, into `Text` (`Len` bytes, NUL-terminated, cut to
+/// fit), so that `rfmctl cut` says what it cut.
+#[no_mangle]
+pub unsafe extern "C" fn rfm2gsim_board(
+    DevicePath: *const c_char,
+    Text: *mut c_char,
+    Len: usize,
+) -> RFM2G_STATUS {
+    call(|| {
+        if DevicePath.is_null() {
+            return Err(Code::BAD_PARAMETER_1);
+        }
+        if Text.is_null() || Len == 0 {
+            return Err(Code::BAD_PARAMETER_2);
+        }
+        // SAFETY: non-NULL, NUL-terminated by the caller's contract.
+        let path = unsafe { CStr::from_ptr(DevicePath) }
+            .to_string_lossy()
+            .into_owned();
+        let board = config::resolve(&path).map_err(|_| Code::NO_RFM2G_BOARD)?;
+        let text = format!("node {} of ring `{}`", board.node, board.ring);
+        let n = text.len().min(Len - 1);
+        // SAFETY: the caller's buffer holds Len bytes; n + 1 <= Len.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), Text.cast::<u8>(), n);
+            *Text.add(n) = 0;
+        }
+        Ok(())
     })
 }

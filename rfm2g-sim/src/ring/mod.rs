@@ -129,21 +129,58 @@ impl Ring {
     /// Opens (creating on first use) the ring a board belongs to. The error is a
     /// sentence for the user: the RFM2G_STATUS alone cannot say what was wrong.
     pub fn open(device: &str, board: &BoardConfig) -> Result<Ring, String> {
+        Ring::open_as(device, board, true)
+    }
+
+    /// Opens the ring a board belongs to if a program made it: a tool that
+    /// cuts or mends a board must not make a ring of its own (a typo's ring
+    /// of 64 MiB that nothing uses), and says whose ring it looked for.
+    pub fn open_existing(device: &str, board: &BoardConfig) -> Result<Ring, String> {
+        Ring::open_as(device, board, false)
+    }
+
+    fn open_as(device: &str, board: &BoardConfig, create: bool) -> Result<Ring, String> {
         let name = object_name(&board.ring);
         let total = HEADER_LEN + board.size as usize;
-        let object =
-            ShmObject::open(&format!("shm:{name}"), &name, total).map_err(|e| match e {
-                ShmError::SizeMismatch { found, .. } => format!(
-                    "{device}: ring `{}` already has {} bytes of memory but this board is \
+        let shm_device = format!("shm:{name}");
+        let object = match create {
+            true => ShmObject::open(&shm_device, &name, total),
+            false => ShmObject::open_existing(&shm_device, &name),
+        };
+        let object = object.map_err(|e| match e {
+            ShmError::NoSuchMemory { .. } => format!(
+                "{device}: it is node {} of ring `{}`, which no program has opened a board \
+                     of{}: start the simulators first, or name one of their boards (run with \
+                     the ${} or ${} they use)",
+                board.node,
+                board.ring,
+                match board.ring == crate::config::DEFAULT_RING {
+                    true => " (the default ring of /dev/rfm2gN, with nothing configured)",
+                    false => "",
+                },
+                crate::config::DEVICES_ENV,
+                crate::config::CONFIG_ENV,
+            ),
+            ShmError::SizeMismatch { found, .. } => format!(
+                "{device}: ring `{}` already has {} bytes of memory but this board is \
                  configured with {}; every board of a ring needs the same size (or remove \
                  the stale ring: {})",
-                    board.ring,
-                    found.saturating_sub(HEADER_LEN as u64),
-                    board.size,
-                    rfm_memory::backend::shm::removal(&name)
-                ),
-                other => format!("{device}: ring `{}`: {other}", board.ring),
-            })?;
+                board.ring,
+                found.saturating_sub(HEADER_LEN as u64),
+                board.size,
+                rfm_memory::backend::shm::removal(&name)
+            ),
+            other => format!("{device}: ring `{}`: {other}", board.ring),
+        })?;
+        if object.size() != total {
+            return Err(format!(
+                "{device}: ring `{}` has {} bytes of memory but this board is configured with \
+                 {}; name the board as its simulators do",
+                board.ring,
+                object.size().saturating_sub(HEADER_LEN),
+                board.size
+            ));
+        }
         let mapped = |offset, len| {
             object
                 .map(offset, len)

@@ -231,8 +231,15 @@ fn ring_check(dev: &rfm_core::Device) -> Check {
     let lcsr = dev.lcsr().ok();
     let state = lcsr.map(|l| format!("; {l}")).unwrap_or_default();
     match dev.check_ring() {
-        Err(e) => check("ring", Verdict::Fail, format!("{e}{state}"))
-            .fix("check the fibres and that every node is powered; rfmctl ring-check"),
+        Err(e) => check(
+            "ring",
+            Verdict::Fail,
+            format!(
+                "the ring is open at this board: {e}{state}; a coupling on it sees every \
+                 peer fall silent though they may run"
+            ),
+        )
+        .fix(crate::watch::RING_OPEN_FIX),
         Ok(()) => match lcsr {
             Some(l) if !l.ring_ok() => check(
                 "ring",

@@ -274,8 +274,12 @@ fn views(
     Ok((device, region, views))
 }
 
+/// What to do about a board off its ring, as watch and doctor say it.
+pub const RING_OPEN_FIX: &str = "check the fibre into this board and the board before it on \
+                                 the ring (powered, its fibre out lit), then rfmctl ring-check";
+
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
-    let (_device, region, mut views) = waiting(args.wait, || views(args, library))?;
+    let (device, region, mut views) = waiting(args.wait, || views(args, library))?;
     let mut structs = match &args.interface {
         Some(file) => Some(Structs::new(&foreign::load(file)?, &region, file)?),
         None => None,
@@ -290,6 +294,7 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let terminal = std::io::stdout().is_terminal() && !args.json;
     let mut stdout = std::io::stdout().lock();
     let mut done = 0u64;
+    let mut ring: Option<String>;
     loop {
         let start = Instant::now();
         while start.elapsed() < interval {
@@ -311,9 +316,19 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
         for v in &mut views {
             v.measure_rate(now);
         }
+        // A card off its ring sees every other node fall silent: say so
+        // beside them (one driver call a refresh).
+        ring = rfm_core::link::ring_open_at(&device);
+        let shown = Shown {
+            views: &views,
+            others: &others,
+            structs: structs.as_ref(),
+            ring: ring.as_deref(),
+            now,
+        };
         let out = match args.json {
-            true => as_json(args, &views, &others, structs.as_ref(), now),
-            false => as_table(args, &views, &others, structs.as_ref(), now, terminal),
+            true => as_json(args, &shown),
+            false => as_table(args, &shown, terminal),
         };
         stdout
             .write_all(out.as_bytes())
@@ -336,24 +351,39 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
         })
         .collect();
     if silent.is_empty() {
-        Ok(())
-    } else {
-        Err(Failure::check_failed(anyhow!(
-            "no valid frame in {}",
-            silent.join("; ")
-        )))
+        return Ok(());
     }
+    let open = ring.map_or(String::new(), |state| {
+        format!("; the ring is open at this board ({state}): {RING_OPEN_FIX}")
+    });
+    Err(Failure::check_failed(anyhow!(
+        "no valid frame in {}{open}",
+        silent.join("; ")
+    )))
+}
+
+/// What one refresh shows.
+#[derive(Clone, Copy)]
+struct Shown<'a> {
+    views: &'a [SlotView],
+    others: &'a [Other],
+    structs: Option<&'a Structs>,
+    /// The card's faults while its ring is open at this board.
+    ring: Option<&'a str>,
+    now: Instant,
 }
 
 /// One refresh as a line of JSON: every slot, and the other areas described.
-fn as_json(
-    args: &WatchArgs,
-    views: &[SlotView],
-    others: &[Other],
-    structs: Option<&Structs>,
-    now: Instant,
-) -> String {
+fn as_json(args: &WatchArgs, shown: &Shown) -> String {
+    let Shown {
+        views,
+        others,
+        structs,
+        ring,
+        now,
+    } = *shown;
     json!({
+        "ring_open": ring,
         "device": args.device,
         "layout": args.layout,
         "region_offset": args.region_offset,
@@ -374,14 +404,14 @@ fn as_json(
 
 /// One refresh as the table (on a terminal, in place and cut to its width),
 /// then the other areas described.
-fn as_table(
-    args: &WatchArgs,
-    views: &[SlotView],
-    others: &[Other],
-    structs: Option<&Structs>,
-    now: Instant,
-    terminal: bool,
-) -> String {
+fn as_table(args: &WatchArgs, shown: &Shown, terminal: bool) -> String {
+    let Shown {
+        views,
+        others,
+        structs,
+        ring,
+        now,
+    } = *shown;
     let mut text = format!(
         "{}{} ({} layout, regionOffset {:#x}), every {} s\n{HEADER}\n",
         if terminal { "\x1b[H\x1b[2J" } else { "" },
@@ -390,6 +420,12 @@ fn as_table(
         args.region_offset,
         args.interval
     );
+    if let Some(state) = ring {
+        text.push_str(&format!(
+            "the ring is open at this board ({state}): the nodes below look silent from here \
+             though they may run; {RING_OPEN_FIX}\n"
+        ));
+    }
     let width = terminal_width();
     for v in views {
         text.push_str(&v.row(now, width));

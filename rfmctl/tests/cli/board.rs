@@ -288,6 +288,8 @@ fn cut_and_mend_an_emulated_board_while_a_program_holds_its_memory() {
         Device::open(&dev, &options).unwrap(),
         Device::open(&other, &options).unwrap(),
     );
+    // A node of the attitude pair on this board, for watch to show.
+    publish_attitude(&mine.map(0, 1 << 16).unwrap(), 3, 0);
     let (mine, theirs) = (mine.map(0, 4096).unwrap(), theirs.map(0, 4096).unwrap());
     theirs.store_u32(0, 1, Ordering::SeqCst).unwrap();
     assert_eq!(mine.load_u32(0, Ordering::SeqCst).unwrap(), 1);
@@ -295,7 +297,10 @@ fn cut_and_mend_an_emulated_board_while_a_program_holds_its_memory() {
     let (code, out, err) = run(&["--library", &lib, "cut", &dev]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with(&format!("`{dev}` cut from its ring")),
+        out.starts_with(&format!(
+            "`{dev}` (node 3 of ring `{}`) cut from its ring",
+            ring.0
+        )),
         "{out}"
     );
     // This process moves its view within the emulator's watch interval.
@@ -312,10 +317,42 @@ fn cut_and_mend_an_emulated_board_while_a_program_holds_its_memory() {
     }
     let (code, _, err) = run(&["--library", &lib, "ring-check", &dev]);
     assert_eq!(code, 1, "{err}");
+    // watch and doctor on the cut board name its open ring.
+    let (code, v, err) = watch_json(&[
+        "--library",
+        &lib,
+        "watch",
+        &dev,
+        "--slots",
+        "3",
+        "--once",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let open = v["ring_open"].as_str().unwrap_or_else(|| panic!("{v}"));
+    assert!(
+        open.contains("LCSR") && open.contains("RFM2gCheckRingCont fails"),
+        "{open}"
+    );
+    let (code, table, _) = run(&["--library", &lib, "watch", &dev, "--slots", "3", "--once"]);
+    assert_eq!(code, 0);
+    assert!(
+        table.contains("the ring is open at this board (LCSR") && table.contains("fibre into"),
+        "{table}"
+    );
+    let (code, out, _) = run(&["--library", &lib, "doctor", &dev, "--seconds", "0.1"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAIL  ring") && out.contains("the ring is open at this board"),
+        "{out}"
+    );
 
     let (code, out, err) = run(&["--library", &lib, "mend", &dev]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with(&format!("`{dev}` mended")), "{out}");
+    assert!(
+        out.starts_with(&format!("`{dev}` (node 3 of ring `{}`) mended", ring.0)),
+        "{out}"
+    );
     let (code, _, err) = run(&["--library", &lib, "ring-check", &dev]);
     assert_eq!(code, 0, "{err}");
     let began = Instant::now();
@@ -330,4 +367,36 @@ fn cut_and_mend_an_emulated_board_while_a_program_holds_its_memory() {
     let (code, _, err) = run(&["cut", "shm:rfmctl-cut"]);
     assert_eq!(code, 2);
     assert!(err.contains("is not an RFM2g device"), "{err}");
+}
+
+/// `cut` of a board of a ring no program opened (a typo, or `/dev/rfm2gN`
+/// without the simulators' configuration) is refused naming the ring, and
+/// makes no memory: neither the ring nor the cut board's island.
+#[test]
+fn cutting_a_board_of_a_ring_nobody_opened_is_refused_and_creates_nothing() {
+    let (ring, lib, dev) = board(2);
+    let objects = || -> Vec<String> {
+        (std::fs::read_dir("/dev/shm").unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(&ring.0))
+            .collect()
+    };
+    for verb in ["cut", "mend"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
+            .args(["--library", &lib, verb, &dev])
+            .env_remove("RFM2G_SIM_DEVICES")
+            .env_remove("RFM2G_SIM_CONFIG")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{verb}: {err}");
+        assert!(
+            err.contains(&format!(
+                "it is node 2 of ring `{}`, which no program has opened a board of",
+                ring.0
+            )),
+            "{verb}: {err}"
+        );
+        assert_eq!(objects(), Vec::<String>::new(), "{verb} made memory");
+    }
 }

@@ -80,11 +80,14 @@ fn doctor_checks_a_board_and_this_pc_and_fails_on_an_open_ring() {
             .as_str()
             .unwrap()
             .contains("RFM2G_LINK_TEST_FAIL")
-            && ring_check["detail"]
+            && ring_check["detail"].as_str().unwrap().contains(
+                "LCSR 0x00000008 (receive sync lost); a coupling on it sees every peer \
+                           fall silent"
+            )
+            && ring_check["fix"]
                 .as_str()
                 .unwrap()
-                .ends_with("LCSR 0x00000008 (receive sync lost)")
-            && ring_check["fix"].as_str().unwrap().contains("fibres"),
+                .contains("the fibre into this board"),
         "{ring_check}"
     );
     assert_eq!(v["failed"], json!(["ring"]));
