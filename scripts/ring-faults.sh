@@ -58,7 +58,7 @@ for run in $(seq 1 "$runs"); do
         echo "ring-faults: run $run ($what):$cuts passed"
     else
         failed=$((failed + 1))
-        echo "ring-faults: run $run ($what):$cuts FAILED: $(grep -m1 -iE 'error|fail' "$logs/$run.log" | cut -c1-300)"
+        echo "ring-faults: run $run ($what):$cuts FAILED: $(grep -m1 -E '\[Error|[Ee]rror:|failed' "$logs/$run.log" | cut -c1-300)"
     fi
 done
 echo "ring-faults: $failed of $runs runs failed (seed $seed); logs in $logs"
