@@ -131,6 +131,10 @@ pub struct StructReader {
     second: Vec<u8>,
     last: Option<Vec<u8>>,
     last_counter: Option<u64>,
+    /// The counter's moves since the first struct, added up modulo its width
+    /// each time: a 16- or 32-bit counter wraps (a 32-bit seqlock at 1 kHz
+    /// after 24 days), and the writes it counts must not go back with it.
+    moved: u64,
 }
 
 /// The whole 32-bit words a struct at `offset` of `size` bytes lies in (its
@@ -177,21 +181,40 @@ impl StructReader {
             second: vec![0; len],
             last: None,
             last_counter: None,
+            moved: 0,
             window,
         })
     }
 
     /// The writes its counter counts, as of the last struct taken: a seqlock
     /// moves by two a write, an after-data counter by one; `None` without a
-    /// counter, or before the first struct.
+    /// counter, or before the first struct. Past a wrap of a counter narrower
+    /// than 64 bits it goes on counting, as long as fewer than half its range
+    /// of moves pass between two reads (2^31 for 32 bits).
     pub fn writes(&self) -> Option<u64> {
         match self.mark {
-            Mark::Counter { counting, .. } => self.last_counter.map(|c| match counting {
-                Counting::Seqlock => c / 2,
-                Counting::AfterData => c,
+            Mark::Counter { counting, .. } => self.last_counter.map(|_| match counting {
+                Counting::Seqlock => self.moved / 2,
+                Counting::AfterData => self.moved,
             }),
             _ => None,
         }
+    }
+
+    /// Adds the counter's move from its last value to `c` (its first value
+    /// starts the count), modulo its width.
+    fn count_move(&mut self, c: u64) {
+        let Mark::Counter { width, .. } = self.mark else {
+            return;
+        };
+        let mask = match width {
+            8.. => u64::MAX,
+            w => (1u64 << (8 * w)) - 1,
+        };
+        self.moved = match self.last_counter {
+            None => c,
+            Some(last) => self.moved.wrapping_add(c.wrapping_sub(last) & mask),
+        };
     }
 
     pub fn with_attempts(mut self, attempts: u32) -> StructReader {
@@ -297,6 +320,9 @@ impl StructReader {
                 retries,
                 changed: false,
             });
+        }
+        if let Some(c) = counter {
+            self.count_move(c);
         }
         let now = Self::struct_of(&self.copy, self.skip, self.size);
         let changed = match counter {
@@ -471,6 +497,34 @@ mod tests {
             "none: {} structs taken, {} retries, {} gave up, {} torn (the writer stalled)",
             run.taken, run.retries, run.gave_up, run.torn
         );
+    }
+
+    /// A 16-bit after-data counter that wraps: the writes it counts go on
+    /// rising (lockstep waits by them), a seqlock's by half its moves.
+    #[test]
+    fn a_narrow_counter_that_wraps_goes_on_counting_writes() {
+        let region = memory("wrap");
+        for (counting, step, per_write) in [(Counting::AfterData, 1, 1), (Counting::Seqlock, 2, 2)]
+        {
+            let mark = Mark::Counter {
+                at: 0,
+                width: 2,
+                counting,
+            };
+            let mut reader = StructReader::new(&region, 0, 4, mark, ByteOrder::Little).unwrap();
+            let mut out = [0u8; 4];
+            let first = 65_530u64 - 65_530 % step;
+            for k in 0..20u64 {
+                let c = (first + k * step) % 65_536;
+                region.store_u32(0, c as u32, Ordering::SeqCst).unwrap();
+                assert_eq!(reader.read(&mut out).unwrap().outcome, Outcome::Taken);
+                assert_eq!(
+                    reader.writes(),
+                    Some((first + k * step) / per_write),
+                    "{counting:?}, counter {c}"
+                );
+            }
+        }
     }
 
     #[test]
