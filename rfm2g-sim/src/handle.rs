@@ -54,6 +54,13 @@ impl Board {
         self.config.link_up && !self.node().cut().0
     }
 
+    /// Whether a packet sent round the ring comes back: on a ring, one open
+    /// fibre anywhere (a board cut) stops every board's packets, though only
+    /// the board after the break loses its receiver's sync.
+    pub fn ring_closed(&self) -> bool {
+        self.link_up() && !self.ring.nodes().any(|(_, n)| n.cut().0)
+    }
+
     /// After a store through the API (`RFM2gWrite`, `RFM2gPoke*`): on a closed
     /// ring it comes back to this board, as a card's own data does. Stores
     /// through a mapping are not seen by the emulator and set nothing.

@@ -68,7 +68,7 @@ pub use node::{Node, StartPoll};
 pub use pace::PACE_SLACK;
 pub use peer::Peer;
 pub use redundant::RingsReport;
-pub use ring_state::open_at as ring_open_at;
+pub use ring_state::{ring_state, RingState};
 
 /// How long [`Link::start`] sleeps between polls of its claim.
 const CLAIM_POLL: Duration = Duration::from_millis(1);

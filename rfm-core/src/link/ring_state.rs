@@ -11,28 +11,71 @@
 use super::LinkError;
 use crate::{Device, DeviceError};
 
-/// What `card` says of its ring: `None` while it holds it (or it is no
-/// card), else its faults in words. The one rule for "the ring is open at
-/// this board", which `rfmctl watch` shows too.
-pub fn open_at(card: &Device) -> Option<String> {
+/// What a card says of its ring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RingState {
+    /// Its receiver holds sync and a packet sent round comes back (or the
+    /// device is no card).
+    Whole,
+    /// Its receiver lost the ring (LCSR): the break is on the fibre into
+    /// this board, or the board before it is off. The card's words.
+    OpenHere(String),
+    /// Its receiver holds sync, but a packet sent round did not come back:
+    /// the ring is open at another board, whose receiver lost sync.
+    OpenElsewhere(String),
+}
+
+/// What `card` says of its ring, asked now (two driver calls). The one rule
+/// for where a ring is open, which `rfmctl watch` shows too.
+pub fn ring_state(card: &Device) -> RingState {
     if !matches!(card.spec(), crate::DeviceSpec::Rfm2g { .. }) {
-        return None;
+        return RingState::Whole;
     }
     let lcsr = card.lcsr().ok();
-    let check = card.check_ring();
-    let lost = lcsr.is_some_and(|l| !l.ring_ok());
-    let failed = matches!(&check, Err(DeviceError::Rfm2g(e)) if e.name == "RFM2G_LINK_TEST_FAIL");
-    if !lost && !failed {
-        return None;
+    let failed = matches!(card.check_ring(),
+        Err(DeviceError::Rfm2g(e)) if e.name == "RFM2G_LINK_TEST_FAIL");
+    let check = if failed {
+        "; RFM2gCheckRingCont fails"
+    } else {
+        ""
+    };
+    match lcsr {
+        Some(l) if !l.ring_ok() => RingState::OpenHere(format!("{l}{check}")),
+        _ if failed => RingState::OpenElsewhere(format!(
+            "{}RFM2gCheckRingCont fails",
+            lcsr.map_or(String::new(), |l| format!("{l}; "))
+        )),
+        _ => RingState::Whole,
     }
-    let mut state = Vec::new();
-    if let Some(l) = lcsr.filter(|_| lost) {
-        state.push(l.to_string());
+}
+
+impl RingState {
+    /// Where the ring is open, with the card's words; `None` while whole.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            RingState::Whole => None,
+            RingState::OpenHere(state) => Some(format!("the ring is open at this board ({state})")),
+            RingState::OpenElsewhere(state) => Some(format!(
+                "the ring is open at another board ({state}, while this board's receiver holds \
+                 sync)"
+            )),
+        }
     }
-    if failed {
-        state.push("RFM2gCheckRingCont fails".to_owned());
+
+    /// What to check; `None` while whole.
+    pub fn fix(&self) -> Option<&'static str> {
+        match self {
+            RingState::Whole => None,
+            RingState::OpenHere(_) => Some(
+                "check the fibre into this board and the board before it on the ring (powered, \
+                 its fibre out lit), then rfmctl ring-check",
+            ),
+            RingState::OpenElsewhere(_) => Some(
+                "rfmctl ring-check on each PC: the board whose receiver lost sync is just after \
+                 the break; check the fibre into it and the board before it",
+            ),
+        }
     }
-    Some(state.join("; "))
 }
 
 /// `e`, the error a step of the link on `card` ended with, as the card
@@ -72,25 +115,33 @@ pub(super) fn explain(card: &Device, e: LinkError) -> LinkError {
         ),
         _ => return e,
     };
-    match open_at(card) {
-        Some(state) => LinkError::RingOpenHere {
-            device,
-            state,
-            saw,
-            cause: Box::new(e),
-        },
-        None => peer_off_ring(e),
-    }
+    let also = match ring_state(card) {
+        RingState::OpenHere(state) => {
+            return LinkError::RingOpenHere {
+                device,
+                state,
+                saw,
+                cause: Box::new(e),
+            }
+        }
+        ref open @ RingState::OpenElsewhere(_) => format!(
+            ", or its board is off the ring: {} ({})",
+            open.describe().unwrap_or_default(),
+            open.fix().unwrap_or_default()
+        ),
+        RingState::Whole => ", or its board is off the ring (this board holds the ring; \
+                              `rfmctl ring-check` on the peer's PC tells)"
+            .to_owned(),
+    };
+    peer_off_ring(e, &also)
 }
 
-/// The ring is whole at this board: the peer's process, or its board, is
-/// what went quiet.
-fn peer_off_ring(mut e: LinkError) -> LinkError {
-    const ALSO: &str = ", or its board is off the ring (this board holds the ring; \
-                        `rfmctl ring-check` on the peer's PC tells)";
+/// The ring is not open at this board: the peer's process, or its board,
+/// is what went quiet; `also` says which the card can tell.
+fn peer_off_ring(mut e: LinkError, also: &str) -> LinkError {
     match &mut e {
-        LinkError::PeerDead { also, .. } => also.push_str(ALSO),
-        LinkError::Timeout { why, .. } if why.contains("stopped beating") => why.push_str(ALSO),
+        LinkError::PeerDead { also: more, .. } => more.push_str(also),
+        LinkError::Timeout { why, .. } if why.contains("stopped beating") => why.push_str(also),
         _ => {}
     }
     e

@@ -192,12 +192,13 @@ pub unsafe extern "C" fn RFM2gGetConfig(rh: RFM2GHANDLE, Config: *mut RFM2GCONFI
     })
 }
 
-/// Succeeds unless the board is configured `link=down` or cut (an open fibre); takes
-/// the configured delay, as the test packet travels the ring.
+/// Succeeds unless the ring is open: this board configured `link=down` or
+/// cut, or any other board of its ring cut (the packet goes round the whole
+/// ring); takes the configured delay, as the test packet travels the ring.
 #[no_mangle]
 pub unsafe extern "C" fn RFM2gCheckRingCont(rh: RFM2GHANDLE) -> RFM2G_STATUS {
     with_board(rh, |b| {
-        if !b.link_up() {
+        if !b.ring_closed() {
             return Err(Code::LINK_TEST_FAIL);
         }
         std::thread::sleep(b.config.delay);

@@ -228,18 +228,29 @@ fn memory_checks(device: &str, library: Option<&Path>) -> (Vec<Check>, Option<u1
 /// the library gives it: a ring that passes the test while its receiver reports
 /// lost sync or bad data is a fibre about to fail.
 fn ring_check(dev: &rfm_core::Device) -> Check {
+    use rfm_core::link::RingState;
     let lcsr = dev.lcsr().ok();
     let state = lcsr.map(|l| format!("; {l}")).unwrap_or_default();
     match dev.check_ring() {
-        Err(e) => check(
-            "ring",
-            Verdict::Fail,
-            format!(
-                "the ring is open at this board: {e}{state}; a coupling on it sees every \
-                 peer fall silent though they may run"
-            ),
-        )
-        .fix(crate::watch::RING_OPEN_FIX),
+        Err(e) => {
+            // Where: this board's receiver lost sync, or another board's.
+            let open = match lcsr {
+                Some(l) if !l.ring_ok() => RingState::OpenHere(l.to_string()),
+                _ => RingState::OpenElsewhere(
+                    lcsr.map_or("the library gives no LCSR".into(), |l| l.to_string()),
+                ),
+            };
+            check(
+                "ring",
+                Verdict::Fail,
+                format!(
+                    "{}: {e}; a coupling on it sees the nodes it cuts off fall silent though \
+                     they may run",
+                    open.describe().unwrap_or_default()
+                ),
+            )
+            .fix(open.fix().unwrap_or_default())
+        }
         Ok(()) => match lcsr {
             Some(l) if !l.ring_ok() => check(
                 "ring",

@@ -274,10 +274,6 @@ fn views(
     Ok((device, region, views))
 }
 
-/// What to do about a board off its ring, as watch and doctor say it.
-pub const RING_OPEN_FIX: &str = "check the fibre into this board and the board before it on \
-                                 the ring (powered, its fibre out lit), then rfmctl ring-check";
-
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let (device, region, mut views) = waiting(args.wait, || views(args, library))?;
     let mut structs = match &args.interface {
@@ -318,7 +314,10 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
         }
         // A card off its ring sees every other node fall silent: say so
         // beside them (one driver call a refresh).
-        ring = rfm_core::link::ring_open_at(&device);
+        let state = rfm_core::link::ring_state(&device);
+        ring = state
+            .describe()
+            .map(|open| format!("{open}: {}", state.fix().unwrap_or_default()));
         let shown = Shown {
             views: &views,
             others: &others,
@@ -353,9 +352,7 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     if silent.is_empty() {
         return Ok(());
     }
-    let open = ring.map_or(String::new(), |state| {
-        format!("; the ring is open at this board ({state}): {RING_OPEN_FIX}")
-    });
+    let open = ring.map_or(String::new(), |state| format!("; {state}"));
     Err(Failure::check_failed(anyhow!(
         "no valid frame in {}{open}",
         silent.join("; ")
@@ -368,7 +365,7 @@ struct Shown<'a> {
     views: &'a [SlotView],
     others: &'a [Other],
     structs: Option<&'a Structs>,
-    /// The card's faults while its ring is open at this board.
+    /// Where the card's ring is open and what to check, while it is.
     ring: Option<&'a str>,
     now: Instant,
 }
@@ -422,8 +419,7 @@ fn as_table(args: &WatchArgs, shown: &Shown, terminal: bool) -> String {
     );
     if let Some(state) = ring {
         text.push_str(&format!(
-            "the ring is open at this board ({state}): the nodes below look silent from here \
-             though they may run; {RING_OPEN_FIX}\n"
+            "{state}; the nodes it cuts off look silent from here though they may run\n"
         ));
     }
     let width = terminal_width();
