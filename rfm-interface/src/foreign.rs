@@ -22,7 +22,7 @@
 //! ```
 
 pub use rfm_frames::packed::Counting;
-use rfm_frames::packed::{ByteOrder, CType, Mark, StructLayout};
+use rfm_frames::packed::{CType, Mark, StructLayout};
 
 use super::Period;
 
@@ -139,10 +139,7 @@ pub fn can_mark(ctype: CType) -> bool {
 /// A foreign node's struct in a few words, for the map `build-fmu` prints:
 /// `packed big-endian, flag on header`.
 pub fn describe(node: &ForeignNode) -> String {
-    let order = match node.layout.order {
-        ByteOrder::Little => "little-endian",
-        ByteOrder::Big => "big-endian",
-    };
+    let order = node.layout.order.words();
     let mark = |field: &usize| &node.layout.fields[*field].name;
     let handshake = match &node.handshake {
         Handshake::Counter { field, .. } => format!("counter {}", mark(field)),

@@ -5,7 +5,7 @@ use rfm_core::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
 use rfm_core::interface::descriptor::{Described, Descriptor};
 use rfm_core::interface::{ForeignNode, Found, Value};
 use rfm_core::link::liveness::Words;
-use rfm_core::packed::{decode, ByteOrder};
+use rfm_core::packed::decode;
 use rfm_core::slot::{FramedReader, ReadError, Ring};
 use rfm_core::Region;
 
@@ -146,10 +146,7 @@ pub fn describe_foreign(
             ));
             continue;
         }
-        let order = match node.layout.order {
-            ByteOrder::Little => "little-endian",
-            ByteOrder::Big => "big-endian",
-        };
+        let order = node.layout.order.words();
         let mut parts: Vec<(usize, usize, String)> = Vec::new();
         for f in &node.layout.fields {
             for i in 0..f.elements() {

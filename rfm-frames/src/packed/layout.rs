@@ -28,6 +28,16 @@ pub enum ByteOrder {
     Big,
 }
 
+impl ByteOrder {
+    /// `little-endian` or `big-endian`, as the tools print it.
+    pub fn words(self) -> &'static str {
+        match self {
+            ByteOrder::Little => "little-endian",
+            ByteOrder::Big => "big-endian",
+        }
+    }
+}
+
 /// One field as declared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldDecl {

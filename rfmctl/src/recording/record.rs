@@ -118,17 +118,10 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
             missed: 0,
         });
     }
-    let largest = sources
-        .iter()
-        .map(|s| s.buf.bytes().len())
-        .max()
-        .unwrap_or(0);
     let by = format!("rfmctl record (process {})", std::process::id());
     let structs = foreign.as_ref().map_or(0, |f| f.last.len());
-    let capacity = queue_capacity(
-        largest.max(header.largest_record()),
-        sources.len() + structs,
-    );
+    // The header's largest record: its nodes' largest frame, or a struct.
+    let capacity = queue_capacity(header.largest_record(), sources.len() + structs);
     let mut recorder = Recorder::create(&args.out, &header, capacity, args.overwrite, &by)
         .map_err(|e| match e {
             rfm_core::record::RecorderError::Exists { .. } => {

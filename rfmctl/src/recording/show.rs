@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rfm_core::frame::framed::{self, HEADER_SIZE};
-use rfm_core::packed::ByteOrder;
 use rfm_core::record::{Header, Kind, Reader, Record};
 
 use crate::failure::Failure;
@@ -155,10 +154,7 @@ fn print_header(file: &Path, header: &Header) {
             s.name,
             s.offset,
             s.layout.size,
-            match s.layout.order {
-                ByteOrder::Little => "little-endian",
-                ByteOrder::Big => "big-endian",
-            },
+            s.layout.order.words(),
             elements.len(),
             elements.join(", ")
         );
