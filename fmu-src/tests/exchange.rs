@@ -428,3 +428,39 @@ fn a_live_peer_that_does_not_step_is_named_in_a_warning_then_an_idle_timeout() {
         "{error}"
     );
 }
+
+/// A node restarted alone finds its peer's last session closed before it
+/// started: the wait's warning says so, with how that session ended, and that
+/// a lockstep lab restarted in part needs every node restarted; not that the
+/// peer "has not started yet".
+#[test]
+fn a_node_restarted_alone_is_told_its_peer_closed_before_it_started() {
+    let dev = format!("loopback:{}", unique("alone"));
+    let a = node("a", &dev, 0, 1, 1);
+    let b = node("b", &dev, 1, 0, 1);
+    for n in [&a, &b] {
+        assert_eq!(n.init(), fmi2OK, "{:?}", n.log());
+    }
+    assert_eq!(a.step(0.0, H), fmi2OK, "{:?}", a.log());
+    assert_eq!(b.step(0.0, H), fmi2OK, "{:?}", b.log());
+    assert_eq!(b.terminate(), fmi2OK);
+    drop(a);
+    let again = node("a", &dev, 0, 1, 1);
+    again.set_all(&[("startupTimeout", "6")]);
+    assert_eq!(again.init(), fmi2OK, "{:?}", again.log());
+    assert_eq!(again.step(0.0, H), fmi2Error);
+    let log = again.log();
+    let warning = log
+        .iter()
+        .find(|(status, _, m)| *status == fmi2Warning && m.contains("has waited"))
+        .unwrap_or_else(|| panic!("no warning in {log:?}"));
+    assert!(
+        warning.2.contains(
+            "of node `slot1` (slot 1), whose last session closed before this node started \
+             (its master terminated it); it is waited for as a node starting again, but if \
+             this node alone was restarted it will not come back: a lockstep lab restarted \
+             in part needs every node restarted; waiting up to startupTimeout (6 s)"
+        ),
+        "{warning:?}"
+    );
+}

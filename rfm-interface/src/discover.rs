@@ -20,10 +20,22 @@ pub struct Found {
     pub area: Area,
 }
 
-/// Every valid descriptor in `region` whose area lies inside it, in address order.
+/// Every valid descriptor in `region` whose area lies inside it, in address
+/// order. On two rings, each ring's: a ring that missed a node's announce (cut
+/// at its board) holds the descriptor before it, so a place may hold two, each
+/// found once.
 pub fn discover(region: &Region) -> Result<Vec<Found>, RegionError> {
     let mut found = Vec::new();
-    Scan::default().step(region, usize::MAX, &mut found)?;
+    for &ring in region.rings() {
+        let mut more = Vec::new();
+        Scan::default().step(&region.on(ring), usize::MAX, &mut more)?;
+        for f in more {
+            if !found.contains(&f) {
+                found.push(f);
+            }
+        }
+    }
+    found.sort_by_key(|f: &Found| f.area.offset);
     Ok(found)
 }
 

@@ -102,6 +102,10 @@ struct Settling {
     at: Instant,
     /// When a bridge's acknowledgement was first seen.
     bridged: Option<Instant>,
+    /// The owner word on each ring just before the announce: a ring that
+    /// still shows it missed the announce (cut at this board), which is no
+    /// other claimant's doing.
+    before: [u32; 2],
 }
 
 /// A claim in progress.
@@ -233,10 +237,15 @@ impl Claim {
                 if let ControlFlow::Break(poll) = look {
                     return Ok(poll);
                 }
+                let mut before = [0; 2];
+                for &ring in own.rings() {
+                    before[ring.index()] = Words::read_on(&own, ring)?.owner;
+                }
                 ownership::announce(&own, &claimant.described, claimant.epoch)?;
                 self.phase = Phase::Settling(Settling {
                     at: now,
                     bridged: None,
+                    before,
                 });
                 Ok(ClaimPoll::Announced)
             }
@@ -258,6 +267,14 @@ impl Claim {
                 Ok(ClaimPoll::Won)
             }
             Phase::Won => Ok(ClaimPoll::Won),
+        }
+    }
+
+    /// The owner word on each ring before the announce, once announced.
+    pub(crate) fn before(&self) -> Option<[u32; 2]> {
+        match &self.phase {
+            Phase::Settling(s) => Some(s.before()),
+            Phase::Observing(_) | Phase::Won => None,
         }
     }
 
@@ -433,10 +450,9 @@ impl Settling {
         now: Instant,
     ) -> Result<ControlFlow<ClaimPoll>, RegionError> {
         let token = liveness::token(claimant.epoch);
-        let words = Words::read(own)?;
-        if words.owner != token {
+        if let Some(owner) = self.rival_token(own, token)? {
             return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Contended {
-                owner: words.owner,
+                owner,
                 remote: liveness::remote_holder(own)?,
                 winner: holder_of(claimant)?.map(Box::new),
             })));
@@ -454,6 +470,35 @@ impl Settling {
         } else {
             ControlFlow::Continue(())
         })
+    }
+}
+
+impl Settling {
+    /// Another claimant's token in this area's owner word, on either ring
+    /// (of two claimants of one slot, each ring's last writer wins there;
+    /// where the rings' last writers differ, both claimants are refused and
+    /// neither writes over the other). A ring that shows what it held before
+    /// the announce missed it: the claim stands, and the heartbeat writes it
+    /// there again once won. No ring showing this token is a rival's win.
+    fn rival_token(&self, own: &Region, token: u32) -> Result<Option<u32>, RegionError> {
+        let mut shown = false;
+        let mut stale = None;
+        for &ring in own.rings() {
+            let owner = Words::read_on(own, ring)?.owner;
+            if owner == token {
+                shown = true;
+            } else if owner == self.before[ring.index()] {
+                stale = Some(owner);
+            } else {
+                return Ok(Some(owner));
+            }
+        }
+        Ok(if shown { None } else { stale })
+    }
+
+    /// The owner word on each ring before the announce.
+    pub(crate) fn before(&self) -> [u32; 2] {
+        self.before
     }
 }
 

@@ -229,16 +229,30 @@ impl Exchange {
                 Some(_) => (
                     "whose heartbeat beats: its master is paused or slower, or steps its \
                      FMUs one after the other in one thread (then every node needs lag 1 or \
-                     more)",
+                     more)"
+                        .to_owned(),
                     c.idle_timeout,
                     "idleTimeout",
                 ),
-                None => (
-                    "which has not started yet (or its master is this one, stepping its FMUs \
-                     one after the other in one thread: then every node needs lag 1 or more)",
-                    c.startup_timeout,
-                    "startupTimeout",
-                ),
+                None => match peer.closed_before(&self.expected.interface) {
+                    Some(closed) => (
+                        format!(
+                            "{closed}; it is waited for as a node starting again, but if this \
+                             node alone was restarted it will not come back: a lockstep lab \
+                             restarted in part needs every node restarted"
+                        ),
+                        c.startup_timeout,
+                        "startupTimeout",
+                    ),
+                    None => (
+                        "which has not started yet (or its master is this one, stepping its \
+                         FMUs one after the other in one thread: then every node needs lag 1 \
+                         or more)"
+                            .to_owned(),
+                        c.startup_timeout,
+                        "startupTimeout",
+                    ),
+                },
             };
             log::warn!(
                 "step {k} has waited {:.0} s for frame {need} (its step {}) of node `{}` (slot {}), \

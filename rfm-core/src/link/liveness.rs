@@ -28,14 +28,14 @@
 //! it, and dead once the beat has not moved for a bound. No wall clocks are
 //! compared across PCs.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::area::LIVENESS_OFFSET;
+use crate::area::{DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
 use crate::realtime::RealTime;
 use crate::thread::Thread;
-use rfm_memory::{Region, RegionError};
+use rfm_memory::{Network, Region, RegionError};
 
 /// How often a holder's heartbeat advances its beat word.
 pub const HEARTBEAT_PERIOD: Duration = Duration::from_millis(10);
@@ -70,34 +70,57 @@ pub struct Words {
 }
 
 impl Words {
-    /// Reads the words of `slot` (the owner first: a beat read after it belongs to
-    /// that owner or a later one).
+    /// Reads the words of `slot`: on two rings each ring's, and of the two
+    /// what [`Words::current`] says.
     pub fn read(slot: &Region) -> Result<Words, RegionError> {
+        let a = Words::read_on(slot, Network::A)?;
+        if !slot.is_redundant() {
+            return Ok(a);
+        }
+        Ok(a.current(Words::read_on(slot, Network::B)?))
+    }
+
+    /// Reads the words of `slot` on `ring` (the owner first: a beat read
+    /// after it belongs to that owner or a later one).
+    pub fn read_on(slot: &Region, ring: Network) -> Result<Words, RegionError> {
         Ok(Words {
-            owner: slot.load_u32(OWNER, Ordering::Acquire)?,
-            beat: slot.load_u32(BEAT, Ordering::Acquire)?,
-            closed: slot.load_u32(CLOSED, Ordering::Acquire)?,
+            owner: slot.load_u32_on(ring, OWNER, Ordering::Acquire)?,
+            beat: slot.load_u32_on(ring, BEAT, Ordering::Acquire)?,
+            closed: slot.load_u32_on(ring, CLOSED, Ordering::Acquire)?,
         })
     }
 
     /// Of one slot's words on the two rings of a redundant device (`self` on
-    /// the ring its frames came from last), what the writer did last: the
-    /// later beat, and its close on either ring. A ring its stores no longer
-    /// reach keeps an older beat; one that shows another owner is left to the
-    /// ring the frames came from.
-    pub fn fresher(self, other: Words) -> Words {
-        if self.owner != other.owner {
-            return self;
+    /// ring A), the current: the rule of `docs/src/design/protocol.md`,
+    /// "Two rings". A ring disagrees only where it lost stores (a cut at the
+    /// writer's board, or at the reader's while they were made) or has them
+    /// in flight; what it then shows is what the slot held before, which its
+    /// holder's heartbeat writes again at its next beat.
+    ///
+    /// | the rings show | current |
+    /// |---|---|
+    /// | one owner | that owner; the later beat; closed when either shows it closed |
+    /// | two owners, one held (not 0, not closed) | the held one |
+    /// | two owners, both held or neither | the later beat (a new holder's beat counts on from the slot's, so it is ahead of a stale one) |
+    pub fn current(self, other: Words) -> Words {
+        let later = other.beat.wrapping_sub(self.beat) as i32 > 0;
+        if self.owner == other.owner {
+            return Words {
+                owner: self.owner,
+                beat: if later { other.beat } else { self.beat },
+                closed: if other.is_closed() {
+                    other.closed
+                } else {
+                    self.closed
+                },
+            };
         }
-        let ahead = other.beat.wrapping_sub(self.beat) as i32 > 0;
-        Words {
-            owner: self.owner,
-            beat: if ahead { other.beat } else { self.beat },
-            closed: if other.closed == other.owner {
-                other.closed
-            } else {
-                self.closed
-            },
+        let rank = |w: &Words| (w.is_held(), w.owner != 0);
+        match rank(&other).cmp(&rank(&self)) {
+            std::cmp::Ordering::Greater => other,
+            std::cmp::Ordering::Less => self,
+            std::cmp::Ordering::Equal if later => other,
+            std::cmp::Ordering::Equal => self,
         }
     }
 
@@ -149,27 +172,87 @@ pub struct Beater {
     slot: Region,
     token: u32,
     count: u32,
+    announce: Option<Announce>,
+}
+
+/// A session's announce as its beat writes it again on a ring that missed it
+/// (protocol.md, "Two rings"): a ring cut at this node's board while it
+/// announced shows, once mended, what the slot held before, and every reader
+/// would judge the slot another session's.
+#[derive(Debug, Clone)]
+struct Announce {
+    /// The descriptor as announced.
+    described: Vec<u8>,
+    /// The owner word on each ring before the announce: a ring that shows it
+    /// missed the announce; any other token is another claimant's.
+    before: [u32; 2],
+    /// The claim held: from then on a ring that missed the announce is
+    /// written again (before, it is the claim's verify that weighs it).
+    won: Arc<AtomicBool>,
 }
 
 impl Beater {
     /// The beat of session `epoch`, continuing from what the slot holds (so the first
-    /// beat always changes the word, whoever held the slot before).
+    /// beat always changes the word, whoever held the slot before); on two
+    /// rings from the later of theirs, so that its beat is ahead of a stale
+    /// ring's ([`Words::current`]).
     pub fn new(slot: Region, epoch: u64) -> Result<Beater, RegionError> {
-        let count = slot.load_u32(BEAT, Ordering::Relaxed)?;
+        let mut count = slot.load_u32_on(Network::A, BEAT, Ordering::Relaxed)?;
+        if slot.is_redundant() {
+            let b = slot.load_u32_on(Network::B, BEAT, Ordering::Relaxed)?;
+            if b.wrapping_sub(count) as i32 > 0 {
+                count = b;
+            }
+        }
         Ok(Beater {
             slot,
             token: token(epoch),
             count,
+            announce: None,
         })
+    }
+
+    /// Writes the announce (`described`, then the owner word) again on a ring
+    /// that shows the owner it held `before` (per ring), once `won` is set.
+    pub(crate) fn writing_again(
+        mut self,
+        described: Vec<u8>,
+        before: [u32; 2],
+        won: Arc<AtomicBool>,
+    ) -> Beater {
+        self.announce = Some(Announce {
+            described,
+            before,
+            won,
+        });
+        self
     }
 
     /// Advances the beat (a plain store of a private counter: no read-modify-write
     /// on reflective memory). Returns the owner word's token when another session
-    /// holds the slot now: this one was taken over while it was silent.
+    /// holds the slot now: this one was taken over while it was silent. On two
+    /// rings, each ring's owner word is looked at: a ring that missed this
+    /// session's announce is written again, not taken for a take-over.
     pub fn beat(&mut self) -> Result<Option<u32>, RegionError> {
-        let owner = self.slot.load_u32(OWNER, Ordering::Acquire)?;
-        if owner != self.token {
-            return Ok(Some(owner));
+        let mut missed = false;
+        for &ring in self.slot.rings() {
+            let owner = self.slot.load_u32_on(ring, OWNER, Ordering::Acquire)?;
+            if owner == self.token {
+                continue;
+            }
+            match &self.announce {
+                Some(a) if a.before[ring.index()] == owner => missed = true,
+                _ => return Ok(Some(owner)),
+            }
+        }
+        if let Some(a) = self
+            .announce
+            .as_ref()
+            .filter(|a| missed && a.won.load(Ordering::Acquire))
+        {
+            self.slot.write(DESCRIPTOR_OFFSET, &a.described)?;
+            self.slot.store_u32(OWNER, self.token, Ordering::Release)?;
+            self.slot.store_u32(CLOSED, 0, Ordering::Release)?;
         }
         self.count = self.count.wrapping_add(1);
         self.slot.store_u32(BEAT, self.count, Ordering::Release)?;

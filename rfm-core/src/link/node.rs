@@ -6,6 +6,7 @@
 //! a wait strategy; the handshake model test drives it with a virtual clock and
 //! beats by hand, which makes every interleaving of two nodes reproducible.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -72,6 +73,9 @@ pub struct Node {
     phase: Phase,
     /// The peers and the reading of their frames.
     exchange: Exchange,
+    /// The claim held: the heartbeat may write the announce again on a ring
+    /// that missed it ([`Beater::writing_again`]).
+    won: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Node {
@@ -182,6 +186,7 @@ impl Node {
             writer,
             own,
             claimant,
+            won: Arc::default(),
         })
     }
 
@@ -241,7 +246,18 @@ impl Node {
     /// The heartbeat of this session, for the thread that beats it (valid once
     /// [`Node::poll_start`] said [`StartPoll::Claimed`]).
     pub fn beater(&self) -> Result<Beater, LinkError> {
-        Ok(Beater::new(self.own.clone(), self.claimant.epoch)?)
+        let beater = Beater::new(self.own.clone(), self.claimant.epoch)?;
+        Ok(match &self.phase {
+            Phase::Claiming(claim) => match claim.before() {
+                Some(before) => beater.writing_again(
+                    self.claimant.described.clone(),
+                    before,
+                    Arc::clone(&self.won),
+                ),
+                None => beater,
+            },
+            Phase::Running | Phase::Closed => beater,
+        })
     }
 
     /// One step of taking the slot and publishing `frame`'s payload as frame 0
@@ -292,6 +308,7 @@ impl Node {
             .write(DESCRIPTOR_OFFSET, &self.claimant.described)?;
         self.exchange.rewatch(self.claimant.epoch, now)?;
         self.phase = Phase::Running;
+        self.won.store(true, Ordering::Release);
         self.publish(0, sim_time, frame)
     }
 

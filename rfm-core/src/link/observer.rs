@@ -48,6 +48,11 @@ pub struct Observer {
     poll_entry: bool,
     /// A redundant device: which ring the frames came from.
     rings: RingStats,
+    /// A redundant device: the token of the session whose frames are looked
+    /// for (the slot's current owner): a ring that holds another session's
+    /// frame of a step while the other ring holds this one's missed the
+    /// writer's stores (cut at its board), and is passed over.
+    want: Option<u32>,
 }
 
 impl std::fmt::Debug for Observer {
@@ -81,6 +86,7 @@ impl Observer {
             has_taken: false,
             poll_entry: false,
             rings: RingStats::default(),
+            want: None,
         })
     }
 
@@ -88,6 +94,24 @@ impl Observer {
     /// ([`FramedReader::poll_step_by`]).
     pub(crate) fn poll_entries(&mut self, yes: bool) {
         self.poll_entry = yes;
+    }
+
+    /// On a redundant device, frames are looked for of the session of token
+    /// `owner` (the slot's current owner) first; `None`: of any.
+    pub(crate) fn expect(&mut self, owner: Option<u32>) {
+        self.want = owner;
+    }
+
+    /// Whether `polled` is a frame of the session looked for.
+    #[inline]
+    fn wanted(&self, polled: &Result<StepPoll, ReadError>) -> bool {
+        matches!(polled, Ok(StepPoll::Ready(h)) if self.of_want(h))
+    }
+
+    #[inline]
+    fn of_want(&self, h: &Header) -> bool {
+        self.want
+            .is_none_or(|t| super::liveness::token(h.epoch) == t)
     }
 
     /// The area observed.
@@ -100,18 +124,10 @@ impl Observer {
         &self.geometry
     }
 
-    /// The area's liveness words now; on a redundant device, the later of
-    /// the two rings' ([`Words::fresher`]).
+    /// The area's liveness words now; on a redundant device, the current
+    /// of the two rings' ([`Words::current`]).
     pub fn words(&self) -> Result<Words, RegionError> {
-        let here = Words::read(&self.area)?;
-        if !self.area.is_redundant() {
-            return Ok(here);
-        }
-        let ring = self.area.reading();
-        self.area.read_from(ring.other());
-        let there = Words::read(&self.area);
-        self.area.read_from(ring);
-        Ok(here.fresher(there?))
+        Words::read(&self.area)
     }
 
     pub fn health(&self) -> &PeerHealth {
@@ -157,24 +173,36 @@ impl Observer {
         }
         self.area.read_from(Network::A);
         let a = self.poll_step_here(need, by_entry);
-        if matches!(a, Ok(StepPoll::Ready(_))) {
+        if self.wanted(&a) {
             return a;
         }
         self.area.read_from(Network::B);
         let b = self.poll_step_here(need, by_entry);
-        if matches!(b, Ok(StepPoll::Ready(_))) {
+        if self.wanted(&b) {
             // A writer stores to A before B: a frame B holds whole that A
             // did not a moment ago may have reached A since. Taking it from A
             // then keeps a healthy ring A from counting as failed.
             self.area.read_from(Network::A);
             let again = self.poll_step_here(need, by_entry);
-            if matches!(again, Ok(StepPoll::Ready(_))) {
+            if self.wanted(&again) {
                 return again;
             }
             self.area.read_from(Network::B);
             return self.poll_step_here(need, by_entry);
         }
-        let polled = rings::better(a, b);
+        // Neither ring holds the frame of the session looked for. Both
+        // holding one other session's (a restart both rings carry) is that
+        // frame; one ring's alone is what it kept from before a cut.
+        if let (Ok(StepPoll::Ready(ha)), Ok(StepPoll::Ready(hb))) = (&a, &b) {
+            if ha.epoch == hb.epoch {
+                return b;
+            }
+        }
+        let stale = |r: Result<StepPoll, ReadError>| match r {
+            Ok(StepPoll::Ready(_)) => Ok(StepPoll::NotYet),
+            r => r,
+        };
+        let polled = rings::better(stale(a), stale(b));
         self.area.read_from(self.rings.last().unwrap_or(Network::A));
         polled
     }
@@ -205,6 +233,9 @@ impl Observer {
         let a = reader.read_latest(&mut self.frames[1 - self.taken]);
         self.area.read_from(Network::B);
         let b_ahead = match (&a, reader.head()) {
+            // A's newest is of another session than the one looked for:
+            // B's, if B holds one of it.
+            (Ok(h), _) if !self.of_want(h) => true,
             (Ok(h), Ok(head)) => (head.wrapping_sub(h.step as u32) as i32) > 0,
             (Err(_), _) => true,
             (Ok(_), Err(_)) => false,

@@ -32,6 +32,7 @@
 //! | claim: verify | nothing; the owner word must still be this token, and no other announced claim over this area may have a lower token | exactly one of two simultaneous claimants goes on; the other writes nothing more |
 //! | describe | the ring cleared, the descriptor again, frame 0 | what an earlier run left in the ring is gone before frame 0 |
 //! | publish, beat | frames; the beat word | only while the owner word is this token (the heartbeat stops when it is not) |
+//! | beat, two rings | on a ring whose owner word shows what it held before the announce (a cut at this board lost the announce there), once won: the descriptor, then the owner word, before the beat | a mended ring holds the holder's words again within one beat; readers believe the current ring meanwhile ([`Words::current`]) |
 //! | close | ended, then closed = own token | readers learn at once that the holder stopped, and why |
 //! | crash | nothing more: the beat stops | readers judge the holder dead after [`DEAD_AFTER`] of silence |
 //! | take over | an announce over a closed (at once) or dead (after [`DEAD_AFTER`]) holder | leftovers never refuse a claim |
@@ -166,7 +167,13 @@ pub(crate) fn close(
     how: Ending,
     about: Option<u8>,
 ) -> Result<(), RegionError> {
-    if own.load_u32(OWNER, Ordering::Acquire)? != token(epoch) {
+    // On two rings, a ring that missed the announce shows another owner; the
+    // other's shows this session's.
+    let mut holds = false;
+    for &ring in own.rings() {
+        holds |= own.load_u32_on(ring, OWNER, Ordering::Acquire)? == token(epoch);
+    }
+    if !holds {
         return Ok(());
     }
     own.store_u32(ENDING, how.code(), Ordering::Relaxed)?;
@@ -180,17 +187,23 @@ pub(crate) fn close(
 }
 
 /// How the session `owner` of `area` ended, if it recorded it.
+/// On two rings, from the ring that holds it.
 pub fn ended(area: &Region, owner: u32) -> Result<Option<Ended>, RegionError> {
-    if owner == 0 || area.load_u32(ENDED, Ordering::Acquire)? != owner {
+    if owner == 0 {
         return Ok(None);
     }
-    let about = area.load_u32(ENDED_ABOUT, Ordering::Relaxed)?;
-    Ok(
-        Ending::of_code(area.load_u32(ENDING, Ordering::Relaxed)?).map(|how| Ended {
+    for &ring in area.rings() {
+        if area.load_u32_on(ring, ENDED, Ordering::Acquire)? != owner {
+            continue;
+        }
+        let about = area.load_u32_on(ring, ENDED_ABOUT, Ordering::Relaxed)?;
+        let how = Ending::of_code(area.load_u32_on(ring, ENDING, Ordering::Relaxed)?);
+        return Ok(how.map(|how| Ended {
             how,
             about: u8::try_from(about).ok(),
-        }),
-    )
+        }));
+    }
+    Ok(None)
 }
 
 /// A bridge records that it has seen the claim of `owner` and sends it on:
@@ -214,14 +227,22 @@ pub(crate) fn bridge_seen(area: &Region) -> Result<bool, RegionError> {
 /// The descriptor of the session holding `area` (the area's own window): the
 /// one at its place whose token is the owner word. `None` when the area holds
 /// none, or one an earlier session left.
+/// On two rings, the holder (the current owner, [`Words::current`]) is
+/// described on either: a ring that missed its announce holds the one before.
 pub fn holder_descriptor(area: &Region) -> Result<Option<Descriptor>, RegionError> {
-    let owner = area.load_u32(OWNER, Ordering::Acquire)?;
+    let owner = Words::read(area)?.owner;
     if owner == 0 {
         return Ok(None);
     }
-    Ok(descriptor_at(area, DESCRIPTOR_OFFSET)
-        .ok()
-        .filter(|d| d.session == owner))
+    for &ring in area.rings() {
+        if let Some(d) = descriptor_at(&area.on(ring), DESCRIPTOR_OFFSET)
+            .ok()
+            .filter(|d| d.session == owner)
+        {
+            return Ok(Some(d));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether `found` (a descriptor found in `region`) is its area's holder's.

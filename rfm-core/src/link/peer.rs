@@ -128,16 +128,18 @@ impl Peer {
             config.layout,
         )?;
         observed.poll_entries(config.card.poll == Some(super::WaitPoll::Entry));
+        let handshake = Handshake::new(
+            observed.words()?,
+            now,
+            rate.mode(),
+            config.timeout,
+            own_epoch,
+        );
+        observed.expect(handshake.life().owner());
         Ok(Peer {
             node,
             slot: geometry.slot,
-            handshake: Handshake::new(
-                observed.words()?,
-                now,
-                rate.mode(),
-                config.timeout,
-                own_epoch,
-            ),
+            handshake,
             observed,
             seed: SeedWatch::default(),
             rate,
@@ -150,6 +152,7 @@ impl Peer {
         self.handshake = self
             .handshake
             .rewatched(self.observed.words()?, now, own_epoch);
+        self.observed.expect(self.handshake.life().owner());
         self.seed.baseline = self.observed.seed_packet();
         Ok(())
     }
@@ -213,6 +216,7 @@ impl Peer {
         rfm_memory::counts::watch();
         let words = self.observed.words()?;
         self.handshake.observe(words, now);
+        self.observed.expect(self.handshake.life().owner());
         Ok(())
     }
 
@@ -330,6 +334,25 @@ impl Peer {
     pub(crate) fn ended(&self) -> Result<Option<super::ownership::Ended>, RegionError> {
         let owner = self.observed.words()?.owner;
         super::ownership::ended(self.observed.area(), owner)
+    }
+
+    /// An unbound peer whose slot holds a session that closed before this
+    /// node started (not one of this run): what the wait's warning says of
+    /// it, with how that session ended, if it recorded it.
+    pub(crate) fn closed_before(&self, interface: &Interface) -> Option<String> {
+        let liveness::Life::Closed { owner } = self.handshake.life() else {
+            return None;
+        };
+        if self.handshake.of_this_run(owner) {
+            return None;
+        }
+        let how = match self.ended() {
+            Ok(Some(ended)) => format!(" ({})", ended.describe(interface)),
+            _ => String::new(),
+        };
+        Some(format!(
+            "whose last session closed before this node started{how}"
+        ))
     }
 
     /// The descriptor of the peer's slot's holder, if its session ran since

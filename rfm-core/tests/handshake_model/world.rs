@@ -10,13 +10,24 @@ impl World {
         lag: u8,
         stale: Stale,
         periods: Option<[&str; 2]>,
+        rings: bool,
         label: String,
     ) -> World {
         let name = format!("loopback:{}", common::unique("model"));
-        let device = Device::open(&name, &OpenOptions::default()).unwrap();
         let interface = std::sync::Arc::new(pair_interface(periods));
         let map = interface.map().unwrap();
-        let region = device.map(0, map.len() as usize).unwrap();
+        let memory = |name: &str| {
+            let device = Device::open(name, &OpenOptions::default()).unwrap();
+            device.map(0, map.len() as usize).unwrap()
+        };
+        let a = memory(&name);
+        let regions = if rings {
+            let b = memory(&format!("{name}-b"));
+            let pair = || Region::redundant(a.clone(), b.clone()).expect("one length");
+            [pair(), pair()]
+        } else {
+            [a.clone(), a]
+        };
         let cfg = |node: u8| LinkConfig {
             device: name.clone(),
             node_slot: node,
@@ -32,7 +43,7 @@ impl World {
         let mut w = World {
             t0: Instant::now(),
             t: Duration::ZERO,
-            region,
+            regions,
             cfg: [cfg(0), cfg(1)],
             nodes: [Vec::new(), Vec::new()],
             stale: Vec::new(),
@@ -91,7 +102,7 @@ impl World {
             self.cfg[node].clone(),
             interface,
             &map,
-            &self.region,
+            &self.regions[node],
             epoch,
             self.now(),
         )
@@ -132,7 +143,13 @@ impl World {
                         if t >= s.next_beat {
                             s.next_beat = t + HEARTBEAT_PERIOD;
                             if !silent {
-                                b.beat().unwrap();
+                                let taken = b.beat().unwrap();
+                                assert_eq!(
+                                    taken, None,
+                                    "{}: the heartbeat of running session {:#x} of node {node} \
+                                     found its slot taken",
+                                    self.label, s.epoch
+                                );
                             }
                         }
                     }
@@ -153,7 +170,7 @@ impl World {
                 Ok(StartPoll::Claimed) => {
                     // The heartbeat thread starts, and beats at once.
                     let mut b = s.node.beater().unwrap();
-                    b.beat().unwrap();
+                    assert_eq!(b.beat().unwrap(), None, "{}: taken at once", self.label);
                     s.beater = Some(b);
                     s.next_beat = t + HEARTBEAT_PERIOD;
                 }
@@ -401,6 +418,8 @@ impl World {
                 self.new_session(node);
                 self.init(node);
             }
+            Act::Cut(ring) => self.regions[node].withhold(ring, true),
+            Act::Mend(ring) => self.regions[node].withhold(ring, false),
         }
         self.advance(TICK);
     }

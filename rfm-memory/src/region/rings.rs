@@ -115,6 +115,43 @@ impl Region {
         }
     }
 
+    /// The rings this window spans: A alone, or A and B.
+    pub fn rings(&self) -> &'static [Network] {
+        if self.twin.is_some() {
+            &Network::BOTH
+        } else {
+            &Network::BOTH[..1]
+        }
+    }
+
+    /// This window with loads from `ring` whatever the window's own source
+    /// reads, for a reader that judges each ring's copy of a word (the
+    /// liveness words, the descriptors): switching the shared source instead
+    /// would move a peer's frame reads under it. A window of one memory is
+    /// itself, whatever `ring` says.
+    pub fn on(&self, ring: Network) -> Region {
+        let own = self.clone().own_source();
+        own.read_from(ring);
+        own
+    }
+
+    /// Loads the word at `offset` of `ring`'s memory (ring A's on a window of
+    /// one memory), whichever ring the window's loads read now.
+    pub fn load_u32_on(
+        &self,
+        ring: Network,
+        offset: usize,
+        order: Ordering,
+    ) -> Result<u32, super::RegionError> {
+        let base = match &self.twin {
+            Some(t) if ring == Network::B => t.base,
+            _ => self.base,
+        };
+        self.check(offset, super::WORD)?;
+        crate::counts::pio_read(1, super::WORD);
+        Ok(self.word(base, offset).load(order))
+    }
+
     /// Withholds (or, with `false`, no longer withholds) this node's stores
     /// from `ring`, in every window of the pair: as if its transmitter into
     /// that ring had failed. A fault for tests; a window of one memory ignores it.
