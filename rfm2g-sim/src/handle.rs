@@ -62,10 +62,11 @@ impl Board {
     }
 
     /// After a store through the API (`RFM2gWrite`, `RFM2gPoke*`): on a closed
-    /// ring it comes back to this board, as a card's own data does. Stores
-    /// through a mapping are not seen by the emulator and set nothing.
+    /// ring it comes back to this board, as a card's own data does; on a ring
+    /// open anywhere it does not, on any board. Stores through a mapping are
+    /// not seen by the emulator and set nothing.
     pub fn stored(&self) {
-        if self.link_up() {
+        if self.ring_closed() {
             self.node().own_data.store(1, Ordering::Release);
         }
     }
