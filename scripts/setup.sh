@@ -7,6 +7,7 @@
 #         (the linux64 binary is linked against glibc 2.28); every set below
 #         includes it
 #   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
+#   formation: the Python venv below (.venv), for scripts/formation.sh
 #   bench: fonts-dejavu-core (text in the latency histogram), valgrind
 #         (callgrind counts the FMU's own step's instructions: --against)
 #   test: the above, gcc, MinGW-w64 (C and C++) and the x86_64-pc-windows-gnu
@@ -56,6 +57,13 @@ setup() {
         setup build
         return
     fi
+    # The formation (scripts/formation.sh, scripts/demo.sh formation): the
+    # packaged FMU and the venv its masters and aircraft run in.
+    if [ "$what" = formation ]; then
+        setup build
+        python_venv
+        return
+    fi
     if [ "$what" = bench ]; then
         apt_install fonts-dejavu-core valgrind
         setup build
@@ -88,6 +96,12 @@ setup() {
         echo "==> installing cargo-fuzz 0.13.2"
         cargo install cargo-fuzz --version 0.13.2 --locked
     fi
+    python_venv
+}
+
+# The Python venv (.venv): the masters (FMPy, libcosimpy, ecospy), JSBSim and
+# pythonfmu, matplotlib, pytest, all pinned in tests/python/requirements.txt.
+python_venv() {
     local req=tests/python/requirements.txt stamp=.venv/.requirements
     if [ ! -x .venv/bin/python ] || ! cmp -s "$req" "$stamp"; then
         echo "==> creating the Python venv .venv ($req)"
