@@ -7,8 +7,18 @@
 # DIR/aircraft0.rec and DIR/aircraft1.rec, and DIR/attitude.png plots both
 # aircraft's roll from aircraft 0's recording (rfmctl show, export,
 # plot and diff read them).
+#
+# `scripts/demo.sh formation [--lag L] [--seconds S] [--out DIR]` flies the
+# formation instead: two JSBSim aircraft in two simulator processes, the
+# wingman holding a slot beside the leader from the state that reaches it
+# through the coupling; it prints the slot error and writes
+# DIR/formation.png (default target/formation). See scripts/formation.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1-}" = formation ]; then
+    shift
+    exec scripts/formation.sh fly "$@"
+fi
 source scripts/setup.sh
 setup demo
 cargo run --release -p build-fmu -- --glibc 2.28

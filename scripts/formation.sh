@@ -4,11 +4,13 @@
 # holds a slot beside the leader from the leader's state that reaches it
 # through the coupling.
 #
-#   scripts/formation.sh build [--no-cargo]     the FMUs, into target/fmu/formation
-#   scripts/formation.sh fly [--lag L] [--seconds S] [--out DIR]
+#   scripts/formation.sh build [--no-cargo]     the FMUs and each simulator's
+#                                               SSP, into target/fmu/formation
+#   scripts/formation.sh fly [--no-cargo] [--lag L] [--seconds S] [--out DIR]
 #                                               builds, flies both (FMPy, two
 #                                               processes), prints the slot
 #                                               error, writes DIR/formation.png
+# --no-cargo: build-fmu and target/fmu/rfm_attitude.fmu as they are.
 #
 # The aircraft, the leader's manoeuvre and the wingman's autopilot are
 # pythonfmu FMUs built from examples/formation/*.py; JSBSim and its aircraft
@@ -24,7 +26,7 @@ fmus=target/fmu/formation
 build() {
     # --no-cargo: build-fmu and the packaged FMU as they are (scripts/test.sh
     # built them, with the features of its whole package set).
-    if [ "${1-}" != --no-cargo ]; then
+    if [ "$1" = yes ]; then
         echo "==> building build-fmu and the packaged FMU"
         cargo build --release -q -p build-fmu
         target/release/build-fmu --glibc 2.28
@@ -35,7 +37,12 @@ build() {
     for model in aircraft manoeuvre slot_keeper; do
         .venv/bin/pythonfmu build -f "examples/formation/$model.py" -d "$fmus" > /dev/null
     done
-    ls "$fmus"
+    # Each simulator as its master runs it: one SSP each (libcosim, ecos).
+    for node in leader wingman; do
+        target/release/build-fmu --interface examples/formation.toml \
+            --system "examples/formation/$node.toml" --from target/fmu/rfm_attitude.fmu \
+            --out "$fmus" --ssp "$fmus/$node.ssp" 2>&1 | tail -1
+    done
 }
 
 fly() {
@@ -50,7 +57,7 @@ fly() {
         shift
     done
     mkdir -p "$out"
-    local device="shm:formation-$$" steps=$((seconds * 120))
+    local device="shm:formation-$$" steps=$((seconds * 125))
     # shellcheck disable=SC2064 # the name is fixed now
     trap "rm -f /dev/shm/${device#shm:}" EXIT
     echo "==> flying $seconds s: leader and wingman, two processes over $device, lag $lag"
@@ -63,8 +70,15 @@ fly() {
         --picture "$out/formation.png"
 }
 
-case "${1-}" in
-    build) shift; build "$@" ;;
-    fly) shift; build; fly "$@" ;;
-    *) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2 ;;
+what=${1-}
+shift || true
+cargo=yes
+if [ "${1-}" = --no-cargo ]; then
+    cargo=no
+    shift
+fi
+case "$what" in
+    build) build "$cargo" ;;
+    fly) build "$cargo"; fly "$@" ;;
+    *) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac

@@ -9,6 +9,7 @@ mod loads;
 mod model;
 mod ssp;
 mod strip;
+mod system;
 mod verify;
 
 use std::path::{Path, PathBuf};
@@ -68,11 +69,18 @@ struct Args {
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// An interface file (TOML): package the FMU of one of its nodes.
-    #[arg(long, requires = "node")]
+    #[arg(long)]
     interface: Option<PathBuf>,
     /// With --interface: the node whose FMU to write, or `all`.
-    #[arg(long, requires = "interface")]
+    #[arg(long, requires = "interface", conflicts_with = "system")]
     node: Option<String>,
+    /// With --interface and --ssp: one simulator as its master runs it (a
+    /// TOML file: its node, the other FMUs it runs, their parameters, the
+    /// connections between them; docs/src/reference/system-file.md): the
+    /// node's FMU is written into --out, where the other FMUs are found,
+    /// and the SSP holds them all
+    #[arg(long, requires_all = ["interface", "ssp"], value_name = "FILE")]
+    system: Option<PathBuf>,
     /// Take the binaries from this .fmu instead of building them (no compiler needed).
     #[arg(long)]
     from: Option<PathBuf>,
@@ -158,6 +166,7 @@ fn of_interface(
     file: &Path,
     node: &str,
     out: Option<PathBuf>,
+    into_dir: bool,
     shm_only: bool,
 ) -> Result<Vec<Target>> {
     let text =
@@ -198,7 +207,7 @@ fn of_interface(
         })?;
         vec![i]
     };
-    let all = node == "all";
+    let all = node == "all" || into_dir;
     let interface = std::sync::Arc::new(interface);
     Ok(nodes
         .into_iter()
@@ -335,14 +344,42 @@ fn run(args: Args) -> Result<()> {
         step(&format!("wrote {}", path.display()));
         return Ok(());
     }
-    if args.ssp.is_some() && args.node.as_deref() != Some("all") {
-        bail!("--ssp packs the whole lab: give --node all with it");
+    if args.ssp.is_some() && args.system.is_none() && args.node.as_deref() != Some("all") {
+        bail!(
+            "--ssp packs the whole lab (give --node all with it) or one simulator (give \
+             --system FILE with it)"
+        );
     }
-    // Everything that can be wrong is found before anything is written.
-    let targets = match (&args.interface, &args.node) {
-        (Some(file), Some(node)) => {
-            of_interface(&root, &absolute(&cwd, file), node, out, args.shm_only)?
+    // A simulator's file names its node; its FMUs are found in --out.
+    let system = match &args.system {
+        Some(file) => {
+            let dir = out.clone().unwrap_or_else(|| root.join("target/fmu"));
+            Some(system::read(&absolute(&cwd, file), &dir)?)
         }
+        None => None,
+    };
+    // Everything that can be wrong is found before anything is written.
+    let targets = match (&args.interface, &args.node, &system) {
+        (Some(file), Some(node), _) => of_interface(
+            &root,
+            &absolute(&cwd, file),
+            node,
+            out,
+            false,
+            args.shm_only,
+        )?,
+        (Some(file), None, Some(system)) => of_interface(
+            &root,
+            &absolute(&cwd, file),
+            system.node(),
+            out,
+            true,
+            args.shm_only,
+        )?,
+        (Some(_), None, None) => bail!(
+            "--interface needs --node NODE (or --node all) for the FMUs to write, or \
+             --system FILE with --ssp"
+        ),
         _ => vec![attitude(&root, out)?],
     };
     let binaries = match &args.from {
@@ -367,6 +404,25 @@ fn run(args: Args) -> Result<()> {
     };
     for target in &targets {
         write(target, &binaries, args.glibc)?;
+    }
+    if let (Some(ssp), Some(system)) = (&args.ssp, system) {
+        let out = absolute(&cwd, ssp);
+        let target = &targets[0];
+        let system = system.check(&target.out)?;
+        let interface = &target.model.interface;
+        let node = interface
+            .position(&system.node)
+            .expect("the targets are the system's node");
+        ssp::write_simulator(interface, node, &target.out, &system, &out)
+            .with_context(|| format!("writing the SSP {}", out.display()))?;
+        step(&format!(
+            "wrote {} (node `{}` and {} components, {} connections)",
+            out.display(),
+            system.node,
+            system.components.len(),
+            system.connections.len()
+        ));
+        return Ok(());
     }
     if let Some(ssp) = &args.ssp {
         let out = absolute(&cwd, ssp);

@@ -17,6 +17,7 @@
 
 use std::path::Path;
 
+use crate::system::System;
 use anyhow::{Context, Result};
 use fmu_model::xml_attr as attr;
 use rfm_core::interface::{Interface, Period, Value};
@@ -40,38 +41,45 @@ fn whole_nanoseconds(period: Period) -> Option<String> {
 /// One node's parameter set: its settings, with a loopback device unless the
 /// file gives one.
 fn ssv(interface: &Interface, node: usize) -> String {
+    ssv_with_device(interface, node, &format!("loopback:{}", interface.name))
+}
+
+/// A parameter set of `values`, named `name`.
+fn parameter_set(name: &str, values: &[(String, &'static str, String)]) -> String {
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssv:ParameterSet xmlns:ssv=\"{SSV_NS}\" \
+         version=\"1.0\" name=\"{}\">\n  <ssv:Parameters>\n",
+        attr(name)
+    );
+    for (name, kind, text) in values {
+        out.push_str(&format!(
+            "    <ssv:Parameter name=\"{}\"><ssv:{kind} value=\"{}\"/></ssv:Parameter>\n",
+            attr(name),
+            attr(text)
+        ));
+    }
+    out.push_str("  </ssv:Parameters>\n</ssv:ParameterSet>\n");
+    out
+}
+
+/// One node's parameter set, with `device` unless the file gives one.
+fn ssv_with_device(interface: &Interface, node: usize, device: &str) -> String {
     let mut settings: Vec<(String, Value)> = interface
         .settings_of(node)
         .iter()
         .map(|(k, v)| ((*k).to_owned(), v.clone()))
         .collect();
     if !settings.iter().any(|(k, _)| k == "device") {
-        settings.insert(
-            0,
-            (
-                "device".into(),
-                Value::String(format!("loopback:{}", interface.name)),
-            ),
-        );
+        settings.insert(0, ("device".into(), Value::String(device.to_owned())));
     }
     // Every node's set has one name, the interface's: a master that applies
     // a set by name to every component (ecos: `init(parameter_set = "lab")`)
     // configures the whole lab with it; libcosim takes each component's first.
-    let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssv:ParameterSet xmlns:ssv=\"{SSV_NS}\" \
-         version=\"1.0\" name=\"{}\">\n  <ssv:Parameters>\n",
-        attr(&interface.name)
-    );
-    for (name, value) in settings {
-        let (kind, text) = (value.fmi_type().name(), value.written());
-        out.push_str(&format!(
-            "    <ssv:Parameter name=\"{}\"><ssv:{kind} value=\"{}\"/></ssv:Parameter>\n",
-            attr(&name),
-            attr(&text)
-        ));
-    }
-    out.push_str("  </ssv:Parameters>\n</ssv:ParameterSet>\n");
-    out
+    let values: Vec<(String, &'static str, String)> = settings
+        .into_iter()
+        .map(|(name, value)| (name, value.fmi_type().name(), value.written()))
+        .collect();
+    parameter_set(&interface.name, &values)
 }
 
 /// The system: `fmus[i]` is node i's archive name under `resources/`.
@@ -148,6 +156,159 @@ pub fn write(interface: &Interface, fmus: &[&Path], out: &Path) -> Result<()> {
             format!("resources/{}.ssv", interface.nodes[i].name),
             ssv(interface, i).into_bytes(),
         ));
+    }
+    crate::archive::write(out, &entries, |_| Ok(()))
+}
+
+/// The connectors of component `name`: every variable of it a connection
+/// names, with its kind and type, in the order first named.
+fn connectors(name: &str, system: &System) -> String {
+    let mut seen: Vec<(&str, &str, &str)> = Vec::new();
+    for (from, to) in &system.connections {
+        for (end, kind) in [(from, "output"), (to, "input")] {
+            if end.component == name && !seen.iter().any(|s| s.0 == end.variable) {
+                seen.push((&end.variable, kind, &end.kind));
+            }
+        }
+    }
+    if seen.is_empty() {
+        return String::new();
+    }
+    let mut out = "        <ssd:Connectors>\n".to_owned();
+    for (variable, kind, ty) in seen {
+        out.push_str(&format!(
+            "          <ssd:Connector name=\"{}\" kind=\"{kind}\"><ssc:{ty}/></ssd:Connector>\n",
+            attr(variable)
+        ));
+    }
+    out.push_str("        </ssd:Connectors>\n");
+    out
+}
+
+/// One component: its FMU under `resources/`, its connectors, and its
+/// parameter set if it has one.
+fn component(name: &str, fmu: &str, system: &System, parameters: bool) -> String {
+    let binding = if parameters {
+        format!(
+            "        <ssd:ParameterBindings>\n          <ssd:ParameterBinding \
+             type=\"application/x-ssp-parameter-set\" source=\"resources/{n}.ssv\"/>\n        \
+             </ssd:ParameterBindings>\n",
+            n = attr(name)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "      <ssd:Component name=\"{n}\" type=\"application/x-fmu-sharedlibrary\" \
+         source=\"resources/{fmu}\">\n{}{binding}      </ssd:Component>\n",
+        connectors(name, system),
+        n = attr(name),
+        fmu = attr(fmu)
+    )
+}
+
+/// The system of one simulator: node `node`'s coupling FMU (`node_fmu`,
+/// its archive name) beside the components of `system`, and the
+/// connections between them. The base step is the node's period when that
+/// is whole nanoseconds, else 1 ms.
+fn simulator_ssd(interface: &Interface, node: usize, node_fmu: &str, system: &System) -> String {
+    let n = &interface.nodes[node];
+    let base = n
+        .period
+        .and_then(whole_nanoseconds)
+        .unwrap_or_else(|| FALLBACK_STEP.to_owned());
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <ssd:SystemStructureDescription xmlns:ssd=\"{SSD_NS}\" xmlns:ssc=\"{SSC_NS}\" \
+         xmlns:osp=\"{OSP_NS}\" version=\"1.0\" name=\"{name}\">\n\
+         \x20 <ssd:System name=\"{name}\" description=\"node `{name}` of interface `{iface}`: \
+         its coupling FMU and the simulator's own, connected by the master\">\n\
+         \x20   <ssd:Elements>\n",
+        name = attr(&n.name),
+        iface = attr(&interface.name)
+    );
+    out.push_str(&component(&n.name, node_fmu, system, true));
+    for c in &system.components {
+        out.push_str(&component(
+            &c.name,
+            &c.file_name,
+            system,
+            !c.parameters.is_empty(),
+        ));
+    }
+    out.push_str("    </ssd:Elements>\n");
+    if !system.connections.is_empty() {
+        out.push_str("    <ssd:Connections>\n");
+        for (from, to) in &system.connections {
+            out.push_str(&format!(
+                "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" \
+                 endElement=\"{}\" endConnector=\"{}\"/>\n",
+                attr(&from.component),
+                attr(&from.variable),
+                attr(&to.component),
+                attr(&to.variable)
+            ));
+        }
+        out.push_str("    </ssd:Connections>\n");
+    }
+    out.push_str(&format!(
+        "  </ssd:System>\n  <ssd:DefaultExperiment startTime=\"0\">\n    \
+         <ssd:Annotations>\n      <ssc:Annotation type=\"{OSP}\">\n        <osp:Algorithm>\
+         <osp:FixedStepAlgorithm baseStepSize=\"{base}\" numWorkerThreads=\"{}\"/>\
+         </osp:Algorithm>\n      </ssc:Annotation>\n    </ssd:Annotations>\n  \
+         </ssd:DefaultExperiment>\n</ssd:SystemStructureDescription>\n",
+        system.components.len() + 1
+    ));
+    out
+}
+
+/// Writes the SSP of one simulator (`--system`): node `node`'s coupling FMU
+/// at `node_fmu`, already written and verified, beside the components of
+/// `system`. The node's parameter set has its settings and, unless the file
+/// gives one, `device = shm:INTERFACE`: two simulators' masters are two
+/// processes, which `loopback:` memory cannot join.
+pub fn write_simulator(
+    interface: &Interface,
+    node: usize,
+    node_fmu: &Path,
+    system: &System,
+    out: &Path,
+) -> Result<()> {
+    let name = node_fmu
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let node_name = &interface.nodes[node].name;
+    let mut entries = vec![(
+        "SystemStructure.ssd".to_owned(),
+        simulator_ssd(interface, node, &name, system).into_bytes(),
+    )];
+    let read = |p: &Path| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
+    entries.push((format!("resources/{name}"), read(node_fmu)?));
+    entries.push((
+        format!("resources/{node_name}.ssv"),
+        ssv_with_device(interface, node, &format!("shm:{}", interface.name)).into_bytes(),
+    ));
+    for c in &system.components {
+        // Two components of one FMU (two aircraft) share its archive.
+        let resource = format!("resources/{}", c.file_name);
+        if !entries.iter().any(|(n, _)| *n == resource) {
+            entries.push((resource, read(&c.path)?));
+        }
+        if !c.parameters.is_empty() {
+            let values: Vec<(String, &'static str, String)> = c
+                .parameters
+                .iter()
+                .map(|(n, v)| {
+                    let (kind, text) = v.ssv();
+                    (n.clone(), kind, text)
+                })
+                .collect();
+            entries.push((
+                format!("resources/{}.ssv", c.name),
+                parameter_set(&interface.name, &values).into_bytes(),
+            ));
+        }
     }
     crate::archive::write(out, &entries, |_| Ok(()))
 }

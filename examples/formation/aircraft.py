@@ -43,7 +43,7 @@ class Aircraft(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.aircraft = "c172x"
-        self.rate = 120.0
+        self.rate = 125.0
         self.latitude0 = 47.0
         self.longitude0 = 8.0
         self.altitude0 = 1000.0

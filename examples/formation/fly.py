@@ -1,6 +1,6 @@
 """Flies the formation (issue 48) in FMPy, the masters' wiring done here as a
 script: each simulator runs its aircraft FMU, its autopilot FMU and its node's
-coupling FMU side by side, fixed step 1/120 s, and carries outputs to inputs
+coupling FMU side by side, fixed step 8 ms (125 Hz), and carries outputs to inputs
 between steps (Jacobi: every FMU steps, then every connection is carried).
 
     fly.py leader  --fmus DIR --device shm:NAME --lag L --steps N --out FILE.json
@@ -34,7 +34,7 @@ import tempfile
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-STEP = 1.0 / 120.0
+STEP = 0.008
 STATE = ["latitude", "longitude", "altitude", "roll", "pitch", "heading",
          "u", "v", "w", "p", "q", "r", "airspeed"]
 STEERING = ["latitude", "longitude", "altitude", "heading", "airspeed"]
@@ -216,7 +216,7 @@ def main():
     p.add_argument("--fmus", type=pathlib.Path, required=True)
     p.add_argument("--device", default="shm:formation")
     p.add_argument("--lag", type=int, default=0)
-    p.add_argument("--steps", type=int, default=120 * 60)
+    p.add_argument("--steps", type=int, default=125 * 60)
     p.add_argument("--out", type=pathlib.Path, required=True)
     args = p.parse_args()
     unpacked = pathlib.Path(tempfile.mkdtemp(prefix="formation-"))

@@ -35,9 +35,12 @@ class Manoeuvre(Fmi2Slave):
                                     description="altitude to hold [m]"))
 
     def do_step(self, current_time, step_size):
-        t = current_time + step_size
+        # In whole microseconds: masters add their steps up differently (FMPy
+        # multiplies, ecos adds 0.008 again and again), and a row starting
+        # at 20 s must start at the same step in all of them.
+        t = round((current_time + step_size) * 1e6)
         for start, heading, altitude in SCHEDULE:
-            if t >= start:
+            if t >= round(start * 1e6):
                 self.heading_cmd = math.radians(heading)
                 self.altitude_cmd = altitude
         return True

@@ -12,7 +12,7 @@ import json
 import math
 
 EARTH = 6371000.0
-STEP = 1.0 / 120.0
+STEP = 0.008
 
 
 def summary(leader, wingman, join):
@@ -66,7 +66,7 @@ def main():
     leader = json.load(open(args.leader))["steps"]
     wingman = json.load(open(args.wingman))["steps"]
     worst, closest = summary(leader, wingman, args.join)
-    print(f"formation: {len(wingman)} steps of 1/120 s; after the join ({args.join:.0f} s) the "
+    print(f"formation: {len(wingman)} steps of 8 ms; after the join ({args.join:.0f} s) the "
           f"wingman stayed within {worst:.1f} m of its slot; the aircraft came no closer "
           f"than {closest:.1f} m")
     if args.picture:
