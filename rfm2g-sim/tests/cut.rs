@@ -1,8 +1,9 @@
 //! A board cut from its ring and mended while programs run (`rfm2gsim_set_link`):
 //! its stores stop reaching the other boards and theirs stop reaching it,
 //! through mappings made before or during the cut and through `RFM2gRead`;
-//! its LCSR, `RFM2gCheckRingCont` and events say so (sync loss raised, then
-//! switched off as the driver does); a mend gives it the ring
+//! its LCSR, `RFM2gCheckRingCont`, the own-data test of every board of the
+//! ring and events say so (sync loss raised, then switched off as the
+//! driver does); a mend gives it the ring
 //! as it is. A cut made by another process reaches this one's mappings.
 #![cfg(target_os = "linux")]
 
@@ -107,6 +108,19 @@ impl Board {
         // SAFETY: open handle.
         unsafe { RFM2gCheckRingCont(self.h) }
     }
+
+    /// The own-data test: pokes a word through the driver, then whether a
+    /// packet of this board came back round the ring since the last look.
+    fn own_data_back(&self) -> bool {
+        let mut back = 7u8;
+        // SAFETY: open handle, valid out pointer.
+        unsafe {
+            assert_eq!(RFM2gClearOwnData(self.h, &mut back), SUCCESS);
+            assert_eq!(RFM2gPoke32(self.h, 60, 1), SUCCESS);
+            assert_eq!(RFM2gClearOwnData(self.h, &mut back), SUCCESS);
+        }
+        back == 1
+    }
 }
 
 impl Drop for Board {
@@ -131,6 +145,7 @@ fn a_cut_board_and_the_ring_no_longer_see_each_others_stores() {
     a.store(0, 11);
     assert_eq!(b.read(0), 11, "one memory before the cut");
     assert_eq!(a.lcsr() & (SIGDET | SNCLOST), SIGDET);
+    assert!(a.own_data_back() && b.own_data_back(), "a whole ring");
 
     // SAFETY: an open handle.
     assert_eq!(unsafe { RFM2gEnableEvent(a.h, SYNC_LOSS) }, SUCCESS);
@@ -153,6 +168,10 @@ fn a_cut_board_and_the_ring_no_longer_see_each_others_stores() {
         SIGDET,
         "the others' fibres are fine"
     );
+    assert!(
+        !a.own_data_back() && !b.own_data_back(),
+        "nothing comes back round a ring open anywhere"
+    );
     // SAFETY: open handles.
     unsafe {
         assert_eq!(RFM2gEnableEvent(a.h, INTR1), SUCCESS);
@@ -171,6 +190,7 @@ fn a_cut_board_and_the_ring_no_longer_see_each_others_stores() {
     assert_eq!(b.read(3), 4);
     assert_eq!(a.lcsr() & (SIGDET | SNCLOST), SIGDET);
     assert_eq!(a.ring_check(), SUCCESS);
+    assert!(a.own_data_back() && b.own_data_back(), "whole again");
 }
 
 /// Another process cuts board 1 (as `rfmctl cut` does): this process's
