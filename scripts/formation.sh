@@ -5,7 +5,10 @@
 # through the coupling.
 #
 #   scripts/formation.sh build [--no-cargo]     the FMUs and each simulator's
-#                                               SSP, into target/fmu/formation
+#                                               SSP, into target/fmu/formation;
+#                                               the three-rate lab with a JSBSim
+#                                               cockpit (examples/jsbsim-lab),
+#                                               into target/fmu/jsbsim-lab
 #   scripts/formation.sh fly [--no-cargo] [--lag L] [--seconds S] [--out DIR]
 #                                               builds, flies both (FMPy, two
 #                                               processes), prints the slot
@@ -22,6 +25,7 @@ source scripts/setup.sh
 setup formation
 
 fmus=target/fmu/formation
+lab=target/fmu/jsbsim-lab
 
 build() {
     # --no-cargo: build-fmu and the packaged FMU as they are (scripts/test.sh
@@ -42,6 +46,16 @@ build() {
         target/release/build-fmu --interface examples/formation.toml \
             --system "examples/formation/$node.toml" --from target/fmu/rfm_attitude.fmu \
             --out "$fmus" --ssp "$fmus/$node.ssp" 2>&1 | tail -1
+    done
+    # The three-rate lab with a JSBSim cockpit: its three simulators' SSPs.
+    echo "==> the three-rate lab with a JSBSim cockpit, into $lab"
+    mkdir -p "$lab"
+    cp "$fmus/Aircraft.fmu" "$lab/"
+    .venv/bin/pythonfmu build -f examples/jsbsim-lab/instructor.py -d "$lab" > /dev/null
+    for node in cockpit visual ios; do
+        target/release/build-fmu --interface examples/lab.toml \
+            --system "examples/jsbsim-lab/$node.toml" --from target/fmu/rfm_attitude.fmu \
+            --out "$lab" --ssp "$lab/$node.ssp" 2>&1 | tail -1
     done
 }
 
@@ -80,5 +94,5 @@ fi
 case "$what" in
     build) build "$cargo" ;;
     fly) build "$cargo"; fly "$@" ;;
-    *) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac

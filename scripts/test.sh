@@ -262,10 +262,10 @@ lab --dir target/fmu/freeios --interface freeios --free visual:ios,cockpit:ios -
 step ring-faults "ring cuts and mends at moments nobody chose: the three-rate lab (real time) and the attitude pair alternating on two emulated redundant rings, 30 runs, each a board of one ring cut 0-1.5 s after the start for 50-400 ms; every value by the rule, no run failing (scripts/ring-faults.sh, seed $RING_FAULTS_SEED: SEED=$RING_FAULTS_SEED replays it)"
 SEED=$RING_FAULTS_SEED RUNS=30 bash scripts/ring-faults.sh
 
-step formation "a real flight model in the loop: two JSBSim aircraft (pythonfmu FMUs) with their autopilots, each simulator a process with its node's coupling FMU over shm:, flown as scripts/demo.sh formation flies it (its picture written), then in FMPy at lags 0 and 2 and from each simulator's SSP in libcosim (lags 0, 2) and ecos: every leader value by the rule, the wingman's trajectory bit for bit a one-process reference (and not one of the wrong lag), the slot held (tests/python/test_formation.py)"
+step formation "a real flight model in the loop: two JSBSim aircraft (pythonfmu FMUs) with their autopilots, each simulator a process with its node's coupling FMU over shm:, flown as scripts/demo.sh formation flies it (its picture written), then in FMPy at lags 0 and 2 and from each simulator's SSP in libcosim (lags 0, 2) and ecos: every leader value by the rule, the wingman's trajectory bit for bit a one-process reference (and not one of the wrong lag), the slot held (tests/python/test_formation.py); the three-rate lab with a JSBSim cockpit at 1 kHz in three libcosim processes, the instructor station's wind reaching it by the rule and changing its flight (tests/python/test_jsbsim_lab.py)"
 scripts/formation.sh fly --no-cargo --out target/formation
 test -s target/formation/formation.png
-.venv/bin/pytest -q tests/python/test_formation.py
+.venv/bin/pytest -q tests/python/test_formation.py tests/python/test_jsbsim_lab.py
 
 step reuse "one memory, many couplings: 30 rounds alternating the three-node lab and the attitude pair on one shm: name, then on one emulated RFM2g ring, nodes started 0-50 ms apart; a two-node interface of its own after the pair, slot 1 first, 20 times; every value checked (scripts/reuse-test.sh)"
 target/release/build-fmu --interface tests/interfaces/motion.toml --node all \

@@ -416,7 +416,7 @@ fn run(args: Args) -> Result<()> {
         ssp::write_simulator(interface, node, &target.out, &system, &out)
             .with_context(|| format!("writing the SSP {}", out.display()))?;
         step(&format!(
-            "wrote {} (node `{}` and {} components, {} connections)",
+            "wrote {} (node `{}` and {} component(s), {} connection(s))",
             out.display(),
             system.node,
             system.components.len(),

@@ -3,8 +3,8 @@
 The aircraft, its engine and systems come from the `jsbsim` package installed
 in the master's Python (LGPL-2.1; nothing of its data is in this repository).
 Its own autopilot (the c172x's: heading hold, altitude hold) flies it; the
-FMU's inputs are that autopilot's setpoints and the throttle, its outputs the
-state a coupling carries. JSBSim is deterministic: two runs with the same
+FMU's inputs are that autopilot's setpoints, the throttle and the wind, its
+outputs the state a coupling carries. JSBSim is deterministic: two runs with the same
 parameters and inputs fly bit-identical trajectories.
 
 Built by `scripts/formation.sh build`; see docs/src/guide/formation.md.
@@ -52,6 +52,8 @@ class Aircraft(Fmi2Slave):
         self.heading_cmd = 0.0
         self.altitude_cmd = 1000.0
         self.throttle = 0.8
+        self.wind_speed = 0.0
+        self.wind_from = 1.5 * math.pi
         for name, _, _, _, _ in STATE:
             setattr(self, name, 0.0)
         self.fdm = None
@@ -60,7 +62,7 @@ class Aircraft(Fmi2Slave):
                                       variability=Fmi2Variability.fixed,
                                       description="JSBSim model, from the jsbsim package"))
         for name, unit, what in [
-            ("rate", "Hz", "JSBSim's own rate: a step runs step/rate frames of it"),
+            ("rate", "Hz", "JSBSim's own rate: a step of h seconds runs h x rate frames"),
             ("latitude0", "deg", "initial geodetic latitude"),
             ("longitude0", "deg", "initial longitude"),
             ("altitude0", "m", "initial height above mean sea level"),
@@ -73,6 +75,8 @@ class Aircraft(Fmi2Slave):
             ("heading_cmd", "rad", "heading the autopilot holds"),
             ("altitude_cmd", "m", "altitude the autopilot holds"),
             ("throttle", "1", "throttle lever, 0 to 1"),
+            ("wind_speed", "m/s", "wind speed"),
+            ("wind_from", "rad", "direction the wind blows from (true; 3/2 pi: from the west)"),
         ]:
             self.register_variable(Real(name, causality=Fmi2Causality.input, description=f"{what} [{unit}]"))
         for name, _, _, unit, what in STATE:
@@ -115,6 +119,9 @@ class Aircraft(Fmi2Slave):
         fdm["ap/heading_setpoint"] = math.degrees(self.heading_cmd) % 360.0
         fdm["ap/altitude_setpoint"] = self.altitude_cmd / FT
         fdm["fcs/throttle-cmd-norm"] = min(max(self.throttle, 0.0), 1.0)
+        # The wind blows towards the opposite of where it comes from.
+        fdm["atmosphere/wind-north-fps"] = -self.wind_speed * math.cos(self.wind_from) / FT
+        fdm["atmosphere/wind-east-fps"] = -self.wind_speed * math.sin(self.wind_from) / FT
 
     def _publish(self):
         for name, prop, factor, _, _ in STATE:
