@@ -82,6 +82,33 @@ fn ssv_with_device(interface: &Interface, node: usize, device: &str) -> String {
     parameter_set(&interface.name, &values)
 }
 
+/// A whole SSD: system `name`, described as `description`, whose `body` is
+/// its Elements (and Connections), run by the fixed-step algorithm at
+/// `base` seconds with `threads` workers (libcosim's annotations).
+fn document(name: &str, description: &str, body: &str, base: &str, threads: usize) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <ssd:SystemStructureDescription xmlns:ssd=\"{SSD_NS}\" xmlns:ssc=\"{SSC_NS}\" \
+         xmlns:osp=\"{OSP_NS}\" version=\"1.0\" name=\"{name}\">\n\
+         \x20 <ssd:System name=\"{name}\" description=\"{description}\">\n\
+         {body}  </ssd:System>\n  <ssd:DefaultExperiment startTime=\"0\">\n    \
+         <ssd:Annotations>\n      <ssc:Annotation type=\"{OSP}\">\n        <osp:Algorithm>\
+         <osp:FixedStepAlgorithm baseStepSize=\"{base}\" numWorkerThreads=\"{threads}\"/>\
+         </osp:Algorithm>\n      </ssc:Annotation>\n    </ssd:Annotations>\n  \
+         </ssd:DefaultExperiment>\n</ssd:SystemStructureDescription>\n",
+        name = attr(name),
+        description = attr(description)
+    )
+}
+
+/// The base step of a system whose fastest period is `period`: it, when it
+/// is a whole number of nanoseconds (the clock libcosim counts in), else 1 ms.
+fn base_step(period: Option<Period>) -> String {
+    period
+        .and_then(whole_nanoseconds)
+        .unwrap_or_else(|| FALLBACK_STEP.to_owned())
+}
+
 /// The system: `fmus[i]` is node i's archive name under `resources/`.
 fn ssd(interface: &Interface, fmus: &[String]) -> String {
     let fastest = interface
@@ -89,18 +116,7 @@ fn ssd(interface: &Interface, fmus: &[String]) -> String {
         .iter()
         .filter_map(|n| n.period)
         .min_by(|a, b| a.seconds().total_cmp(&b.seconds()));
-    let base = fastest
-        .and_then(whole_nanoseconds)
-        .unwrap_or_else(|| FALLBACK_STEP.to_owned());
-    let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <ssd:SystemStructureDescription xmlns:ssd=\"{SSD_NS}\" xmlns:ssc=\"{SSC_NS}\" \
-         xmlns:osp=\"{OSP_NS}\" version=\"1.0\" name=\"{name}\">\n\
-         \x20 <ssd:System name=\"{name}\" description=\"the nodes of interface `{name}`, coupled \
-         through reflective memory (the device parameter), not through the master\">\n\
-         \x20   <ssd:Elements>\n",
-        name = attr(&interface.name)
-    );
+    let mut body = "    <ssd:Elements>\n".to_owned();
     for (node, fmu) in interface.nodes.iter().zip(fmus) {
         let hint = node
             .period
@@ -113,7 +129,7 @@ fn ssd(interface: &Interface, fmus: &[String]) -> String {
                 )
             })
             .unwrap_or_default();
-        out.push_str(&format!(
+        body.push_str(&format!(
             "      <ssd:Component name=\"{n}\" type=\"application/x-fmu-sharedlibrary\" \
              source=\"resources/{fmu}\">\n        <ssd:ParameterBindings>\n          \
              <ssd:ParameterBinding type=\"application/x-ssp-parameter-set\" \
@@ -123,15 +139,18 @@ fn ssd(interface: &Interface, fmus: &[String]) -> String {
             fmu = attr(fmu)
         ));
     }
-    out.push_str(&format!(
-        "    </ssd:Elements>\n  </ssd:System>\n  <ssd:DefaultExperiment startTime=\"0\">\n    \
-         <ssd:Annotations>\n      <ssc:Annotation type=\"{OSP}\">\n        <osp:Algorithm>\
-         <osp:FixedStepAlgorithm baseStepSize=\"{base}\" numWorkerThreads=\"{}\"/>\
-         </osp:Algorithm>\n      </ssc:Annotation>\n    </ssd:Annotations>\n  \
-         </ssd:DefaultExperiment>\n</ssd:SystemStructureDescription>\n",
-        interface.nodes.len()
-    ));
-    out
+    body.push_str("    </ssd:Elements>\n");
+    document(
+        &interface.name,
+        &format!(
+            "the nodes of interface `{}`, coupled through reflective memory (the device \
+             parameter), not through the master",
+            interface.name
+        ),
+        &body,
+        &base_step(fastest),
+        interface.nodes.len(),
+    )
 }
 
 /// Writes the SSP of `interface` to `out`: `fmus[i]` is node i's packed
@@ -209,38 +228,24 @@ fn component(name: &str, fmu: &str, system: &System, parameters: bool) -> String
 
 /// The system of one simulator: node `node`'s coupling FMU (`node_fmu`,
 /// its archive name) beside the components of `system`, and the
-/// connections between them. The base step is the node's period when that
-/// is whole nanoseconds, else 1 ms.
+/// connections between them, stepped at the node's period ([`base_step`]).
 fn simulator_ssd(interface: &Interface, node: usize, node_fmu: &str, system: &System) -> String {
     let n = &interface.nodes[node];
-    let base = n
-        .period
-        .and_then(whole_nanoseconds)
-        .unwrap_or_else(|| FALLBACK_STEP.to_owned());
-    let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <ssd:SystemStructureDescription xmlns:ssd=\"{SSD_NS}\" xmlns:ssc=\"{SSC_NS}\" \
-         xmlns:osp=\"{OSP_NS}\" version=\"1.0\" name=\"{name}\">\n\
-         \x20 <ssd:System name=\"{name}\" description=\"node `{name}` of interface `{iface}`: \
-         its coupling FMU and the simulator's own, connected by the master\">\n\
-         \x20   <ssd:Elements>\n",
-        name = attr(&n.name),
-        iface = attr(&interface.name)
-    );
-    out.push_str(&component(&n.name, node_fmu, system, true));
+    let mut body = "    <ssd:Elements>\n".to_owned();
+    body.push_str(&component(&n.name, node_fmu, system, true));
     for c in &system.components {
-        out.push_str(&component(
+        body.push_str(&component(
             &c.name,
             &c.file_name,
             system,
             !c.parameters.is_empty(),
         ));
     }
-    out.push_str("    </ssd:Elements>\n");
+    body.push_str("    </ssd:Elements>\n");
     if !system.connections.is_empty() {
-        out.push_str("    <ssd:Connections>\n");
+        body.push_str("    <ssd:Connections>\n");
         for (from, to) in &system.connections {
-            out.push_str(&format!(
+            body.push_str(&format!(
                 "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" \
                  endElement=\"{}\" endConnector=\"{}\"/>\n",
                 attr(&from.component),
@@ -249,17 +254,19 @@ fn simulator_ssd(interface: &Interface, node: usize, node_fmu: &str, system: &Sy
                 attr(&to.variable)
             ));
         }
-        out.push_str("    </ssd:Connections>\n");
+        body.push_str("    </ssd:Connections>\n");
     }
-    out.push_str(&format!(
-        "  </ssd:System>\n  <ssd:DefaultExperiment startTime=\"0\">\n    \
-         <ssd:Annotations>\n      <ssc:Annotation type=\"{OSP}\">\n        <osp:Algorithm>\
-         <osp:FixedStepAlgorithm baseStepSize=\"{base}\" numWorkerThreads=\"{}\"/>\
-         </osp:Algorithm>\n      </ssc:Annotation>\n    </ssd:Annotations>\n  \
-         </ssd:DefaultExperiment>\n</ssd:SystemStructureDescription>\n",
-        system.components.len() + 1
-    ));
-    out
+    document(
+        &n.name,
+        &format!(
+            "node `{}` of interface `{}`: its coupling FMU and the simulator's own, connected \
+             by the master",
+            n.name, interface.name
+        ),
+        &body,
+        &base_step(n.period),
+        system.components.len() + 1,
+    )
 }
 
 /// Writes the SSP of one simulator (`--system`): node `node`'s coupling FMU

@@ -386,6 +386,15 @@ fn two_processes_on_emulated_rfm2g_boards_wait_on_network_interrupts() {
     }
 }
 
+/// The first warning of a step's wait that the master's logger got.
+fn wait_warning(fmu: &Fmu) -> String {
+    let log = fmu.log();
+    log.iter()
+        .find(|(status, _, m)| *status == fmi2Warning && m.contains("has waited"))
+        .map(|(_, _, m)| m.clone())
+        .unwrap_or_else(|| panic!("no warning in {log:?}"))
+}
+
 /// Late is not dead, and the master hears of it: a peer whose heartbeat beats
 /// but which does not step (here: the same thread never steps it) is waited for
 /// up to idleTimeout, with a warning naming it every 5 s; then the step fails
@@ -408,13 +417,9 @@ fn a_live_peer_that_does_not_step_is_named_in_a_warning_then_an_idle_timeout() {
         (std::time::Duration::from_secs(6)..std::time::Duration::from_secs(8)).contains(&took),
         "{took:?}"
     );
-    let log = a.log();
-    let warning = log
-        .iter()
-        .find(|(status, _, m)| *status == fmi2Warning && m.contains("has waited"))
-        .unwrap_or_else(|| panic!("no warning in {log:?}"));
+    let warning = wait_warning(&a);
     assert!(
-        warning.2.contains(
+        warning.contains(
             "step 1 has waited 5 s for frame 1 (its step 0) of node `slot1` (slot 1), whose \
              heartbeat beats: its master is paused or slower, or steps its FMUs one after the \
              other in one thread (then every node needs lag 1 or more); waiting up to \
@@ -449,13 +454,9 @@ fn a_node_restarted_alone_is_told_its_peer_closed_before_it_started() {
     again.set_all(&[("startupTimeout", "6")]);
     assert_eq!(again.init(), fmi2OK, "{:?}", again.log());
     assert_eq!(again.step(0.0, H), fmi2Error);
-    let log = again.log();
-    let warning = log
-        .iter()
-        .find(|(status, _, m)| *status == fmi2Warning && m.contains("has waited"))
-        .unwrap_or_else(|| panic!("no warning in {log:?}"));
+    let warning = wait_warning(&again);
     assert!(
-        warning.2.contains(
+        warning.contains(
             "of node `slot1` (slot 1), whose last session closed before this node started \
              (its master terminated it); it is waited for as a node starting again, but if \
              this node alone was restarted it will not come back: a lockstep lab restarted \

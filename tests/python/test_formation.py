@@ -243,3 +243,20 @@ def test_the_reference_system_file_packs_and_a_wrong_name_is_refused_naming_it(t
         run = build_system(tmp_path, broken)
         assert run.returncode != 0 and named in run.stderr, (named, run.stderr[-2000:])
         assert not (tmp_path / "out.ssp").exists()
+
+
+@pytest.mark.parametrize("node", ["leader", "wingman"])
+def test_each_simulators_ssp_validates_against_the_ssp_schemas(node, tmp_path):
+    import zipfile
+
+    import xmlschema
+    from pyssp_standard.standard import ModelicaStandard
+
+    schemas = ModelicaStandard.schemas
+    with zipfile.ZipFile(FMUS / f"{node}.ssp") as z:
+        z.extractall(tmp_path)
+    xmlschema.validate(tmp_path / "SystemStructure.ssd", xmlschema.XMLSchema10(schemas["ssd"]))
+    sets = sorted((tmp_path / "resources").glob("*.ssv"))
+    assert [s.name for s in sets] == sorted([f"{node}.ssv", "aircraft.ssv"]), sets
+    for ssv in sets:
+        xmlschema.validate(ssv, xmlschema.XMLSchema10(schemas["ssv"]))
