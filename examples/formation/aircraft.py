@@ -2,9 +2,10 @@
 
 The aircraft, its engine and systems come from the `jsbsim` package installed
 in the master's Python (LGPL-2.1; nothing of its data is in this repository).
-Its own autopilot (the c172x's: heading hold, altitude hold) flies it; the
-FMU's inputs are that autopilot's setpoints, the throttle and the wind, its
-outputs the state a coupling carries. JSBSim is deterministic: two runs with the same
+Its own autopilot (the c172x's: heading hold, altitude hold) flies it, or,
+with the parameter `autopilot` false, the stick and pedals (aileron,
+elevator, rudder inputs); the throttle and the wind are inputs too, the
+state a coupling carries its outputs. JSBSim is deterministic: two runs with the same
 parameters and inputs fly bit-identical trajectories.
 
 Built by `scripts/formation.sh build`; see docs/src/guide/formation.md.
@@ -13,7 +14,7 @@ Built by `scripts/formation.sh build`; see docs/src/guide/formation.md.
 import math
 import tempfile
 
-from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Real, String
+from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Real, String
 
 FT = 0.3048
 KT = 1852.0 / 3600.0
@@ -54,6 +55,10 @@ class Aircraft(Fmi2Slave):
         self.throttle = 0.8
         self.wind_speed = 0.0
         self.wind_from = 1.5 * math.pi
+        self.autopilot = True
+        self.aileron = 0.0
+        self.elevator = 0.0
+        self.rudder = 0.0
         for name, _, _, _, _ in STATE:
             setattr(self, name, 0.0)
         self.fdm = None
@@ -61,6 +66,10 @@ class Aircraft(Fmi2Slave):
         self.register_variable(String("aircraft", causality=Fmi2Causality.parameter,
                                       variability=Fmi2Variability.fixed,
                                       description="JSBSim model, from the jsbsim package"))
+        self.register_variable(Boolean("autopilot", causality=Fmi2Causality.parameter,
+                                       variability=Fmi2Variability.fixed,
+                                       description="flown by its autopilot (heading_cmd, "
+                                       "altitude_cmd); false: by aileron, elevator, rudder"))
         for name, unit, what in [
             ("rate", "Hz", "JSBSim's own rate: a step of h seconds runs h x rate frames"),
             ("latitude0", "deg", "initial geodetic latitude"),
@@ -77,6 +86,9 @@ class Aircraft(Fmi2Slave):
             ("throttle", "1", "throttle lever, 0 to 1"),
             ("wind_speed", "m/s", "wind speed"),
             ("wind_from", "rad", "direction the wind blows from (true; 3/2 pi: from the west)"),
+            ("aileron", "1", "stick left/right, -1 to 1, without the autopilot"),
+            ("elevator", "1", "stick forward/back, -1 to 1, without the autopilot"),
+            ("rudder", "1", "pedals, -1 to 1, without the autopilot"),
         ]:
             self.register_variable(Real(name, causality=Fmi2Causality.input, description=f"{what} [{unit}]"))
         for name, _, _, unit, what in STATE:
@@ -108,16 +120,21 @@ class Aircraft(Fmi2Slave):
         fdm.run_ic()
         fdm["propulsion/set-running"] = -1
         fdm["fcs/mixture-cmd-norm"] = 1.0
-        fdm["ap/heading_hold"] = 1
-        fdm["ap/altitude_hold"] = 1
+        fdm["ap/heading_hold"] = int(self.autopilot)
+        fdm["ap/altitude_hold"] = int(self.autopilot)
         self.fdm = fdm
         self._command()
         self._publish()
 
     def _command(self):
         fdm = self.fdm
-        fdm["ap/heading_setpoint"] = math.degrees(self.heading_cmd) % 360.0
-        fdm["ap/altitude_setpoint"] = self.altitude_cmd / FT
+        if self.autopilot:
+            fdm["ap/heading_setpoint"] = math.degrees(self.heading_cmd) % 360.0
+            fdm["ap/altitude_setpoint"] = self.altitude_cmd / FT
+        else:
+            fdm["fcs/aileron-cmd-norm"] = min(max(self.aileron, -1.0), 1.0)
+            fdm["fcs/elevator-cmd-norm"] = min(max(self.elevator, -1.0), 1.0)
+            fdm["fcs/rudder-cmd-norm"] = min(max(self.rudder, -1.0), 1.0)
         fdm["fcs/throttle-cmd-norm"] = min(max(self.throttle, 0.0), 1.0)
         # The wind blows towards the opposite of where it comes from.
         fdm["atmosphere/wind-north-fps"] = -self.wind_speed * math.cos(self.wind_from) / FT

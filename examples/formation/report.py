@@ -16,11 +16,12 @@ STEP = 0.008
 
 
 def summary(leader, wingman, join):
-    """(largest slot error after `join` seconds, smallest separation after
-    the first step), from the wingman's log."""
+    """(largest slot error after `join` seconds, or None for a flight that
+    ended before it; smallest separation after the first step), from the
+    wingman's log."""
     after = [e["own"]["slot_error"] for e in wingman if e["k"] * STEP >= join]
     closest = min(e["own"]["separation"] for e in wingman[1:])
-    return max(after), closest
+    return (max(after) if after else None), closest
 
 
 def picture(leader, wingman, path):
@@ -66,8 +67,11 @@ def main():
     leader = json.load(open(args.leader))["steps"]
     wingman = json.load(open(args.wingman))["steps"]
     worst, closest = summary(leader, wingman, args.join)
-    print(f"formation: {len(wingman)} steps of 8 ms; after the join ({args.join:.0f} s) the "
-          f"wingman stayed within {worst:.1f} m of its slot; the aircraft came no closer "
+    held = (f"after the join ({args.join:.0f} s) the wingman stayed within {worst:.1f} m of "
+            f"its slot" if worst is not None else
+            f"the flight ended before the join ({args.join:.0f} s): fly longer to see the "
+            f"slot held")
+    print(f"formation: {len(wingman)} steps of 8 ms; {held}; the aircraft came no closer "
           f"than {closest:.1f} m")
     if args.picture:
         picture(leader, wingman, args.picture)

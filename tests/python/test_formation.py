@@ -260,3 +260,32 @@ def test_each_simulators_ssp_validates_against_the_ssp_schemas(node, tmp_path):
     assert [s.name for s in sets] == sorted([f"{node}.ssv", "aircraft.ssv"]), sets
     for ssv in sets:
         xmlschema.validate(ssv, xmlschema.XMLSchema10(schemas["ssv"]))
+
+
+@pytest.mark.parametrize("aileron", [0.3, -0.3])
+def test_without_its_autopilot_the_aircraft_is_flown_by_its_controls(aileron):
+    """`autopilot = false`: the stick flies it (two seconds of aileron roll
+    it past 10 degrees, to the side the stick says; the propeller's torque
+    makes the left roll the slower)."""
+    import math
+
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+
+    path = str(FMUS / "Aircraft.fmu")
+    md = read_model_description(path)
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    s = FMU2Slave(guid=md.guid, unzipDirectory=extract(path),
+                  modelIdentifier=md.coSimulation.modelIdentifier, instanceName="stick")
+    s.instantiate()
+    s.setupExperiment(startTime=0.0)
+    s.enterInitializationMode()
+    s.setBoolean([vr["autopilot"]], [False])
+    s.exitInitializationMode()
+    s.setReal([vr["aileron"]], [aileron])
+    for k in range(250):
+        s.doStep(currentCommunicationPoint=k * 0.008, communicationStepSize=0.008)
+    roll = math.degrees(s.getReal([vr["roll"]])[0])
+    s.terminate()
+    s.freeInstance()
+    assert math.copysign(1, roll) == math.copysign(1, aileron) and abs(roll) > 10, roll
