@@ -171,6 +171,13 @@ impl Observer {
         if !self.area.is_redundant() {
             return self.poll_step_here(need, by_entry);
         }
+        self.poll_step_of_rings(need, by_entry)
+    }
+
+    /// [`Observer::poll_step`] on a redundant device, out of line as
+    /// [`Observer::read_latest_of_rings`] is.
+    #[inline(never)]
+    fn poll_step_of_rings(&mut self, need: u64, by_entry: bool) -> Result<StepPoll, ReadError> {
         self.area.read_from(Network::A);
         let a = self.poll_step_here(need, by_entry);
         if self.wanted(&a) {
@@ -229,6 +236,16 @@ impl Observer {
         if !self.area.is_redundant() {
             return reader.read_latest(&mut self.frames[1 - self.taken]);
         }
+        self.read_latest_of_rings()
+    }
+
+    /// [`Observer::read_latest`] on a redundant device: out of line, so that
+    /// one memory's path stays the few instructions it was.
+    #[inline(never)]
+    fn read_latest_of_rings(&mut self) -> Result<Header, ReadError> {
+        let Reader::Framed(reader) = &self.reader else {
+            unreachable!("framed reader")
+        };
         self.area.read_from(Network::A);
         let a = reader.read_latest(&mut self.frames[1 - self.taken]);
         self.area.read_from(Network::B);
