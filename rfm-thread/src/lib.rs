@@ -145,10 +145,18 @@ mod tests {
         assert_eq!(done.load(Ordering::Acquire), 1);
     }
 
+    /// The body ran up to its panic, the join returned, and this thread goes
+    /// on: a test that only joined would pass if the body never ran.
     #[test]
     fn a_panic_ends_only_the_thread() {
-        Thread::spawn("rfm-test", || panic!("inside the thread"))
-            .unwrap()
-            .join();
+        let reached = Arc::new(AtomicU32::new(0));
+        let seen = Arc::clone(&reached);
+        Thread::spawn("rfm-test", move || {
+            seen.store(1, Ordering::Release);
+            panic!("inside the thread")
+        })
+        .unwrap()
+        .join();
+        assert_eq!(reached.load(Ordering::Acquire), 1, "the body ran");
     }
 }
