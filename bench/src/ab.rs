@@ -223,7 +223,7 @@ const BATCH: u64 = 100;
 /// Runs `case` on the `shm:` memory `name`, removed after it, pass or fail.
 fn with_memory(name: &str, case: impl FnOnce(String) -> Result<Vec<u64>>) -> Result<Vec<u64>> {
     let samples = case(format!("shm:{name}"));
-    let _ = rfm_core::backend::shm::unlink(name);
+    let _ = rfm_memory::backend::shm::unlink(name);
     samples
 }
 

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use rfm_core::card::{StepCost, READ_ROUND_TRIPS_NS};
-use rfm_core::counts::{self, Counts};
-use rfm_core::frame::framed::FrameBuf;
-use rfm_core::interface::{Interface, Reserved};
 use rfm_core::link::{CardReads, Link, LinkConfig, WaitPoll, BLOCK_READ_FROM};
-use rfm_core::wait::WaitStrategy;
-use rfm_core::{Device, OpenOptions, WORD};
+use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::wait::WaitStrategy;
+use rfm_interface::{Interface, Reserved};
+use rfm_memory::counts::{self, Counts};
+use rfm_memory::{Device, OpenOptions, WORD};
 use serde_json::{json, Value};
 
 /// The read paths compared in one run.

@@ -80,7 +80,7 @@ pub(crate) fn card_cases(
             let words = group(args, "card", nodes, |_| steps, &extra)
                 .with_context(|| format!("card case {key}, {}", path.name()))?;
             for suffix in ["", "-a", "-b"] {
-                let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
+                let _ = rfm_memory::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
             }
             let (counted, counts, peers) = card::counts_of(&words)?;
             eprintln!("coupling: card {key} {}: {counts:?}", path.name());
@@ -137,7 +137,7 @@ pub(crate) fn raw_cases(
             n,
             pair(args, "raw", n, &[raw_name.clone(), bytes.to_owned()]),
         )?;
-        let _ = rfm_core::backend::shm::unlink(&raw_name);
+        let _ = rfm_memory::backend::shm::unlink(&raw_name);
     }
     Ok(())
 }
@@ -190,7 +190,7 @@ pub(crate) fn pair_cases(
         extra.extend(record.cloned());
         cases.add(name, n, pair(args, "fmu", n, &extra))?;
         for memory in memories {
-            let _ = rfm_core::backend::shm::unlink(&memory);
+            let _ = rfm_memory::backend::shm::unlink(&memory);
         }
     }
     Ok(())
@@ -240,7 +240,7 @@ pub(crate) fn more_cases(
         let extra = [ring.clone(), wait.to_owned(), rings.to_owned()];
         cases.add(name, steps, pair(args, "rfm2g", steps, &extra))?;
         for suffix in ["", "-a", "-b"] {
-            let _ = rfm_core::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
+            let _ = rfm_memory::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
         }
     }
     for (name, count) in [
@@ -253,7 +253,7 @@ pub(crate) fn more_cases(
         let reals_shm = shm(&format!("reals{count}"));
         let extra = [format!("shm:{reals_shm}"), count.to_string()];
         cases.add(name, n, pair(args, "reals", n, &extra))?;
-        let _ = rfm_core::backend::shm::unlink(&reals_shm);
+        let _ = rfm_memory::backend::shm::unlink(&reals_shm);
     }
     let iceoryx_before = iceoryx::objects();
     let iceoryx2 = pair(args, "iceoryx2", n, &[format!("rfm-bench-{pid}")]);
@@ -264,7 +264,7 @@ pub(crate) fn more_cases(
         let name_shm = shm("default");
         let extra = [format!("shm:{name_shm}"), "0".into(), "adaptive".into()];
         let samples = pair(args, "fmu", n, &extra);
-        let _ = rfm_core::backend::shm::unlink(&name_shm);
+        let _ = rfm_memory::backend::shm::unlink(&name_shm);
         samples
     };
     cases.add(
@@ -304,7 +304,7 @@ pub(crate) fn node_cases(
             "0.001,0.001,0.001".into(),
         ];
         cases.add(name, steps, group(args, "nodes", 3, |_| steps, &extra))?;
-        let _ = rfm_core::backend::shm::unlink(&name_shm);
+        let _ = rfm_memory::backend::shm::unlink(&name_shm);
     }
     // The cockpit's steps: a multiple of 100, so that the others' are whole.
     let fast = (n.min(100_000) / 100).max(1) * 100;
@@ -323,7 +323,7 @@ pub(crate) fn node_cases(
         fast,
         group(args, "nodes", 3, lab_steps, &extra),
     )?;
-    let _ = rfm_core::backend::shm::unlink(&name_shm);
+    let _ = rfm_memory::backend::shm::unlink(&name_shm);
 
     Ok(())
 }
@@ -343,7 +343,7 @@ pub(crate) fn bridge_cases(
         pair(args, "fmu", bridge_steps, &extra)
     });
     for m in [&a, &b] {
-        let _ = rfm_core::backend::shm::unlink(m);
+        let _ = rfm_memory::backend::shm::unlink(m);
     }
     cases.add(
         "12a FMU coupled over two rfm-bridges (2 shm: memories, Zenoh TCP 127.0.0.1): lag 0, adaptive",

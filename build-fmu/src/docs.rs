@@ -2,7 +2,7 @@
 
 use crate::model::Model;
 use fmu_model::Model as FmuModel;
-use rfm_core::interface::layout::MapTable;
+use rfm_interface::layout::MapTable;
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -229,7 +229,7 @@ mod tests {
     /// and "both masters"; the attitude FMU's showed a literal `{wiring}`.
     #[test]
     fn the_documentation_speaks_of_as_many_nodes_as_couple() {
-        let lab = rfm_core::interface::Interface::parse(
+        let lab = rfm_interface::Interface::parse(
             "lab.toml",
             include_str!("../../examples/lab.toml"),
             &fmu_model::RESERVED,

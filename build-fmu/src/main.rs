@@ -19,7 +19,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, ValueEnum};
 use fmu_model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_core::card::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
-use rfm_core::interface::{layout::MapTable, Interface, MemoryMap};
+use rfm_interface::{layout::MapTable, Interface, MemoryMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Platform {
@@ -243,7 +243,7 @@ fn on_host_memory(interface: &Interface) -> bool {
     (0..interface.nodes.len()).all(|i| {
         matches!(
             interface.settings_of(i).get("device"),
-            Some(rfm_core::interface::Value::String(d))
+            Some(rfm_frames::value::Value::String(d))
                 if d.starts_with("shm:") || d.starts_with("loopback:")
         )
     })

@@ -20,7 +20,8 @@ use std::path::Path;
 use crate::system::System;
 use anyhow::{Context, Result};
 use fmu_model::xml_attr as attr;
-use rfm_core::interface::{Interface, Period, Value};
+use rfm_frames::value::Value;
+use rfm_interface::{Interface, Period};
 
 /// The namespaces of SSP 1.0, and the Open Simulation Platform's annotations.
 const SSD_NS: &str = "http://ssp-standard.org/SSP1/SystemStructureDescription";

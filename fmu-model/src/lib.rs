@@ -24,7 +24,7 @@ pub use xml::attr as xml_attr;
 use std::path::Path;
 use std::sync::Arc;
 
-use rfm_core::interface::{self, Interface, InterfaceError};
+use rfm_interface::{self as interface, Interface, InterfaceError};
 
 pub use category::Category;
 pub use params::{fmu_params, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS};
@@ -226,7 +226,7 @@ impl Model {
 
     /// This node's period, when its interface gives one: its FMU steps by
     /// exactly it.
-    pub fn period(&self) -> Option<rfm_core::interface::Period> {
+    pub fn period(&self) -> Option<rfm_interface::Period> {
         self.interface.nodes[self.node].period
     }
 

@@ -3,7 +3,7 @@
 //! accessors are made. Each parameter is written once, in [`parameters!`]'s
 //! invocation: its meaning, field, name, type, start value, bounds and text.
 
-use rfm_core::interface::{FmiType, Value};
+use rfm_frames::{payload::FmiType, value::Value};
 
 /// One row of [`PARAMS`].
 #[derive(Debug, Clone, Copy)]
@@ -143,9 +143,8 @@ parameters! {
     Layout layout "layout": String = "framed",
         "framed (seqlocked, CRC-checked frames by step) or seed (the article's FlightData, attitude FMU in free mode only)";
     Timeout timeout "timeout": Real = 1.0,
-        // rfm_core::link::MIN_TIMEOUT: ten heartbeats.
         unit: Some("s"),
-        min: Some(0.1),
+        min: Some(rfm_interface::settings::MIN_TIMEOUT_SECONDS),
         "How long a silent heartbeat means a peer is down, and the longest wait in a step for a peer whose frames are corrupt (at least 0.1 s)";
     StartupTimeout startup_timeout "startupTimeout": Real = 30.0,
         unit: Some("s"),
@@ -201,7 +200,7 @@ pub const PARAMETER_NAMES: [&str; PARAMS.len()] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rfm_core::interface::settings::SETTINGS;
+    use rfm_interface::settings::SETTINGS;
 
     /// Every key an interface file may set is a parameter of this table, of
     /// the same type: the two tables cannot drift apart.

@@ -2,8 +2,9 @@
 //! publishes, and per other node its signals, time, step and link diagnostics.
 //! Value references are the positions in this list.
 
-use rfm_core::interface::{FmiType, ForeignNode, Interface, NodeSpec, Value};
-use rfm_core::Network;
+use rfm_frames::{payload::FmiType, value::Value};
+use rfm_interface::{ForeignNode, Interface, NodeSpec};
+use rfm_memory::Network;
 
 use super::params::{self, Param, ParamValues};
 
@@ -428,7 +429,7 @@ fn peer_outputs(
     node: usize,
     peer: usize,
     preset: bool,
-    fields: &[rfm_core::payload::Field],
+    fields: &[rfm_frames::payload::Field],
 ) -> Vec<Var> {
     let spec: &NodeSpec = &interface.nodes[node];
     let (prefix, whose) = if preset {

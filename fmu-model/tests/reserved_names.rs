@@ -3,7 +3,7 @@
 //! column, and every parameter of the table is among them.
 
 use fmu_model::{Causality, Model, Place, PARAMS, RESERVED};
-use rfm_core::interface::Interface;
+use rfm_interface::Interface;
 
 /// A file of one node whose body is `node` (a TOML table body).
 fn with_node(node: &str) -> String {

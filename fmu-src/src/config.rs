@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rfm_core::frame::framed::SyncMode;
-use rfm_core::interface::Interface;
 use rfm_core::link::{CardReads, Layout, LinkConfig};
 use rfm_core::realtime::{CpuList, RealTime, MAX_PRIORITY};
-use rfm_core::wait::WaitStrategy;
+use rfm_frames::frame::framed::SyncMode;
+use rfm_frames::wait::WaitStrategy;
+use rfm_interface::Interface;
 
 use crate::error::{error, FmiError, FmiResult};
 use fmu_model::{Model, Param, ParamValues};
@@ -85,7 +85,7 @@ fn realtime(params: &ParamValues) -> FmiResult<RealTime> {
 pub fn link_config(model: &Model, params: &ParamValues) -> FmiResult<LinkConfig> {
     let device = params.device.clone();
     if device.is_empty() {
-        return Err(bad("device", &"\"\"", rfm_core::DEVICE_FORMS));
+        return Err(bad("device", &"\"\"", rfm_memory::DEVICE_FORMS));
     }
     let mode: SyncMode = parsed(
         &params.sync_mode,

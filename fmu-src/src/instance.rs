@@ -8,10 +8,10 @@
 
 use std::sync::Arc;
 
-use rfm_core::frame::framed::FrameBuf;
-use rfm_core::interface::Period;
 use rfm_core::link::{Link, MasterStep};
-use rfm_core::wait::WaitStrategy;
+use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::wait::WaitStrategy;
+use rfm_interface::Period;
 
 use crate::access::Access;
 use crate::config::link_config;
@@ -366,7 +366,7 @@ impl Instance {
                     "foreign node `{name}`: no whole struct could be read at a step ({} \
                      attempts); its outputs keep the last one, and `{name}.link.gaveUp` \
                      counts such steps",
-                    rfm_core::packed::DEFAULT_ATTEMPTS
+                    rfm_frames::packed::DEFAULT_ATTEMPTS
                 );
             }
             if peer.counts.inexact > 0 && !told.1 {

@@ -11,7 +11,7 @@ use std::ffi::CString;
 use std::sync::Once;
 
 use fmu_model::fmi2::*;
-pub use fmu_model::Category;
+pub(crate) use fmu_model::Category;
 
 /// Where an instance's messages go, and which categories are on.
 #[derive(Debug, Clone)]

@@ -1,14 +1,14 @@
 //! The parameter `recordFile`: every frame this node publishes and every peer
-//! frame it takes, into a recording (`rfm_core::record`), without a step ever
+//! frame it takes, into a recording (`rfm_record`), without a step ever
 //! waiting for the disk, and without losing a record unsaid: every one lost
 //! counts in `record.dropped`, and the master's logger is told when losing
 //! begins, when it ends, and at terminate.
 
 use std::path::Path;
 
-use rfm_core::frame::framed::{crc_of, FrameBuf};
 use rfm_core::link::{Layout, Link, StepReport};
-use rfm_core::record::{
+use rfm_frames::frame::framed::{crc_of, FrameBuf};
+use rfm_record::{
     expand_file_name, queue_capacity, wall_ns, Header, Kind, LossNews, Recorder, RecorderError,
     MAX_STRUCTS, START_PLACEHOLDER,
 };

@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use rfm_core::interface::Period;
+use rfm_interface::Period;
 
 /// How far two times may differ and still be one: 1e-9 relative plus 1 ns.
 pub fn tolerance(time: f64) -> f64 {

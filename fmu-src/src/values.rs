@@ -6,15 +6,15 @@
 use std::ffi::CString;
 
 use fmu_model::{ForeignLink, ForeignValue, LinkField, ParamValues, PeerValue, Place, Var};
-use rfm_core::frame::framed::{FrameBuf, SyncMode};
-use rfm_core::interface::{FmiType, SignalType};
 use rfm_core::link::{Link, StepReport};
+use rfm_frames::frame::framed::{FrameBuf, SyncMode};
+use rfm_frames::{payload::FmiType, payload::SignalType};
 
 use crate::error::{error, FmiError};
 use crate::realtime::StepThread;
 use crate::recording::Recording;
 
-pub use rfm_core::interface::Value;
+pub(crate) use rfm_frames::value::Value;
 
 /// The sources of an instance's variables.
 #[derive(Debug)]

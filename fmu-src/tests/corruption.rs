@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use common::{unique, Fmu};
 use fmu_model::fmi2::*;
-use rfm_core::area::Area;
-use rfm_core::area::RING_DEPTH;
-use rfm_core::interface;
-use rfm_core::{Device, OpenOptions, Region};
+use rfm_frames::area::Area;
+use rfm_frames::area::RING_DEPTH;
+use rfm_interface as interface;
+use rfm_memory::{Device, OpenOptions, Region};
 
 const H: f64 = 1e-3;
 

@@ -506,14 +506,14 @@ fn a_killed_recorder_leaves_a_recording_read_up_to_its_last_record() {
     lockstep_run(&me, 500);
     peer.expect("step 450", Duration::from_secs(10));
     peer.kill();
-    let mut reader = rfm_core::record::Reader::open(&file).unwrap();
+    let mut reader = rfm_record::Reader::open(&file).unwrap();
     assert_eq!(reader.header().node, Some(1));
     let mut steps = Vec::new();
     while let Some(record) = reader.next_record().unwrap() {
-        if record.kind == rfm_core::record::Kind::Published {
-            let payload = record.body.len() - rfm_core::frame::framed::HEADER_SIZE;
+        if record.kind == rfm_record::Kind::Published {
+            let payload = record.body.len() - rfm_frames::frame::framed::HEADER_SIZE;
             steps.push(
-                rfm_core::frame::framed::check(&record.body, payload)
+                rfm_frames::frame::framed::check(&record.body, payload)
                     .unwrap()
                     .step,
             );

@@ -77,10 +77,10 @@ fn values(k: i64) -> Vec<(&'static str, String)> {
 fn shown(reader: &Fmu, name: &str) -> String {
     let (_, kind) = reader.vr(name);
     match kind {
-        rfm_core::interface::FmiType::Real => format!("{}", reader.real(name)),
-        rfm_core::interface::FmiType::Integer => reader.integer(name).to_string(),
-        rfm_core::interface::FmiType::Boolean => reader.boolean(name).to_string(),
-        rfm_core::interface::FmiType::String => reader.string(name),
+        rfm_frames::payload::FmiType::Real => format!("{}", reader.real(name)),
+        rfm_frames::payload::FmiType::Integer => reader.integer(name).to_string(),
+        rfm_frames::payload::FmiType::Boolean => reader.boolean(name).to_string(),
+        rfm_frames::payload::FmiType::String => reader.string(name),
     }
 }
 
@@ -214,16 +214,16 @@ fn a_recording_holds_each_struct_the_fmu_read_once_as_it_read_it() {
         shown_at.push(set.iter().map(|(n, _)| shown(&ios, n)).collect::<Vec<_>>());
     }
     assert_eq!(ios.terminate(), fmi2OK, "{:?}", ios.log());
-    let mut reader = rfm_core::record::Reader::open(&file).unwrap();
+    let mut reader = rfm_record::Reader::open(&file).unwrap();
     let header = reader.header().clone();
     assert_eq!(header.structs.len(), 1);
     let motion = &header.structs[0];
     assert_eq!(motion.name, "motion");
-    assert_eq!(motion.layout.order, rfm_core::packed::ByteOrder::Big);
+    assert_eq!(motion.layout.order, rfm_frames::packed::ByteOrder::Big);
     let names: Vec<String> = motion.elements().into_iter().map(|(n, _)| n).collect();
     let mut structs = Vec::new();
     while let Some(r) = reader.next_record().unwrap() {
-        if r.kind == rfm_core::record::Kind::Struct {
+        if r.kind == rfm_record::Kind::Struct {
             assert_eq!(r.slot, 0);
             structs.push(motion.values(&r.body));
         }
@@ -246,8 +246,8 @@ fn a_recording_holds_each_struct_the_fmu_read_once_as_it_read_it() {
             let i = names.iter().position(|n| n == field).unwrap();
             let v = recorded[i].clone().unwrap();
             let text = match v {
-                rfm_core::interface::Value::Boolean(b) => b.to_string(),
-                rfm_core::interface::Value::String(s) => s,
+                rfm_frames::value::Value::Boolean(b) => b.to_string(),
+                rfm_frames::value::Value::String(s) => s,
                 v => v.to_string(),
             };
             assert_eq!(&text, shown, "step {k}: {name}");

@@ -14,7 +14,7 @@ use std::process::Command;
 
 use common::{unique, Fmu};
 use fmu_model::fmi2::*;
-use rfm_core::record::{Kind, Reader};
+use rfm_record::{Kind, Reader};
 
 const CHILD: &str = "RFM_FULL_DISK_CHILD";
 const TEST: &str = "a_recording_onto_a_full_disk_counts_and_tells_the_loss_as_it_happens";
@@ -159,7 +159,7 @@ fn recorded_steps(file: &std::path::Path, lost: u64, steps: u64) -> usize {
     while let Some(r) = reader.next_record().unwrap() {
         match r.kind {
             Kind::Published => published.push(
-                rfm_core::frame::framed::check(&r.body, r.body.len() - 64)
+                rfm_frames::frame::framed::check(&r.body, r.body.len() - 64)
                     .unwrap()
                     .step,
             ),

@@ -110,7 +110,7 @@ fn expected(n: u64) -> Vec<(String, String)> {
 }
 
 fn shown(fmu: &Fmu, name: &str) -> String {
-    use rfm_core::interface::FmiType;
+    use rfm_frames::payload::FmiType;
     match fmu.vr(name).1 {
         FmiType::Real => format!("{}", fmu.real(name)),
         FmiType::Integer => fmu.integer(name).to_string(),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::{sim_library, unique, Fmu, RingGuard};
 use fmu_model::fmi2::*;
-use rfm_core::backend::rfm2g::emulated;
+use rfm_memory::backend::rfm2g::emulated;
 
 const H: f64 = 1e-3;
 const TIMEOUT: f64 = 1.0;

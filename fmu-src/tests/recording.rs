@@ -9,11 +9,11 @@ use std::path::Path;
 
 use common::{unique, Fmu};
 use fmu_model::fmi2::*;
-use rfm_core::frame::framed;
-use rfm_core::record::{Kind, Reader, Record};
+use rfm_frames::frame::framed;
+use rfm_record::{Kind, Reader, Record};
 
 /// Every record of the recording at `path`, and its header.
-fn read(path: &Path) -> (rfm_core::record::Header, Vec<Record>) {
+fn read(path: &Path) -> (rfm_record::Header, Vec<Record>) {
     let mut reader = Reader::open(path).unwrap();
     let mut records = Vec::new();
     while let Some(r) = reader.next_record().unwrap() {

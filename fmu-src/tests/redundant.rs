@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use common::{sim_library, unique, Fmu, RingGuard, ShmGuard};
 use fmu_model::fmi2::*;
-use rfm_core::backend::rfm2g::emulated;
-use rfm_core::{interface, Device, OpenOptions, Region};
+use rfm_interface as interface;
+use rfm_memory::backend::rfm2g::emulated;
+use rfm_memory::{Device, OpenOptions, Region};
 
 const H: f64 = 1e-3;
 

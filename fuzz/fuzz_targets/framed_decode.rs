@@ -6,8 +6,8 @@
 mod slot;
 
 use libfuzzer_sys::fuzz_target;
-use rfm_core::frame::framed::{self, FrameBuf, HEADER_SIZE};
-use rfm_core::slot::{FramedReader, Ring};
+use rfm_frames::frame::framed::{self, FrameBuf, HEADER_SIZE};
+use rfm_frames::slot::{FramedReader, Ring};
 
 fuzz_target!(|data: &[u8]| {
     // The bytes as a frame of their own length (whole words, at least a header).

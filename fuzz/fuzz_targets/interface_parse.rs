@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use fmu_model::RESERVED;
-use rfm_core::interface::{descriptor, is_identifier, Interface, SignalType, MAX_STRING_SIZE};
+use rfm_interface::{descriptor, is_identifier, Interface, MAX_STRING_SIZE};
+use rfm_frames::payload::SignalType;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

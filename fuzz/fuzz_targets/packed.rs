@@ -7,11 +7,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rfm_core::packed::{
+use rfm_frames::packed::{
     decode, encode, ByteOrder, CType, Counting, FieldDecl, Mark, Outcome, Packing, StructLayout,
     StructReader, C_TYPES,
 };
-use rfm_core::{Device, OpenOptions};
+use rfm_memory::{Device, OpenOptions};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&head, rest)) = data.split_first() else {
@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
             if encode(f, i, &d.value, &mut back, order).is_ok() && d.exact {
                 let again = decode(f, i, &back, order).unwrap().value;
                 let same = match (&again, &d.value) {
-                    (rfm_core::interface::Value::Real(a), rfm_core::interface::Value::Real(b)) => {
+                    (rfm_frames::value::Value::Real(a), rfm_frames::value::Value::Real(b)) => {
                         a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
                     }
                     (a, b) => a == b,

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rfm_core::record::{Kind, Reader, MAX_STRUCTS};
+use rfm_record::{Kind, Reader, MAX_STRUCTS};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(mut reader) = Reader::new("fuzz.rec", data) else {

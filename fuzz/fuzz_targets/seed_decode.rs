@@ -6,8 +6,8 @@
 mod slot;
 
 use libfuzzer_sys::fuzz_target;
-use rfm_core::frame::seed::{self, MAGIC, PACKET_WORDS_SIZE};
-use rfm_core::slot::SeedReader;
+use rfm_frames::frame::seed::{self, MAGIC, PACKET_WORDS_SIZE};
+use rfm_frames::slot::SeedReader;
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = [0u8; PACKET_WORDS_SIZE];

@@ -3,9 +3,9 @@
 
 use std::sync::OnceLock;
 
-use rfm_core::area::Area;
-use rfm_core::interface;
-use rfm_core::{Device, OpenOptions, Region};
+use rfm_frames::area::Area;
+use rfm_interface as interface;
+use rfm_memory::{Device, OpenOptions, Region};
 
 /// The area's geometry: the same for every attitude slot.
 pub fn area() -> Area {

@@ -1,6 +1,12 @@
 //! `module-cycles [WORKSPACE]`: fails when the modules of a crate of the
 //! workspace import each other in a circle, naming every module of the circle
-//! and, for each of its edges, the line that makes it.
+//! and, for each of its edges, the line that makes it; and when a crate
+//! re-exports (`pub use`) another workspace crate's items, naming the line.
+//!
+//! A re-export lets a caller name a lower floor's item through a higher crate
+//! (`rfm_core::interface` for `rfm_interface`): the caller no longer says which
+//! floor it means, and the crate graph no longer shows what it stands on. With
+//! none, the compiler holds every path to the crate that owns its item.
 //!
 //! An edge A → B is a path in module A (a `use`, a type, a call) that names an
 //! item defined in module B. Paths are followed through `use` declarations and
@@ -43,9 +49,11 @@ fn run() -> Result<bool> {
         .map_or_else(|| PathBuf::from("."), PathBuf::from);
     let mut clean = true;
     let mut checked = 0;
-    for (name, root) in targets(&dir)? {
-        let krate = Crate::read(&root)
-            .with_context(|| format!("reading {name} from {}", root.display()))?;
+    let (targets, libraries) = targets(&dir)?;
+    for target in targets {
+        let (name, root) = (&target.name, &target.root);
+        let krate =
+            Crate::read(root).with_context(|| format!("reading {name} from {}", root.display()))?;
         checked += 1;
         for circle in circles(&krate) {
             clean = false;
@@ -54,15 +62,41 @@ fn run() -> Result<bool> {
                 println!("  {} -> {}  ({at})", krate.name(from), krate.name(to));
             }
         }
+        let others: Vec<String> = libraries
+            .iter()
+            .filter(|l| Some(*l) != target.library.as_ref())
+            .cloned()
+            .collect();
+        for (m, path, at) in krate.re_exports_of(&others) {
+            clean = false;
+            println!(
+                "{name}: {} re-exports `{path}` from another crate of the workspace ({at}): \
+                 import it from its own crate where it is used",
+                krate.name(m)
+            );
+        }
     }
     if clean {
-        println!("module-cycles: no import circle in the modules of {checked} targets");
+        println!(
+            "module-cycles: no import circle in the modules of {checked} targets, \
+             and no crate re-exports another's items"
+        );
     }
     Ok(clean)
 }
 
-/// The library and binary targets of the workspace's members: (name, root file).
-fn targets(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+/// A library or binary target of the workspace.
+struct Target {
+    /// `package (target)`, for messages.
+    name: String,
+    root: PathBuf,
+    /// The name its package's library is imported by (`rfm_memory`), if it has one.
+    library: Option<String>,
+}
+
+/// The library and binary targets of the workspace's members, and the names
+/// the members' libraries are imported by.
+fn targets(dir: &Path) -> Result<(Vec<Target>, Vec<String>)> {
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["metadata", "--no-deps", "--format-version", "1"])
         .current_dir(dir)
@@ -77,7 +111,22 @@ fn targets(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     let meta: serde_json::Value =
         serde_json::from_slice(&out.stdout).context("cargo metadata's JSON")?;
     let mut found = Vec::new();
+    let mut libraries = Vec::new();
     for package in meta["packages"].as_array().into_iter().flatten() {
+        let library = package["targets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| {
+                t["kind"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|k| k == "lib")
+            })
+            .and_then(|t| t["name"].as_str())
+            .map(|n| n.replace('-', "_"));
+        libraries.extend(library.clone());
         for target in package["targets"].as_array().into_iter().flatten() {
             let kinds: Vec<&str> = target["kind"]
                 .as_array()
@@ -94,12 +143,13 @@ fn targets(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
                     package["name"].as_str().unwrap_or("?"),
                     target["name"].as_str().unwrap_or("?")
                 );
-                found.push((
+                found.push(Target {
                     name,
-                    PathBuf::from(target["src_path"].as_str().unwrap_or_default()),
-                ));
+                    root: PathBuf::from(target["src_path"].as_str().unwrap_or_default()),
+                    library: library.clone(),
+                });
             }
         }
     }
-    Ok(found)
+    Ok((found, libraries))
 }

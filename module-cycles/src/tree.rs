@@ -31,6 +31,8 @@ struct Module {
     items: BTreeSet<String>,
     /// Every path the module's code names (its `use`s included), with its line.
     paths: Vec<(Vec<String>, usize)>,
+    /// What each `pub use` makes public, as written, with its line.
+    public_uses: Vec<(Vec<String>, usize)>,
 }
 
 /// One crate's module tree.
@@ -94,6 +96,21 @@ impl Crate {
             }
         }
         edges
+    }
+
+    /// Every `pub use` whose path starts at one of `crates` (library names, as
+    /// `rfm_memory`): (module, the path made public, "file:line").
+    pub fn re_exports_of(&self, crates: &[String]) -> Vec<(ModId, String, String)> {
+        let mut found = Vec::new();
+        for (m, module) in self.modules.iter().enumerate() {
+            for (path, line) in &module.public_uses {
+                if path.first().is_some_and(|c| crates.contains(c)) {
+                    let at = format!("{}:{line}", module.file.display());
+                    found.push((m, path.join("::"), at));
+                }
+            }
+        }
+        found
     }
 
     fn is_ancestor(&self, a: ModId, mut of: ModId) -> bool {
@@ -201,6 +218,12 @@ impl Crate {
                     let mut prefix = Vec::new();
                     let line = u.use_token.span.start().line;
                     self.add_use(m, &u.tree, &mut prefix, line);
+                    if matches!(u.vis, syn::Visibility::Public(_)) {
+                        let module = &mut self.modules[m];
+                        for path in leaves(&u.tree) {
+                            module.public_uses.push((path, line));
+                        }
+                    }
                 }
                 other => {
                     let mut paths = Paths::default();
@@ -293,6 +316,21 @@ impl Crate {
         if bound != "_" {
             module.uses.insert(bound, target);
         }
+    }
+}
+
+/// The paths a `use` tree names, one per leaf (`a::{b, c as d}`: `a::b`, `a::c`;
+/// a glob as `a::*`).
+fn leaves(tree: &syn::UseTree) -> Vec<Vec<String>> {
+    match tree {
+        syn::UseTree::Path(p) => leaves(&p.tree)
+            .into_iter()
+            .map(|rest| std::iter::once(p.ident.to_string()).chain(rest).collect())
+            .collect(),
+        syn::UseTree::Name(n) => vec![vec![n.ident.to_string()]],
+        syn::UseTree::Rename(r) => vec![vec![r.ident.to_string()]],
+        syn::UseTree::Glob(_) => vec![vec!["*".to_owned()]],
+        syn::UseTree::Group(g) => g.items.iter().flat_map(leaves).collect(),
     }
 }
 

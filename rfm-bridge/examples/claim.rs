@@ -9,8 +9,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rfm_core::frame::framed::FrameBuf;
 use rfm_core::link::{Link, LinkConfig};
+use rfm_frames::frame::framed::FrameBuf;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rfm_core::{Region, RegionError};
+use rfm_memory::{Region, RegionError};
 use zenoh::Session;
 
 use crate::inbox::Outbox;

@@ -18,7 +18,7 @@ use rfm_bridge::net::{self, Endpoints};
 use rfm_bridge::remote::Writer;
 use rfm_bridge::shared::{BridgeId, Shared};
 use rfm_bridge::wire;
-use rfm_core::{Device, DeviceSpec, OpenOptions, Region, DEFAULT_MEMORY_SIZE};
+use rfm_memory::{Device, DeviceSpec, OpenOptions, Region, DEFAULT_MEMORY_SIZE};
 
 const ABOUT: &str = "\
 Mirrors this host's coupling memory to other hosts over Zenoh: the areas this

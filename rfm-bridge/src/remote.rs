@@ -6,11 +6,11 @@
 
 use std::collections::HashMap;
 
-use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
-use rfm_core::interface::descriptor::{self, Descriptor};
 use rfm_core::link::liveness::{self, Words};
-use rfm_core::mirror;
-use rfm_core::{Region, RegionError};
+use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
+use rfm_frames::mirror;
+use rfm_interface::descriptor::{self, Descriptor};
+use rfm_memory::{Region, RegionError};
 
 use crate::shared::{Announced, BridgeId, Shared, Traffic};
 use crate::wire::{Message, Stamp};
@@ -252,9 +252,9 @@ fn first_claim(shared: &Shared, area: &Area, (stamp, owner): (Stamp, u32)) -> Fi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rfm_core::interface::{attitude, MemoryMap};
-    use rfm_core::payload::Payload;
-    use rfm_core::{Device, OpenOptions};
+    use rfm_frames::payload::Payload;
+    use rfm_interface::{attitude, MemoryMap};
+    use rfm_memory::{Device, OpenOptions};
 
     /// A memory, and slot 1's descriptor and area of the attitude interface.
     fn setup(name: &str) -> (Region, Vec<u8>, Area) {
@@ -299,7 +299,7 @@ mod tests {
         let window = area::window(memory, area).unwrap();
         window
             .store_u32(
-                rfm_core::area::LIVENESS_OFFSET,
+                rfm_frames::area::LIVENESS_OFFSET,
                 7,
                 std::sync::atomic::Ordering::Release,
             )

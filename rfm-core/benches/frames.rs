@@ -6,13 +6,13 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::Message;
-use rfm_core::interface;
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, FramedWriter, Ring, SeedReader, SeedWriter};
-use rfm_core::{Device, OpenOptions, Region};
+use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_frames::frame::seed::FlightData;
+use rfm_frames::frame::Message;
+use rfm_frames::slot::{FramedReader, FramedWriter, Ring, SeedReader, SeedWriter};
+use rfm_interface as interface;
+use rfm_memory::{Device, OpenOptions, Region};
 
 fn region(name: &str) -> Region {
     let d = Device::open(&format!("loopback:bench-{name}"), &OpenOptions::default()).unwrap();
@@ -21,7 +21,7 @@ fn region(name: &str) -> Region {
 
 /// Slot 0's area of `r` (attitude preset).
 fn area(r: &Region) -> Region {
-    rfm_core::area::window(r, &interface::attitude_area(0)).unwrap()
+    rfm_frames::area::window(r, &interface::attitude_area(0)).unwrap()
 }
 
 /// The attitude frame of `step` (payload filled, not sealed) and its header.
@@ -126,7 +126,7 @@ fn liveness(c: &mut Criterion) {
     // The owner word holds the beater's token, as after a claim.
     let epoch = 0x1234_5679u64;
     slot.store_u32(
-        rfm_core::area::LIVENESS_OFFSET,
+        rfm_frames::area::LIVENESS_OFFSET,
         epoch as u32,
         std::sync::atomic::Ordering::Relaxed,
     )
@@ -164,7 +164,7 @@ fn paced(b: &mut criterion::Bencher, mut f: impl FnMut(u64)) {
 /// (into nothing) as it would into a file. The records' cost is
 /// `step_records_paced` less `timer_paced`, the cost of timing.
 fn recording(c: &mut Criterion) {
-    use rfm_core::record::{queue_capacity, Header, Kind, Recorder};
+    use rfm_record::{queue_capacity, Header, Kind, Recorder};
     let mut g = c.benchmark_group("recording");
     let (mut frame, header) = sample(1);
     frame.seal(&header);

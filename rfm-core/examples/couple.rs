@@ -13,13 +13,13 @@
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::frame::Message;
-use rfm_core::interface;
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, FramedWriter, Ring};
-use rfm_core::wait::{wait_step, WaitStrategy};
-use rfm_core::{Device, OpenOptions};
+use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_frames::frame::Message;
+use rfm_frames::slot::{FramedReader, FramedWriter, Ring};
+use rfm_frames::wait::{wait_step, WaitStrategy};
+use rfm_interface as interface;
+use rfm_memory::{Device, OpenOptions};
 
 const DT: f64 = 0.001;
 
@@ -107,7 +107,7 @@ fn run_node(device: &str, node: u8, steps: u64, wait: WaitStrategy) -> Result<()
         .map(0, interface::attitude_region_len(1))
         .map_err(|e| e.to_string())?;
     let slot = |s| {
-        rfm_core::area::window(&region, &interface::attitude_area(s)).map_err(|e| e.to_string())
+        rfm_frames::area::window(&region, &interface::attitude_area(s)).map_err(|e| e.to_string())
     };
     let ring = Ring::of(&interface::attitude_area(node));
     let mut writer = FramedWriter::new(slot(node)?, ring).map_err(|e| e.to_string())?;
@@ -230,7 +230,7 @@ fn main() -> ExitCode {
         .into_iter()
         .all(|mut c| c.wait().is_ok_and(|s| s.success()));
     if let Some(name) = shm_name {
-        let _ = rfm_core::backend::shm::unlink(&name);
+        let _ = rfm_memory::backend::shm::unlink(&name);
     }
     if ok {
         ExitCode::SUCCESS

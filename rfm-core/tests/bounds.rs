@@ -7,9 +7,9 @@ mod common;
 
 use std::sync::atomic::Ordering;
 
-use rfm_core::interface::{self, ATTITUDE_STRIDE};
-use rfm_core::slot::{FramedReader, FramedWriter, SeedReader, SeedWriter};
-use rfm_core::{Device, DeviceError, OpenOptions, Region, RegionError};
+use rfm_frames::slot::{FramedReader, FramedWriter, SeedReader, SeedWriter};
+use rfm_interface::{self as interface, ATTITUDE_STRIDE};
+use rfm_memory::{Device, DeviceError, OpenOptions, Region, RegionError};
 
 const SIZE: usize = 64 << 10;
 /// The attacked window: two attitude slots in the middle of the memory.
@@ -114,7 +114,7 @@ fn attack_accesses(w: &Region, refused: &mut Refused) {
 /// Slots past the window, readers and writers on slots too short, and readers
 /// over garbage, which read only inside their slot whatever the head says.
 fn attack_slots(w: &Region, refused: &mut Refused) {
-    let area = |slot| rfm_core::area::window(w, &interface::attitude_area(slot));
+    let area = |slot| rfm_frames::area::window(w, &interface::attitude_area(slot));
     refused.expect("slot 2 of a 2-slot window", area(2).map(|_| ()));
     refused.expect("slot 255", area(255).map(|_| ()));
     let ring = common::attitude_ring();

@@ -28,12 +28,12 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rfm_core::area::{window, Area, DESCRIPTOR_OFFSET};
-use rfm_core::frame::framed::FrameBuf;
-use rfm_core::interface::{self, descriptor, Interface, MemoryMap, Reserved};
 use rfm_core::link::liveness::{self, Beater, Words, HEARTBEAT_PERIOD};
 use rfm_core::link::{LinkConfig, LinkError, Node, StartPoll};
-use rfm_core::{Device, OpenOptions, Region};
+use rfm_frames::area::{window, Area, DESCRIPTOR_OFFSET};
+use rfm_frames::frame::framed::FrameBuf;
+use rfm_interface::{self as interface, descriptor, Interface, MemoryMap, Reserved};
+use rfm_memory::{Device, OpenOptions, Region};
 
 const TICK: Duration = Duration::from_millis(1);
 /// Every claimant has started or been refused by then.

@@ -11,8 +11,8 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rfm_core::frame::framed::FrameBuf;
 use rfm_core::link::{Link, LinkConfig};
+use rfm_frames::frame::framed::FrameBuf;
 
 const CLAIMANT_ENV: &str = "RFM_CORE_TEST_CLAIMANT";
 const TRIES: usize = 20;

@@ -4,13 +4,13 @@
 
 mod common;
 
-use rfm_core::frame::framed::{FrameBuf, Header};
-use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::Message;
-use rfm_core::interface;
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter, StepPoll};
-use rfm_core::{Device, DeviceError, OpenOptions, RegionError};
+use rfm_frames::frame::framed::{FrameBuf, Header};
+use rfm_frames::frame::seed::FlightData;
+use rfm_frames::frame::Message;
+use rfm_frames::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter, StepPoll};
+use rfm_interface as interface;
+use rfm_memory::{Device, DeviceError, OpenOptions, RegionError};
 
 const SIZE: usize = 1 << 20;
 
@@ -266,7 +266,7 @@ fn slots_do_not_overlap(f: Fixture) {
         u32::from_le_bytes(*b"RFMf")
     );
     assert!(matches!(
-        rfm_core::area::window(&region, &interface::attitude_area(4)),
+        rfm_frames::area::window(&region, &interface::attitude_area(4)),
         Err(RegionError::OutOfBounds { .. })
     ));
     let small = region.subregion(0, ring.entry_offset(1)).unwrap();

@@ -12,13 +12,13 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rfm_core::area::FRAME_HEADER;
-use rfm_core::counts::{self, Counts};
-use rfm_core::frame::framed::FrameBuf;
-use rfm_core::interface::{Interface, Reserved};
 use rfm_core::link::{CardReads, Link, LinkConfig, WaitPoll};
-use rfm_core::wait::WaitStrategy;
-use rfm_core::{Device, OpenOptions, WORD};
+use rfm_frames::area::FRAME_HEADER;
+use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::wait::WaitStrategy;
+use rfm_interface::{Interface, Reserved};
+use rfm_memory::counts::{self, Counts};
+use rfm_memory::{Device, OpenOptions, WORD};
 
 const STEPS: u64 = 2_000;
 

@@ -4,10 +4,10 @@
 
 mod common;
 
-use rfm_core::backend::loopback::LoopbackError;
-use rfm_core::backend::rfm2g::BoardError;
-use rfm_core::backend::shm::ShmError;
-use rfm_core::{Device, DeviceError, DeviceSpec, OpenOptions};
+use rfm_memory::backend::loopback::LoopbackError;
+use rfm_memory::backend::rfm2g::BoardError;
+use rfm_memory::backend::shm::ShmError;
+use rfm_memory::{Device, DeviceError, DeviceSpec, OpenOptions};
 
 fn open(device: &str) -> DeviceError {
     Device::open(device, &OpenOptions::default()).unwrap_err()
@@ -98,7 +98,7 @@ fn bad_names_are_refused_with_the_rule() {
     let err = open(&format!("loopback:{}", "n".repeat(256)));
     assert_msg(&err, &["at most 255"]);
     assert!(Device::open(&format!("shm:{}", "n".repeat(200)), &OpenOptions::default()).is_ok());
-    let _ = rfm_core::backend::shm::unlink(&"n".repeat(200));
+    let _ = rfm_memory::backend::shm::unlink(&"n".repeat(200));
 }
 
 #[test]
@@ -334,7 +334,7 @@ fn an_existing_only_open_never_creates_memory_and_takes_the_objects_own_size() {
     );
     assert_msg(&err, &[&device, "does not exist: no program has created"]);
     assert!(
-        rfm_core::backend::shm::stat(&name).is_err(),
+        rfm_memory::backend::shm::stat(&name).is_err(),
         "an inspecting open created the object"
     );
     let made = Device::open(

@@ -14,10 +14,10 @@ mod common;
 use std::process::Command;
 use std::sync::atomic::Ordering;
 
-use rfm_core::backend::shm;
-use rfm_core::backend::shm::ShmError;
 use rfm_core::link::{AttitudeLink, LinkConfig};
-use rfm_core::{Device, DeviceError, OpenOptions};
+use rfm_memory::backend::shm;
+use rfm_memory::backend::shm::ShmError;
+use rfm_memory::{Device, DeviceError, OpenOptions};
 
 const CHILD: &str = "RFM_CORE_FULL_SHM_CHILD";
 const TEST: &str = "a_full_dev_shm_is_an_error_at_open_never_a_sigbus";

@@ -8,12 +8,12 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use rfm_core::frame::framed::{FrameBuf, Header};
-use rfm_core::frame::Message;
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, FramedWriter};
-use rfm_core::wait::{wait_step, WaitStrategy};
-use rfm_core::{Device, OpenOptions};
+use rfm_frames::frame::framed::{FrameBuf, Header};
+use rfm_frames::frame::Message;
+use rfm_frames::slot::{FramedReader, FramedWriter};
+use rfm_frames::wait::{wait_step, WaitStrategy};
+use rfm_memory::{Device, OpenOptions};
 
 const STEPS: u64 = 20_000;
 const PEER_ENV: &str = "RFM_CORE_TEST_PEER";
@@ -36,9 +36,7 @@ fn frame_of(slot: u8, step: u64) -> (FrameBuf, Header) {
 /// One side of the exchange; returns how many peer frames matched.
 fn run_node(device: &str, me: u8, peer: u8) -> u64 {
     let d = Device::open(device, &OpenOptions::default()).unwrap();
-    let region = d
-        .map(0, rfm_core::interface::attitude_region_len(1))
-        .unwrap();
+    let region = d.map(0, rfm_interface::attitude_region_len(1)).unwrap();
     let ring = common::attitude_ring();
     let mut writer = FramedWriter::new(common::attitude_area(&region, me), ring).unwrap();
     let reader = FramedReader::new(common::attitude_area(&region, peer), ring).unwrap();

@@ -4,12 +4,12 @@
 mod common;
 
 use proptest::prelude::*;
-use rfm_core::frame::framed::{self, FrameBuf, Header, SyncMode};
-use rfm_core::frame::seed::{self, FlightData};
-use rfm_core::frame::{FrameError, Message, MESSAGE_LEN};
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, FramedWriter, ReadError};
-use rfm_core::{Device, OpenOptions};
+use rfm_frames::frame::framed::{self, FrameBuf, Header, SyncMode};
+use rfm_frames::frame::seed::{self, FlightData};
+use rfm_frames::frame::{FrameError, Message, MESSAGE_LEN};
+use rfm_frames::slot::{FramedReader, FramedWriter, ReadError};
+use rfm_memory::{Device, OpenOptions};
 
 fn message() -> impl Strategy<Value = Message> {
     // Any bytes a foreign writer may leave, terminated or not.
@@ -123,9 +123,7 @@ fn slot_reader_reports_corrupted_frames() {
         &OpenOptions::default(),
     )
     .unwrap();
-    let region = d
-        .map(0, rfm_core::interface::attitude_region_len(0))
-        .unwrap();
+    let region = d.map(0, rfm_interface::attitude_region_len(0)).unwrap();
     let slot = common::attitude_area(&region, 0);
     let ring = common::attitude_ring();
     let mut writer = FramedWriter::new(slot.clone(), ring).unwrap();

@@ -13,8 +13,8 @@ use common::input;
 use std::time::{Duration, Instant};
 
 use rfm_core::link::{AttitudeLink, LinkConfig, LinkError};
-use rfm_core::wait::WaitStrategy;
-use rfm_core::Network;
+use rfm_frames::wait::WaitStrategy;
+use rfm_memory::Network;
 
 const STEPS: u64 = 10_000;
 

@@ -10,13 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 
-use rfm_core::area::RING_DEPTH;
-use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::Message;
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter};
-use rfm_core::{Device, OpenOptions, Region};
+use rfm_frames::area::RING_DEPTH;
+use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_frames::frame::seed::FlightData;
+use rfm_frames::frame::Message;
+use rfm_frames::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter};
+use rfm_memory::{Device, OpenOptions, Region};
 
 const READS: u32 = if cfg!(miri) {
     60
@@ -30,7 +30,7 @@ fn region() -> Region {
     let device = format!("loopback:{}", common::unique("torn"));
     Device::open(&device, &OpenOptions::default())
         .unwrap()
-        .map(0, rfm_core::interface::attitude_region_len(0))
+        .map(0, rfm_interface::attitude_region_len(0))
         .unwrap()
 }
 

@@ -1,6 +1,6 @@
 //! A node's area of the coupling region: how it is divided, the ring of frames
 //! it holds, and how deep that ring is. One module owns these facts; the memory
-//! map (`rfm_core::interface::layout`) places areas, the frame layouts
+//! map (`rfm_interface::layout`) places areas, the frame layouts
 //! ([`crate::frame`]) and the liveness words (`rfm_core::link::liveness`) fill
 //! them in.
 //!
@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | 0 | 128 | head block: the framed layout's head word, or the seed layout's packet |
 //! | 128 | 64 | liveness: owner, heartbeat and closed words (`rfm_core::link::liveness`) |
-//! | 192 | d | descriptor: what the node publishes, by name (`rfm_core::interface::descriptor`) |
+//! | 192 | d | descriptor: what the node publishes, by name (`rfm_interface::descriptor`) |
 //! | 192 + d | n × e | ring: the frame of step s in entry s mod n (n a power of two, 16 unless rates need more) |
 //!
 //! An entry is a 64-byte frame header followed by the payload, rounded up to 64
@@ -36,7 +36,7 @@ pub const FRAME_HEADER: usize = 64;
 /// With lag L, a peer stepping concurrently can run up to L steps ahead and publish
 /// one more before it blocks, while this node still needs its frame from L steps
 /// back: 2L + 2 frames must coexist. Nodes at other rates get deeper rings
-/// (`rfm_core::interface::rates`).
+/// (`rfm_interface::rates`).
 pub const RING_DEPTH: usize = 16;
 
 /// The largest lag the rings are sized for unless an interface file says
@@ -50,7 +50,7 @@ fn align_up(n: usize, to: usize) -> usize {
 /// One node's area: where it is and how it is divided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Area {
-    /// The node's index in `rfm_core::interface::Interface::nodes`.
+    /// The node's index in `rfm_interface::Interface::nodes`.
     pub node: usize,
     pub slot: u8,
     /// Offset of the area from the start of the coupling region.

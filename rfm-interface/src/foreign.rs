@@ -21,8 +21,7 @@
 //! ]
 //! ```
 
-pub use rfm_frames::packed::Counting;
-use rfm_frames::packed::{CType, Mark, StructLayout};
+use rfm_frames::packed::{CType, Counting, Mark, StructLayout};
 
 use super::Period;
 

@@ -39,10 +39,10 @@ pub use foreign::{ForeignNode, Handshake};
 pub use layout::{MapError, MemoryMap};
 pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, ATTITUDE_STRIDE};
 pub use rates::{Period, StepRatio};
-pub use rfm_frames::value::Value;
 pub use settings::Settings;
 
-pub use rfm_frames::payload::{FmiType, SignalType};
+use rfm_frames::payload::SignalType;
+use rfm_frames::value::Value;
 
 /// Longest String signal, in bytes.
 pub const MAX_STRING_SIZE: u16 = 1024;
@@ -99,7 +99,7 @@ pub struct Interface {
     pub foreign: Vec<ForeignNode>,
 }
 
-pub use rfm_memory::MAX_MEMORY_SIZE;
+use rfm_memory::MAX_MEMORY_SIZE;
 
 /// The largest lag rings are sized for when a file does not say.
 pub const DEFAULT_MAX_LAG: u8 = rfm_frames::area::MAX_LAG;

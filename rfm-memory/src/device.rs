@@ -8,9 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::backend::loopback::{self, LoopbackError, LoopbackMemory};
-use crate::backend::rfm2g::{
-    self, Board, BoardError, Interrupt, Lcsr, Rfm2gError, RingEvent, LINK_EVENT,
-};
+use crate::backend::rfm2g::{self, Board, BoardError, Interrupt, Lcsr, RingEvent, LINK_EVENT};
+use rfm2g_sys::Rfm2gError;
 
 /// A device's network interrupts, enabled while it lives: how a link waits for
 /// its peers on an RFM2g board ([`Device::events`]).

@@ -23,7 +23,7 @@ mod device;
 mod region;
 pub mod seqlock;
 
-pub use backend::rfm2g::{Interrupt, Rfm2gError};
+pub use backend::rfm2g::Interrupt;
 pub use device::{
     split_rings, Device, DeviceError, DeviceInfo, DeviceSpec, Events, OpenOptions,
     DEFAULT_MEMORY_SIZE, DEVICE_FORMS, MAX_MEMORY_SIZE,

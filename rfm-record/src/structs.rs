@@ -19,7 +19,8 @@
 //! | 2 + n | its unit: length (0: none), UTF-8 |
 
 use rfm_frames::packed::{self, ByteOrder, CType, FieldDecl, Packing, StructLayout, C_TYPES};
-use rfm_interface::{ForeignNode, Value};
+use rfm_frames::value::Value;
+use rfm_interface::ForeignNode;
 
 /// A foreign struct a recording holds records of.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! the emulator cannot drift from the declarations our backend (and a user's C
 //! program) calls through.
 
-pub use rfm2g_sys::ffi::{
+pub(crate) use rfm2g_sys::ffi::{
     RFM2GCONFIG, RFM2GEVENTINFO, RFM2GEVENTTYPE, RFM2GHANDLE, RFM2GPCICONFIG, RFM2G_BOOL,
     RFM2G_CHAR, RFM2G_LCSR_OWNDATA, RFM2G_LCSR_SIGDET, RFM2G_LCSR_SNCLOST, RFM2G_NODE,
     RFM2G_STATUS, RFM2G_UINT16, RFM2G_UINT32, RFM2G_UINT64, RFM2G_UINT8,

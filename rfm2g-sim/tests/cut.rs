@@ -16,8 +16,8 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use rfm2g::abi::{RFM2GCONFIG, RFM2GEVENTINFO, RFM2GHANDLE};
 use rfm2g::*;
+use rfm2g_sys::ffi::{RFM2GCONFIG, RFM2GEVENTINFO, RFM2GHANDLE};
 use support::{unique, RingGuard};
 
 const SUCCESS: i32 = 0;

@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use rfm_core::backend::rfm2g::BoardError;
-use rfm_core::{DeviceError, DeviceSpec, Interrupt};
+use rfm_memory::backend::rfm2g::BoardError;
+use rfm_memory::{backend::rfm2g::Interrupt, DeviceError, DeviceSpec};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u32;
@@ -54,7 +54,7 @@ pub fn info(device: &str, library: Option<&Path>) -> Result<(), Failure> {
 
 #[cfg(unix)]
 fn shm_info(device: &str, name: &str, size: u64) -> Result<(), Failure> {
-    let stat = rfm_core::backend::shm::stat(name)
+    let stat = rfm_memory::backend::shm::stat(name)
         .map_err(|e| Failure::device(anyhow!("`{device}`: {e}")))?;
     // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
@@ -107,7 +107,7 @@ pub fn set_link(device: &str, up: bool, library: Option<&Path>) -> Result<(), Fa
              from its ring"
         )));
     }
-    use rfm_core::backend::rfm2g::emulated;
+    use rfm_memory::backend::rfm2g::emulated;
     match emulated::set_link(library, device, up) {
         Ok(()) => {
             let board = match emulated::board_of(library, device) {

@@ -1,13 +1,14 @@
 //! What the bytes of a coupling's memory are, by the descriptors its nodes wrote:
 //! for `dump --decode`, and the signal text `watch` shows.
 
-use rfm_core::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
-use rfm_core::interface::descriptor::{Described, Descriptor};
-use rfm_core::interface::{ForeignNode, Found, Value};
 use rfm_core::link::liveness::Words;
-use rfm_core::packed::decode;
-use rfm_core::slot::{FramedReader, ReadError, Ring};
-use rfm_core::Region;
+use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
+use rfm_frames::packed::decode;
+use rfm_frames::slot::{FramedReader, ReadError, Ring};
+use rfm_frames::value::Value;
+use rfm_interface::descriptor::{Described, Descriptor};
+use rfm_interface::{ForeignNode, Found};
+use rfm_memory::Region;
 
 /// `name=value unit` for each signal, in the interface's order, in at most
 /// `room` characters (`None`: all of each). Where they do not fit, the longest
@@ -107,7 +108,7 @@ pub fn signals(described: &[Described], payload: &[u8]) -> Vec<(String, Value, S
 pub fn describe(region: &Region, found: &[Found], from: u64, to: u64) -> Vec<(u64, u64, String)> {
     let mut lines = Vec::new();
     for f in found {
-        let Ok(area) = rfm_core::area::window(region, &f.area) else {
+        let Ok(area) = rfm_frames::area::window(region, &f.area) else {
             continue;
         };
         for (start, end, text) in parts(&area, f) {

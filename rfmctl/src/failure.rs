@@ -1,7 +1,7 @@
 //! How a command ends when it does not succeed: a message and an exit code a
 //! script can rely on (see `EXIT_CODES` in main.rs).
 
-use rfm_core::DeviceError;
+use rfm_memory::DeviceError;
 
 pub const CHECK_FAILED: u8 = 1;
 pub const USAGE: u8 = 2;

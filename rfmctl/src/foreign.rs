@@ -8,10 +8,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
-use rfm_core::interface::foreign::{describe, ForeignNode};
-use rfm_core::interface::{Interface, Reserved, Value};
 use rfm_core::link::ForeignPeer;
-use rfm_core::Region;
+use rfm_frames::value::Value;
+use rfm_interface::foreign::{describe, ForeignNode};
+use rfm_interface::{Interface, Reserved};
+use rfm_memory::Region;
 use serde_json::json;
 
 use crate::failure::Failure;

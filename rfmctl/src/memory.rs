@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::{Device, Region};
+use rfm_memory::{Device, Region};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
@@ -165,7 +165,7 @@ pub fn dump(args: &DumpArgs, library: Option<&Path>) -> Result<(), Failure> {
         let whole = device
             .map(base, device.size().saturating_sub(base) as usize)
             .map_err(Failure::device)?;
-        let found = rfm_core::interface::discover(&whole).map_err(Failure::device)?;
+        let found = rfm_interface::discover(&whole).map_err(Failure::device)?;
         let from = args.offset.saturating_sub(base);
         let to = from.saturating_add(args.len);
         let mut lines = crate::decode::describe(&whole, &found, from, to);

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rfm_core::backend::shm::ShmError;
-use rfm_core::{Device, DeviceError, DeviceSpec, OpenOptions};
+use rfm_memory::backend::shm::ShmError;
+use rfm_memory::{Device, DeviceError, DeviceSpec, OpenOptions};
 
 use crate::failure::Failure;
 
@@ -35,7 +35,7 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
                 return Failure::device(anyhow::anyhow!(
                     "`{device}` does not exist: no program has created {} (rfmctl only inspects \
                      memory, it does not create it)",
-                    rfm_core::backend::shm::object_path(&name)
+                    rfm_memory::backend::shm::object_path(&name)
                 ))
                 .not_yet()
             }
@@ -108,10 +108,10 @@ pub fn parse_wait(text: &str) -> Result<f64, String> {
 /// The part of `device` from the FMU's `regionOffset` to the end: where a
 /// coupling's areas are.
 pub fn coupling_region(
-    device: &rfm_core::Device,
+    device: &rfm_memory::Device,
     name: &str,
     region_offset: u64,
-) -> Result<rfm_core::Region, Failure> {
+) -> Result<rfm_memory::Region, Failure> {
     let size = device.size();
     device
         .map(region_offset, size.saturating_sub(region_offset) as usize)

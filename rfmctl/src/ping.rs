@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::frame::Message;
-use rfm_core::interface;
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedReader, FramedWriter, Ring};
-use rfm_core::Device;
+use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_frames::frame::Message;
+use rfm_frames::slot::{FramedReader, FramedWriter, Ring};
+use rfm_interface as interface;
+use rfm_memory::Device;
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
@@ -98,7 +98,7 @@ impl End {
             .map(args.region_offset, interface::attitude_region_len(highest))
             .map_err(|e| Failure::device(anyhow!("slots up to {highest} do not fit: {e}")))?;
         let area = |slot| {
-            rfm_core::area::window(&region, &interface::attitude_area(slot))
+            rfm_frames::area::window(&region, &interface::attitude_area(slot))
                 .map_err(Failure::device)
         };
         let ring = Ring::of(&interface::attitude_area(args.slot));

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rfm_core::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
-use rfm_core::interface;
-use rfm_core::record::{Header, Kind, Recorder, VERSION};
+use rfm_frames::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
+use rfm_interface as interface;
+use rfm_record::{Header, Kind, Recorder, VERSION};
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))

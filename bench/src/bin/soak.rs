@@ -223,7 +223,7 @@ fn pair(fmu: &Path, steps: u64) -> Result<Vec<Value>> {
     let mut results = Vec::new();
     for c in children {
         let out = c.wait_with_output()?;
-        let _ = rfm_core::backend::shm::unlink(&name);
+        let _ = rfm_memory::backend::shm::unlink(&name);
         if !out.status.success() {
             bail!("a soak process failed ({})", out.status);
         }

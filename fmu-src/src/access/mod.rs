@@ -15,8 +15,8 @@ use crate::state_machine::{fixed_parameters_settable, State};
 use crate::values::{count, load, store, Value, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{At, Causality, Model, Place, RingField, Route, Var};
-use rfm_core::interface::FmiType;
-use rfm_core::packed;
+use rfm_frames::packed;
+use rfm_frames::payload::FmiType;
 
 mod plain;
 mod runs;

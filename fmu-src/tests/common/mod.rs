@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use fmu_model::fmi2::*;
 use fmu_model::Model;
 use rfm_attitude::*;
-use rfm_core::interface::FmiType;
+use rfm_frames::payload::FmiType;
 
 /// Messages one instance logged: (status, category, message).
 pub type Log = Arc<Mutex<Vec<(fmi2Status, String, String)>>>;
@@ -247,7 +247,7 @@ pub struct ShmGuard(pub String);
 
 impl Drop for ShmGuard {
     fn drop(&mut self) {
-        let _ = rfm_core::backend::shm::unlink(&self.0);
+        let _ = rfm_memory::backend::shm::unlink(&self.0);
     }
 }
 

@@ -12,13 +12,13 @@
 
 use std::time::Instant;
 
-use rfm_core::area::{self, Area, DESCRIPTOR_OFFSET};
-use rfm_core::frame::framed;
-use rfm_core::interface::{Found, Scan};
 use rfm_core::link::liveness::{self, Life, PeerWatch, Words};
 use rfm_core::link::ownership;
-use rfm_core::mirror;
-use rfm_core::{Region, RegionError, WORD};
+use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
+use rfm_frames::frame::framed;
+use rfm_frames::mirror;
+use rfm_interface::{Found, Scan};
+use rfm_memory::{Region, RegionError, WORD};
 
 use crate::shared::{Announced, Shared, Traffic};
 use crate::wire::{Message, Stamp};

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use rfm_core::frame::framed::{FrameBuf, SyncMode};
 use rfm_core::link::{Link, LinkConfig};
-use rfm_core::{Device, OpenOptions};
+use rfm_frames::frame::framed::{FrameBuf, SyncMode};
+use rfm_memory::{Device, OpenOptions};
 
 use super::*;
 

@@ -7,9 +7,9 @@
 
 use std::fmt;
 
-use crate::area::FRAME_HEADER;
-use crate::interface::{Interface, MemoryMap};
 use crate::link::liveness::HEARTBEAT_PERIOD;
+use rfm_frames::area::FRAME_HEADER;
+use rfm_interface::{Interface, MemoryMap};
 
 /// The ring's bandwidth, bytes per second, shared by every node.
 pub const RING_BYTES_PER_SECOND: f64 = 170e6;
@@ -127,7 +127,7 @@ impl fmt::Display for RingBudget<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interface::Reserved;
+    use rfm_interface::Reserved;
 
     fn lab(reals: usize, period: &str) -> Interface {
         let signals: String = (0..reals)

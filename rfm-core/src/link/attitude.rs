@@ -6,10 +6,10 @@
 use std::ops::{Deref, DerefMut};
 
 use super::{Link, LinkConfig, LinkError};
-use crate::frame::framed::FrameBuf;
-use crate::frame::seed::payload as at;
-use crate::frame::{Message, MESSAGE_LEN};
 use crate::health::PeerHealth;
+use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::frame::seed::payload as at;
+use rfm_frames::frame::{Message, MESSAGE_LEN};
 
 /// What one node contributes per step.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

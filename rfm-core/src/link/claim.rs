@@ -36,8 +36,8 @@ use std::time::{Duration, Instant};
 
 use super::liveness::{self, Life, PeerWatch, Words, DEAD_AFTER};
 use super::ownership::{self, AreaWatch, Holder, Whose};
-use crate::area::window;
-use crate::interface::{discover, Found, Interface, MemoryMap};
+use rfm_frames::area::window;
+use rfm_interface::{discover, Found, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
 
 /// How long a claimant waits between announcing and verifying: far above the

@@ -57,7 +57,7 @@ impl Clock {
             base: Instant::now(),
             // Miri's isolation has no wall clock; nothing it runs records.
             #[cfg(not(miri))]
-            wall_at_base: crate::record::wall_ns(),
+            wall_at_base: rfm_record::wall_ns(),
             #[cfg(miri)]
             wall_at_base: 0,
             at: 0,

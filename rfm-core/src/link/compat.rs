@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use super::peer::Peer;
 use super::{LinkConfig, LinkError};
-use crate::frame::framed::{self, Header, SyncMode};
-use crate::frame::{seed, FrameError};
-use crate::interface::Found;
-use crate::interface::Interface;
-use crate::slot::{ReadError, Ring};
+use rfm_frames::frame::framed::{self, Header, SyncMode};
+use rfm_frames::frame::{seed, FrameError};
+use rfm_frames::slot::{ReadError, Ring};
+use rfm_interface::Found;
+use rfm_interface::Interface;
 use rfm_memory::{Region, RegionError};
 
 /// What a node expects of every peer's frames: its configuration and interface,

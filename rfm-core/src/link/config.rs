@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use super::error::config_error;
 use super::LinkError;
-use crate::area::MAX_LAG;
-use crate::frame::framed::SyncMode;
-use crate::interface::Interface;
 use crate::realtime::RealTime;
-use crate::wait::WaitStrategy;
-use crate::WORD;
+use rfm_frames::area::MAX_LAG;
+use rfm_frames::frame::framed::SyncMode;
+use rfm_frames::wait::WaitStrategy;
+use rfm_interface::Interface;
+use rfm_memory::WORD;
 
 /// The shortest `timeout`: ten heartbeats ([`super::liveness::HEARTBEAT_PERIOD`]).
 /// A shorter one takes a peer a scheduler held up a few beats for dead.
@@ -22,7 +22,7 @@ pub const MIN_TIMEOUT: Duration = Duration::from_millis(100);
 const _: () =
     assert!(MIN_TIMEOUT.as_millis() == 10 * super::liveness::HEARTBEAT_PERIOD.as_millis());
 const _: () = assert!(
-    MIN_TIMEOUT.as_millis() as f64 == crate::interface::settings::MIN_TIMEOUT_SECONDS * 1000.0
+    MIN_TIMEOUT.as_millis() as f64 == rfm_interface::settings::MIN_TIMEOUT_SECONDS * 1000.0
 );
 
 /// Which frame layout the link speaks.
@@ -44,14 +44,14 @@ impl std::str::FromStr for Layout {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Layout, String> {
-        crate::names::parse(&Layout::NAMES, s)
+        rfm_frames::names::parse(&Layout::NAMES, s)
             .ok_or_else(|| format!("unknown layout `{s}`; expected framed or seed"))
     }
 }
 
 impl std::fmt::Display for Layout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::names::name_of(&Layout::NAMES, self))
+        f.write_str(rfm_frames::names::name_of(&Layout::NAMES, self))
     }
 }
 
@@ -59,7 +59,7 @@ impl std::fmt::Display for Layout {
 #[derive(Debug, Clone)]
 pub struct LinkConfig {
     /// The signals exchanged; `None`: the attitude preset for `node_slot` and
-    /// `peer_slot` ([`crate::interface::attitude`]).
+    /// `peer_slot` ([`rfm_interface::attitude`]).
     pub interface: Option<Arc<Interface>>,
     pub device: String,
     pub rfm2g_library: Option<PathBuf>,

@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
 use super::ownership::Ending;
-use crate::{DeviceError, RegionError};
+use rfm_memory::{DeviceError, RegionError};
 
 /// Where a holder runs, for messages: this host, or another one whose bridge
 /// (its id) writes it here.
@@ -225,9 +225,9 @@ impl Foreign {
     /// `found`, a live node of another interface, over an area of `interface`
     /// (laid out as `map`), whose beat last moved `ago` before.
     pub(crate) fn over(
-        found: &crate::interface::Found,
-        interface: &crate::interface::Interface,
-        map: &crate::interface::MemoryMap,
+        found: &rfm_interface::Found,
+        interface: &rfm_interface::Interface,
+        map: &rfm_interface::MemoryMap,
         ago: Duration,
         host: Host,
     ) -> Foreign {

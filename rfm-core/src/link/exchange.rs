@@ -11,7 +11,7 @@ use super::handshake::{Admit, Fault};
 use super::lookout::Lookout;
 use super::peer::Peer;
 use super::{Layout, LinkError};
-use crate::slot::{ReadError, StepPoll};
+use rfm_frames::slot::{ReadError, StepPoll};
 use rfm_memory::RegionError;
 
 /// The lockstep wait of one step.
@@ -130,14 +130,14 @@ impl Exchange {
         i: usize,
         frame: &[u8],
         now: Instant,
-    ) -> Result<(), crate::frame::FrameError> {
+    ) -> Result<(), rfm_frames::frame::FrameError> {
         let scratch = self.peers[i].observer().scratch();
         if scratch.len() != frame.len() {
-            return Err(crate::frame::FrameError::BadLength {
+            return Err(rfm_frames::frame::FrameError::BadLength {
                 found: frame
                     .len()
-                    .saturating_sub(crate::frame::framed::HEADER_SIZE),
-                expected: scratch.len() - crate::frame::framed::HEADER_SIZE,
+                    .saturating_sub(rfm_frames::frame::framed::HEADER_SIZE),
+                expected: scratch.len() - rfm_frames::frame::framed::HEADER_SIZE,
             });
         }
         scratch.bytes_mut().copy_from_slice(frame);
@@ -149,7 +149,7 @@ impl Exchange {
     }
 
     /// Lockstep step `k`, one poll at `now`: exactly the frame the step needs of
-    /// every peer it waits for ([`crate::interface::rates`]), once it is there
+    /// every peer it waits for ([`rfm_interface::rates`]), once it is there
     /// and its session is live; then the newest frame of every other peer.
     pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<()>, LinkError> {
         let lag = self.expected.config.lag;

@@ -6,14 +6,15 @@
 
 use std::time::{Duration, Instant};
 
-use crate::interface::{ForeignNode, StepRatio, Value};
 use rfm_frames::packed::{self, CType, Outcome, StructReader, StructWriter};
+use rfm_frames::value::Value;
+use rfm_interface::{ForeignNode, StepRatio};
 use rfm_memory::{Region, RegionError};
 
 /// One foreign node's reading.
 #[derive(Debug)]
 pub struct ForeignPeer {
-    /// Its index in [`crate::interface::Interface::foreign`].
+    /// Its index in [`rfm_interface::Interface::foreign`].
     node: usize,
     io: Io,
     /// The newest whole struct taken (zeros before the first).

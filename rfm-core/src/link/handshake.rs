@@ -29,7 +29,7 @@
 use std::time::{Duration, Instant};
 
 use super::liveness::{token, Life, PeerWatch, Words, MIN_SILENCE};
-use crate::frame::framed::SyncMode;
+use rfm_frames::frame::framed::SyncMode;
 
 /// How often a bound link reads the peer's liveness words: a tenth of a heartbeat
 /// period, so that a beat is seen within a millisecond of happening while the

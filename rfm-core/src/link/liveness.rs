@@ -3,7 +3,7 @@
 //! Memory keeps whatever dead sessions wrote, so a frame proves nothing about its
 //! writer. Every slot, in both layouts, therefore ends with a liveness block of
 //! three words that only the slot's holder writes, and two a bridge writes
-//! ([`crate::area::LIVENESS_OFFSET`]; [`super::ownership`] has the whole block and
+//! ([`rfm_frames::area::LIVENESS_OFFSET`]; [`super::ownership`] has the whole block and
 //! the protocol):
 //!
 //! | offset | word |
@@ -32,10 +32,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::area::{DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
 use crate::realtime::RealTime;
-use crate::thread::Thread;
+use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
 use rfm_memory::{Network, Region, RegionError};
+use rfm_thread::Thread;
 
 /// How often a holder's heartbeat advances its beat word.
 pub const HEARTBEAT_PERIOD: Duration = Duration::from_millis(10);

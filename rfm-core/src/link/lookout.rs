@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use super::liveness::{Words, HEARTBEAT_PERIOD};
 use super::ownership::Whose;
-use crate::area::window;
-use crate::interface::{discover, Found};
-use crate::interface::{Interface, MemoryMap};
+use rfm_frames::area::window;
+use rfm_interface::{discover, Found};
+use rfm_interface::{Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
 
 /// How long a stranger's beat is watched before it is judged left over: several

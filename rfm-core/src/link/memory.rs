@@ -4,11 +4,11 @@
 
 use super::error::config_error;
 use super::{clock::new_epoch, replay, LinkConfig, LinkError, WaitPoll, REPLAY_PREFIX};
-use crate::frame::framed::SyncMode;
-use crate::interface::{Interface, MemoryMap};
-use crate::wait::WaitStrategy;
-use crate::{Device, DeviceError, Events, OpenOptions, Region};
+use rfm_frames::frame::framed::SyncMode;
+use rfm_frames::wait::WaitStrategy;
+use rfm_interface::{Interface, MemoryMap};
 use rfm_memory::OutsideMemory;
+use rfm_memory::{Device, DeviceError, Events, OpenOptions, Region};
 
 /// What [`open`] opened.
 pub(super) struct Opened {
@@ -48,7 +48,7 @@ pub(super) fn open(
     // against the first, then mapped alike below.
     let (memory, twin) = match memory.split_once('+') {
         Some((a, b)) if player.is_none() => {
-            crate::split_rings(&memory)?;
+            rfm_memory::split_rings(&memory)?;
             (a.to_owned(), Some(b.to_owned()))
         }
         _ => (memory, None),

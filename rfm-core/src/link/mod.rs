@@ -4,7 +4,7 @@
 //! publishes index k + 1. In lockstep with lag L, step k returns exactly each
 //! waited-for peer's frame of its step j = floor((k − L)·T_self / T_peer) (index
 //! j + 1; index 0, its initial values, while k < L): with equal periods, or
-//! none, its step k − L ([`crate::interface::rates`]). Peers the node runs free
+//! none, its step k − L ([`rfm_interface::rates`]). Peers the node runs free
 //! of (free mode, or its interface's `free`) give their newest frame.
 //!
 //! Reflective memory (and a `shm:` object) keeps its contents across runs, so a
@@ -22,10 +22,10 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use crate::frame::framed::{FrameBuf, SyncMode};
-use crate::interface::{self, Handshake, Interface, StepRatio};
-use crate::wait::{WaitStrategy, Waiter};
-use crate::{DeviceError, Events};
+use rfm_frames::frame::framed::{FrameBuf, SyncMode};
+use rfm_frames::wait::{WaitStrategy, Waiter};
+use rfm_interface::{self as interface, Handshake, Interface, StepRatio};
+use rfm_memory::{DeviceError, Events};
 
 mod attitude;
 mod claim;
@@ -105,7 +105,7 @@ pub struct Link {
     redundant: Option<redundant::Redundant>,
     /// The card of a single RFM2g device, asked what it saw when a step
     /// fails (`ring_state.rs`).
-    card: Option<crate::Device>,
+    card: Option<rfm_memory::Device>,
     /// The structs the lab's own programs write, read after every step.
     foreign: Vec<ForeignPeer>,
 }
@@ -166,7 +166,7 @@ impl Link {
             events,
             twin,
         } = memory::open(&mut config, &interface, &map, preset)?;
-        let in_process = matches!(device.spec(), crate::DeviceSpec::Loopback { .. });
+        let in_process = matches!(device.spec(), rfm_memory::DeviceSpec::Loopback { .. });
         // The own-data probe: a word of this node's own area.
         let probe = interface
             .nodes
@@ -177,7 +177,7 @@ impl Link {
             + ownership::PROBE as u64;
         let one_card = twin.is_none()
             && !region.is_redundant()
-            && matches!(device.spec(), crate::DeviceSpec::Rfm2g { .. });
+            && matches!(device.spec(), rfm_memory::DeviceSpec::Rfm2g { .. });
         let (card, redundant) = match one_card {
             true => (Some(device), None),
             false => (

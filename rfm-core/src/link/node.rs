@@ -19,11 +19,11 @@ use super::lookout;
 use super::ownership::{self, Ending};
 use super::peer::{Peer, Rate};
 use super::{Layout, LinkConfig, LinkError};
-use crate::area::DESCRIPTOR_OFFSET;
-use crate::frame::framed::{FrameBuf, Header};
-use crate::frame::seed;
-use crate::interface::{descriptor, Interface, MemoryMap};
-use crate::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
+use rfm_frames::area::DESCRIPTOR_OFFSET;
+use rfm_frames::frame::framed::{FrameBuf, Header};
+use rfm_frames::frame::seed;
+use rfm_frames::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
+use rfm_interface::{descriptor, Interface, MemoryMap};
 use rfm_memory::Region;
 
 enum Writer {
@@ -142,7 +142,7 @@ impl Node {
                 )
             })?;
         let geometry = map.area(me);
-        let own = crate::area::window(region, geometry)?;
+        let own = rfm_frames::area::window(region, geometry)?;
         let writer = match config.layout {
             Layout::Framed => Writer::Framed(FramedWriter::new(own.clone(), Ring::of(geometry))?),
             Layout::Seed => Writer::Seed {

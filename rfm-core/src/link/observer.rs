@@ -14,12 +14,12 @@ use std::time::Instant;
 use super::liveness::Words;
 use super::rings::{self, RingStats};
 use super::Layout;
-use crate::area::Area;
-use crate::frame::framed::{self, FrameBuf, Header};
-use crate::frame::seed;
 use crate::health::{FrameId, Observation, PeerHealth};
-use crate::interface::{discover, Found};
-use crate::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
+use rfm_frames::area::Area;
+use rfm_frames::frame::framed::{self, FrameBuf, Header};
+use rfm_frames::frame::seed;
+use rfm_frames::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
+use rfm_interface::{discover, Found};
 use rfm_memory::{Network, Region, RegionError};
 
 enum Reader {
@@ -444,7 +444,7 @@ pub fn described(region: &Region, slots: &[u8]) -> Result<Vec<Found>, RegionErro
     let mut found = discover(region)?;
     found.retain(|f| slots.is_empty() || slots.contains(&f.descriptor.slot));
     let held = |f: &Found| {
-        crate::area::window(region, &f.area)
+        rfm_frames::area::window(region, &f.area)
             .ok()
             .and_then(|a| Words::read(&a).ok())
             .is_some_and(|w| w.is_held() && w.owner == f.descriptor.session)

@@ -61,9 +61,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::liveness::{token, Life, PeerWatch, Words, DEAD_AFTER};
-use crate::area::{window, DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
-use crate::interface::descriptor::Descriptor;
-use crate::interface::{descriptor_at, Found, Interface, MemoryMap};
+use rfm_frames::area::{window, DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
+use rfm_interface::descriptor::Descriptor;
+use rfm_interface::{descriptor_at, Found, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError, WORD};
 
 const OWNER: usize = LIVENESS_OFFSET;
@@ -136,7 +136,7 @@ pub struct Ended {
 impl Ended {
     /// How it ended, naming the peer it concerns as every other message
     /// does: by its node in `interface`, and its slot.
-    pub fn describe(&self, interface: &crate::interface::Interface) -> String {
+    pub fn describe(&self, interface: &rfm_interface::Interface) -> String {
         let Some(slot) = self.about else {
             return self.how.to_string();
         };
@@ -381,7 +381,7 @@ pub(crate) fn padded(mut described: Vec<u8>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Device, OpenOptions};
+    use rfm_memory::{Device, OpenOptions};
 
     /// A memory of the test's own (tests run at once, and loopback memory is
     /// shared by name).
@@ -397,11 +397,11 @@ mod tests {
     #[test]
     fn a_descriptor_describes_its_area_only_while_its_session_holds_it() {
         let a = area("descriptor");
-        let i = crate::interface::attitude(0, 1);
+        let i = rfm_interface::attitude(0, 1);
         let map = i.map().unwrap();
         let geometry = map.area(0);
         let bytes = |epoch: u64| {
-            padded(crate::interface::descriptor::encode(
+            padded(rfm_interface::descriptor::encode(
                 &i.name,
                 i.fingerprint(),
                 &i.nodes[0],
@@ -443,7 +443,7 @@ mod tests {
     /// or another interface, also one that only shares the name.
     #[test]
     fn another_interface_that_shares_this_ones_name_is_another_interface() {
-        use crate::interface::{Interface, Reserved};
+        use rfm_interface::{Interface, Reserved};
         let file = |nodes: &str| {
             Interface::parse(
                 "f.toml",
@@ -462,7 +462,7 @@ mod tests {
         let found_in = |theirs: &Interface, i: usize| {
             let m = theirs.map().unwrap();
             let area = m.area(i).clone();
-            let bytes = crate::interface::descriptor::encode(
+            let bytes = rfm_interface::descriptor::encode(
                 &theirs.name,
                 theirs.fingerprint(),
                 &theirs.nodes[i],
@@ -470,7 +470,7 @@ mod tests {
                 1,
             );
             Found {
-                descriptor: crate::interface::descriptor::decode(&bytes).unwrap(),
+                descriptor: rfm_interface::descriptor::decode(&bytes).unwrap(),
                 area,
             }
         };

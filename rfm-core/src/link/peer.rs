@@ -8,11 +8,11 @@ use super::handshake::{Admit, Fault, Handshake};
 use super::liveness::{self, token, MIN_SILENCE};
 use super::observer::Observer;
 use super::LinkConfig;
-use crate::area::Area;
-use crate::frame::framed::{Header, SyncMode};
-use crate::interface::descriptor::Descriptor;
-use crate::interface::{Interface, StepRatio};
-use crate::slot::ReadError;
+use rfm_frames::area::Area;
+use rfm_frames::frame::framed::{Header, SyncMode};
+use rfm_frames::slot::ReadError;
+use rfm_interface::descriptor::Descriptor;
+use rfm_interface::{Interface, StepRatio};
 use rfm_memory::{Region, RegionError};
 
 /// The article's packets carry no session and no heartbeat: a seed peer is live
@@ -123,7 +123,7 @@ impl Peer {
         // On a redundant device each peer's frames come from either ring,
         // whichever holds them: its window switches alone.
         let mut observed = Observer::new(
-            crate::area::window(region, geometry)?.own_source(),
+            rfm_frames::area::window(region, geometry)?.own_source(),
             geometry,
             config.layout,
         )?;

@@ -4,7 +4,7 @@
 
 use super::ring_watch::{CardFault, RingWatch};
 use super::Link;
-use crate::{Device, DeviceSpec};
+use rfm_memory::{Device, DeviceSpec};
 use rfm_memory::{Network, Region};
 
 /// The two rings of a link: their names, the watch of their cards, and what

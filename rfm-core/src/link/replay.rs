@@ -2,7 +2,7 @@
 //!
 //! The node runs as always on a private loopback memory; only the peers' frames
 //! come from the recording: at step k each lockstep peer's recorded frame that
-//! the rule on time names ([`crate::interface::rates`]: k + 1 - lag with equal
+//! the rule on time names ([`rfm_interface::rates`]: k + 1 - lag with equal
 //! periods) is taken, as a lockstep link takes it from memory (so every output,
 //! `link.*` included, is computed the same way), and of a peer the node takes
 //! the newest frame of (`free`), the frame the recorded step had taken (exact
@@ -26,10 +26,11 @@ use std::time::Instant;
 
 use super::node::Node;
 use super::LinkError;
-use crate::frame::framed::HEADER_SIZE;
-use crate::interface::descriptor::Descriptor;
-use crate::interface::{Interface, Value};
-use crate::record::{Kind, Reader};
+use rfm_frames::frame::framed::HEADER_SIZE;
+use rfm_frames::value::Value;
+use rfm_interface::descriptor::Descriptor;
+use rfm_interface::Interface;
+use rfm_record::{Kind, Reader};
 
 /// A recording being played to a node.
 #[derive(Debug)]
@@ -277,5 +278,7 @@ impl Player {
 /// The frame index a recorded frame carries (its header's step).
 fn frame_index(frame: &[u8]) -> Option<u64> {
     let len = frame.len().checked_sub(HEADER_SIZE)?;
-    crate::frame::framed::check(frame, len).ok().map(|h| h.step)
+    rfm_frames::frame::framed::check(frame, len)
+        .ok()
+        .map(|h| h.step)
 }

@@ -9,7 +9,7 @@
 //! driver call (the ring check sends a packet round the ring).
 
 use super::LinkError;
-use crate::{Device, DeviceError};
+use rfm_memory::{Device, DeviceError};
 
 /// What a card says of its ring.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub enum RingState {
 /// What `card` says of its ring, asked now (two driver calls). The one rule
 /// for where a ring is open, which `rfmctl watch` shows too.
 pub fn ring_state(card: &Device) -> RingState {
-    if !matches!(card.spec(), crate::DeviceSpec::Rfm2g { .. }) {
+    if !matches!(card.spec(), rfm_memory::DeviceSpec::Rfm2g { .. }) {
         return RingState::Whole;
     }
     let lcsr = card.lcsr().ok();

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::Device;
 use rfm_memory::backend::rfm2g::{Lcsr, RingEvent};
+use rfm_memory::Device;
 use rfm_memory::Network;
 
 /// How often each card is looked at.

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::slot::StepPoll;
+use rfm_frames::slot::StepPoll;
 use rfm_memory::Network;
 
 /// How often the ring a peer's frames did not come from is looked at (its
@@ -95,9 +95,9 @@ impl RingStats {
 /// else that it was overwritten (an error of the step), else a frame that
 /// could not be read, else not yet there.
 pub(crate) fn better(
-    a: Result<StepPoll, crate::slot::ReadError>,
-    b: Result<StepPoll, crate::slot::ReadError>,
-) -> Result<StepPoll, crate::slot::ReadError> {
+    a: Result<StepPoll, rfm_frames::slot::ReadError>,
+    b: Result<StepPoll, rfm_frames::slot::ReadError>,
+) -> Result<StepPoll, rfm_frames::slot::ReadError> {
     let rank = |r: &Result<StepPoll, _>| match r {
         Ok(StepPoll::Ready(_)) => 3,
         Ok(StepPoll::Overwritten { .. }) => 2,

@@ -15,7 +15,7 @@ pub struct ShmGuard(pub String);
 #[cfg(not(miri))]
 impl Drop for ShmGuard {
     fn drop(&mut self) {
-        let _ = rfm_core::backend::shm::unlink(&self.0);
+        let _ = rfm_memory::backend::shm::unlink(&self.0);
     }
 }
 
@@ -28,15 +28,15 @@ mod sim;
 #[allow(unused_imports)]
 pub use sim::{sim_library, unique, RingGuard};
 
-use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::interface;
 use rfm_core::link::Sample;
-use rfm_core::slot::Ring;
-use rfm_core::Region;
+use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_frames::slot::Ring;
+use rfm_interface as interface;
+use rfm_memory::Region;
 
 /// The area of attitude preset `slot` within a coupling region mapped at 0.
 pub fn attitude_area(region: &Region, slot: u8) -> Region {
-    rfm_core::area::window(region, &interface::attitude_area(slot)).unwrap()
+    rfm_frames::area::window(region, &interface::attitude_area(slot)).unwrap()
 }
 
 /// The ring of every attitude preset area.
@@ -75,6 +75,6 @@ pub fn input(node: u8, k: u64) -> rfm_core::link::Sample {
         sim_time: x * 1e-3,
         attitude: [x + f64::from(node) / 8.0, -x, x * 1e-9 + f64::from(node)],
         status: (k % 256) as u8,
-        message: rfm_core::frame::Message::new(&format!("n{node} k{k}")).unwrap(),
+        message: rfm_frames::frame::Message::new(&format!("n{node} k{k}")).unwrap(),
     }
 }

@@ -38,12 +38,12 @@ mod common;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use rfm_core::frame::framed::{FrameBuf, SyncMode};
-use rfm_core::frame::Message;
-use rfm_core::interface::{self, Interface};
 use rfm_core::link::liveness::{Beater, HEARTBEAT_PERIOD, MIN_SILENCE};
 use rfm_core::link::{LinkConfig, Node, PeerSample, Sample, StartPoll};
-use rfm_core::{Device, Network, OpenOptions, Region};
+use rfm_frames::frame::framed::{FrameBuf, SyncMode};
+use rfm_frames::frame::Message;
+use rfm_interface::{self as interface, Interface};
+use rfm_memory::{Device, Network, OpenOptions, Region};
 
 mod world;
 

@@ -163,7 +163,7 @@ fn the_seed_layout_interoperates_in_free_mode() {
 /// with "uses layout seed".
 #[test]
 fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_writer() {
-    use rfm_core::slot::FramedWriter;
+    use rfm_frames::slot::FramedWriter;
     use std::sync::atomic::Ordering;
 
     let dev = loopback();
@@ -173,14 +173,14 @@ fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_write
     })
     .unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
-    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let memory = rfm_memory::Device::open(&dev, &rfm_memory::OpenOptions::default()).unwrap();
     let region = memory
-        .map(0, rfm_core::interface::attitude_region_len(1))
+        .map(0, rfm_interface::attitude_region_len(1))
         .unwrap();
     let slot = common::attitude_area(&region, 1);
     let ring = common::attitude_ring();
     let mut writer = FramedWriter::new(slot.clone(), ring).unwrap();
-    let seed_like = u64::from(rfm_core::frame::seed::MAGIC);
+    let seed_like = u64::from(rfm_frames::frame::seed::MAGIC);
     for step in seed_like - 3..=seed_like {
         let (mut frame, mut header) = common::attitude_frame(1, 0, step, 0x77, &input(1, step));
         header.mode = SyncMode::Free;
@@ -188,7 +188,7 @@ fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_write
     }
     assert_eq!(
         slot.load_u32(0, Ordering::Acquire).unwrap(),
-        rfm_core::frame::seed::MAGIC
+        rfm_frames::frame::seed::MAGIC
     );
     // The newest frame is corrupted: unreadable.
     let at = ring.entry_offset(seed_like) + 64;
@@ -211,11 +211,11 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     use std::task::Poll;
 
     let dev = loopback();
-    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let memory = rfm_memory::Device::open(&dev, &rfm_memory::OpenOptions::default()).unwrap();
     let region = memory
-        .map(0, rfm_core::interface::attitude_region_len(1))
+        .map(0, rfm_interface::attitude_region_len(1))
         .unwrap();
-    let interface = std::sync::Arc::new(rfm_core::interface::attitude(0, 1));
+    let interface = std::sync::Arc::new(rfm_interface::attitude(0, 1));
     let map = interface.map().unwrap();
     let t0 = Instant::now();
     let ms = |n: u64| t0 + Duration::from_millis(n);

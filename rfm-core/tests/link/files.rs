@@ -18,7 +18,7 @@ signals = [ { name = "frame_count", type = "Integer" } ]
 /// The visual node's error at its first step when the cockpit was built from
 /// `cockpit_file` and the visual from [`LAB`].
 fn first_exchange_error(cockpit_file: &str) -> String {
-    use rfm_core::interface::{Interface, Reserved};
+    use rfm_interface::{Interface, Reserved};
     use std::sync::Arc;
     let dev = loopback();
     let open = |slot: u8, interface: Interface| {
@@ -113,7 +113,7 @@ fn wider_cockpit() -> String {
 /// a second, naming both nodes.
 #[test]
 fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
-    use rfm_core::interface::{Interface, Reserved};
+    use rfm_interface::{Interface, Reserved};
     use std::sync::Arc;
     let cockpit_file = wider_cockpit();
     let dev = loopback();
@@ -172,7 +172,7 @@ fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
 /// steps on exactly.
 #[test]
 fn a_node_of_another_interface_over_a_running_pair_is_refused_and_the_pair_runs_on() {
-    use rfm_core::interface::{Interface, Reserved};
+    use rfm_interface::{Interface, Reserved};
     use std::sync::Arc;
     let dev = loopback();
     let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
@@ -235,13 +235,13 @@ signals = [ { name = "y", type = "Real" } ]
 /// when the later did.
 fn started_apart(
     cockpit_wins_first: bool,
-) -> ([rfm_core::link::Node; 2], Instant, u64, rfm_core::Device) {
-    use rfm_core::interface::{Interface, Reserved};
+) -> ([rfm_core::link::Node; 2], Instant, u64, rfm_memory::Device) {
     use rfm_core::link::{Node, StartPoll};
+    use rfm_interface::{Interface, Reserved};
     use std::sync::Arc;
     let cockpit_file = wider_cockpit();
     let dev = loopback();
-    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let memory = rfm_memory::Device::open(&dev, &rfm_memory::OpenOptions::default()).unwrap();
     let region = memory.map(0, memory.size() as usize).unwrap();
     let files = [
         Interface::parse("cockpit.toml", &cockpit_file, &Reserved::NONE).unwrap(),

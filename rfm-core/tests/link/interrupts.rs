@@ -16,12 +16,12 @@ fn two_boards() -> (common::RingGuard, [String; 2], Option<std::path::PathBuf>) 
 #[test]
 fn network_interrupts_reach_the_other_nodes_of_the_ring() {
     let (_ring, dev, lib) = two_boards();
-    let options = rfm_core::OpenOptions {
+    let options = rfm_memory::OpenOptions {
         rfm2g_library: lib,
         ..Default::default()
     };
-    let a = rfm_core::Device::open(&dev[0], &options).unwrap();
-    let b = rfm_core::Device::open(&dev[1], &options).unwrap();
+    let a = rfm_memory::Device::open(&dev[0], &options).unwrap();
+    let b = rfm_memory::Device::open(&dev[1], &options).unwrap();
     let (ea, eb) = (a.events().unwrap().unwrap(), b.events().unwrap().unwrap());
     ea.broadcast(42).unwrap();
     assert_eq!(

@@ -172,8 +172,8 @@ fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
 /// and node 0, waiting for node 1's next frame, says how node 1 ended.
 #[test]
 fn a_peer_that_failed_ends_the_wait_at_once_with_how_it_ended() {
-    use rfm_core::frame::framed::FrameBuf;
     use rfm_core::link::Link;
+    use rfm_frames::frame::framed::FrameBuf;
     let dev = loopback();
     let mut a = Link::open(config(&dev, 0, 1, 0)).unwrap();
     let mut b = Link::open(config(&dev, 1, 0, 0)).unwrap();
@@ -207,18 +207,18 @@ fn a_peer_that_failed_ends_the_wait_at_once_with_how_it_ended() {
 /// into the new holder's slot.
 #[test]
 fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alone() {
-    use rfm_core::area::LIVENESS_OFFSET;
     use rfm_core::link::liveness::{Words, HEARTBEAT_PERIOD};
+    use rfm_frames::area::LIVENESS_OFFSET;
     use std::sync::atomic::Ordering;
 
     let dev = loopback();
     let mut a = AttitudeLink::open(config(&dev, 0, 0, 0)).unwrap();
     a.start(&input(0, u64::MAX)).unwrap();
     a.step(0, &input(0, 0)).unwrap();
-    let memory = rfm_core::Device::open(&dev, &rfm_core::OpenOptions::default()).unwrap();
+    let memory = rfm_memory::Device::open(&dev, &rfm_memory::OpenOptions::default()).unwrap();
     let slot = common::attitude_area(
         &memory
-            .map(0, rfm_core::interface::attitude_region_len(0))
+            .map(0, rfm_interface::attitude_region_len(0))
             .unwrap(),
         0,
     );

@@ -9,10 +9,10 @@ use common::input;
 
 use std::time::{Duration, Instant};
 
-use rfm_core::frame::framed::FrameBuf;
-use rfm_core::frame::framed::SyncMode;
 use rfm_core::link::{AttitudeLink, Layout, LinkConfig, LinkError, Sample};
-use rfm_core::wait::WaitStrategy;
+use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::frame::framed::SyncMode;
+use rfm_frames::wait::WaitStrategy;
 
 mod config;
 mod exchange;

@@ -1,7 +1,7 @@
 //! The `framed` layout: our frame (a header and a node's payload), its codec, and
 //! where frames sit in a node's area.
 //!
-//! A node's area (see `rfm_core::interface::layout`) holds the head word at offset 0
+//! A node's area (see `rfm_interface::layout`) holds the head word at offset 0
 //! (the low 32 bits of the newest complete step, stored after the frame, Release)
 //! and a ring of 16 entries, the frame of step s in entry s mod 16.
 //!
@@ -21,11 +21,11 @@
 //! | 16 | 4 | payload length in bytes |
 //! | 20 | 4 | reserved (zero) |
 //! | 24 | 8 | epoch: random per writer session; a change means the peer restarted |
-//! | 32 | 8 | interface fingerprint (`rfm_core::interface::Interface::fingerprint`) |
+//! | 32 | 8 | interface fingerprint (`rfm_interface::Interface::fingerprint`) |
 //! | 40 | 8 | step: 0 for the frame published at initialization, then 1, 2, … |
 //! | 48 | 8 | simulation time (f64) |
 //! | 56 | 8 | writer's wall clock, ns since the Unix epoch |
-//! | 64 | n | payload: the writer's signals (`rfm_core::interface::layout`) |
+//! | 64 | n | payload: the writer's signals (`rfm_interface::layout`) |
 //!
 //! CRC-32C rather than the zip CRC-32: the same 32 bits of protection, computed by
 //! one instruction per 8 bytes on x86-64 (SSE4.2) and aarch64, with a portable

@@ -1,7 +1,7 @@
 //! Frames: what one node publishes per step, and where in the region it lives.
 //!
 //! The region holds one area per node, placed by the interface's memory map
-//! (`rfm_core::interface::layout`). Each node writes only its own area (the
+//! (`rfm_interface::layout`). Each node writes only its own area (the
 //! single-writer rule of reflective memory: two writers of one address race on the
 //! fibre) and reads any other.
 //!

@@ -7,11 +7,10 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::super::foreign::{
-    can_mark, Counting, FieldInfo, ForeignNode, Handshake, COUNTINGS, HANDSHAKES,
-};
+use super::super::foreign::{can_mark, FieldInfo, ForeignNode, Handshake, COUNTINGS, HANDSHAKES};
 use super::super::*;
 use super::{RawNode, Source};
+use rfm_frames::packed::Counting;
 use rfm_frames::packed::{ByteOrder, CType, FieldDecl, Packing, StructLayout, MAX_ELEMENTS};
 
 #[derive(Deserialize)]

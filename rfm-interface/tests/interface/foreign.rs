@@ -1,8 +1,9 @@
 //! Foreign nodes: the article's FlightData declared as a lab's own struct, the
 //! map that keeps FMU areas off it, and every bad declaration named where it is.
 
+use rfm_frames::packed::Counting;
 use rfm_frames::packed::{ByteOrder, CType};
-use rfm_interface::foreign::{Counting, Handshake};
+use rfm_interface::foreign::Handshake;
 use rfm_interface::layout::MapTable;
 use rfm_interface::{Interface, Reserved};
 

@@ -1,9 +1,8 @@
 //! Interface files: the example parses to what it says, and every bad
 //! file gets an error naming the file, line and column and what is allowed.
 
-use rfm_interface::{
-    Interface, InterfaceError, Reserved, SignalType, Value, MAX_SIGNALS, MAX_STRING_SIZE,
-};
+use rfm_frames::{payload::SignalType, value::Value};
+use rfm_interface::{Interface, InterfaceError, Reserved, MAX_SIGNALS, MAX_STRING_SIZE};
 
 mod compare;
 mod foreign;

@@ -9,8 +9,8 @@ use std::ffi::{c_void, CStr, CString};
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
-use rfm2g::abi::{RFM2GCONFIG, RFM2GEVENTINFO, RFM2GHANDLE};
 use rfm2g::*;
+use rfm2g_sys::ffi::{RFM2GCONFIG, RFM2GEVENTINFO, RFM2GHANDLE};
 use support::{unique, RingGuard};
 
 mod events;

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::backend::rfm2g::BoardError;
-use rfm_core::frame::seed::{self, FlightData};
-use rfm_core::frame::Message;
-use rfm_core::{interface, DeviceError, DeviceSpec};
+use rfm_frames::frame::seed::{self, FlightData};
+use rfm_frames::frame::Message;
+use rfm_interface as interface;
+use rfm_memory::backend::rfm2g::BoardError;
+use rfm_memory::{DeviceError, DeviceSpec};
 use serde_json::json;
 
 use crate::failure::Failure;
@@ -227,7 +228,7 @@ fn memory_checks(device: &str, library: Option<&Path>) -> (Vec<Check>, Option<u1
 /// The continuity test, and the card's own view of its ring (its LCSR) where
 /// the library gives it: a ring that passes the test while its receiver reports
 /// lost sync or bad data is a fibre about to fail.
-fn ring_check(dev: &rfm_core::Device) -> Check {
+fn ring_check(dev: &rfm_memory::Device) -> Check {
     use rfm_core::link::RingState;
     let lcsr = dev.lcsr().ok();
     let state = lcsr.map(|l| format!("; {l}")).unwrap_or_default();
@@ -270,7 +271,7 @@ fn ring_check(dev: &rfm_core::Device) -> Check {
 /// What the memory describes: each coupling's interface and its nodes; two
 /// interfaces whose areas overlap are named (a leftover of an earlier run is
 /// fine, two live couplings on one memory are not).
-fn memory_check(dev: &rfm_core::Device, device: &str) -> Check {
+fn memory_check(dev: &rfm_memory::Device, device: &str) -> Check {
     let region = match coupling_region(dev, device, 0) {
         Ok(r) => r,
         Err(f) => return check("memory", Verdict::Fail, format!("{:#}", f.error)),
@@ -434,7 +435,7 @@ fn foreign_structs(
     };
     let interface = foreign::load(file)?;
     let region_offset = match interface.settings.get("regionOffset") {
-        Some(interface::Value::Integer(o)) => u64::try_from(*o).unwrap_or(0),
+        Some(rfm_frames::value::Value::Integer(o)) => u64::try_from(*o).unwrap_or(0),
         _ => 0,
     };
     let mut watched = Vec::new();

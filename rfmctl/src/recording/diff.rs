@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::anyhow;
-use rfm_core::interface::Value;
-use rfm_core::record::Reader;
+use rfm_frames::value::Value;
+use rfm_record::Reader;
 
 use super::frames;
 use crate::failure::Failure;

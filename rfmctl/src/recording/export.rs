@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use rfm_core::interface::Value;
-use rfm_core::record::{Kind, Reader};
+use rfm_frames::value::Value;
+use rfm_record::{Kind, Reader};
 
 use super::{items, values, Described, Item};
 use crate::failure::Failure;

@@ -1,5 +1,5 @@
 //! `record` (a third-party recorder), and `show`, `export`, `plot` and `diff`:
-//! what recordings hold (see `rfm_core::record` for
+//! what recordings hold (see `rfm_record` for
 //! the format). Each frame is read back with its header checked and its signals
 //! named by the descriptors in the recording's header.
 
@@ -11,10 +11,10 @@ mod show;
 
 use std::io::Read;
 
-use rfm_core::frame::framed::{self, Header, HEADER_SIZE};
-use rfm_core::interface::descriptor::Descriptor;
-use rfm_core::interface::Value;
-use rfm_core::record::{Kind, Reader, RecordError, RecordedStruct};
+use rfm_frames::frame::framed::{self, Header, HEADER_SIZE};
+use rfm_frames::value::Value;
+use rfm_interface::descriptor::Descriptor;
+use rfm_record::{Kind, Reader, RecordError, RecordedStruct};
 
 pub use diff::diff;
 pub use export::export_csv;

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use anyhow::{anyhow, Context};
 use plotters::prelude::*;
-use rfm_core::interface::descriptor::Descriptor;
-use rfm_core::interface::{SignalType, Value};
-use rfm_core::record::Reader;
+use rfm_frames::{payload::SignalType, value::Value};
+use rfm_interface::descriptor::Descriptor;
+use rfm_record::Reader;
 
 use super::frames;
 use crate::failure::Failure;

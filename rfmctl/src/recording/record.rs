@@ -10,12 +10,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::interface::{descriptor, Found};
-use rfm_core::record::{
-    queue_capacity, wall_ns, Header, Kind, RecordedStruct, Recorder, MAX_STRUCTS,
-};
-use rfm_core::slot::{FramedReader, Ring, StepPoll};
-use rfm_core::{Device, Region};
+use rfm_frames::slot::{FramedReader, Ring, StepPoll};
+use rfm_interface::{descriptor, Found};
+use rfm_memory::{Device, Region};
+use rfm_record::{queue_capacity, wall_ns, Header, Kind, RecordedStruct, Recorder, MAX_STRUCTS};
 
 use crate::failure::Failure;
 use crate::foreign::{self, Structs};
@@ -85,7 +83,7 @@ impl Foreign {
 struct Source {
     slot: u8,
     reader: FramedReader,
-    buf: rfm_core::frame::framed::FrameBuf,
+    buf: rfm_frames::frame::framed::FrameBuf,
     /// The next frame index to record (`None`: start at the newest).
     next: Option<u64>,
     frames: u64,
@@ -107,7 +105,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     };
     let mut sources = Vec::new();
     for f in &found {
-        let area = rfm_core::area::window(&region, &f.area).map_err(Failure::device)?;
+        let area = rfm_frames::area::window(&region, &f.area).map_err(Failure::device)?;
         let reader = FramedReader::new(area, Ring::of(&f.area)).map_err(Failure::device)?;
         sources.push(Source {
             slot: f.descriptor.slot,
@@ -124,7 +122,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
     let capacity = queue_capacity(header.largest_record(), sources.len() + structs);
     let mut recorder = Recorder::create(&args.out, &header, capacity, args.overwrite, &by)
         .map_err(|e| match e {
-            rfm_core::record::RecorderError::Exists { .. } => {
+            rfm_record::RecorderError::Exists { .. } => {
                 Failure::usage(anyhow!("{e}: pass --overwrite to replace it"))
             }
             e => Failure::device(e),

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rfm_core::frame::framed::{self, HEADER_SIZE};
-use rfm_core::record::{Header, Kind, Reader, Record};
+use rfm_frames::frame::framed::{self, HEADER_SIZE};
+use rfm_record::{Header, Kind, Reader, Record};
 
 use crate::failure::Failure;
 

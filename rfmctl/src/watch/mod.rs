@@ -1,7 +1,7 @@
 //! `watch`: every node's newest frame, decoded by name, refreshing in place.
 //!
 //! The watcher needs no interface file: each node describes itself in its own area
-//! (see `rfm_core::interface::descriptor`), and the watcher finds those
+//! (see `rfm_interface::descriptor`), and the watcher finds those
 //! descriptors in the memory and decodes each node's signals by them.
 //!
 //! The watcher looks every millisecond: it takes each node's frames that the
@@ -19,12 +19,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::interface::{self, Found};
 use rfm_core::link::liveness::Words;
 use rfm_core::link::observer::{described, Observer};
 use rfm_core::link::ownership::{self, AreaWatch, Holder};
 use rfm_core::link::Layout;
-use rfm_core::{Device, Region};
+use rfm_interface::{self as interface, Found};
+use rfm_memory::{Device, Region};
 use serde_json::json;
 
 use crate::failure::Failure;
@@ -140,7 +140,7 @@ fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {
         .iter()
         .map(|&s| {
             let area =
-                rfm_core::area::window(region, &interface::attitude_area(s)).map_err(|e| {
+                rfm_frames::area::window(region, &interface::attitude_area(s)).map_err(|e| {
                     Failure::device(anyhow!(
                         "slot {s} of the attitude layout does not fit the memory: {e}"
                     ))
@@ -164,7 +164,7 @@ fn framed_views(region: &Region, slots: &[u8], foreign: bool) -> Result<Vec<Slot
     let chosen = described(region, slots).map_err(Failure::device)?;
     let mut views = Vec::new();
     for f in chosen {
-        let area = rfm_core::area::window(region, &f.area).map_err(Failure::device)?;
+        let area = rfm_frames::area::window(region, &f.area).map_err(Failure::device)?;
         let observer = Observer::new(area, &f.area, Layout::Framed).map_err(Failure::device)?;
         views.push(SlotView::new(
             f.descriptor.slot,
@@ -233,7 +233,7 @@ fn others(region: &Region, views: &[SlotView]) -> Result<Vec<Other>, Failure> {
         if shown.contains(&found.area.offset) {
             continue;
         }
-        let area = rfm_core::area::window(region, &found.area).map_err(Failure::device)?;
+        let area = rfm_frames::area::window(region, &found.area).map_err(Failure::device)?;
         let mut watch = AreaWatch::new(Words::read(&area).map_err(Failure::device)?, now);
         let holder = watch.judge(&area, now).map_err(Failure::device)?;
         others.push(Other {

@@ -3,13 +3,14 @@
 
 use std::time::Instant;
 
-use rfm_core::frame::{self, seed::FlightData};
 use rfm_core::health::PeerHealth;
-use rfm_core::interface::{Found, Value};
 use rfm_core::link::liveness::{self, Words, MIN_SILENCE};
 use rfm_core::link::observer::Observer;
 use rfm_core::link::ownership::{self, AreaWatch, Holder};
-use rfm_core::slot::ReadError;
+use rfm_frames::frame::{self, seed::FlightData};
+use rfm_frames::slot::ReadError;
+use rfm_frames::value::Value;
+use rfm_interface::Found;
 use serde_json::json;
 
 /// What a slot's area is read as.
@@ -37,7 +38,7 @@ impl Shown {
     /// index - 1); a seed packet's id as it is.
     fn shown_step(&self) -> i64 {
         match self.epoch {
-            Some(_) => rfm_core::frame::framed::step_of(self.step),
+            Some(_) => rfm_frames::frame::framed::step_of(self.step),
             None => i64::try_from(self.step).unwrap_or(i64::MAX),
         }
     }

@@ -7,8 +7,9 @@ use super::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use rfm_core::interface::{Interface, Reserved, Value};
-use rfm_core::packed::{encode, StructWriter};
+use rfm_frames::packed::{encode, StructWriter};
+use rfm_frames::value::Value;
+use rfm_interface::{Interface, Reserved};
 
 /// An FMU node (placed at 0) and two structs of the lab: `flight`, which the
 /// test's writer rewrites (a big-endian seqlock), and `motion`, which nobody
@@ -294,7 +295,7 @@ fn an_interface_without_structs_or_with_an_error_is_refused_with_exit_2() {
 fn describe_ios(region: &Region) -> Interface {
     let lab = Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap();
     let map = lab.map().unwrap();
-    let area = rfm_core::area::window(region, &map.areas[0]).unwrap();
+    let area = rfm_frames::area::window(region, &map.areas[0]).unwrap();
     let mut d = descriptor::encode(
         &lab.name,
         lab.fingerprint(),
@@ -351,13 +352,13 @@ fn record_with_the_interface_holds_each_struct_once_and_show_and_export_decode_t
     // `motion` nobody writes: its first struct, once. `flight` each write.
     assert_eq!(count("motion"), 1, "{text}");
     assert!(count("flight") > 100, "{text}");
-    let mut reader = rfm_core::record::Reader::open(&out).unwrap();
+    let mut reader = rfm_record::Reader::open(&out).unwrap();
     let flight = reader.header().structs[0].clone();
     assert_eq!(flight.name, "flight");
     assert_eq!(reader.header().structs[1].name, "motion");
     let (mut seqs, mut frames) = (Vec::new(), 0);
     while let Some(r) = reader.next_record().unwrap() {
-        if r.kind != rfm_core::record::Kind::Struct {
+        if r.kind != rfm_record::Kind::Struct {
             frames += 1;
             continue;
         }

@@ -2,7 +2,7 @@
 //! interface file takes; a header it cannot import ends with exit 2 and the line.
 
 use super::run;
-use rfm_core::interface::{Interface, Reserved};
+use rfm_interface::{Interface, Reserved};
 
 #[test]
 fn header_prints_the_articles_flight_data_as_a_foreign_node() {

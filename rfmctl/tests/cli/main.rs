@@ -12,14 +12,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use rfm_core::area::DESCRIPTOR_OFFSET;
-use rfm_core::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_core::frame::seed::FlightData;
-use rfm_core::frame::{self, Message};
-use rfm_core::interface::{self, descriptor};
 use rfm_core::link::Sample;
-use rfm_core::slot::{FramedWriter, Ring, SeedWriter};
-use rfm_core::{Device, OpenOptions, Region};
+use rfm_frames::area::DESCRIPTOR_OFFSET;
+use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
+use rfm_frames::frame::seed::FlightData;
+use rfm_frames::frame::{self, Message};
+use rfm_frames::slot::{FramedWriter, Ring, SeedWriter};
+use rfm_interface::{self as interface, descriptor};
+use rfm_memory::{Device, OpenOptions, Region};
 
 mod board;
 mod doctor;
@@ -56,7 +56,7 @@ struct ShmGuard(String);
 
 impl Drop for ShmGuard {
     fn drop(&mut self) {
-        let _ = rfm_core::backend::shm::unlink(&self.0);
+        let _ = rfm_memory::backend::shm::unlink(&self.0);
     }
 }
 
@@ -144,7 +144,7 @@ fn publish_attitude_steps(
 ) -> Region {
     let interface = interface::attitude(slot, slot);
     let map = interface.map().unwrap();
-    let area = rfm_core::area::window(region, &map.areas[0]).unwrap();
+    let area = rfm_frames::area::window(region, &map.areas[0]).unwrap();
     let mut d = descriptor::encode(
         &interface.name,
         interface.fingerprint(),

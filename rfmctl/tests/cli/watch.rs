@@ -129,7 +129,7 @@ fn watch_reads_the_articles_flight_data() {
     let m = shm(64 << 10);
     let region = m.memory.map(0, interface::attitude_region_len(0)).unwrap();
     let mut w =
-        SeedWriter::new(rfm_core::area::window(&region, &interface::attitude_area(0)).unwrap())
+        SeedWriter::new(rfm_frames::area::window(&region, &interface::attitude_area(0)).unwrap())
             .unwrap();
     w.publish(&FlightData {
         packet_id: 1234,
@@ -256,8 +256,8 @@ fn watch_tells_a_live_holder_from_a_silent_and_a_closed_one() {
 /// node's, and the wide node is listed below the rows, judged alike.
 #[test]
 fn watch_judges_every_area_as_the_protocol_does_leftovers_of_another_interface_too() {
-    use rfm_core::interface::{Interface, Reserved};
     use rfm_core::link::{AttitudeLink, Link, LinkConfig};
+    use rfm_interface::{Interface, Reserved};
     let m = shm(1 << 20);
     let reals: Vec<String> = (0..70)
         .map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }}"))
@@ -352,7 +352,7 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
         String::from_utf8_lossy(&done.stderr)
     );
     assert!(text.contains("slot   3: "), "{text}");
-    let mut reader = rfm_core::record::Reader::open(&out).unwrap();
+    let mut reader = rfm_record::Reader::open(&out).unwrap();
     assert_eq!(reader.header().node, None);
     assert_eq!(reader.header().descriptors.len(), 1);
     let (mut steps, mut missed) = (Vec::new(), 0);

@@ -1,16 +1,12 @@
 //! A path such as `/dev/rfm2g0`: an RFM2g board through the vendor library,
 //! loaded at run time so that nothing here needs the SDK to build.
 
-// Exactly what bindgen wrote (tests/bindings.rs compares byte for byte).
-#[rustfmt::skip]
-/// The vendor API's declarations (rfm2g-sys).
-pub use rfm2g_sys::ffi;
 pub mod emulated;
 mod lcsr;
 
 pub use lcsr::Lcsr;
 
-pub use rfm2g_sys::{status_name, Rfm2gError};
+use rfm2g_sys::{ffi, status_name, Rfm2gError};
 
 mod error;
 mod events;
