@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use rfm_core::link::liveness::{self, Words};
+use rfm_core::link::block::{self, Words};
 use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::mirror;
 use rfm_interface::descriptor::{self, Descriptor};
@@ -131,7 +131,7 @@ impl Writer {
                         from: from.short().to_owned(),
                     }));
                 }
-                liveness::write_mirrored_beat(&m.window, words)?;
+                block::write_mirrored_beat(&m.window, words)?;
                 Ok(None)
             }
             _ => Ok(None),
@@ -176,7 +176,7 @@ impl Writer {
             .areas
             .get(&offset)
             .is_some_and(|m| m.token == words.owner && !m.refused);
-        liveness::write_mirrored(&window, words, from.word())?;
+        block::write_mirrored(&window, words, from.word())?;
         window.write(DESCRIPTOR_OFFSET, bytes)?;
         self.areas.insert(offset, mirrored(false));
         Ok(if taken_over {
@@ -341,7 +341,7 @@ mod tests {
             "{d:?}"
         );
         assert_eq!(Words::read(&window).unwrap().owner, 7);
-        assert_eq!(liveness::remote_holder(&window).unwrap(), None);
+        assert_eq!(block::remote_holder(&window).unwrap(), None);
         // Nor are its frames written.
         w.apply(
             &BridgeId::parse("b0000002").unwrap(),
@@ -361,7 +361,7 @@ mod tests {
         );
         // The node here finds another owner at its next beat.
         assert_eq!(Words::read(&window).unwrap().owner, 9);
-        assert_eq!(liveness::remote_holder(&window).unwrap(), Some(0xb000_0002));
+        assert_eq!(block::remote_holder(&window).unwrap(), Some(0xb000_0002));
         assert!(shared.announced().is_empty());
         w.apply(
             &BridgeId::parse("b0000002").unwrap(),

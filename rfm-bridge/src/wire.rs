@@ -12,7 +12,7 @@
 //! | 5 | [`Message::Ping`] | id (u64) |
 //! | 6 | [`Message::Pong`] | id (u64), the pinging bridge (u32) |
 
-use rfm_core::link::liveness::Words;
+use rfm_core::link::block::Words;
 
 /// The prefix of every key the bridges use.
 pub const PREFIX: &str = "rfm/bridge";

@@ -28,7 +28,8 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rfm_core::link::liveness::{self, Beater, Words, HEARTBEAT_PERIOD};
+use rfm_core::link::block::{self, Words};
+use rfm_core::link::liveness::{Beater, HEARTBEAT_PERIOD};
 use rfm_core::link::{LinkConfig, LinkError, Node, StartPoll};
 use rfm_frames::area::{window, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed::FrameBuf;
@@ -204,7 +205,7 @@ impl World {
                     self.protected.push((
                         s.area.clone(),
                         s.own.clone(),
-                        liveness::token(s.epoch),
+                        block::token(s.epoch),
                         "leftover",
                     ));
                     self.beating.push(s.beater.take().unwrap());
@@ -237,7 +238,7 @@ impl World {
             beat: 1,
             closed: 0,
         };
-        liveness::write_mirrored(&own, words, 0xb1).unwrap();
+        block::write_mirrored(&own, words, 0xb1).unwrap();
         own.write(DESCRIPTOR_OFFSET, &bytes).unwrap();
         self.protected
             .push((area.clone(), own.clone(), token, "mirrored"));
@@ -363,7 +364,7 @@ fn one_owner(w: &World, sessions: &[Session], maps: &[MemoryMap; 3]) -> Result<(
         .collect();
     for &i in &started {
         let owner = Words::read(&sessions[i].own).unwrap().owner;
-        if owner != liveness::token(sessions[i].epoch) {
+        if owner != block::token(sessions[i].epoch) {
             return Err(format!(
                 "{} started, and lost its owner word to {owner:#x}",
                 sessions[i].name

@@ -1,7 +1,7 @@
 //! What the bytes of a coupling's memory are, by the descriptors its nodes wrote:
 //! for `dump --decode`, and the signal text `watch` shows.
 
-use rfm_core::link::liveness::Words;
+use rfm_core::link::block::Words;
 use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
 use rfm_frames::packed::decode;
 use rfm_frames::slot::{FramedReader, ReadError, Ring};

@@ -6,14 +6,14 @@
 //! marked as another host's, and its beat has been seen to move: a session
 //! left by a dead program, or one a bridge wrote here before it was
 //! restarted, is never announced. A claim is acknowledged at first sight
-//! ([`ownership::acknowledge`]), so that the claimant settles until other
+//! ([`block::acknowledge`]), so that the claimant settles until other
 //! hosts' claims of the area can have arrived, and announced once it beats:
 //! two hosts' claims of one area are decided while both still settle.
 
 use std::time::Instant;
 
-use rfm_core::link::liveness::{self, Life, PeerWatch, Words};
-use rfm_core::link::ownership;
+use rfm_core::link::block::{self, Words};
+use rfm_core::link::ownership::{self, AreaWatch, Holder};
 use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed;
 use rfm_frames::mirror;
@@ -38,20 +38,12 @@ struct Session {
     framed: bool,
 }
 
-/// A held area whose beat has not yet been seen moving.
+/// A held area whose beat has not yet been seen moving, watched by the one
+/// verdict on an area ([`ownership::AreaWatch`]).
 #[derive(Debug)]
 struct Candidate {
     found: Found,
-    watch: PeerWatch,
-}
-
-impl Candidate {
-    fn new(found: Found, words: Words, now: Instant) -> Candidate {
-        Candidate {
-            found,
-            watch: PeerWatch::new(words, now),
-        }
-    }
+    watch: AreaWatch,
 }
 
 /// Where the watcher's output goes: messages for the other bridges, the
@@ -122,30 +114,34 @@ impl Watcher {
         let wrapped = self.scan.step(&self.memory, places, &mut found)?;
         for found in found {
             let window = area::window(&self.memory, &found.area)?;
-            let words = Words::read(&window)?;
-            if !words.is_held()
-                || words.owner != found.descriptor.session
-                || liveness::remote_holder(&window)?.is_some()
+            let session = found.descriptor.session;
+            if !ownership::describes_holder(&window, session)?
+                || block::remote_holder(&window)?.is_some()
             {
+                continue;
+            }
+            let mut watch = AreaWatch::start(&window, now)?;
+            if !matches!(watch.judge(&window, now)?, Holder::Unproven { .. }) {
                 continue;
             }
             let known = self
                 .sessions
                 .iter()
-                .any(|s| s.area.offset == found.area.offset && s.token == words.owner);
+                .any(|s| s.area.offset == found.area.offset && s.token == session);
             if known {
                 continue;
             }
             self.seen.push(found.area.offset);
-            ownership::acknowledge(&window, words.owner)?;
+            block::acknowledge(&window, session)?;
+            let candidate = Candidate { found, watch };
             match self
                 .candidates
                 .iter()
-                .position(|c| c.found.area.offset == found.area.offset)
+                .position(|c| c.found.area.offset == candidate.found.area.offset)
             {
-                Some(i) if self.candidates[i].found == found => {}
-                Some(i) => self.candidates[i] = Candidate::new(found, words, now),
-                None => self.candidates.push(Candidate::new(found, words, now)),
+                Some(i) if self.candidates[i].found == candidate.found => {}
+                Some(i) => self.candidates[i] = candidate,
+                None => self.candidates.push(candidate),
             }
         }
         if wrapped {
@@ -215,20 +211,22 @@ impl Watcher {
         while j < self.candidates.len() {
             let c = &mut self.candidates[j];
             let window = area::window(&self.memory, &c.found.area)?;
-            let words = Words::read(&window)?;
-            if !words.is_held()
-                || words.owner != c.found.descriptor.session
-                || liveness::remote_holder(&window)?.is_some()
-            {
-                self.candidates.remove(j);
-                continue;
-            }
-            match c.watch.observe(words, now) {
-                Life::Beating { .. } => {
+            let session = c.found.descriptor.session;
+            match c.watch.judge(&window, now)? {
+                Holder::Live {
+                    owner,
+                    remote: None,
+                    ..
+                } if owner == session => {
                     let c = self.candidates.remove(j);
+                    let words = Words::read(&window)?;
                     self.start(c.found, window, words, shared, out)?;
                 }
-                _ => j += 1,
+                Holder::Unproven { owner, .. } if owner == session => j += 1,
+                // Closed, dead, taken, or held from another host since.
+                _ => {
+                    self.candidates.remove(j);
+                }
             }
         }
         Ok(())
@@ -307,7 +305,7 @@ fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionErr
     }
     Ok(
         match framed::check(&buf[..area.frame_len()], area.payload.len) {
-            Ok(h) => liveness::token(h.epoch) == owner,
+            Ok(h) => block::token(h.epoch) == owner,
             Err(_) => false,
         },
     )

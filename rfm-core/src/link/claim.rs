@@ -34,7 +34,8 @@
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use super::liveness::{self, Life, PeerWatch, Words, DEAD_AFTER};
+use super::block::{self, Words};
+use super::liveness::DEAD_AFTER;
 use super::ownership::{self, AreaWatch, Holder, Whose};
 use rfm_frames::area::window;
 use rfm_interface::{discover, Found, Interface, MemoryMap};
@@ -88,8 +89,8 @@ enum Phase {
 struct Observation {
     /// The other areas described over the coupling's, not yet judged.
     others: Vec<Watched>,
-    /// This node's own area's words.
-    own: PeerWatch,
+    /// This node's own area's holder.
+    own: AreaWatch,
     since: Instant,
     /// Seed layout: the packet id first seen, and whether it has moved.
     packet: Option<u64>,
@@ -180,7 +181,7 @@ impl Claim {
         let mut bridged_memory = false;
         for found in discover(&claimant.region)? {
             let area = window(&claimant.region, &found.area)?;
-            bridged_memory |= ownership::bridge_seen(&area)?;
+            bridged_memory |= block::bridge_seen(&area)?;
             if !ownership::is_holders(&claimant.region, &found)? {
                 continue;
             }
@@ -196,10 +197,10 @@ impl Claim {
                 Whose::OtherInterface => over_ours,
             };
             if relevant {
-                let words = Words::read(&window(&claimant.region, &found.area)?)?;
+                let watch = AreaWatch::start(&window(&claimant.region, &found.area)?, now)?;
                 others.push(Watched {
                     found,
-                    watch: AreaWatch::new(words, now),
+                    watch,
                     whose,
                     over_mine,
                 });
@@ -209,7 +210,7 @@ impl Claim {
         Ok(Claim {
             phase: Phase::Observing(Observation {
                 others,
-                own: PeerWatch::new(Words::read(&own)?, now),
+                own: AreaWatch::start(&own, now)?,
                 since: now,
                 packet,
                 packet_moved: false,
@@ -238,10 +239,10 @@ impl Claim {
                     return Ok(poll);
                 }
                 let mut before = [0; 2];
-                for &ring in own.rings() {
-                    before[ring.index()] = Words::read_on(&own, ring)?.owner;
+                for (ring, owner) in block::owners(&own)? {
+                    before[ring.index()] = owner;
                 }
-                ownership::announce(&own, &claimant.described, claimant.epoch)?;
+                block::announce(&own, &claimant.described, claimant.epoch)?;
                 self.phase = Phase::Settling(Settling {
                     at: now,
                     bridged: None,
@@ -259,7 +260,7 @@ impl Claim {
                     let area = window(&claimant.region, &winner.area)?;
                     return Ok(ClaimPoll::Refused(Refusal::Contended {
                         owner,
-                        remote: liveness::remote_holder(&area)?,
+                        remote: block::remote_holder(&area)?,
                         winner: Some(Box::new(winner)),
                     }));
                 }
@@ -294,7 +295,7 @@ impl Claim {
         fingerprint: u64,
     ) -> Result<Option<Found>, RegionError> {
         let mine = claimant.map.area(claimant.me);
-        let token = liveness::token(claimant.epoch);
+        let token = block::token(claimant.epoch);
         let mut rival: Option<Found> = None;
         for found in discover(&claimant.region)? {
             let key = (found.area.offset, found.descriptor.session);
@@ -313,7 +314,7 @@ impl Claim {
             // Another host's claim is here because its bridge found no
             // earlier claim of this host announced: it wins here as there.
             let area = window(&claimant.region, &found.area)?;
-            if liveness::remote_holder(&area)?.is_some() {
+            if block::remote_holder(&area)?.is_some() {
                 return Ok(Some(found));
             }
             if found.descriptor.session < token
@@ -358,18 +359,22 @@ impl Observation {
             ControlFlow::Continue(pending) => pending,
         };
         self.packet_moved |= packet != self.packet;
-        let life = self.own.observe(Words::read(own)?, now);
+        let holder = self.own.judge(own, now)?;
         let silent = now.saturating_duration_since(self.since);
-        let holder_gone = match life {
-            Life::Absent | Life::Closed { .. } => true,
-            Life::Beating { owner, last } => {
+        let holder_gone = match holder {
+            Holder::Free | Holder::Closed { .. } | Holder::Dead { .. } => true,
+            Holder::Live {
+                owner,
+                last,
+                remote,
+            } => {
                 return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Held {
                     owner,
                     ago: now.saturating_duration_since(last),
-                    remote: liveness::remote_holder(own)?,
+                    remote,
                 })))
             }
-            Life::Unproven { .. } => silent >= DEAD_AFTER,
+            Holder::Unproven { .. } => false,
         };
         if self.packet_moved {
             return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Held {
@@ -379,7 +384,7 @@ impl Observation {
             })));
         }
         // An article program's packet (no owner) must stay still for the bound.
-        let packet_quiet = self.packet.is_none() || life != Life::Absent || silent >= DEAD_AFTER;
+        let packet_quiet = self.packet.is_none() || holder != Holder::Free || silent >= DEAD_AFTER;
         Ok(if pending || !holder_gone || !packet_quiet {
             ControlFlow::Break(ClaimPoll::Pending)
         } else {
@@ -449,15 +454,15 @@ impl Settling {
         bridged_memory: bool,
         now: Instant,
     ) -> Result<ControlFlow<ClaimPoll>, RegionError> {
-        let token = liveness::token(claimant.epoch);
+        let token = block::token(claimant.epoch);
         if let Some(owner) = self.rival_token(own, token)? {
             return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Contended {
                 owner,
-                remote: liveness::remote_holder(own)?,
+                remote: block::remote_holder(own)?,
                 winner: holder_of(claimant)?.map(Box::new),
             })));
         }
-        if self.bridged.is_none() && ownership::acknowledged(own, token)? {
+        if self.bridged.is_none() && block::acknowledged(own, token)? {
             self.bridged = Some(now);
         }
         let until = match self.bridged {
@@ -483,8 +488,7 @@ impl Settling {
     fn rival_token(&self, own: &Region, token: u32) -> Result<Option<u32>, RegionError> {
         let mut shown = false;
         let mut stale = None;
-        for &ring in own.rings() {
-            let owner = Words::read_on(own, ring)?.owner;
+        for (ring, owner) in block::owners(own)? {
             if owner == token {
                 shown = true;
             } else if owner == self.before[ring.index()] {

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
+use super::block::Ending;
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
-use super::ownership::Ending;
 use rfm_memory::{DeviceError, RegionError};
 
 /// Where a holder runs, for messages: this host, or another one whose bridge
@@ -141,7 +141,7 @@ pub enum LinkError {
         peer: String,
         peer_slot: u8,
         step: u64,
-        /// How it ended, if it recorded it ([`super::ownership::Ended::describe`]).
+        /// How it ended, if it recorded it ([`super::block::Ended::describe`]).
         ended: Option<String>,
     },
     #[error(

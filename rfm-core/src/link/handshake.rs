@@ -28,7 +28,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::liveness::{token, Life, PeerWatch, Words, MIN_SILENCE};
+use super::block::{token, Words};
+use super::liveness::{Life, PeerWatch, MIN_SILENCE};
 use rfm_frames::frame::framed::SyncMode;
 
 /// How often a bound link reads the peer's liveness words: a tenth of a heartbeat

@@ -1,27 +1,17 @@
-//! Liveness: which session holds a slot, and whether it is still running.
+//! Liveness: whether the session holding a slot still runs.
 //!
 //! Memory keeps whatever dead sessions wrote, so a frame proves nothing about its
-//! writer. Every slot, in both layouts, therefore ends with a liveness block of
-//! three words that only the slot's holder writes, and two a bridge writes
-//! ([`rfm_frames::area::LIVENESS_OFFSET`]; [`super::ownership`] has the whole block and
-//! the protocol):
+//! writer. Every slot, in both layouts, therefore holds a liveness block whose
+//! words ([`super::block`], where each is defined) only the slot's holder (and,
+//! for another host's session, a bridge) writes. A slot whose owner word equals
+//! its mirrored word is held from another host: its words and frames come from
+//! a bridge (`rfm-bridge`), which never announces it as its own. A node that
+//! claims the slot later writes a new owner word and so is local again without
+//! clearing the mark.
 //!
-//! | offset | word |
-//! |---|---|
-//! | +0 | owner: the token of the session holding the slot (0: never held) |
-//! | +4 | beat: advanced every [`HEARTBEAT_PERIOD`] by the holder's heartbeat thread |
-//! | +8 | closed: the owner's token once it stopped cleanly, else 0 |
-//! | +12 | mirrored: the token of a session on another host, written by a bridge ([`write_mirrored`]) |
-//! | +16 | mirrored by: the bridge that writes it |
-//!
-//! A slot whose owner word equals its mirrored word is held from another host:
-//! its words and frames come from a bridge (`rfm-bridge`), which never announces
-//! it as its own. A node that claims the slot later writes a new owner word and
-//! so is local again without clearing the mark.
-//! A token is the low 32 bits of a session epoch (epochs are odd, so a token is
-//! never 0). The heartbeat runs in a thread of its own ([`Heartbeat`]), so it
-//! beats while a master sits between steps, in a lockstep wait, or in another
-//! instance's step in the same thread: liveness never depends on `fmi2DoStep`.
+//! The heartbeat runs in a thread of its own ([`Heartbeat`]), so it beats while
+//! a master sits between steps, in a lockstep wait, or in another instance's
+//! step in the same thread: liveness never depends on `fmi2DoStep`.
 //!
 //! Readers judge liveness on their own monotonic clock ([`PeerWatch`]): a session
 //! is live once its beat has been seen to move since the reader started watching
@@ -32,8 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::block::{self, token, Words};
 use crate::realtime::RealTime;
-use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
 use rfm_memory::{Network, Region, RegionError};
 use rfm_thread::Thread;
 
@@ -49,122 +39,6 @@ pub const DEAD_AFTER: Duration = Duration::from_millis(500);
 /// beats, so that a timeout shorter than a few heartbeat periods cannot turn a live
 /// peer into a dead one between two beats.
 pub const MIN_SILENCE: Duration = Duration::from_millis(100);
-
-const OWNER: usize = LIVENESS_OFFSET;
-const BEAT: usize = LIVENESS_OFFSET + 4;
-const CLOSED: usize = LIVENESS_OFFSET + 8;
-const MIRRORED: usize = LIVENESS_OFFSET + 12;
-const MIRRORED_BY: usize = LIVENESS_OFFSET + 16;
-
-/// The token of session `epoch` in the owner and closed words.
-pub fn token(epoch: u64) -> u32 {
-    epoch as u32
-}
-
-/// The liveness words of one slot, as read at one moment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Words {
-    pub owner: u32,
-    pub beat: u32,
-    pub closed: u32,
-}
-
-impl Words {
-    /// Reads the words of `slot`: on two rings each ring's, and of the two
-    /// what [`Words::current`] says.
-    pub fn read(slot: &Region) -> Result<Words, RegionError> {
-        let a = Words::read_on(slot, Network::A)?;
-        if !slot.is_redundant() {
-            return Ok(a);
-        }
-        Ok(a.current(Words::read_on(slot, Network::B)?))
-    }
-
-    /// Reads the words of `slot` on `ring` (the owner first: a beat read
-    /// after it belongs to that owner or a later one).
-    pub fn read_on(slot: &Region, ring: Network) -> Result<Words, RegionError> {
-        Ok(Words {
-            owner: slot.load_u32_on(ring, OWNER, Ordering::Acquire)?,
-            beat: slot.load_u32_on(ring, BEAT, Ordering::Acquire)?,
-            closed: slot.load_u32_on(ring, CLOSED, Ordering::Acquire)?,
-        })
-    }
-
-    /// Of one slot's words on the two rings of a redundant device (`self` on
-    /// ring A), the current: the rule of `docs/src/design/protocol.md`,
-    /// "Two rings". A ring disagrees only where it lost stores (a cut at the
-    /// writer's board, or at the reader's while they were made) or has them
-    /// in flight; what it then shows is what the slot held before, which its
-    /// holder's heartbeat writes again at its next beat.
-    ///
-    /// | the rings show | current |
-    /// |---|---|
-    /// | one owner | that owner; the later beat; closed when either shows it closed |
-    /// | two owners, one held (not 0, not closed) | the held one |
-    /// | two owners, both held or neither | the later beat (a new holder's beat counts on from the slot's, so it is ahead of a stale one) |
-    pub fn current(self, other: Words) -> Words {
-        let later = other.beat.wrapping_sub(self.beat) as i32 > 0;
-        if self.owner == other.owner {
-            return Words {
-                owner: self.owner,
-                beat: if later { other.beat } else { self.beat },
-                closed: if other.is_closed() {
-                    other.closed
-                } else {
-                    self.closed
-                },
-            };
-        }
-        let rank = |w: &Words| (w.is_held(), w.owner != 0);
-        match rank(&other).cmp(&rank(&self)) {
-            std::cmp::Ordering::Greater => other,
-            std::cmp::Ordering::Less => self,
-            std::cmp::Ordering::Equal if later => other,
-            std::cmp::Ordering::Equal => self,
-        }
-    }
-
-    /// The owner stopped cleanly.
-    pub fn is_closed(&self) -> bool {
-        self.owner != 0 && self.closed == self.owner
-    }
-
-    /// A session holds the slot and has not closed it (alive or not: only a
-    /// beat seen moving proves that, see [`PeerWatch`]).
-    pub fn is_held(&self) -> bool {
-        self.owner != 0 && !self.is_closed()
-    }
-}
-
-/// The bridge that writes the holder of `slot` from another host (its id), or
-/// `None` when the holder is of this host: a remote holder's token is in the
-/// mirrored word as well as in the owner word.
-pub fn remote_holder(slot: &Region) -> Result<Option<u32>, RegionError> {
-    let owner = slot.load_u32(OWNER, Ordering::Acquire)?;
-    let mirrored = slot.load_u32(MIRRORED, Ordering::Acquire)?;
-    if owner == 0 || owner != mirrored {
-        return Ok(None);
-    }
-    Ok(Some(slot.load_u32(MIRRORED_BY, Ordering::Relaxed)?))
-}
-
-/// Writes the words of a session of another host into `slot`, as `bridge`
-/// mirrors them: the mark first, so that no reader of this memory (a bridge
-/// restarted here) ever sees that owner without it, then the words in the
-/// order their writer stores them (owner, closed, beat).
-pub fn write_mirrored(slot: &Region, words: Words, bridge: u32) -> Result<(), RegionError> {
-    slot.store_u32(MIRRORED_BY, bridge, Ordering::Relaxed)?;
-    slot.store_u32(MIRRORED, words.owner, Ordering::Release)?;
-    slot.store_u32(OWNER, words.owner, Ordering::Release)?;
-    slot.store_u32(CLOSED, words.closed, Ordering::Release)?;
-    slot.store_u32(BEAT, words.beat, Ordering::Release)
-}
-
-/// A mirrored session's later words: its beat, then whether it closed.
-pub fn write_mirrored_beat(slot: &Region, words: Words) -> Result<(), RegionError> {
-    slot.store_u32(BEAT, words.beat, Ordering::Release)?;
-    slot.store_u32(CLOSED, words.closed, Ordering::Release)
-}
 
 /// One session's beat: what its heartbeat thread runs every period.
 #[derive(Debug, Clone)]
@@ -197,9 +71,9 @@ impl Beater {
     /// rings from the later of theirs, so that its beat is ahead of a stale
     /// ring's ([`Words::current`]).
     pub fn new(slot: Region, epoch: u64) -> Result<Beater, RegionError> {
-        let mut count = slot.load_u32_on(Network::A, BEAT, Ordering::Relaxed)?;
+        let mut count = block::beat_on(&slot, Network::A)?;
         if slot.is_redundant() {
-            let b = slot.load_u32_on(Network::B, BEAT, Ordering::Relaxed)?;
+            let b = block::beat_on(&slot, Network::B)?;
             if b.wrapping_sub(count) as i32 > 0 {
                 count = b;
             }
@@ -235,8 +109,7 @@ impl Beater {
     /// session's announce is written again, not taken for a take-over.
     pub fn beat(&mut self) -> Result<Option<u32>, RegionError> {
         let mut missed = false;
-        for &ring in self.slot.rings() {
-            let owner = self.slot.load_u32_on(ring, OWNER, Ordering::Acquire)?;
+        for (ring, owner) in block::owners(&self.slot)? {
             if owner == self.token {
                 continue;
             }
@@ -250,12 +123,10 @@ impl Beater {
             .as_ref()
             .filter(|a| missed && a.won.load(Ordering::Acquire))
         {
-            self.slot.write(DESCRIPTOR_OFFSET, &a.described)?;
-            self.slot.store_u32(OWNER, self.token, Ordering::Release)?;
-            self.slot.store_u32(CLOSED, 0, Ordering::Release)?;
+            block::announce_again(&self.slot, &a.described, self.token)?;
         }
         self.count = self.count.wrapping_add(1);
-        self.slot.store_u32(BEAT, self.count, Ordering::Release)?;
+        block::store_beat(&self.slot, self.count)?;
         Ok(None)
     }
 }

@@ -8,35 +8,28 @@
 
 use std::time::{Duration, Instant};
 
-use super::liveness::{Words, HEARTBEAT_PERIOD};
-use super::ownership::Whose;
+use super::ownership::{self, AreaWatch, Holder, Whose};
 use rfm_frames::area::window;
 use rfm_interface::{discover, Found};
 use rfm_interface::{Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
 
-/// How long a stranger's beat is watched before it is judged left over: several
-/// beats of a live heartbeat thread.
-pub(crate) const WATCH: Duration = Duration::from_millis(100);
-
 /// How often a node waiting for a peer it has never seen looks for it among the
 /// strangers (each look reads one word per 64 bytes of the memory).
 pub(crate) const LOOK_EVERY: Duration = Duration::from_millis(200);
 
-const _: () = assert!(WATCH.as_millis() > 4 * HEARTBEAT_PERIOD.as_millis());
-
-/// A stranger found, and its liveness words when first seen.
+/// A stranger found, and its holder watched since (the one verdict of
+/// [`ownership`], on its clock: a stranger is dropped once judged dead).
 #[derive(Debug, Clone)]
 pub(crate) struct Stranger {
     pub found: Found,
-    words: Words,
-    since: Instant,
+    watch: AreaWatch,
 }
 
 /// What a look at the strangers decided.
 #[derive(Debug)]
 pub(crate) enum Judged {
-    /// None of them holds its area (none left, or all closed or silent for [`WATCH`]).
+    /// None of them holds its area (none left, or all closed, taken or dead).
     Clear,
     /// Some are held and have not beaten yet: look again.
     Watching,
@@ -58,22 +51,20 @@ pub(crate) fn find(
         if Whose::of(&found, interface, fingerprint, map) == Whose::ThisCoupling {
             continue;
         }
-        let words = Words::read(&window(region, &found.area)?)?;
-        if words.is_held() && words.owner == found.descriptor.session {
-            strangers.push(Stranger {
-                found,
-                words,
-                since: now,
-            });
+        let area = window(region, &found.area)?;
+        if !ownership::describes_holder(&area, found.descriptor.session)? {
+            continue;
+        }
+        let mut watch = AreaWatch::start(&area, now)?;
+        if let Holder::Unproven { .. } = watch.judge(&area, now)? {
+            strangers.push(Stranger { found, watch });
         }
     }
     Ok(strangers)
 }
 
-/// Reads each stranger's words again at `now`: one whose beat moved since it
-/// was first seen is live (also when it has closed since: a node that ran and
-/// then failed was live); ones closed, taken over or silent for [`WATCH`]
-/// are dropped.
+/// Judges each stranger again at `now`: one seen beating since it was first
+/// seen is live; ones closed, taken over or dead are dropped.
 pub(crate) fn judge(
     region: &Region,
     strangers: &mut Vec<Stranger>,
@@ -81,18 +72,16 @@ pub(crate) fn judge(
 ) -> Result<Judged, RegionError> {
     let mut i = 0;
     while i < strangers.len() {
-        let s = &strangers[i];
-        let words = Words::read(&window(region, &s.found.area)?)?;
-        if words.owner == s.words.owner && words.beat != s.words.beat {
-            return Ok(Judged::Live(Box::new(strangers.swap_remove(i).found)));
-        }
-        if words.owner != s.words.owner
-            || !words.is_held()
-            || now.saturating_duration_since(s.since) >= WATCH
-        {
-            strangers.swap_remove(i);
-        } else {
-            i += 1;
+        let s = &mut strangers[i];
+        let session = s.found.descriptor.session;
+        match s.watch.judge(&window(region, &s.found.area)?, now)? {
+            Holder::Live { owner, .. } if owner == session => {
+                return Ok(Judged::Live(Box::new(strangers.swap_remove(i).found)));
+            }
+            Holder::Unproven { owner, .. } if owner == session => i += 1,
+            _ => {
+                strangers.swap_remove(i);
+            }
         }
     }
     Ok(if strangers.is_empty() {

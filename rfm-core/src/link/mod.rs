@@ -28,6 +28,7 @@ use rfm_interface::{self as interface, Handshake, Interface, StepRatio};
 use rfm_memory::{DeviceError, Events};
 
 mod attitude;
+pub mod block;
 mod claim;
 mod clock;
 mod compat;
@@ -100,7 +101,7 @@ pub struct Link {
     /// The wait strategy, with what its adaptive waits learned.
     waiter: Waiter,
     /// How the link failed, if it did: recorded at its close for its peers.
-    failed: Option<(ownership::Ending, Option<u8>)>,
+    failed: Option<(block::Ending, Option<u8>)>,
     /// A redundant device's two rings.
     redundant: Option<redundant::Redundant>,
     /// The card of a single RFM2g device, asked what it saw when a step
@@ -174,7 +175,7 @@ impl Link {
             .position(|n| n.slot == config.node_slot)
             .map_or(0, |me| map.area(me).offset)
             + config.region_offset
-            + ownership::PROBE as u64;
+            + block::PROBE as u64;
         let one_card = twin.is_none()
             && !region.is_redundant()
             && matches!(device.spec(), rfm_memory::DeviceSpec::Rfm2g { .. });
@@ -530,7 +531,7 @@ impl Link {
         if let Some(red) = &mut self.redundant {
             red.stop_watch();
         }
-        let (how, about) = self.failed.unwrap_or((ownership::Ending::Terminated, None));
+        let (how, about) = self.failed.unwrap_or((block::Ending::Terminated, None));
         self.node.end(how, about)
     }
 

@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::block::{self, token, Ending};
 use super::claim::{Claim, ClaimPoll, Claimant, Refusal, CLAIM_SETTLE};
 use super::compat::Expected;
 use super::error::{Foreign, Host};
 use super::exchange::Exchange;
-use super::liveness::{token, Beater};
+use super::liveness::Beater;
 use super::lookout;
-use super::ownership::{self, Ending};
+use super::ownership;
 use super::peer::{Peer, Rate};
 use super::{Layout, LinkConfig, LinkError};
 use rfm_frames::area::DESCRIPTOR_OFFSET;
@@ -406,7 +407,7 @@ impl Node {
         };
         self.phase = Phase::Closed;
         if announced {
-            ownership::close(&self.own, self.claimant.epoch, how, about)?;
+            block::close(&self.own, self.claimant.epoch, how, about)?;
         }
         Ok(())
     }

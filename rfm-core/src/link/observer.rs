@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use super::liveness::Words;
+use super::block::Words;
 use super::rings::{self, RingStats};
 use super::Layout;
 use crate::health::{FrameId, Observation, PeerHealth};
@@ -110,8 +110,7 @@ impl Observer {
 
     #[inline]
     fn of_want(&self, h: &Header) -> bool {
-        self.want
-            .is_none_or(|t| super::liveness::token(h.epoch) == t)
+        self.want.is_none_or(|t| super::block::token(h.epoch) == t)
     }
 
     /// The area observed.

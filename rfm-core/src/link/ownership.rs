@@ -56,173 +56,14 @@
 //! | beat seen moving, owner ≠ mirrored | `Live` | live, this coupling / this interface from another file / another interface |
 //! | beat seen moving, owner == mirrored | `Live` (remote) | live, on another host |
 
-use std::fmt;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::liveness::{token, Life, PeerWatch, Words, DEAD_AFTER};
-use rfm_frames::area::{window, DESCRIPTOR_OFFSET, LIVENESS_OFFSET};
+use super::block::{self, Ended, Words};
+use super::liveness::{Life, PeerWatch, DEAD_AFTER};
+use rfm_frames::area::{window, DESCRIPTOR_OFFSET};
 use rfm_interface::descriptor::Descriptor;
 use rfm_interface::{descriptor_at, Found, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError, WORD};
-
-const OWNER: usize = LIVENESS_OFFSET;
-const CLOSED: usize = LIVENESS_OFFSET + 8;
-const BRIDGED: usize = LIVENESS_OFFSET + 20;
-const ENDED: usize = LIVENESS_OFFSET + 24;
-const ENDING: usize = LIVENESS_OFFSET + 28;
-const ENDED_ABOUT: usize = LIVENESS_OFFSET + 32;
-/// The ring watch's own-data probe (the table above).
-pub(crate) const PROBE: usize = LIVENESS_OFFSET + 36;
-
-/// How a session ended, as it records it for its peers (one table: the code
-/// in memory and the phrase a peer's message uses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// Its master terminated it.
-    Terminated,
-    /// Its first exchange found a peer built otherwise (another file, mode,
-    /// layout or version).
-    Incompatible,
-    /// A peer's frame did not come within its timeout.
-    Timeout,
-    /// A peer stopped, died or restarted.
-    PeerEnded,
-    /// It failed otherwise (memory, configuration, a frame overwritten).
-    Failed,
-}
-
-const ENDINGS: [(Ending, u32, &str); 5] = [
-    (Ending::Terminated, 1, "its master terminated it"),
-    (
-        Ending::Incompatible,
-        2,
-        "it refused its first exchange: a peer is incompatible",
-    ),
-    (Ending::Timeout, 3, "it timed out waiting for a peer"),
-    (
-        Ending::PeerEnded,
-        4,
-        "a peer of its own stopped, died or restarted",
-    ),
-    (Ending::Failed, 5, "it failed"),
-];
-
-impl Ending {
-    fn code(self) -> u32 {
-        ENDINGS.iter().find(|e| e.0 == self).map_or(0, |e| e.1)
-    }
-
-    fn of_code(code: u32) -> Option<Ending> {
-        ENDINGS.iter().find(|e| e.1 == code).map(|e| e.0)
-    }
-}
-
-impl fmt::Display for Ending {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let phrase = ENDINGS.iter().find(|e| e.0 == *self).map_or("", |e| e.2);
-        f.write_str(phrase)
-    }
-}
-
-/// What a stopped session recorded of its end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ended {
-    pub how: Ending,
-    /// The peer slot the failure concerns, if one.
-    pub about: Option<u8>,
-}
-
-impl Ended {
-    /// How it ended, naming the peer it concerns as every other message
-    /// does: by its node in `interface`, and its slot.
-    pub fn describe(&self, interface: &rfm_interface::Interface) -> String {
-        let Some(slot) = self.about else {
-            return self.how.to_string();
-        };
-        match interface.nodes.iter().find(|n| n.slot == slot) {
-            Some(n) => format!("{} (node `{}`, slot {slot})", self.how, n.name),
-            None => format!("{} (slot {slot})", self.how),
-        }
-    }
-}
-
-/// Announces session `epoch`'s claim of the area `own`: its descriptor first
-/// (`described`, encoded with its token and padded to words), then the owner
-/// word, so that whoever sees the owner word also sees whose area it is.
-pub(crate) fn announce(own: &Region, described: &[u8], epoch: u64) -> Result<(), RegionError> {
-    own.write(DESCRIPTOR_OFFSET, described)?;
-    own.store_u32(OWNER, token(epoch), Ordering::Release)?;
-    own.store_u32(CLOSED, 0, Ordering::Release)?;
-    own.store_u32(BRIDGED, 0, Ordering::Release)?;
-    own.store_u32(ENDED, 0, Ordering::Release)
-}
-
-/// Marks session `epoch` stopped, `how` (and about which peer slot), if it
-/// still holds `own`: the ending first, then the closed mark, so that a reader
-/// that sees the mark reads why.
-pub(crate) fn close(
-    own: &Region,
-    epoch: u64,
-    how: Ending,
-    about: Option<u8>,
-) -> Result<(), RegionError> {
-    // On two rings, a ring that missed the announce shows another owner; the
-    // other's shows this session's.
-    let mut holds = false;
-    for &ring in own.rings() {
-        holds |= own.load_u32_on(ring, OWNER, Ordering::Acquire)? == token(epoch);
-    }
-    if !holds {
-        return Ok(());
-    }
-    own.store_u32(ENDING, how.code(), Ordering::Relaxed)?;
-    own.store_u32(
-        ENDED_ABOUT,
-        about.map_or(u32::MAX, u32::from),
-        Ordering::Relaxed,
-    )?;
-    own.store_u32(ENDED, token(epoch), Ordering::Release)?;
-    own.store_u32(CLOSED, token(epoch), Ordering::Release)
-}
-
-/// How the session `owner` of `area` ended, if it recorded it.
-/// On two rings, from the ring that holds it.
-pub fn ended(area: &Region, owner: u32) -> Result<Option<Ended>, RegionError> {
-    if owner == 0 {
-        return Ok(None);
-    }
-    for &ring in area.rings() {
-        if area.load_u32_on(ring, ENDED, Ordering::Acquire)? != owner {
-            continue;
-        }
-        let about = area.load_u32_on(ring, ENDED_ABOUT, Ordering::Relaxed)?;
-        let how = Ending::of_code(area.load_u32_on(ring, ENDING, Ordering::Relaxed)?);
-        return Ok(how.map(|how| Ended {
-            how,
-            about: u8::try_from(about).ok(),
-        }));
-    }
-    Ok(None)
-}
-
-/// A bridge records that it has seen the claim of `owner` and sends it on:
-/// the claimant then settles long enough for other hosts' claims to arrive.
-pub fn acknowledge(area: &Region, owner: u32) -> Result<(), RegionError> {
-    area.store_u32(BRIDGED, owner, Ordering::Release)
-}
-
-/// Whether a bridge has acknowledged the claim of `owner`.
-pub(crate) fn acknowledged(area: &Region, owner: u32) -> Result<bool, RegionError> {
-    Ok(area.load_u32(BRIDGED, Ordering::Acquire)? == owner)
-}
-
-/// Whether a bridge has been at `area`: its holder is another host's, or a
-/// bridge acknowledged a claim of it.
-pub(crate) fn bridge_seen(area: &Region) -> Result<bool, RegionError> {
-    Ok(area.load_u32(BRIDGED, Ordering::Acquire)? != 0
-        || super::liveness::remote_holder(area)?.is_some())
-}
 
 /// The descriptor of the session holding `area` (the area's own window): the
 /// one at its place whose token is the owner word. `None` when the area holds
@@ -247,8 +88,14 @@ pub fn holder_descriptor(area: &Region) -> Result<Option<Descriptor>, RegionErro
 
 /// Whether `found` (a descriptor found in `region`) is its area's holder's.
 pub fn is_holders(region: &Region, found: &Found) -> Result<bool, RegionError> {
-    let words = Words::read(&window(region, &found.area)?)?;
-    Ok(words.owner != 0 && words.owner == found.descriptor.session)
+    describes_holder(&window(region, &found.area)?, found.descriptor.session)
+}
+
+/// Whether a descriptor of session `session` is the holder's of `area` (its
+/// own window): the owner word is that session's, open or closed.
+pub fn describes_holder(area: &Region, session: u32) -> Result<bool, RegionError> {
+    let owner = Words::read(area)?.owner;
+    Ok(owner != 0 && owner == session)
 }
 
 /// The holder of an area, judged from its words watched over time.
@@ -285,12 +132,12 @@ pub struct AreaWatch {
 }
 
 impl AreaWatch {
-    /// Starts watching with the words read at `now`: a beat already there
+    /// Starts watching `area` (its own window) at `now`: a beat already there
     /// proves nothing, only a move seen from here on.
-    pub fn new(words: Words, now: Instant) -> AreaWatch {
-        AreaWatch {
-            watch: PeerWatch::new(words, now),
-        }
+    pub fn start(area: &Region, now: Instant) -> Result<AreaWatch, RegionError> {
+        Ok(AreaWatch {
+            watch: PeerWatch::new(Words::read(area)?, now),
+        })
     }
 
     /// Judges the area (its own window) as read at `now`.
@@ -300,7 +147,7 @@ impl AreaWatch {
             Life::Absent => Holder::Free,
             Life::Closed { owner } => Holder::Closed {
                 owner,
-                ended: ended(area, owner)?,
+                ended: block::ended(area, owner)?,
             },
             life @ (Life::Unproven { owner, .. } | Life::Beating { owner, .. })
                 if life.silent_for(now) >= DEAD_AFTER =>
@@ -314,7 +161,7 @@ impl AreaWatch {
             Life::Beating { owner, last } => Holder::Live {
                 owner,
                 last,
-                remote: super::liveness::remote_holder(area)?,
+                remote: block::remote_holder(area)?,
             },
         })
     }
@@ -381,6 +228,7 @@ pub(crate) fn padded(mut described: Vec<u8>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link::block::token;
     use rfm_memory::{Device, OpenOptions};
 
     /// A memory of the test's own (tests run at once, and loopback memory is
@@ -410,32 +258,13 @@ mod tests {
             ))
         };
         assert_eq!(holder_descriptor(&a).unwrap(), None, "never held");
-        announce(&a, &bytes(0x11), 0x11).unwrap();
+        block::announce(&a, &bytes(0x11), 0x11).unwrap();
         assert_eq!(holder_descriptor(&a).unwrap().unwrap().session, 0x11);
         // A new claimant's owner word over the old descriptor: not its.
-        a.store_u32(OWNER, 0x33, Ordering::Release).unwrap();
+        block::announce(&a, &[], 0x33).unwrap();
         assert_eq!(holder_descriptor(&a).unwrap(), None);
-        announce(&a, &bytes(0x33), 0x33).unwrap();
+        block::announce(&a, &bytes(0x33), 0x33).unwrap();
         assert_eq!(holder_descriptor(&a).unwrap().unwrap().session, 0x33);
-    }
-
-    #[test]
-    fn a_session_records_how_it_ended_before_its_closed_mark_and_only_its_own() {
-        let a = area("ended");
-        announce(&a, &[], 0x21).unwrap();
-        close(&a, 0x23, Ending::Timeout, Some(1)).unwrap();
-        assert_eq!(Words::read(&a).unwrap().closed, 0, "not its area");
-        close(&a, 0x21, Ending::Incompatible, Some(0)).unwrap();
-        assert!(Words::read(&a).unwrap().is_closed());
-        assert_eq!(
-            ended(&a, 0x21).unwrap(),
-            Some(Ended {
-                how: Ending::Incompatible,
-                about: Some(0)
-            })
-        );
-        announce(&a, &[], 0x25).unwrap();
-        assert_eq!(ended(&a, 0x25).unwrap(), None, "a new claim forgets it");
     }
 
     /// Whose a described area is: the node this file puts there; a node of
@@ -488,13 +317,5 @@ mod tests {
             Whose::OtherFile,
             "another slot, same node"
         );
-    }
-
-    #[test]
-    fn every_ending_has_one_code_and_one_phrase() {
-        for (i, a) in ENDINGS.iter().enumerate() {
-            assert_eq!(Ending::of_code(a.1), Some(a.0));
-            assert!(ENDINGS[i + 1..].iter().all(|b| b.0 != a.0 && b.1 != a.1));
-        }
     }
 }

@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use super::block::token;
 use super::handshake::{Admit, Fault, Handshake};
-use super::liveness::{self, token, MIN_SILENCE};
+use super::liveness::{self, MIN_SILENCE};
 use super::observer::Observer;
 use super::LinkConfig;
 use rfm_frames::area::Area;
@@ -335,9 +336,9 @@ impl Peer {
     }
 
     /// How the session holding the peer's slot ended, if it recorded it.
-    pub(crate) fn ended(&self) -> Result<Option<super::ownership::Ended>, RegionError> {
+    pub(crate) fn ended(&self) -> Result<Option<super::block::Ended>, RegionError> {
         let owner = self.observed.words()?.owner;
-        super::ownership::ended(self.observed.area(), owner)
+        super::block::ended(self.observed.area(), owner)
     }
 
     /// An unbound peer whose slot holds a session that closed before this

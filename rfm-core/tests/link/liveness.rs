@@ -207,7 +207,8 @@ fn a_peer_that_failed_ends_the_wait_at_once_with_how_it_ended() {
 /// into the new holder's slot.
 #[test]
 fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alone() {
-    use rfm_core::link::liveness::{Words, HEARTBEAT_PERIOD};
+    use rfm_core::link::block::Words;
+    use rfm_core::link::liveness::HEARTBEAT_PERIOD;
     use rfm_frames::area::LIVENESS_OFFSET;
     use std::sync::atomic::Ordering;
 

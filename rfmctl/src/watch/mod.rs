@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use clap::Args;
-use rfm_core::link::liveness::Words;
 use rfm_core::link::observer::{described, Observer};
 use rfm_core::link::ownership::{self, AreaWatch, Holder};
 use rfm_core::link::Layout;
@@ -200,7 +199,7 @@ struct Other {
 impl Other {
     fn judged(&self) -> &'static str {
         let holders =
-            Words::read(&self.area).is_ok_and(|w| w.owner == self.found.descriptor.session);
+            ownership::describes_holder(&self.area, self.found.descriptor.session).unwrap_or(false);
         ownership::verdict(&self.holder, holders, None)
     }
 
@@ -234,7 +233,7 @@ fn others(region: &Region, views: &[SlotView]) -> Result<Vec<Other>, Failure> {
             continue;
         }
         let area = rfm_frames::area::window(region, &found.area).map_err(Failure::device)?;
-        let mut watch = AreaWatch::new(Words::read(&area).map_err(Failure::device)?, now);
+        let mut watch = AreaWatch::start(&area, now).map_err(Failure::device)?;
         let holder = watch.judge(&area, now).map_err(Failure::device)?;
         others.push(Other {
             found,

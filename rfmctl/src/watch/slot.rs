@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use rfm_core::health::PeerHealth;
-use rfm_core::link::liveness::{self, Words, MIN_SILENCE};
+use rfm_core::link::block;
+use rfm_core::link::liveness::MIN_SILENCE;
 use rfm_core::link::observer::Observer;
 use rfm_core::link::ownership::{self, AreaWatch, Holder};
 use rfm_frames::frame::{self, seed::FlightData};
@@ -79,7 +80,7 @@ impl SlotView {
     ) -> SlotView {
         let now = Instant::now();
         let holder = observer.as_ref().and_then(|o| {
-            let mut watch = AreaWatch::new(Words::read(o.area()).ok()?, now);
+            let mut watch = AreaWatch::start(o.area(), now).ok()?;
             let judged = watch.judge(o.area(), now).ok()?;
             Some((watch, judged))
         });
@@ -167,12 +168,13 @@ impl SlotView {
         }
         self.holders = match &self.reader {
             Reader::Framed(found) => {
-                Words::read(observer.area()).is_ok_and(|w| w.owner == found.descriptor.session)
+                ownership::describes_holder(observer.area(), found.descriptor.session)
+                    .unwrap_or(false)
             }
             _ => true,
         };
         // The liveness block is at the same place in both layouts.
-        self.remote = liveness::remote_holder(observer.area()).ok().flatten();
+        self.remote = block::remote_holder(observer.area()).ok().flatten();
         let read = if observer.is_seed() {
             observer.read_seed()
         } else {

@@ -1,0 +1,371 @@
+//! The liveness block: the 64 bytes of every area at
+//! [`rfm_frames::area::LIVENESS_OFFSET`] whose words say who holds the area,
+//! whether it still runs and how it ended. Every word is defined here, once,
+//! and only this module reads or writes them (and the descriptor an announce
+//! writes with them): [`super::ownership`] states the protocol and gives the
+//! one verdict on an area, [`super::liveness`] beats the heartbeat, both
+//! through what is here. A block read whole, word by word in several places,
+//! is how a protocol's verdict drifts; one reader keeps the order of its
+//! loads and stores (owner before beat, descriptor before owner) in one file.
+//!
+//! | offset | word | written by |
+//! |---|---|---|
+//! | +0 | owner: the holder's token (0: never held) | the claimant ([`announce`]); a bridge for another host's session ([`write_mirrored`]) |
+//! | +4 | beat: moves every [`super::liveness::HEARTBEAT_PERIOD`] while the holder runs | the holder's heartbeat ([`store_beat`]) |
+//! | +8 | closed: the owner's token once it stopped, else 0 | the holder ([`close`]) |
+//! | +12 | mirrored: the token of a session on another host (owner == mirrored: held from there) | a bridge |
+//! | +16 | mirrored by: the bridge that writes it | a bridge |
+//! | +20 | bridged: the token of a claim a bridge has seen and sends on | a bridge ([`acknowledge`]) |
+//! | +24 | ended: the token whose ending is recorded | the holder ([`close`]) |
+//! | +28 | ending: how it ended ([`Ending`]) | the holder |
+//! | +32 | ended about: the peer slot the ending concerns (`u32::MAX`: none) | the holder |
+//! | +36 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the ring watch ([`PROBE`]) |
+//! | +40..+64 | unused | |
+//!
+//! A token is the low 32 bits of a session epoch ([`token`]; epochs are odd,
+//! so a token is never 0).
+
+use std::fmt;
+use std::sync::atomic::Ordering;
+
+use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
+use rfm_memory::{Network, Region, RegionError};
+
+const OWNER: usize = LIVENESS_OFFSET;
+const BEAT: usize = LIVENESS_OFFSET + 4;
+const CLOSED: usize = LIVENESS_OFFSET + 8;
+const MIRRORED: usize = LIVENESS_OFFSET + 12;
+const MIRRORED_BY: usize = LIVENESS_OFFSET + 16;
+const BRIDGED: usize = LIVENESS_OFFSET + 20;
+const ENDED: usize = LIVENESS_OFFSET + 24;
+const ENDING: usize = LIVENESS_OFFSET + 28;
+const ENDED_ABOUT: usize = LIVENESS_OFFSET + 32;
+/// The ring watch's own-data probe (the table above).
+pub(crate) const PROBE: usize = LIVENESS_OFFSET + 36;
+
+const _: () = assert!(PROBE + 4 <= LIVENESS_OFFSET + LIVENESS_LEN);
+
+/// The token of session `epoch` in the owner and closed words.
+pub fn token(epoch: u64) -> u32 {
+    epoch as u32
+}
+
+/// The liveness words of one slot, as read at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Words {
+    pub owner: u32,
+    pub beat: u32,
+    pub closed: u32,
+}
+
+impl Words {
+    /// Reads the words of `slot`: on two rings each ring's, and of the two
+    /// what [`Words::current`] says.
+    pub fn read(slot: &Region) -> Result<Words, RegionError> {
+        let a = Words::read_on(slot, Network::A)?;
+        if !slot.is_redundant() {
+            return Ok(a);
+        }
+        Ok(a.current(Words::read_on(slot, Network::B)?))
+    }
+
+    /// Reads the words of `slot` on `ring` (the owner first: a beat read
+    /// after it belongs to that owner or a later one).
+    pub fn read_on(slot: &Region, ring: Network) -> Result<Words, RegionError> {
+        Ok(Words {
+            owner: slot.load_u32_on(ring, OWNER, Ordering::Acquire)?,
+            beat: slot.load_u32_on(ring, BEAT, Ordering::Acquire)?,
+            closed: slot.load_u32_on(ring, CLOSED, Ordering::Acquire)?,
+        })
+    }
+
+    /// Of one slot's words on the two rings of a redundant device (`self` on
+    /// ring A), the current: the rule of `docs/src/design/protocol.md`,
+    /// "Two rings". A ring disagrees only where it lost stores (a cut at the
+    /// writer's board, or at the reader's while they were made) or has them
+    /// in flight; what it then shows is what the slot held before, which its
+    /// holder's heartbeat writes again at its next beat.
+    ///
+    /// | the rings show | current |
+    /// |---|---|
+    /// | one owner | that owner; the later beat; closed when either shows it closed |
+    /// | two owners, one held (not 0, not closed) | the held one |
+    /// | two owners, both held or neither | the later beat (a new holder's beat counts on from the slot's, so it is ahead of a stale one) |
+    pub fn current(self, other: Words) -> Words {
+        let later = other.beat.wrapping_sub(self.beat) as i32 > 0;
+        if self.owner == other.owner {
+            return Words {
+                owner: self.owner,
+                beat: if later { other.beat } else { self.beat },
+                closed: if other.is_closed() {
+                    other.closed
+                } else {
+                    self.closed
+                },
+            };
+        }
+        let rank = |w: &Words| (w.is_held(), w.owner != 0);
+        match rank(&other).cmp(&rank(&self)) {
+            std::cmp::Ordering::Greater => other,
+            std::cmp::Ordering::Less => self,
+            std::cmp::Ordering::Equal if later => other,
+            std::cmp::Ordering::Equal => self,
+        }
+    }
+
+    /// The owner stopped cleanly.
+    pub fn is_closed(&self) -> bool {
+        self.owner != 0 && self.closed == self.owner
+    }
+
+    /// A session holds the slot and has not closed it (alive or not: only a
+    /// beat seen moving proves that, see [`super::liveness::PeerWatch`]).
+    pub fn is_held(&self) -> bool {
+        self.owner != 0 && !self.is_closed()
+    }
+}
+
+/// The bridge that writes the holder of `slot` from another host (its id), or
+/// `None` when the holder is of this host: a remote holder's token is in the
+/// mirrored word as well as in the owner word.
+pub fn remote_holder(slot: &Region) -> Result<Option<u32>, RegionError> {
+    let owner = slot.load_u32(OWNER, Ordering::Acquire)?;
+    let mirrored = slot.load_u32(MIRRORED, Ordering::Acquire)?;
+    if owner == 0 || owner != mirrored {
+        return Ok(None);
+    }
+    Ok(Some(slot.load_u32(MIRRORED_BY, Ordering::Relaxed)?))
+}
+
+/// Writes the words of a session of another host into `slot`, as `bridge`
+/// mirrors them: the mark first, so that no reader of this memory (a bridge
+/// restarted here) ever sees that owner without it, then the words in the
+/// order their writer stores them (owner, closed, beat).
+pub fn write_mirrored(slot: &Region, words: Words, bridge: u32) -> Result<(), RegionError> {
+    slot.store_u32(MIRRORED_BY, bridge, Ordering::Relaxed)?;
+    slot.store_u32(MIRRORED, words.owner, Ordering::Release)?;
+    slot.store_u32(OWNER, words.owner, Ordering::Release)?;
+    slot.store_u32(CLOSED, words.closed, Ordering::Release)?;
+    slot.store_u32(BEAT, words.beat, Ordering::Release)
+}
+
+/// A mirrored session's later words: its beat, then whether it closed.
+pub fn write_mirrored_beat(slot: &Region, words: Words) -> Result<(), RegionError> {
+    slot.store_u32(BEAT, words.beat, Ordering::Release)?;
+    slot.store_u32(CLOSED, words.closed, Ordering::Release)
+}
+
+/// The owner word on each ring of `slot` (one on a single ring): where the
+/// rings disagree, each reader weighs them by its own rule (the heartbeat, the
+/// close, the claim's verify; protocol.md, "Two rings").
+pub(crate) fn owners(slot: &Region) -> Result<Vec<(Network, u32)>, RegionError> {
+    (slot.rings().iter())
+        .map(|&ring| Ok((ring, slot.load_u32_on(ring, OWNER, Ordering::Acquire)?)))
+        .collect()
+}
+
+/// The beat word of `slot` on `ring`.
+pub(crate) fn beat_on(slot: &Region, ring: Network) -> Result<u32, RegionError> {
+    slot.load_u32_on(ring, BEAT, Ordering::Relaxed)
+}
+
+/// Stores the holder's next beat.
+pub(crate) fn store_beat(slot: &Region, count: u32) -> Result<(), RegionError> {
+    slot.store_u32(BEAT, count, Ordering::Release)
+}
+
+/// Writes a won claim's announce again (`described`, then the owner word
+/// `token`, closed = 0), for a ring that missed it: the descriptor first, as
+/// [`announce`] writes it.
+pub(crate) fn announce_again(
+    slot: &Region,
+    described: &[u8],
+    token: u32,
+) -> Result<(), RegionError> {
+    slot.write(DESCRIPTOR_OFFSET, described)?;
+    slot.store_u32(OWNER, token, Ordering::Release)?;
+    slot.store_u32(CLOSED, 0, Ordering::Release)
+}
+
+/// How a session ended, as it records it for its peers (one table: the code
+/// in memory and the phrase a peer's message uses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Its master terminated it.
+    Terminated,
+    /// Its first exchange found a peer built otherwise (another file, mode,
+    /// layout or version).
+    Incompatible,
+    /// A peer's frame did not come within its timeout.
+    Timeout,
+    /// A peer stopped, died or restarted.
+    PeerEnded,
+    /// It failed otherwise (memory, configuration, a frame overwritten).
+    Failed,
+}
+
+const ENDINGS: [(Ending, u32, &str); 5] = [
+    (Ending::Terminated, 1, "its master terminated it"),
+    (
+        Ending::Incompatible,
+        2,
+        "it refused its first exchange: a peer is incompatible",
+    ),
+    (Ending::Timeout, 3, "it timed out waiting for a peer"),
+    (
+        Ending::PeerEnded,
+        4,
+        "a peer of its own stopped, died or restarted",
+    ),
+    (Ending::Failed, 5, "it failed"),
+];
+
+impl Ending {
+    fn code(self) -> u32 {
+        ENDINGS.iter().find(|e| e.0 == self).map_or(0, |e| e.1)
+    }
+
+    fn of_code(code: u32) -> Option<Ending> {
+        ENDINGS.iter().find(|e| e.1 == code).map(|e| e.0)
+    }
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let phrase = ENDINGS.iter().find(|e| e.0 == *self).map_or("", |e| e.2);
+        f.write_str(phrase)
+    }
+}
+
+/// What a stopped session recorded of its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ended {
+    pub how: Ending,
+    /// The peer slot the failure concerns, if one.
+    pub about: Option<u8>,
+}
+
+impl Ended {
+    /// How it ended, naming the peer it concerns as every other message
+    /// does: by its node in `interface`, and its slot.
+    pub fn describe(&self, interface: &rfm_interface::Interface) -> String {
+        let Some(slot) = self.about else {
+            return self.how.to_string();
+        };
+        match interface.nodes.iter().find(|n| n.slot == slot) {
+            Some(n) => format!("{} (node `{}`, slot {slot})", self.how, n.name),
+            None => format!("{} (slot {slot})", self.how),
+        }
+    }
+}
+
+/// Announces session `epoch`'s claim of the area `own`: its descriptor first
+/// (`described`, encoded with its token and padded to words), then the owner
+/// word, so that whoever sees the owner word also sees whose area it is.
+pub(crate) fn announce(own: &Region, described: &[u8], epoch: u64) -> Result<(), RegionError> {
+    own.write(DESCRIPTOR_OFFSET, described)?;
+    own.store_u32(OWNER, token(epoch), Ordering::Release)?;
+    own.store_u32(CLOSED, 0, Ordering::Release)?;
+    own.store_u32(BRIDGED, 0, Ordering::Release)?;
+    own.store_u32(ENDED, 0, Ordering::Release)
+}
+
+/// Marks session `epoch` stopped, `how` (and about which peer slot), if it
+/// still holds `own`: the ending first, then the closed mark, so that a reader
+/// that sees the mark reads why.
+pub(crate) fn close(
+    own: &Region,
+    epoch: u64,
+    how: Ending,
+    about: Option<u8>,
+) -> Result<(), RegionError> {
+    // On two rings, a ring that missed the announce shows another owner; the
+    // other's shows this session's.
+    if !owners(own)?.iter().any(|&(_, owner)| owner == token(epoch)) {
+        return Ok(());
+    }
+    own.store_u32(ENDING, how.code(), Ordering::Relaxed)?;
+    own.store_u32(
+        ENDED_ABOUT,
+        about.map_or(u32::MAX, u32::from),
+        Ordering::Relaxed,
+    )?;
+    own.store_u32(ENDED, token(epoch), Ordering::Release)?;
+    own.store_u32(CLOSED, token(epoch), Ordering::Release)
+}
+
+/// How the session `owner` of `area` ended, if it recorded it.
+/// On two rings, from the ring that holds it.
+pub fn ended(area: &Region, owner: u32) -> Result<Option<Ended>, RegionError> {
+    if owner == 0 {
+        return Ok(None);
+    }
+    for &ring in area.rings() {
+        if area.load_u32_on(ring, ENDED, Ordering::Acquire)? != owner {
+            continue;
+        }
+        let about = area.load_u32_on(ring, ENDED_ABOUT, Ordering::Relaxed)?;
+        let how = Ending::of_code(area.load_u32_on(ring, ENDING, Ordering::Relaxed)?);
+        return Ok(how.map(|how| Ended {
+            how,
+            about: u8::try_from(about).ok(),
+        }));
+    }
+    Ok(None)
+}
+
+/// A bridge records that it has seen the claim of `owner` and sends it on:
+/// the claimant then settles long enough for other hosts' claims to arrive.
+pub fn acknowledge(area: &Region, owner: u32) -> Result<(), RegionError> {
+    area.store_u32(BRIDGED, owner, Ordering::Release)
+}
+
+/// Whether a bridge has acknowledged the claim of `owner`.
+pub(crate) fn acknowledged(area: &Region, owner: u32) -> Result<bool, RegionError> {
+    Ok(area.load_u32(BRIDGED, Ordering::Acquire)? == owner)
+}
+
+/// Whether a bridge has been at `area`: its holder is another host's, or a
+/// bridge acknowledged a claim of it.
+pub(crate) fn bridge_seen(area: &Region) -> Result<bool, RegionError> {
+    Ok(area.load_u32(BRIDGED, Ordering::Acquire)? != 0 || remote_holder(area)?.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rfm_memory::{Device, OpenOptions};
+
+    fn area(name: &str) -> Region {
+        let device =
+            Device::open(&format!("loopback:block-{name}"), &OpenOptions::default()).unwrap();
+        device.map(0, 4096).unwrap()
+    }
+
+    #[test]
+    fn a_session_records_how_it_ended_before_its_closed_mark_and_only_its_own() {
+        let a = area("ended");
+        announce(&a, &[], 0x21).unwrap();
+        close(&a, 0x23, Ending::Timeout, Some(1)).unwrap();
+        assert_eq!(Words::read(&a).unwrap().closed, 0, "not its area");
+        close(&a, 0x21, Ending::Incompatible, Some(0)).unwrap();
+        assert!(Words::read(&a).unwrap().is_closed());
+        assert_eq!(
+            ended(&a, 0x21).unwrap(),
+            Some(Ended {
+                how: Ending::Incompatible,
+                about: Some(0)
+            })
+        );
+        announce(&a, &[], 0x25).unwrap();
+        assert_eq!(ended(&a, 0x25).unwrap(), None, "a new claim forgets it");
+    }
+
+    #[test]
+    fn every_ending_has_one_code_and_one_phrase() {
+        for (i, a) in ENDINGS.iter().enumerate() {
+            assert_eq!(Ending::of_code(a.1), Some(a.0));
+            assert!(ENDINGS[i + 1..].iter().all(|b| b.0 != a.0 && b.1 != a.1));
+        }
+    }
+}
