@@ -28,7 +28,7 @@ use rfm_interface::{self as interface, Interface, InterfaceError};
 
 pub use category::Category;
 pub use params::{fmu_params, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS};
-pub use routes::{At, Route};
+pub use routes::{Reach, Route};
 pub use variables::{
     Causality, ForeignLink, ForeignValue, LinkField, PeerValue, Place, RingField, Var,
 };

@@ -8,9 +8,10 @@ use rfm_frames::payload::FmiType;
 
 use super::variables::{PeerValue, Place, Var};
 
-/// Where a variable's bytes are, when a set or get is a plain store or load.
+/// How a get or set reaches a variable's bytes: a plain store or load of a
+/// payload, or the general path (where the value lives is [`Place`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum At {
+pub enum Reach {
     /// This node's payload at `offset`.
     Input,
     /// The payload of peer `peer`'s taken frame at `offset`.
@@ -24,7 +25,7 @@ pub enum At {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route {
     pub kind: FmiType,
-    pub at: At,
+    pub reach: Reach,
     /// An input with a `min` or `max` ([`Var::bounds`]), which a set checks.
     pub bounded: bool,
     pub peer: u8,
@@ -33,9 +34,9 @@ pub struct Route {
 
 impl Route {
     fn of(var: &Var) -> Route {
-        let (at, peer, offset) = match (var.kind, var.place) {
-            (FmiType::String, _) => (At::Other, 0, 0),
-            (_, Place::Input { offset, .. }) => (At::Input, 0, offset),
+        let (reach, peer, offset) = match (var.kind, var.place) {
+            (FmiType::String, _) => (Reach::Other, 0, 0),
+            (_, Place::Input { offset, .. }) => (Reach::Input, 0, offset),
             (
                 _,
                 Place::Output {
@@ -43,15 +44,15 @@ impl Route {
                     value: PeerValue::Signal { offset, .. },
                 },
             ) => (
-                At::Signal,
+                Reach::Signal,
                 u8::try_from(peer).expect("an interface has at most 256 nodes, 255 peers"),
                 offset,
             ),
-            _ => (At::Other, 0, 0),
+            _ => (Reach::Other, 0, 0),
         };
         Route {
             kind: var.kind,
-            at,
+            reach,
             bounded: var.bounds() != (f64::NEG_INFINITY, f64::INFINITY),
             peer,
             offset: u32::try_from(offset)
@@ -81,9 +82,9 @@ fn run_width(kind: FmiType) -> Option<u32> {
 /// with nothing in between: both numbers of one kind, inputs without bounds
 /// to check, or signals of one peer.
 fn continues(a: &Route, b: &Route) -> bool {
-    let same_payload = match (a.at, b.at) {
-        (At::Input, At::Input) => !a.bounded && !b.bounded,
-        (At::Signal, At::Signal) => a.peer == b.peer,
+    let same_payload = match (a.reach, b.reach) {
+        (Reach::Input, Reach::Input) => !a.bounded && !b.bounded,
+        (Reach::Signal, Reach::Signal) => a.peer == b.peer,
         _ => false,
     };
     match run_width(a.kind) {
@@ -115,10 +116,10 @@ mod tests {
         assert_eq!(std::mem::size_of::<Route>(), 8);
     }
 
-    fn route(kind: FmiType, at: At, bounded: bool, peer: u8, offset: u32) -> Route {
+    fn route(kind: FmiType, reach: Reach, bounded: bool, peer: u8, offset: u32) -> Route {
         Route {
             kind,
-            at,
+            reach,
             bounded,
             peer,
             offset,
@@ -127,8 +128,8 @@ mod tests {
 
     #[test]
     fn a_run_is_numbers_of_one_kind_side_by_side_in_one_payload() {
-        use At::*;
         use FmiType::*;
+        use Reach::*;
         let routes = [
             route(Real, Input, false, 0, 0),
             route(Real, Input, false, 0, 8),

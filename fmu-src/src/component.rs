@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use fmu_model::fmi2::*;
 
-use crate::error::{FmiError, FmiResult};
+use crate::error::{Failure, FmiError, FmiResult};
 use crate::instance::Instance;
 use crate::logger::{thread_token, Category, Logger, Scope};
 use crate::state_machine::Call;
@@ -301,7 +301,7 @@ fn run(
             // SAFETY: the closure that held the borrow has unwound.
             let inst = unsafe { &mut *ptr };
             let fatal = FmiError {
-                status: fmi2Fatal,
+                status: Failure::Fatal,
                 message: format!("internal error: {what}"),
                 context: None,
             }

@@ -4,13 +4,52 @@
 //! message ([`FmiError::in_call`]): no layer types a function's name.
 
 use fmu_model::fmi2::*;
+use fmu_model::Category;
 
 use crate::state_machine::Call;
+
+/// How badly a call failed: the status it returns, never `fmi2OK` (a success
+/// is an `Ok`) nor `fmi2Pending` (no step runs asynchronously).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The call did nothing it was asked (a status query with no answer).
+    Discard,
+    /// The call failed; the instance may be reset or freed.
+    Error,
+    /// The instance is unusable; only `fmi2FreeInstance` is allowed.
+    Fatal,
+}
+
+/// Each failure's status and the log category its message goes to: the one
+/// conversion at the C boundary.
+const FAILURES: [(Failure, fmi2Status, Category); 3] = [
+    (Failure::Discard, fmi2Discard, Category::Discard),
+    (Failure::Error, fmi2Error, Category::Error),
+    (Failure::Fatal, fmi2Fatal, Category::Fatal),
+];
+
+impl Failure {
+    /// The status the C function returns.
+    pub fn status(self) -> fmi2Status {
+        FAILURES
+            .iter()
+            .find(|f| f.0 == self)
+            .map_or(fmi2Fatal, |f| f.1)
+    }
+
+    /// The category the master's logger gets the message in.
+    pub fn category(self) -> Category {
+        FAILURES
+            .iter()
+            .find(|f| f.0 == self)
+            .map_or(Category::Fatal, |f| f.2)
+    }
+}
 
 /// A failed call: the status it returns and the message logged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FmiError {
-    pub status: fmi2Status,
+    pub status: Failure,
     /// What failed, without the call's name.
     pub message: String,
     /// Where in the call, written after its name (`step 3, t = 0.003`).
@@ -46,8 +85,22 @@ pub type FmiResult<T = ()> = Result<T, FmiError>;
 /// The common failure: `fmi2Error` with `message`.
 pub fn error(message: impl Into<String>) -> FmiError {
     FmiError {
-        status: fmi2Error,
+        status: Failure::Error,
         message: message.into(),
         context: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_failure_has_one_status_and_one_category() {
+        for (i, a) in FAILURES.iter().enumerate() {
+            assert_eq!((a.0.status(), a.0.category()), (a.1, a.2));
+            assert!(FAILURES[i + 1..].iter().all(|b| b.0 != a.0 && b.1 != a.1));
+        }
+        assert!(FAILURES.iter().all(|f| f.1 != fmi2OK));
     }
 }

@@ -15,8 +15,8 @@ use rfm_interface::Period;
 
 use crate::access::Access;
 use crate::config::link_config;
-use crate::error::{error, FmiError, FmiResult};
-use crate::logger::{Category, Logger};
+use crate::error::{error, Failure, FmiError, FmiResult};
+use crate::logger::Logger;
 use crate::recording::Recording;
 use crate::state_machine::{states, Call, State};
 use crate::steps;
@@ -114,7 +114,7 @@ impl Instance {
     fn refusal(&self, call: Call) -> FmiError {
         if self.state == State::Fatal {
             return FmiError {
-                status: fmi2Fatal,
+                status: Failure::Fatal,
                 ..error("the instance had a fatal error; only fmi2FreeInstance is allowed")
             };
         }
@@ -136,26 +136,19 @@ impl Instance {
 
     #[cold]
     fn fail(&mut self, e: FmiError) -> fmi2Status {
-        let category = if e.status >= fmi2Fatal {
-            Category::Fatal
-        } else if e.status == fmi2Error {
-            Category::Error
-        } else if e.status == fmi2Discard {
-            Category::Discard
-        } else {
-            Category::Warning
-        };
-        self.logger.log(category, &e.message);
-        if e.status >= fmi2Fatal {
-            self.state = State::Fatal;
-        } else if e.status == fmi2Error && self.state != State::Fatal {
-            self.state = State::Error;
-            // A failed link must not leave a peer waiting on a live slot.
-            if let Some(link) = self.values.link.as_mut() {
-                let _ = link.close();
+        self.logger.log(e.status.category(), &e.message);
+        match e.status {
+            Failure::Fatal => self.state = State::Fatal,
+            Failure::Error if self.state != State::Fatal => {
+                self.state = State::Error;
+                // A failed link must not leave a peer waiting on a live slot.
+                if let Some(link) = self.values.link.as_mut() {
+                    let _ = link.close();
+                }
             }
+            Failure::Error | Failure::Discard => {}
         }
-        e.status
+        e.status.status()
     }
 
     pub fn set_debug_logging(&mut self, on: bool, categories: &[String]) -> FmiResult {

@@ -46,45 +46,65 @@ pub unsafe fn instantiate(
             },
             logging_on != 0,
         );
-        let fail = |message: String| {
-            logger.log(Category::Error, &format!("fmi2Instantiate: {message}"));
-            std::ptr::null_mut()
-        };
-        if name.is_empty() {
-            return fail("instanceName is NULL, empty or not UTF-8".into());
-        }
-        if fmu_type != fmi2CoSimulation {
-            return fail(format!(
-                "fmuType {fmu_type}: this FMU supports only fmi2CoSimulation (1)"
-            ));
-        }
-        // SAFETY: NULL or a C string.
-        let Some(guid) = (unsafe { text(fmu_guid) }) else {
-            return fail("fmuGUID is NULL or not UTF-8".into());
-        };
-        // SAFETY: NULL or a C string.
-        let resources = match unsafe { text(resource_location) } {
-            Some(uri) => match resource_path(uri) {
-                Ok(path) => Some(path),
-                Err(e) => return fail(e),
-            },
-            None if !resource_location.is_null() => {
-                return fail("fmuResourceLocation is not UTF-8".into())
+        // SAFETY: the master's arguments, as this function's contract says.
+        match unsafe { model(name, fmu_type, fmu_guid, resource_location) } {
+            Ok(model) => new_handle(logger.clone(), Instance::new(logger, model)),
+            Err(e) => {
+                logger.log(Category::Error, &format!("fmi2Instantiate: {e}"));
+                std::ptr::null_mut()
             }
-            None => None,
-        };
-        let model = match model_for(guid, resources.as_deref()) {
-            Ok(model) => model,
-            Err(e) => return fail(e),
-        };
-        new_handle(logger.clone(), Instance::new(logger, model))
+        }
     }));
     made.unwrap_or(std::ptr::null_mut())
 }
 
+/// Why `fmi2Instantiate` made no component: each names the argument and what
+/// to do.
+#[derive(Debug, thiserror::Error)]
+enum InstantiateError {
+    #[error("instanceName is NULL, empty or not UTF-8")]
+    NoName,
+    #[error("fmuType {0}: this FMU supports only fmi2CoSimulation (1)")]
+    NotCoSimulation(fmi2Type),
+    #[error("fmuGUID is NULL or not UTF-8")]
+    NoGuid,
+    #[error("fmuResourceLocation is not UTF-8")]
+    ResourcesNotUtf8,
+    /// The resource location, or the model it and the GUID name.
+    #[error("{0}")]
+    Model(String),
+}
+
+/// The model the master's arguments name, checked.
+///
+/// # Safety
+/// `fmu_guid` and `resource_location` are NULL or C strings.
+unsafe fn model(
+    name: &str,
+    fmu_type: fmi2Type,
+    fmu_guid: fmi2String,
+    resource_location: fmi2String,
+) -> Result<Arc<Model>, InstantiateError> {
+    if name.is_empty() {
+        return Err(InstantiateError::NoName);
+    }
+    if fmu_type != fmi2CoSimulation {
+        return Err(InstantiateError::NotCoSimulation(fmu_type));
+    }
+    // SAFETY: NULL or a C string (this function's contract).
+    let guid = unsafe { text(fmu_guid) }.ok_or(InstantiateError::NoGuid)?;
+    // SAFETY: NULL or a C string (this function's contract).
+    let resources = match unsafe { text(resource_location) } {
+        Some(uri) => Some(resource_path(uri).map_err(InstantiateError::Model)?),
+        None if !resource_location.is_null() => return Err(InstantiateError::ResourcesNotUtf8),
+        None => None,
+    };
+    model_for(guid, resources.as_deref()).map_err(InstantiateError::Model)
+}
+
 /// Accepts `file:///abs/path`, `file:/abs/path` and `file://localhost/abs/path`,
 /// percent-decoded; anything else is an error.
-pub fn resource_path(uri: &str) -> Result<String, String> {
+fn resource_path(uri: &str) -> Result<String, String> {
     let rest = uri
         .strip_prefix("file://localhost/")
         .map(|r| format!("/{r}"))
@@ -160,4 +180,18 @@ fn model_for(guid: &str, resources: Option<&str>) -> Result<Arc<Model>, String> 
         ));
     }
     Ok(Arc::new(model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resource_path;
+
+    #[test]
+    fn file_uris_of_every_accepted_form_are_percent_decoded() {
+        assert_eq!(resource_path("file:///a%20b/res").unwrap(), "/a b/res");
+        assert_eq!(resource_path("file:/a/res").unwrap(), "/a/res");
+        assert_eq!(resource_path("file://localhost/a").unwrap(), "/a");
+        assert!(resource_path("http://x/a").is_err());
+        assert!(resource_path("file:///a%2").is_err());
+    }
 }

@@ -34,8 +34,6 @@ use instance::Instance;
 use state_machine::Call;
 use status::status_kind;
 
-pub use instantiate::resource_path;
-
 // The FMI 2.0 contract of every export below, which its `# Safety` section
 // names: `c` is NULL or came from `fmi2Instantiate`, and every pointer is NULL
 // or valid for the count passed with it.

@@ -2,7 +2,7 @@
 
 use fmu_model::fmi2::*;
 
-use crate::error::{FmiError, FmiResult};
+use crate::error::{Failure, FmiError, FmiResult};
 
 /// Status queries: only `fmi2LastSuccessfulTime` and `fmi2Terminated` have answers
 /// (this FMU never runs a step asynchronously); the rest are `fmi2Discard`.
@@ -11,7 +11,7 @@ pub fn status_kind(kind: fmi2StatusKind, answerable: fmi2StatusKind) -> FmiResul
         Ok(())
     } else {
         Err(FmiError {
-            status: fmi2Discard,
+            status: Failure::Discard,
             message: format!(
                 "status kind {kind} is not available: this FMU never returns fmi2Pending"
             ),

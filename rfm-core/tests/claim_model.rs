@@ -153,7 +153,7 @@ impl World {
         }
         match s.node.poll_start(self.now(), 0.0, &mut s.frame) {
             Ok(StartPoll::Pending) => {}
-            Ok(StartPoll::Claimed) => s.beater = Some(s.node.beater().unwrap()),
+            Ok(StartPoll::Announced) => s.beater = Some(s.node.beater().unwrap()),
             Ok(StartPoll::Started) => s.started = true,
             Err(e) => {
                 // As the link does: the heartbeat stops, the slot is closed.

@@ -14,7 +14,7 @@ use crate::error::{error, FmiError, FmiResult};
 use crate::state_machine::{fixed_parameters_settable, State};
 use crate::values::{count, load, store, Value, Values};
 use fmu_model::fmi2::*;
-use fmu_model::{At, Causality, Model, Place, RingField, Route, Var};
+use fmu_model::{Causality, Model, Place, Reach, RingField, Route, Var};
 use rfm_frames::packed;
 use rfm_frames::payload::FmiType;
 
@@ -142,7 +142,7 @@ impl<'i> Access<'i> {
         while i < n {
             let r = vrs[i];
             let route = Self::route(self.model, r, T::KIND)?;
-            if route.at == At::Input && long_run(&self.model.runs, r) {
+            if route.reach == Reach::Input && long_run(&self.model.runs, r) {
                 let run = run_length(&self.model.runs, &vrs[i..]);
                 if run > 1 {
                     let (offset, these) = (route.offset as usize, &values[i..i + run]);
@@ -162,7 +162,7 @@ impl<'i> Access<'i> {
     #[inline(always)]
     fn set_one<T: Plain>(&mut self, r: fmi2ValueReference, c: T::C) -> FmiResult {
         let route = Self::route(self.model, r, T::KIND)?;
-        if route.at == At::Input {
+        if route.reach == Reach::Input {
             // Inputs are settable in every state a set is legal in (the call table).
             let (lo, hi) = match route.bounded {
                 true => self.model.variables[r as usize].bounds(),
@@ -360,9 +360,9 @@ impl<'i> Access<'i> {
         route: &Route,
         last: &mut Option<(u8, Option<&'s [u8]>)>,
     ) -> Option<&'s [u8]> {
-        match route.at {
-            At::Input => Some(self.values.frame.payload()),
-            At::Signal => match *last {
+        match route.reach {
+            Reach::Input => Some(self.values.frame.payload()),
+            Reach::Signal => match *last {
                 Some((peer, payload)) if peer == route.peer => payload,
                 _ => {
                     let payload = self.taken(route.peer);
@@ -370,7 +370,7 @@ impl<'i> Access<'i> {
                     payload
                 }
             },
-            At::Other => None,
+            Reach::Other => None,
         }
     }
 

@@ -98,10 +98,6 @@ fn instantiate_refuses_what_it_cannot_run_and_says_why() {
     let log: Log = Arc::default();
     assert!(instantiate("", fmi2CoSimulation, guid, None, &log).is_null());
     assert!(messages(&log).contains("instanceName is NULL, empty"));
-    // Accepted resource URIs, percent-decoded.
-    assert_eq!(resource_path("file:///a%20b/res").unwrap(), "/a b/res");
-    assert_eq!(resource_path("file:/a/res").unwrap(), "/a/res");
-    assert_eq!(resource_path("file://localhost/a").unwrap(), "/a");
     // No callbacks, or no logger: NULL, nothing to tell.
     // SAFETY: NULL callbacks are exactly what is being tested.
     let c = unsafe {

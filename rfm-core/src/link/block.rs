@@ -369,3 +369,51 @@ mod tests {
         }
     }
 }
+
+/// The book's table of the liveness words (`docs/src/reference/memory-layout.md`)
+/// and this module's own say what the constants say: an offset moved or a word
+/// added in one place fails here until the others follow.
+#[cfg(test)]
+mod book {
+    use super::*;
+
+    /// The words this module defines, by the name its table gives them.
+    const DEFINED: [(&str, usize); 10] = [
+        ("owner", OWNER),
+        ("beat", BEAT),
+        ("closed", CLOSED),
+        ("mirrored", MIRRORED),
+        ("mirrored by", MIRRORED_BY),
+        ("bridged", BRIDGED),
+        ("ended", ENDED),
+        ("ending", ENDING),
+        ("ended about", ENDED_ABOUT),
+        ("probe", PROBE),
+    ];
+
+    /// The rows `| +offset | name: … |` of the first table in `text` whose
+    /// rows start with `+`: (offset from the block, name).
+    fn words_of(text: &str) -> Vec<(usize, String)> {
+        text.lines()
+            .map(|l| l.trim_start_matches("//!").trim())
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                let offset = cells.get(1)?.strip_prefix('+')?.parse().ok()?;
+                let name = cells.get(2)?.split(':').next()?.trim().to_owned();
+                Some((offset, name))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_books_table_and_this_modules_name_every_word_at_its_offset() {
+        let defined: Vec<(usize, String)> = DEFINED
+            .iter()
+            .map(|&(name, at)| (at - LIVENESS_OFFSET, name.to_owned()))
+            .collect();
+        let here = words_of(include_str!("block.rs"));
+        let book = words_of(include_str!("../../../docs/src/reference/memory-layout.md"));
+        assert_eq!(here, defined, "block.rs's table");
+        assert_eq!(book, defined, "memory-layout.md's table");
+    }
+}

@@ -37,8 +37,10 @@ use rfm_frames::frame::framed::SyncMode;
 /// per-step path reads them about once per thousand microsecond steps.
 pub const WATCH_INTERVAL: Duration = Duration::from_millis(1);
 
+/// Which session of the peer's slot this node is bound to (its frames are
+/// taken as the peer's only while bound to that session).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Peer {
+enum Binding {
     Seeking,
     Bound {
         epoch: u64,
@@ -73,7 +75,7 @@ pub(crate) enum Fault {
 /// One node's view of its peer's session.
 #[derive(Debug, Clone)]
 pub(crate) struct Handshake {
-    state: Peer,
+    state: Binding,
     watch: PeerWatch,
     watched_at: Instant,
     mode: SyncMode,
@@ -99,7 +101,7 @@ impl Handshake {
         own: Option<u64>,
     ) -> Handshake {
         Handshake {
-            state: own.map_or(Peer::Seeking, |epoch| Peer::Itself { epoch }),
+            state: own.map_or(Binding::Seeking, |epoch| Binding::Itself { epoch }),
             watch: PeerWatch::new(words, now),
             watched_at: now,
             mode,
@@ -119,23 +121,25 @@ impl Handshake {
 
     /// Whether the peer is this node.
     pub(crate) fn is_itself(&self) -> bool {
-        matches!(self.state, Peer::Itself { .. })
+        matches!(self.state, Binding::Itself { .. })
     }
 
     /// The session frames are taken from, once there is one.
     pub(crate) fn bound(&self) -> Option<u64> {
         match self.state {
-            Peer::Seeking => None,
-            Peer::Bound { epoch } | Peer::Itself { epoch } => Some(epoch),
+            Binding::Seeking => None,
+            Binding::Bound { epoch } | Binding::Itself { epoch } => Some(epoch),
         }
     }
 
     /// Whether the liveness words should be read again at `now`.
     pub(crate) fn watch_due(&self, now: Instant) -> bool {
         match self.state {
-            Peer::Seeking => true,
-            Peer::Bound { .. } => now.saturating_duration_since(self.watched_at) >= WATCH_INTERVAL,
-            Peer::Itself { .. } => false,
+            Binding::Seeking => true,
+            Binding::Bound { .. } => {
+                now.saturating_duration_since(self.watched_at) >= WATCH_INTERVAL
+            }
+            Binding::Itself { .. } => false,
         }
     }
 
@@ -144,9 +148,9 @@ impl Handshake {
     /// words are not this node's own.
     pub(crate) fn judges(&self, epoch: u64) -> bool {
         match self.state {
-            Peer::Seeking => true,
-            Peer::Bound { epoch: e } => e != epoch,
-            Peer::Itself { .. } => false,
+            Binding::Seeking => true,
+            Binding::Bound { epoch: e } => e != epoch,
+            Binding::Itself { .. } => false,
         }
     }
 
@@ -186,18 +190,18 @@ impl Handshake {
     /// session's, the caller must have observed the words at `now` first.
     pub(crate) fn admit(&mut self, epoch: u64, now: Instant) -> Admit {
         match self.state {
-            Peer::Bound { epoch: e } | Peer::Itself { epoch: e } if e == epoch => {
+            Binding::Bound { epoch: e } | Binding::Itself { epoch: e } if e == epoch => {
                 Admit::Take { bound_now: false }
             }
-            Peer::Bound { epoch: e } | Peer::Itself { epoch: e }
+            Binding::Bound { epoch: e } | Binding::Itself { epoch: e }
                 if self.mode == SyncMode::Lockstep =>
             {
                 Admit::Restarted { old: e }
             }
             // This node's slot holds only its own session's frames.
-            Peer::Itself { .. } => Admit::NotLive,
+            Binding::Itself { .. } => Admit::NotLive,
             _ if self.life().is_live(token(epoch), now, self.silence) => {
-                self.state = Peer::Bound { epoch };
+                self.state = Binding::Bound { epoch };
                 Admit::Take { bound_now: true }
             }
             _ => Admit::NotLive,
@@ -207,9 +211,9 @@ impl Handshake {
     /// What the last reading says about the bound session, if anything is wrong.
     pub(crate) fn fault(&self, now: Instant) -> Option<Fault> {
         let epoch = match self.state {
-            Peer::Bound { epoch } => epoch,
-            Peer::Itself { .. } => return None,
-            Peer::Seeking => return self.fault_unbound(now),
+            Binding::Bound { epoch } => epoch,
+            Binding::Itself { .. } => return None,
+            Binding::Seeking => return self.fault_unbound(now),
         };
         match self.life() {
             Life::Closed { owner } if owner == token(epoch) => Some(Fault::Stopped),
@@ -245,9 +249,9 @@ impl Handshake {
     /// The bound session is running (free mode's `link.ok`); this node always is.
     pub(crate) fn alive(&self, now: Instant) -> bool {
         match self.state {
-            Peer::Seeking => false,
-            Peer::Bound { epoch } => self.life().is_live(token(epoch), now, self.silence),
-            Peer::Itself { .. } => true,
+            Binding::Seeking => false,
+            Binding::Bound { epoch } => self.life().is_live(token(epoch), now, self.silence),
+            Binding::Itself { .. } => true,
         }
     }
 }

@@ -281,7 +281,7 @@ impl Link {
             };
             match polled {
                 Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
-                Ok(StartPoll::Claimed) => {
+                Ok(StartPoll::Announced) => {
                     let beater = self.node.beater()?;
                     let realtime = self.node.config().realtime.clone();
                     self.heartbeat =

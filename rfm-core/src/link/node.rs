@@ -58,7 +58,7 @@ pub enum StartPoll {
     /// Still observing the slot or settling the claim: poll again.
     Pending,
     /// The owner word now holds this session's token: start beating now.
-    Claimed,
+    Announced,
     /// The slot is ours, cleared, described, and the initial frame is published.
     Started,
 }
@@ -245,7 +245,7 @@ impl Node {
     }
 
     /// The heartbeat of this session, for the thread that beats it (valid once
-    /// [`Node::poll_start`] said [`StartPoll::Claimed`]).
+    /// [`Node::poll_start`] said [`StartPoll::Announced`]).
     pub fn beater(&self) -> Result<Beater, LinkError> {
         let beater = Beater::new(self.own.clone(), self.claimant.epoch)?;
         Ok(match &self.phase {
@@ -279,7 +279,7 @@ impl Node {
         let spare = claim.spare;
         match polled {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
-            ClaimPoll::Announced => Ok(StartPoll::Claimed),
+            ClaimPoll::Announced => Ok(StartPoll::Announced),
             ClaimPoll::Won => {
                 self.won(spare, now, sim_time, frame)?;
                 Ok(StartPoll::Started)

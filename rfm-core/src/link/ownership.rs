@@ -10,17 +10,10 @@
 //!
 //! # The words of an area
 //!
-//! | where | word | written by |
-//! |---|---|---|
-//! | +128 | owner: the holder's token (0: never held) | the claimant (`announce`); a bridge for another host's session |
-//! | +132 | beat: moves every 10 ms while the holder runs | the holder's heartbeat thread |
-//! | +136 | closed: the owner's token once it stopped | the holder (`close`) |
-//! | +140, +144 | mirrored, mirrored by: the remote mark (owner == mirrored: held from another host, through that bridge) | a bridge |
-//! | +148 | bridged: the token of a claim a bridge has seen and sends on | a bridge ([`acknowledge`]) |
-//! | +152..+164 | ended: the token whose ending is recorded, how it ended ([`Ending`]), and the peer slot it concerns | the holder (`close`) |
-//! | +164 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the holder's ring watch (`link/ring_watch.rs`) |
-//! | +192 | descriptor, carrying its writer's token | the claimant (`announce`) |
-//! | ring | frames, each carrying its writer's epoch | the holder |
+//! The liveness block's words (owner, beat, closed, the bridge's marks, how
+//! the holder ended) are [`super::block`]'s, each defined there once; the
+//! descriptor follows the block (+192), carrying its writer's token, and the
+//! ring of frames, each carrying its writer's epoch.
 //!
 //! # Transitions
 //!

@@ -167,7 +167,7 @@ impl World {
             let init = sample(s.epoch, slot, 0);
             init.write(s.frame.payload_mut());
             match s.node.poll_start(now, init.sim_time, &mut s.frame) {
-                Ok(StartPoll::Claimed) => {
+                Ok(StartPoll::Announced) => {
                     // The heartbeat thread starts, and beats at once.
                     let mut b = s.node.beater().unwrap();
                     assert_eq!(b.beat().unwrap(), None, "{}: taken at once", self.label);

@@ -241,7 +241,7 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
                 .poll_start(ms(t), init.sim_time, &mut frames[n])
                 .unwrap()
             {
-                StartPoll::Claimed => beaters.push(node.beater().unwrap()),
+                StartPoll::Announced => beaters.push(node.beater().unwrap()),
                 StartPoll::Started => break,
                 StartPoll::Pending => t += 1,
             }

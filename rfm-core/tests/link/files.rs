@@ -272,7 +272,7 @@ fn started_apart(
     };
     // Both look at the memory (nothing there) and write their owner words.
     for n in [0, 1] {
-        assert_eq!(poll(n, 0), StartPoll::Claimed);
+        assert_eq!(poll(n, 0), StartPoll::Announced);
     }
     let (first, second) = if cockpit_wins_first { (0, 1) } else { (1, 0) };
     let settled = rfm_core::link::CLAIM_SETTLE.as_millis() as u64 + 10;
