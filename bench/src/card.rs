@@ -1,6 +1,6 @@
 //! The card's costs (issue 27): what a lockstep step does to a PCIE-5565,
 //! counted exactly on emulated RFM2g boards, and its modeled time on the card
-//! ([`rfm_core::card`]). A node is a process running the link the FMU steps
+//! ([`rfm_card`]). A node is a process running the link the FMU steps
 //! (`rfm_core::link::Link`, built here with the `counts` feature; the FMU
 //! ships without it), on its own board of one emulated ring.
 
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use rfm_core::card::{StepCost, READ_ROUND_TRIPS_NS};
+use rfm_card::{StepCost, READ_ROUND_TRIPS_NS};
 use rfm_core::link::{CardReads, Link, LinkConfig, WaitPoll, BLOCK_READ_FROM};
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_frames::wait::WaitStrategy;

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, ValueEnum};
 use fmu_model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
-use rfm_core::card::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
+use rfm_card::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
 use rfm_interface::{layout::MapTable, Interface, MemoryMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

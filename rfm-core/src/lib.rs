@@ -6,12 +6,11 @@
 //! Its modules, each naming only those above it in this list:
 //!
 //! - [`link`]: one node coupled to its peers (ownership, heartbeat, exchange,
-//!   redundant rings), with [`health`], [`realtime`];
-//! - [`card`]: what a step costs on a PCIE-5565, and a coupling's share of the
-//!   ring.
+//!   redundant rings), with [`health`], [`realtime`].
+//!
+//! What a step costs on a card is `rfm-card`'s, beside the link, not in it.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod card;
 pub mod health;
 pub mod link;
 pub mod realtime;

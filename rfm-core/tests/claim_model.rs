@@ -29,8 +29,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rfm_core::link::block::{self, Words};
-use rfm_core::link::liveness::{Beater, HEARTBEAT_PERIOD};
+use rfm_core::link::liveness::Beater;
 use rfm_core::link::{LinkConfig, LinkError, Node, StartPoll};
+use rfm_frames::area::HEARTBEAT_PERIOD;
 use rfm_frames::area::{window, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_interface::{self as interface, descriptor, Interface, MemoryMap, Reserved};

@@ -25,6 +25,10 @@ pub const HEAD_BLOCK: usize = 128;
 pub const LIVENESS_OFFSET: usize = HEAD_BLOCK;
 /// Bytes of the liveness block.
 pub const LIVENESS_LEN: usize = 64;
+/// How often a holder's heartbeat advances the beat word of its liveness
+/// block: the one rate every reader's liveness bounds and the ring's budget
+/// count in.
+pub const HEARTBEAT_PERIOD: std::time::Duration = std::time::Duration::from_millis(10);
 /// Offset of the descriptor within an area.
 pub const DESCRIPTOR_OFFSET: usize = LIVENESS_OFFSET + LIVENESS_LEN;
 /// Bytes of a frame's header, before the payload.

@@ -11,7 +11,7 @@
 //! | offset | word | written by |
 //! |---|---|---|
 //! | +0 | owner: the holder's token (0: never held) | the claimant ([`announce`]); a bridge for another host's session ([`write_mirrored`]) |
-//! | +4 | beat: moves every [`super::liveness::HEARTBEAT_PERIOD`] while the holder runs | the holder's heartbeat ([`store_beat`]) |
+//! | +4 | beat: moves every [`rfm_frames::area::HEARTBEAT_PERIOD`] while the holder runs | the holder's heartbeat ([`store_beat`]) |
 //! | +8 | closed: the owner's token once it stopped, else 0 | the holder ([`close`]) |
 //! | +12 | mirrored: the token of a session on another host (owner == mirrored: held from there) | a bridge |
 //! | +16 | mirrored by: the bridge that writes it | a bridge |

@@ -15,12 +15,12 @@ use rfm_frames::wait::WaitStrategy;
 use rfm_interface::Interface;
 use rfm_memory::WORD;
 
-/// The shortest `timeout`: ten heartbeats ([`super::liveness::HEARTBEAT_PERIOD`]).
+/// The shortest `timeout`: ten heartbeats ([`rfm_frames::area::HEARTBEAT_PERIOD`]).
 /// A shorter one takes a peer a scheduler held up a few beats for dead.
 pub const MIN_TIMEOUT: Duration = Duration::from_millis(100);
 
 const _: () =
-    assert!(MIN_TIMEOUT.as_millis() == 10 * super::liveness::HEARTBEAT_PERIOD.as_millis());
+    assert!(MIN_TIMEOUT.as_millis() == 10 * rfm_frames::area::HEARTBEAT_PERIOD.as_millis());
 const _: () = assert!(
     MIN_TIMEOUT.as_millis() as f64 == rfm_interface::settings::MIN_TIMEOUT_SECONDS * 1000.0
 );
@@ -274,5 +274,42 @@ impl LinkConfig {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rfm_memory::counts::Counts;
+
+    fn pio(bytes: u64) -> Counts {
+        Counts {
+            pio_reads: bytes / 4,
+            pio_read_bytes: bytes,
+            ..Counts::default()
+        }
+    }
+
+    fn dma(bytes: u64) -> Counts {
+        Counts {
+            vendor_calls: 1,
+            vendor_read_bytes: bytes,
+            dma: 1,
+            ..Counts::default()
+        }
+    }
+
+    /// The FMU's default block size is where one DMA transfer starts to cost
+    /// less than word loads at the cheapest round trip modeled.
+    #[test]
+    fn the_default_block_read_is_where_dma_starts_to_pay() {
+        let at_1us = rfm_card::READ_ROUND_TRIPS_NS[0].1;
+        let cost = |c: Counts| rfm_card::StepCost::of(&c, 1, at_1us).total();
+        let from = u64::from(BLOCK_READ_FROM);
+        assert!(cost(dma(from)) < cost(pio(from)), "DMA pays at the default");
+        assert!(
+            cost(dma(from - 8)) >= cost(pio(from - 8)),
+            "DMA pays already two words below the default: lower it"
+        );
     }
 }

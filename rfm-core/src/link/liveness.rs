@@ -24,11 +24,9 @@ use std::time::{Duration, Instant};
 
 use super::block::{self, token, Words};
 use crate::realtime::RealTime;
+use rfm_frames::area::HEARTBEAT_PERIOD;
 use rfm_memory::{Network, Region, RegionError};
 use rfm_thread::Thread;
-
-/// How often a holder's heartbeat advances its beat word.
-pub const HEARTBEAT_PERIOD: Duration = Duration::from_millis(10);
 
 /// A slot whose beat has not moved for this long (on the taker's clock) may be taken
 /// by another session: 50 missed beats, far beyond any scheduling delay of a live

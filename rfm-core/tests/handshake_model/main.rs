@@ -38,8 +38,9 @@ mod common;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use rfm_core::link::liveness::{Beater, HEARTBEAT_PERIOD, MIN_SILENCE};
+use rfm_core::link::liveness::{Beater, MIN_SILENCE};
 use rfm_core::link::{LinkConfig, Node, PeerSample, Sample, StartPoll};
+use rfm_frames::area::HEARTBEAT_PERIOD;
 use rfm_frames::frame::framed::{FrameBuf, SyncMode};
 use rfm_frames::frame::Message;
 use rfm_interface::{self as interface, Interface};

@@ -208,7 +208,7 @@ fn a_peer_that_failed_ends_the_wait_at_once_with_how_it_ended() {
 #[test]
 fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alone() {
     use rfm_core::link::block::Words;
-    use rfm_core::link::liveness::HEARTBEAT_PERIOD;
+    use rfm_frames::area::HEARTBEAT_PERIOD;
     use rfm_frames::area::LIVENESS_OFFSET;
     use std::sync::atomic::Ordering;
 

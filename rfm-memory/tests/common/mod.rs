@@ -16,3 +16,14 @@ mod sim;
 #[cfg(not(miri))]
 #[allow(unused_imports)]
 pub use sim::{sim_library, unique, RingGuard};
+
+/// Unlinks a `shm:` object when the test ends, pass or fail.
+#[cfg(not(miri))]
+pub struct ShmGuard(pub String);
+
+#[cfg(not(miri))]
+impl Drop for ShmGuard {
+    fn drop(&mut self) {
+        let _ = rfm_memory::backend::shm::unlink(&self.0);
+    }
+}

@@ -7,8 +7,7 @@
 
 use std::fmt;
 
-use crate::link::liveness::HEARTBEAT_PERIOD;
-use rfm_frames::area::FRAME_HEADER;
+use rfm_frames::area::{FRAME_HEADER, HEARTBEAT_PERIOD};
 use rfm_interface::{Interface, MemoryMap};
 
 /// The ring's bandwidth, bytes per second, shared by every node.

@@ -91,7 +91,6 @@ impl StepCost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::BLOCK_READ_FROM;
 
     fn pio(bytes: u64) -> Counts {
         Counts {
@@ -108,20 +107,6 @@ mod tests {
             dma: 1,
             ..Counts::default()
         }
-    }
-
-    /// The FMU's default block size is where one DMA transfer starts to cost
-    /// less than word loads at the cheapest round trip modeled.
-    #[test]
-    fn the_default_block_read_is_where_dma_starts_to_pay() {
-        let at_1us = READ_ROUND_TRIPS_NS[0].1;
-        let cost = |c: Counts| StepCost::of(&c, 1, at_1us).total();
-        let from = u64::from(BLOCK_READ_FROM);
-        assert!(cost(dma(from)) < cost(pio(from)), "DMA pays at the default");
-        assert!(
-            cost(dma(from - 8)) >= cost(pio(from - 8)),
-            "DMA pays already two words below the default: lower it"
-        );
     }
 
     #[test]
