@@ -10,16 +10,16 @@
 //!
 //! | offset | word | written by |
 //! |---|---|---|
-//! | +0 | owner: the holder's token (0: never held) | the claimant ([`announce`]); a bridge for another host's session ([`write_mirrored`]) |
-//! | +4 | beat: moves every [`rfm_frames::area::HEARTBEAT_PERIOD`] while the holder runs | the holder's heartbeat ([`store_beat`]) |
-//! | +8 | closed: the owner's token once it stopped, else 0 | the holder ([`close`]) |
+//! | +0 | owner: the holder's token (0: never held) | the claimant (`announce`); a bridge for another host's session ([`write_mirrored`]) |
+//! | +4 | beat: moves every [`rfm_frames::area::HEARTBEAT_PERIOD`] while the holder runs | the holder's heartbeat (`store_beat`) |
+//! | +8 | closed: the owner's token once it stopped, else 0 | the holder (`close`) |
 //! | +12 | mirrored: the token of a session on another host (owner == mirrored: held from there) | a bridge |
 //! | +16 | mirrored by: the bridge that writes it | a bridge |
 //! | +20 | bridged: the token of a claim a bridge has seen and sends on | a bridge ([`acknowledge`]) |
-//! | +24 | ended: the token whose ending is recorded | the holder ([`close`]) |
+//! | +24 | ended: the token whose ending is recorded | the holder (`close`) |
 //! | +28 | ending: how it ended ([`Ending`]) | the holder |
 //! | +32 | ended about: the peer slot the ending concerns (`u32::MAX`: none) | the holder |
-//! | +36 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the ring watch ([`PROBE`]) |
+//! | +36 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the ring watch (`PROBE`) |
 //! | +40..+64 | unused | |
 //!
 //! A token is the low 32 bits of a session epoch ([`token`]; epochs are odd,

@@ -175,7 +175,7 @@ pub enum WaitPoll {
 
 /// The default [`CardReads::block_from`]: one 64-byte ring packet. From about
 /// 60 bytes on, one DMA transfer (14.5 µs fixed) costs less than word loads at
-/// 1 µs each ([`crate::card`]); at 3 µs a read it pays from about 20 bytes.
+/// 1 µs each (`rfm_card`); at 3 µs a read it pays from about 20 bytes.
 pub const BLOCK_READ_FROM: u32 = 64;
 
 impl Default for CardReads {

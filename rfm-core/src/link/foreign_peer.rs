@@ -6,9 +6,12 @@
 
 use std::time::{Duration, Instant};
 
+use rfm_frames::frame::framed::SyncMode;
 use rfm_frames::packed::{self, CType, Outcome, StructReader, StructWriter};
 use rfm_frames::value::Value;
-use rfm_interface::{ForeignNode, StepRatio};
+use rfm_interface::{ForeignNode, Handshake, Interface, StepRatio};
+
+use super::{LinkConfig, LinkError, Node};
 use rfm_memory::{Region, RegionError};
 
 /// One foreign node's reading.
@@ -50,6 +53,93 @@ pub struct ForeignCounts {
     pub inexact: u64,
     /// Times its program moved the marker (or the bytes) since the first look.
     pub moves: u64,
+}
+
+/// Every foreign node of a link.
+impl ForeignPeer {
+    /// The foreign nodes of `interface` over `region`, each read or written
+    /// by this node as the file says; in lockstep, with the ratio of this
+    /// node's steps to a counter's declared period.
+    pub(super) fn all(
+        region: &Region,
+        interface: &Interface,
+        config: &LinkConfig,
+    ) -> Result<Vec<ForeignPeer>, LinkError> {
+        let me = (interface.nodes.iter()).position(|n| n.slot == config.node_slot);
+        let mut foreign = (interface.foreign.iter().enumerate())
+            .map(|(i, f)| ForeignPeer::new(region, i, f, f.writer.is_some() && f.writer == me))
+            .collect::<Result<Vec<_>, _>>()?;
+        if config.mode == SyncMode::Lockstep {
+            let mine = me.and_then(|m| interface.nodes[m].period);
+            for (peer, f) in foreign.iter_mut().zip(&interface.foreign) {
+                if let (
+                    Some(mine),
+                    Handshake::Counter {
+                        period: Some(p), ..
+                    },
+                ) = (mine, &f.handshake)
+                {
+                    peer.lockstep = StepRatio::of(mine, *p);
+                }
+            }
+        }
+        Ok(foreign)
+    }
+
+    /// Takes the newest whole struct of every foreign node: free, or in
+    /// lockstep for a counter of a declared period, once its counter shows
+    /// the write step `k` needs by the rule on time (the struct holds only
+    /// the newest write: that one or a later).
+    #[inline(never)]
+    pub(super) fn read_all(
+        peers: &mut [ForeignPeer],
+        node: &Node,
+        k: u64,
+        now: Instant,
+    ) -> Result<(), LinkError> {
+        let device = &node.config().device;
+        let interface = node.interface();
+        let (lag, timeout) = (node.config().lag, node.config().timeout);
+        for peer in peers {
+            let foreign = &interface.foreign[peer.node()];
+            peer.read(foreign, now)?;
+            let Some(ratio) = peer.lockstep else {
+                continue;
+            };
+            let needed = ratio.frame_needed(k, lag);
+            let mut polls = 0u32;
+            while needed > 0 && peer.writes().is_none_or(|w| w < needed) {
+                let waited = now.elapsed();
+                if waited > timeout {
+                    let period = match &foreign.handshake {
+                        Handshake::Counter {
+                            period: Some(p), ..
+                        } => p.to_string(),
+                        _ => String::new(),
+                    };
+                    return Err(LinkError::ForeignBehind {
+                        device: device.clone(),
+                        node: foreign.name.clone(),
+                        period,
+                        step: k,
+                        needed,
+                        writes: peer.writes(),
+                        waited,
+                    });
+                }
+                // A program's write is a period away: spin briefly, then
+                // give the core away between looks.
+                if polls < 64 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::sleep(Duration::from_micros(20));
+                }
+                polls += 1;
+                peer.read(foreign, Instant::now())?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl ForeignPeer {

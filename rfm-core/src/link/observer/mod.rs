@@ -9,10 +9,11 @@
 //! session, step and CRC (the article's packets have no CRC of their own, so the
 //! observer seals each into a frame, whose CRC then covers its contents).
 
+mod ring_stats;
+
 use std::time::Instant;
 
 use super::block::Words;
-use super::rings::{self, RingStats};
 use super::Layout;
 use crate::health::{FrameId, Observation, PeerHealth};
 use rfm_frames::area::Area;
@@ -21,6 +22,7 @@ use rfm_frames::frame::seed;
 use rfm_frames::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
 use rfm_interface::{discover, Found};
 use rfm_memory::{Network, Region, RegionError};
+pub use ring_stats::RingStats;
 
 enum Reader {
     Framed(FramedReader),
@@ -208,7 +210,7 @@ impl Observer {
             Ok(StepPoll::Ready(_)) => Ok(StepPoll::NotYet),
             r => r,
         };
-        let polled = rings::better(stale(a), stale(b));
+        let polled = ring_stats::better(stale(a), stale(b));
         self.area.read_from(self.rings.last().unwrap_or(Network::A));
         polled
     }

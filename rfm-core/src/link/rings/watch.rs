@@ -35,7 +35,7 @@ struct Seen {
 
 /// The watch thread of a redundant device's two cards; stopped on drop.
 #[derive(Debug)]
-pub(super) struct RingWatch {
+pub(crate) struct RingWatch {
     seen: Arc<[Seen; 2]>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -44,7 +44,7 @@ pub(super) struct RingWatch {
 impl RingWatch {
     /// Starts watching `cards` (ring A's, ring B's); the own-data probe is
     /// stored at `probe`, a word of this node's own area nobody reads.
-    pub(super) fn start(cards: [Device; 2], probe: u32) -> std::io::Result<RingWatch> {
+    pub(crate) fn start(cards: [Device; 2], probe: u32) -> std::io::Result<RingWatch> {
         let seen: Arc<[Seen; 2]> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let thread = std::thread::Builder::new()
@@ -62,7 +62,7 @@ impl RingWatch {
 
     /// What is wrong with `ring`'s card, as the watch saw it last; `None`
     /// when nothing is. Read every step: a few loads, no allocation.
-    pub(super) fn fault(&self, ring: Network) -> Option<CardFault> {
+    pub(crate) fn fault(&self, ring: Network) -> Option<CardFault> {
         let seen = &self.seen[ring.index()];
         let lcsr = Lcsr(seen.lcsr.load(Ordering::Acquire));
         if seen.lcsr_read.load(Ordering::Acquire) && !lcsr.ring_ok() {
@@ -76,7 +76,7 @@ impl RingWatch {
 
 impl RingWatch {
     /// The error events `ring`'s card raised so far, and the last one.
-    pub(super) fn events(&self, ring: Network) -> (u32, RingEvent) {
+    pub(crate) fn events(&self, ring: Network) -> (u32, RingEvent) {
         let seen = &self.seen[ring.index()];
         let last = seen.last_event.load(Ordering::Acquire) as usize;
         (
@@ -88,7 +88,7 @@ impl RingWatch {
 
 /// What the watch found wrong with a card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum CardFault {
+pub(crate) enum CardFault {
     /// Its LCSR shows no signal, lost sync or bad data.
     Register(Lcsr),
     /// The own-data test failed.

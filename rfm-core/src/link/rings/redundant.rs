@@ -1,16 +1,16 @@
-//! A link over a redundant device (`A+B`): what it tells the master's log when
-//! a ring stops or starts carrying a peer's frames, what it reports per ring,
-//! and the fault a test injects.
+//! A link's two rings over a redundant device (`A+B`): what it tells the
+//! master's log when a ring stops or starts carrying a peer's frames, what it
+//! reports per ring, and the fault a test injects.
 
-use super::ring_watch::{CardFault, RingWatch};
-use super::Link;
+use super::watch::{CardFault, RingWatch};
+use crate::link::Node;
 use rfm_memory::{Device, DeviceSpec};
 use rfm_memory::{Network, Region};
 
 /// The two rings of a link: their names, the watch of their cards, and what
 /// was last told of them.
 #[derive(Debug)]
-pub(super) struct Redundant {
+pub(crate) struct Redundant {
     /// Any window of the pair: withholding applies to every one.
     region: Region,
     /// The two memories' device strings, for messages.
@@ -30,7 +30,7 @@ pub(super) struct Redundant {
 impl Redundant {
     /// `None` for a device of one memory. `devices`: the two opened memories;
     /// cards get a watch, whose probe goes to byte `probe` of the memory.
-    pub(super) fn of(
+    pub(crate) fn of(
         region: &Region,
         device: &str,
         devices: (Device, Option<Device>),
@@ -58,7 +58,7 @@ impl Redundant {
     }
 
     /// Starts watching the cards (once; nothing for `shm:` pairs).
-    pub(super) fn start_watch(&mut self) -> std::io::Result<()> {
+    pub(crate) fn start_watch(&mut self) -> std::io::Result<()> {
         if let Some((cards, probe)) = self.cards.take() {
             self.watch = Some(RingWatch::start(cards, probe)?);
         }
@@ -66,7 +66,7 @@ impl Redundant {
     }
 
     /// Stops the watch (a closed link stores nothing more).
-    pub(super) fn stop_watch(&mut self) {
+    pub(crate) fn stop_watch(&mut self) {
         self.watch = None;
     }
 
@@ -113,7 +113,7 @@ impl Redundant {
 
     /// A ring that stopped, or started again, carrying every peer of `node`'s
     /// newest frames at step `k`.
-    fn tell_delivery(&mut self, k: u64, node: &super::Node) {
+    fn tell_delivery(&mut self, k: u64, node: &Node) {
         let delivering = delivering(node);
         for ring in Network::BOTH {
             let i = ring.index();
@@ -159,82 +159,63 @@ pub struct RingsReport {
     pub failovers: u64,
 }
 
-impl Link {
-    /// Whether the link runs over two rings.
-    pub fn is_redundant(&self) -> bool {
-        self.redundant.is_some()
-    }
-
-    /// What the rings did; for a device of one memory, ring A is it and ring
-    /// B is never ok.
-    pub fn rings(&self) -> RingsReport {
+impl RingsReport {
+    /// A device of one memory: ring A is it, and ring B is never ok.
+    pub(crate) fn of_one_ring(node: &Node) -> RingsReport {
         let mut r = RingsReport {
-            ok: [true, self.redundant.is_some()],
+            ok: [true, false],
             ..RingsReport::default()
         };
-        if self.redundant.is_none() {
-            r.frames[0] = self
-                .node
-                .peers()
-                .iter()
-                .map(|p| p.observed().health().frames)
-                .sum();
-            return r;
-        }
-        for peer in self.node.peers() {
+        r.frames[0] = (node.peers().iter())
+            .map(|p| p.observed().health().frames)
+            .sum();
+        r
+    }
+}
+
+impl Redundant {
+    /// What the rings did.
+    pub(crate) fn report(&self, node: &Node) -> RingsReport {
+        let mut r = RingsReport {
+            ok: [true, true],
+            ..RingsReport::default()
+        };
+        for peer in node.peers() {
             let s = peer.observed().rings();
             for ring in Network::BOTH {
                 r.frames[ring.index()] += s.taken(ring);
             }
             r.failovers += s.failovers();
         }
-        let red = self.redundant.as_ref().expect("checked above");
-        let delivering = delivering(&self.node);
+        let delivering = delivering(node);
         for ring in Network::BOTH {
-            r.ok[ring.index()] = delivering[ring.index()] && red.card_fault(ring).is_none();
+            r.ok[ring.index()] = delivering[ring.index()] && self.card_fault(ring).is_none();
         }
         r
     }
 
-    /// Withholds this node's stores from `ring` (or stops withholding them):
-    /// as if its transmitter into that ring had failed; its peers then take
-    /// its frames from the other ring. A fault for tests; without a redundant
-    /// device, nothing.
-    pub fn withhold(&self, ring: Network, withheld: bool) {
-        if let Some(r) = &self.redundant {
-            r.region.withhold(ring, withheld);
-        }
+    /// Withholds this node's stores from `ring` (or stops withholding them).
+    pub(crate) fn withhold(&self, ring: Network, withheld: bool) {
+        self.region.withhold(ring, withheld);
     }
 
     /// After step `k`: tells the master's log of every peer whose frames
     /// changed ring, of a card's error events and faults, and of a ring that
-    /// stopped (or started again) carrying every peer's frames.
-    #[inline]
-    pub(super) fn tell_rings(&mut self, k: u64) {
-        if self.redundant.is_some() {
-            self.tell_redundant(k);
-        }
-    }
-
-    /// Apart from [`Link::tell_rings`], so that a device of one ring pays
-    /// one comparison a step, not the call this inlined into it.
+    /// stopped (or started again) carrying every peer's frames. Out of line,
+    /// so that a device of one ring pays one comparison a step
+    /// (`Link::tell_rings`), not the call inlined into it.
     #[inline(never)]
-    fn tell_redundant(&mut self, k: u64) {
-        self.tell_failovers(k);
-        let node = &self.node;
-        let red = self.redundant.as_mut().expect("checked above");
-        red.tell_events(k);
-        red.tell_faults(k);
-        red.tell_delivery(k, node);
+    pub(crate) fn tell(&mut self, k: u64, node: &mut Node) {
+        self.tell_failovers(k, node);
+        self.tell_events(k);
+        self.tell_faults(k);
+        self.tell_delivery(k, node);
     }
 
     /// Each peer whose frames changed ring at step `k`.
-    fn tell_failovers(&mut self, k: u64) {
-        let Some(red) = &self.redundant else {
-            return;
-        };
-        let interface = self.node.interface().clone();
-        for peer in self.node.exchange().peers_mut() {
+    fn tell_failovers(&self, k: u64, node: &mut Node) {
+        let interface = node.interface().clone();
+        for peer in node.exchange().peers_mut() {
             let Some(ring) = peer.observer().rings_mut().take_change() else {
                 continue;
             };
@@ -243,35 +224,34 @@ impl Link {
                 Network::B => log::warn!(
                     "{} did not hold a whole frame of node `{name}` (slot {slot}) at step {k}: \
                      taken from {} (failover; ring.failovers counts them)",
-                    red.name(Network::A),
-                    red.name(Network::B)
+                    self.name(Network::A),
+                    self.name(Network::B)
                 ),
                 Network::A => log::info!(
                     "{} holds the frames of node `{name}` (slot {slot}) again from step {k}",
-                    red.name(Network::A)
+                    self.name(Network::A)
                 ),
             }
         }
     }
 
     /// One line for the master's log at the end: what each ring carried.
-    pub fn rings_summary(&self) -> Option<String> {
-        let red = self.redundant.as_ref()?;
-        let r = self.rings();
-        Some(format!(
+    pub(crate) fn summary(&self, node: &Node) -> String {
+        let r = self.report(node);
+        format!(
             "redundant rings: {} gave {} frames, {} gave {}; {} failovers from A to B",
-            red.name(Network::A),
+            self.name(Network::A),
             r.frames[0],
-            red.name(Network::B),
+            self.name(Network::B),
             r.frames[1],
             r.failovers
-        ))
+        )
     }
 }
 
 /// Whether each ring held every peer's newest frame within `timeout` of the
 /// last step.
-fn delivering(node: &super::Node) -> [bool; 2] {
+fn delivering(node: &Node) -> [bool; 2] {
     let (now, timeout) = (node.stepped_at(), node.config().timeout);
     Network::BOTH.map(|ring| {
         node.peers()
@@ -281,7 +261,7 @@ fn delivering(node: &super::Node) -> [bool; 2] {
 }
 
 /// The peers whose newest frames `ring` has not held within `timeout`, named.
-fn lagging(node: &super::Node, ring: Network) -> String {
+fn lagging(node: &Node, ring: Network) -> String {
     let (now, timeout) = (node.stepped_at(), node.config().timeout);
     let names: Vec<String> = node
         .peers()

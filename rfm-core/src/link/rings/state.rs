@@ -3,12 +3,12 @@
 //! every peer fall silent, and would blame them: asked at the failure, the
 //! card says what it is. A node whose board holds the ring names the peer's
 //! board as a cause beside its process. (A redundant device's cards are
-//! watched all along instead: see `ring_watch.rs`.)
+//! watched all along instead: see `watch.rs`.)
 //!
 //! The card is asked only when a step has already failed: each look is a
 //! driver call (the ring check sends a packet round the ring).
 
-use super::LinkError;
+use crate::link::LinkError;
 use rfm_memory::{Device, DeviceError};
 
 /// What a card says of its ring.
@@ -80,7 +80,7 @@ impl RingState {
 
 /// `e`, the error a step of the link on `card` ended with, as the card
 /// explains it.
-pub(super) fn explain(card: &Device, e: LinkError) -> LinkError {
+pub(crate) fn explain(card: &Device, e: LinkError) -> LinkError {
     let saw = |peer: &str, slot: u8, what: String| format!("node `{peer}` (slot {slot}) {what}");
     let (device, saw) = match &e {
         LinkError::Timeout {
