@@ -10,7 +10,7 @@
 //! Reflective memory (and a `shm:` object) keeps its contents across runs, so a
 //! reader may find frames a dead session left behind. Every liveness question is
 //! therefore decided by a heartbeat that each open link beats from a thread of its
-//! own ([`liveness`]): who may take a slot (the claim, `claim.rs`: Fischer's timed
+//! own ([`liveness`]): who may take a slot (the claim, `claim/`: Fischer's timed
 //! mutual exclusion, settling [`CLAIM_SETTLE`]), and which peer session's frames
 //! may be taken (the handshake, `handshake.rs`). [`Node`] holds the protocol as non-blocking
 //! steps (claiming and publishing; its [`Exchange`] reads the peers); [`Link`]

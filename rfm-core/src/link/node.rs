@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::block::{self, token, Ending};
-use super::claim::{Claim, ClaimPoll, Claimant, Refusal, CLAIM_SETTLE};
+use super::claim::{Claim, ClaimPoll, Claimant, Leftovers, Refusal, CLAIM_SETTLE};
 use super::compat::Expected;
 use super::error::{Foreign, Host};
 use super::exchange::Exchange;
@@ -276,30 +276,30 @@ impl Node {
             return Ok(StartPoll::Started);
         };
         let polled = claim.poll(&self.claimant, &interface, fingerprint, packet, now)?;
-        let spare = claim.spare;
         match polled {
             ClaimPoll::Pending => Ok(StartPoll::Pending),
             ClaimPoll::Announced => Ok(StartPoll::Announced),
-            ClaimPoll::Won => {
-                self.won(spare, now, sim_time, frame)?;
+            ClaimPoll::Won(leftovers) => {
+                self.won(leftovers, now, sim_time, frame)?;
                 Ok(StartPoll::Started)
             }
             ClaimPoll::Refused(refusal) => Err(self.refusal(refusal)),
         }
     }
 
-    /// The claim held: clears the area (unless `spare`: a live node of this
-    /// interface from another file overlaps it), writes the descriptor again,
+    /// The claim held: clears the area (unless its `leftovers` are spared: a
+    /// live node of this interface from another file overlaps it), writes the
+    /// descriptor again,
     /// watches the peers from `now` and publishes frame 0.
     fn won(
         &mut self,
-        spare: bool,
+        leftovers: Leftovers,
         now: Instant,
         sim_time: f64,
         frame: &mut FrameBuf,
     ) -> Result<(), LinkError> {
         match &mut self.writer {
-            _ if spare => {}
+            _ if leftovers == Leftovers::Spare => {}
             Writer::Framed(writer) => writer.clear()?,
             Writer::Seed { writer, .. } => writer.clear()?,
         }

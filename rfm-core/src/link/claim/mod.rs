@@ -11,7 +11,7 @@
 //!    area's own words, are watched. A live holder of another interface over
 //!    any of the coupling's areas, or a live holder of this slot, refuses the
 //!    claim, naming it; closed ones are left over at once, silent ones after
-//!    [`DEAD_AFTER`]. (Seed layout: an article program beats no heartbeat, so
+//!    [`super::liveness::DEAD_AFTER`]. (Seed layout: an article program beats no heartbeat, so
 //!    a packet id that moves also holds the slot.)
 //! 2. **Announcing**: in the same poll that found the area free, the claimant
 //!    writes its descriptor and then its token into the owner word, and starts
@@ -31,15 +31,19 @@
 //! beat and the link fails with [`super::LinkError::SlotTakenOver`]: never two
 //! silent writers of one slot.
 
+mod observe;
+mod settle;
+
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use super::block::{self, Words};
-use super::liveness::DEAD_AFTER;
-use super::ownership::{self, AreaWatch, Holder, Whose};
+use super::ownership::{self, AreaWatch, Whose};
+use observe::{Observation, Watched};
 use rfm_frames::area::window;
 use rfm_interface::{discover, Found, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
+use settle::Settling;
 
 /// How long a claimant waits between announcing and verifying: far above the
 /// ring's propagation delay (microseconds), a read-to-write gap of one poll,
@@ -66,47 +70,12 @@ pub(crate) struct Claimant {
     pub settle: Duration,
 }
 
-/// One described area over the coupling, watched during the claim.
-#[derive(Debug, Clone)]
-struct Watched {
-    found: Found,
-    watch: AreaWatch,
-    whose: Whose,
-    /// It overlaps this node's own area (not only another of the coupling's).
-    over_mine: bool,
-}
-
 /// Where a claim stands.
 #[derive(Debug, Clone)]
 enum Phase {
     Observing(Observation),
     Settling(Settling),
     Won,
-}
-
-/// Step 1: what is watched until the area is free.
-#[derive(Debug, Clone)]
-struct Observation {
-    /// The other areas described over the coupling's, not yet judged.
-    others: Vec<Watched>,
-    /// This node's own area's holder.
-    own: AreaWatch,
-    since: Instant,
-    /// Seed layout: the packet id first seen, and whether it has moved.
-    packet: Option<u64>,
-    packet_moved: bool,
-}
-
-/// Step 3: the wait between the announce and the verify.
-#[derive(Debug, Clone)]
-struct Settling {
-    at: Instant,
-    /// When a bridge's acknowledgement was first seen.
-    bridged: Option<Instant>,
-    /// The owner word on each ring just before the announce: a ring that
-    /// still shows it missed the announce (cut at this board), which is no
-    /// other claimant's doing.
-    before: [u32; 2],
 }
 
 /// A claim in progress.
@@ -122,10 +91,19 @@ pub(crate) struct Claim {
     /// acknowledgement (a bridge slowed by load may see it after
     /// [`CLAIM_SETTLE`]) before it counts as seen by nobody.
     bridged_memory: bool,
-    /// A live node of this interface from another file overlaps this node's
-    /// area: the area is not cleared (its words and descriptor would go, and
-    /// neither node could learn of the other; their first exchange names both).
-    pub spare: bool,
+    /// What the won claim does with what the area holds.
+    leftovers: Leftovers,
+}
+
+/// What a won claim does with what its area holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Leftovers {
+    /// Clears the ring: what an earlier run left goes before frame 0.
+    Clear,
+    /// Leaves it: a live node of this interface from another file overlaps
+    /// the area, and clearing would erase its words and descriptor (neither
+    /// node could then learn of the other; their first exchange names both).
+    Spare,
 }
 
 /// What one poll of a claim decided.
@@ -135,8 +113,9 @@ pub(crate) enum ClaimPoll {
     Pending,
     /// The area was free: the claim is announced; start beating now.
     Announced,
-    /// The claim held: the area is this session's.
-    Won,
+    /// The claim held: the area is this session's, and what it holds is
+    /// cleared or spared.
+    Won(Leftovers),
     /// The claim is refused.
     Refused(Refusal),
 }
@@ -217,7 +196,7 @@ impl Claim {
             }),
             seen,
             bridged_memory,
-            spare: false,
+            leftovers: Leftovers::Clear,
         })
     }
 
@@ -234,7 +213,7 @@ impl Claim {
         let own = own_window(claimant)?;
         match &mut self.phase {
             Phase::Observing(observation) => {
-                let look = observation.look(claimant, &own, packet, &mut self.spare, now)?;
+                let look = observation.look(claimant, &own, packet, &mut self.leftovers, now)?;
                 if let ControlFlow::Break(poll) = look {
                     return Ok(poll);
                 }
@@ -265,9 +244,9 @@ impl Claim {
                     }));
                 }
                 self.phase = Phase::Won;
-                Ok(ClaimPoll::Won)
+                Ok(ClaimPoll::Won(self.leftovers))
             }
-            Phase::Won => Ok(ClaimPoll::Won),
+            Phase::Won => Ok(ClaimPoll::Won(self.leftovers)),
         }
     }
 
@@ -308,7 +287,7 @@ impl Claim {
                 continue;
             }
             if Whose::of(&found, interface, fingerprint, &claimant.map) == Whose::OtherFile {
-                self.spare = true;
+                self.leftovers = Leftovers::Spare;
                 continue;
             }
             // Another host's claim is here because its bridge found no
@@ -339,171 +318,6 @@ fn holder_of(claimant: &Claimant) -> Result<Option<Found>, RegionError> {
         }
     }
     Ok(None)
-}
-
-impl Observation {
-    /// One look at `now` (`own` is this node's area, `packet` its seed packet
-    /// id): `Break` with what the claim must do (refuse, or poll again), or
-    /// `Continue` when the area is free to announce. A live node of this
-    /// interface from another file over this area sets `spare`.
-    fn look(
-        &mut self,
-        claimant: &Claimant,
-        own: &Region,
-        packet: Option<u64>,
-        spare: &mut bool,
-        now: Instant,
-    ) -> Result<ControlFlow<ClaimPoll>, RegionError> {
-        let pending = match self.judge_others(claimant, spare, now)? {
-            ControlFlow::Break(poll) => return Ok(ControlFlow::Break(poll)),
-            ControlFlow::Continue(pending) => pending,
-        };
-        self.packet_moved |= packet != self.packet;
-        let holder = self.own.judge(own, now)?;
-        let silent = now.saturating_duration_since(self.since);
-        let holder_gone = match holder {
-            Holder::Free | Holder::Closed { .. } | Holder::Dead { .. } => true,
-            Holder::Live {
-                owner,
-                last,
-                remote,
-            } => {
-                return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Held {
-                    owner,
-                    ago: now.saturating_duration_since(last),
-                    remote,
-                })))
-            }
-            Holder::Unproven { .. } => false,
-        };
-        if self.packet_moved {
-            return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Held {
-                owner: Words::read(own)?.owner,
-                ago: Duration::ZERO,
-                remote: None,
-            })));
-        }
-        // An article program's packet (no owner) must stay still for the bound.
-        let packet_quiet = self.packet.is_none() || holder != Holder::Free || silent >= DEAD_AFTER;
-        Ok(if pending || !holder_gone || !packet_quiet {
-            ControlFlow::Break(ClaimPoll::Pending)
-        } else {
-            ControlFlow::Continue(())
-        })
-    }
-
-    /// Judges the other areas watched at `now`, dropping those decided: a live
-    /// one of another interface refuses the claim (`Break`); `Continue` says
-    /// whether one is still unproven.
-    fn judge_others(
-        &mut self,
-        claimant: &Claimant,
-        spare: &mut bool,
-        now: Instant,
-    ) -> Result<ControlFlow<ClaimPoll, bool>, RegionError> {
-        let others = &mut self.others;
-        let mut pending = false;
-        let mut i = 0;
-        while i < others.len() {
-            let area = window(&claimant.region, &others[i].found.area)?;
-            let session = others[i].found.descriptor.session;
-            match others[i].watch.judge(&area, now)? {
-                Holder::Live {
-                    owner,
-                    last,
-                    remote,
-                } if owner == session => {
-                    let w = others.swap_remove(i);
-                    match w.whose {
-                        Whose::OtherFile if w.over_mine => *spare = true,
-                        Whose::OtherFile | Whose::ThisCoupling => {}
-                        Whose::OtherInterface => {
-                            return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Foreign {
-                                found: Box::new(w.found),
-                                ago: now.saturating_duration_since(last),
-                                remote,
-                            })))
-                        }
-                    }
-                }
-                Holder::Unproven { owner, .. } if owner == session => {
-                    pending = true;
-                    i += 1;
-                }
-                // Closed, dead, free, or another session's since (a claim of
-                // that area after this observation began, which the verify
-                // weighs).
-                _ => {
-                    others.swap_remove(i);
-                }
-            }
-        }
-        Ok(ControlFlow::Continue(pending))
-    }
-}
-
-impl Settling {
-    /// The settle at `now` (`own` is this node's area; `bridged_memory`: a
-    /// bridge watches the memory): `Break` when another claimant's token took
-    /// the owner word or the settle is not over, `Continue` when the claim is
-    /// to be verified.
-    fn wait(
-        &mut self,
-        claimant: &Claimant,
-        own: &Region,
-        bridged_memory: bool,
-        now: Instant,
-    ) -> Result<ControlFlow<ClaimPoll>, RegionError> {
-        let token = block::token(claimant.epoch);
-        if let Some(owner) = self.rival_token(own, token)? {
-            return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Contended {
-                owner,
-                remote: block::remote_holder(own)?,
-                winner: holder_of(claimant)?.map(Box::new),
-            })));
-        }
-        if self.bridged.is_none() && block::acknowledged(own, token)? {
-            self.bridged = Some(now);
-        }
-        let until = match self.bridged {
-            Some(b) => (self.at + claimant.settle).max(b + BRIDGE_SETTLE),
-            None if bridged_memory => self.at + claimant.settle.max(BRIDGE_SETTLE),
-            None => self.at + claimant.settle,
-        };
-        Ok(if now < until {
-            ControlFlow::Break(ClaimPoll::Pending)
-        } else {
-            ControlFlow::Continue(())
-        })
-    }
-}
-
-impl Settling {
-    /// Another claimant's token in this area's owner word, on either ring
-    /// (of two claimants of one slot, each ring's last writer wins there;
-    /// where the rings' last writers differ, both claimants are refused and
-    /// neither writes over the other). A ring that shows what it held before
-    /// the announce missed it: the claim stands, and the heartbeat writes it
-    /// there again once won. No ring showing this token is a rival's win.
-    fn rival_token(&self, own: &Region, token: u32) -> Result<Option<u32>, RegionError> {
-        let mut shown = false;
-        let mut stale = None;
-        for (ring, owner) in block::owners(own)? {
-            if owner == token {
-                shown = true;
-            } else if owner == self.before[ring.index()] {
-                stale = Some(owner);
-            } else {
-                return Ok(Some(owner));
-            }
-        }
-        Ok(if shown { None } else { stale })
-    }
-
-    /// The owner word on each ring before the announce.
-    pub(crate) fn before(&self) -> [u32; 2] {
-        self.before
-    }
 }
 
 fn own_window(claimant: &Claimant) -> Result<Region, RegionError> {
