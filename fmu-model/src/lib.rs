@@ -29,9 +29,8 @@ use rfm_interface::{self as interface, Interface, InterfaceError};
 pub use category::Category;
 pub use params::{fmu_params, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS};
 pub use routes::{Reach, Route};
-pub use variables::{
-    Causality, ForeignLink, ForeignValue, LinkField, PeerValue, Place, RingField, Var,
-};
+pub use variables::{Causality, LinkField, PeerValue, Place, RingField, Var};
+pub use variables::{ForeignLink, ForeignValue};
 
 /// The names an FMU's variables take beyond an interface's signals, which the
 /// interface parser therefore refuses as signal or node names: every peer's

@@ -91,6 +91,20 @@ pub fn error(message: impl Into<String>) -> FmiError {
     }
 }
 
+/// Runs every ending of a run, in order, even after one fails: a link that
+/// cannot mark its slot closed must still put the stepping thread back and
+/// write the recording's last records. The first failure is the one reported.
+pub(crate) fn end_each<const N: usize>(endings: [&mut dyn FnMut() -> FmiResult; N]) -> FmiResult {
+    let mut first = Ok(());
+    for end in endings {
+        let this = end();
+        if first.is_ok() {
+            first = this;
+        }
+    }
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +116,23 @@ mod tests {
             assert!(FAILURES[i + 1..].iter().all(|b| b.0 != a.0 && b.1 != a.1));
         }
         assert!(FAILURES.iter().all(|f| f.1 != fmi2OK));
+    }
+
+    #[test]
+    fn every_ending_runs_after_one_fails_and_the_first_failure_is_reported() {
+        let ran = std::cell::RefCell::new(Vec::new());
+        let result = end_each([
+            &mut || Err(error("close")),
+            &mut || {
+                ran.borrow_mut().push("realtime");
+                Ok(())
+            },
+            &mut || {
+                ran.borrow_mut().push("recording");
+                Err(error("finish"))
+            },
+        ]);
+        assert_eq!(result.unwrap_err().message, "close");
+        assert_eq!(*ran.borrow(), ["realtime", "recording"]);
     }
 }

@@ -15,7 +15,7 @@ use rfm_interface::Period;
 
 use crate::access::Access;
 use crate::config::link_config;
-use crate::error::{error, Failure, FmiError, FmiResult};
+use crate::error::{end_each, error, Failure, FmiError, FmiResult};
 use crate::logger::Logger;
 use crate::recording::Recording;
 use crate::state_machine::{states, Call, State};
@@ -413,42 +413,5 @@ impl Drop for Instance {
             let _ = link.close();
         }
         self.values.realtime.end();
-    }
-}
-
-/// Runs every ending of a run, in order, even after one fails: a link that
-/// cannot mark its slot closed must still put the stepping thread back and
-/// write the recording's last records. The first failure is the one reported.
-fn end_each<const N: usize>(endings: [&mut dyn FnMut() -> FmiResult; N]) -> FmiResult {
-    let mut first = Ok(());
-    for end in endings {
-        let this = end();
-        if first.is_ok() {
-            first = this;
-        }
-    }
-    first
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_ending_runs_after_one_fails_and_the_first_failure_is_reported() {
-        let ran = std::cell::RefCell::new(Vec::new());
-        let result = end_each([
-            &mut || Err(error("close")),
-            &mut || {
-                ran.borrow_mut().push("realtime");
-                Ok(())
-            },
-            &mut || {
-                ran.borrow_mut().push("recording");
-                Err(error("finish"))
-            },
-        ]);
-        assert_eq!(result.unwrap_err().message, "close");
-        assert_eq!(*ran.borrow(), ["realtime", "recording"]);
     }
 }

@@ -6,6 +6,8 @@
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
+mod late;
+
 use super::compat::{self, Expected};
 use super::handshake::{Admit, Fault};
 use super::lookout::Lookout;
@@ -16,7 +18,7 @@ use rfm_memory::RegionError;
 
 /// The lockstep wait of one step.
 #[derive(Debug, Clone, Copy)]
-struct StepWait {
+pub(super) struct StepWait {
     step: u64,
     start: Instant,
     /// Warnings given so far that a live peer is late (one per [`LATE_WARNING`]).
@@ -219,53 +221,6 @@ impl Exchange {
         Ok(Poll::Pending)
     }
 
-    /// Tells the master's logger which peers step `k` still waits for.
-    #[cold]
-    fn warn_late(&self, k: u64, waited: Duration) {
-        let c = &self.expected.config;
-        for peer in self.peers.iter().filter(|p| p.waited_for() && !p.got()) {
-            let need = peer.need().unwrap_or(0);
-            let (state, limit, name) = match peer.bound() {
-                Some(_) => (
-                    "whose heartbeat beats: its master is paused or slower, or steps its \
-                     FMUs one after the other in one thread (then every node needs lag 1 or \
-                     more)"
-                        .to_owned(),
-                    c.idle_timeout,
-                    "idleTimeout",
-                ),
-                None => match peer.closed_before(&self.expected.interface) {
-                    Some(closed) => (
-                        format!(
-                            "{closed}; it is waited for as a node starting again, but if this \
-                             node alone was restarted it will not come back: a lockstep lab \
-                             restarted in part needs every node restarted"
-                        ),
-                        c.startup_timeout,
-                        "startupTimeout",
-                    ),
-                    None => (
-                        "which has not started yet (or its master is this one, stepping its \
-                         FMUs one after the other in one thread: then every node needs lag 1 \
-                         or more)"
-                            .to_owned(),
-                        c.startup_timeout,
-                        "startupTimeout",
-                    ),
-                },
-            };
-            log::warn!(
-                "step {k} has waited {:.0} s for frame {need} (its step {}) of node `{}` (slot {}), \
-                 {state}; waiting up to {name} ({} s)",
-                waited.as_secs_f64(),
-                need as i64 - 1,
-                peer.name(&self.expected.interface),
-                peer.slot(),
-                limit.as_secs_f64()
-            );
-        }
-    }
-
     /// One poll of peer `i` for frame `need` of step `k`: the frame taken, or
     /// what the peer's state says when it is not there yet.
     fn poll_peer(&mut self, i: usize, k: u64, need: u64, now: Instant) -> Result<(), LinkError> {
@@ -378,50 +333,6 @@ impl Exchange {
             return Err(compat::misplaced(&self.expected, &self.peers[i], &found));
         }
         Ok(())
-    }
-
-    fn restarted(&mut self, i: usize, k: u64, old: u64, new: String) -> LinkError {
-        let peer = &mut self.peers[i];
-        peer.count_restart();
-        LinkError::PeerRestarted {
-            device: self.expected.config.device.clone(),
-            peer: peer.name(&self.expected.interface).to_owned(),
-            peer_slot: peer.slot(),
-            step: k,
-            old,
-            new,
-        }
-    }
-
-    fn timeout(&self, i: usize, wait: &StepWait, waited: Duration, now: Instant) -> LinkError {
-        let peer = &self.peers[i];
-        let mut why = peer.why_late(now, &self.expected.interface, self.expected.fingerprint);
-        if let Some(m) = self
-            .master_step
-            .filter(|m| m.index > 0 && peer.bound().is_some())
-        {
-            why.push_str(&format!(
-                "; this is step {} of {} of this node that one master step of {} s takes, and \
-                 a master that steps its FMUs one after the other cannot let a peer publish \
-                 during this node's step: give this node lag {} or more (it runs lag {}), step \
-                 the master by at most this node's period, or step the FMUs in threads of \
-                 their own",
-                m.index + 1,
-                m.steps,
-                m.size,
-                m.steps,
-                self.expected.config.lag
-            ));
-        }
-        LinkError::Timeout {
-            device: self.expected.config.device.clone(),
-            node_slot: self.expected.config.node_slot,
-            peer: peer.name(&self.expected.interface).to_owned(),
-            peer_slot: peer.slot(),
-            step: wait.step,
-            waited,
-            why,
-        }
     }
 
     /// Free mode at `now`: each peer's newest frame of its live session, if any.
