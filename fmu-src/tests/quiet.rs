@@ -5,36 +5,76 @@
 //! none's library source may print, even from a `Drop` that has no caller to
 //! return an error to.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-fn printing_lines(dir: &Path, out: &mut Vec<String>) {
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            printing_lines(&path, out);
+            sources(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            for (i, line) in text.lines().enumerate() {
-                // A file's unit tests come last, in a top-level
-                // `#[cfg(test)]` module the FMU does not hold: they may print.
-                if line == "#[cfg(test)]" {
-                    break;
-                }
-                let code = line.split("//").next().unwrap_or("");
-                if [
-                    "eprintln!",
-                    "println!",
-                    "eprint!",
-                    "print!(",
-                    "io::stderr",
-                    "io::stdout",
-                    "dbg!",
-                ]
-                .iter()
-                .any(|p| code.contains(p))
-                {
-                    out.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
-                }
+            out.push(path);
+        }
+    }
+}
+
+/// The files of the unit-test modules `file` declares as `#[cfg(test)]` then
+/// `mod NAME;`: they are not in the FMU, and may print.
+fn test_modules(file: &Path, text: &str) -> Vec<PathBuf> {
+    let lines: Vec<&str> = text.lines().collect();
+    let stem = file.file_stem().unwrap().to_str().unwrap();
+    let dir = match stem {
+        "mod" | "lib" | "main" => file.parent().unwrap().to_path_buf(),
+        _ => file.parent().unwrap().join(stem),
+    };
+    lines
+        .windows(2)
+        .filter(|w| w[0].trim() == "#[cfg(test)]")
+        .filter_map(|w| w[1].trim().strip_prefix("mod ")?.strip_suffix(';'))
+        .flat_map(|name| {
+            [
+                dir.join(format!("{name}.rs")),
+                dir.join(name).join("mod.rs"),
+            ]
+        })
+        .collect()
+}
+
+fn printing_lines(dir: &Path, out: &mut Vec<String>) {
+    let mut files = Vec::new();
+    sources(dir, &mut files);
+    let texts: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    let tests: Vec<PathBuf> = (files.iter().zip(&texts))
+        .flat_map(|(f, t)| test_modules(f, t))
+        .collect();
+    for (path, text) in files.iter().zip(&texts) {
+        if tests.contains(path) {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            // A file's unit tests come last, in a top-level
+            // `#[cfg(test)]` module the FMU does not hold: they may print.
+            if line == "#[cfg(test)]" {
+                break;
+            }
+            let code = line.split("//").next().unwrap_or("");
+            if [
+                "eprintln!",
+                "println!",
+                "eprint!",
+                "print!(",
+                "io::stderr",
+                "io::stdout",
+                "dbg!",
+            ]
+            .iter()
+            .any(|p| code.contains(p))
+            {
+                out.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
             }
         }
     }
