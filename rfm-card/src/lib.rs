@@ -88,25 +88,44 @@ impl StepCost {
     }
 }
 
+/// Whether reading a block of `bytes` costs less as one DMA transfer than as
+/// word loads, each a round trip of `round_trip_ns`: where a link's block
+/// reads should start (`rfm_core::link::BLOCK_READ_FROM` is chosen by it).
+pub fn dma_pays(bytes: u64, round_trip_ns: f64) -> bool {
+    let cost = |c: &Counts| StepCost::of(c, 1, round_trip_ns).total();
+    cost(&dma(bytes)) < cost(&pio(bytes))
+}
+
+/// A block of `bytes` read as word loads.
+fn pio(bytes: u64) -> Counts {
+    Counts {
+        pio_reads: bytes / 4,
+        pio_read_bytes: bytes,
+        ..Counts::default()
+    }
+}
+
+/// A block of `bytes` read as one DMA transfer.
+fn dma(bytes: u64) -> Counts {
+    Counts {
+        vendor_calls: 1,
+        vendor_read_bytes: bytes,
+        dma: 1,
+        ..Counts::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn pio(bytes: u64) -> Counts {
-        Counts {
-            pio_reads: bytes / 4,
-            pio_read_bytes: bytes,
-            ..Counts::default()
-        }
-    }
-
-    fn dma(bytes: u64) -> Counts {
-        Counts {
-            vendor_calls: 1,
-            vendor_read_bytes: bytes,
-            dma: 1,
-            ..Counts::default()
-        }
+    #[test]
+    fn dma_pays_for_long_blocks_and_not_for_a_word() {
+        assert!(!dma_pays(4, 3_000.0));
+        assert!(dma_pays(4096, 1_000.0));
+        let at_3us = (4..4096).step_by(4).find(|&b| dma_pays(b, 3_000.0));
+        let at_1us = (4..4096).step_by(4).find(|&b| dma_pays(b, 1_000.0));
+        assert!(at_3us < at_1us, "{at_3us:?} {at_1us:?}");
     }
 
     #[test]

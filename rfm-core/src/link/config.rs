@@ -280,35 +280,16 @@ impl LinkConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rfm_memory::counts::Counts;
-
-    fn pio(bytes: u64) -> Counts {
-        Counts {
-            pio_reads: bytes / 4,
-            pio_read_bytes: bytes,
-            ..Counts::default()
-        }
-    }
-
-    fn dma(bytes: u64) -> Counts {
-        Counts {
-            vendor_calls: 1,
-            vendor_read_bytes: bytes,
-            dma: 1,
-            ..Counts::default()
-        }
-    }
 
     /// The FMU's default block size is where one DMA transfer starts to cost
     /// less than word loads at the cheapest round trip modeled.
     #[test]
     fn the_default_block_read_is_where_dma_starts_to_pay() {
         let at_1us = rfm_card::READ_ROUND_TRIPS_NS[0].1;
-        let cost = |c: Counts| rfm_card::StepCost::of(&c, 1, at_1us).total();
         let from = u64::from(BLOCK_READ_FROM);
-        assert!(cost(dma(from)) < cost(pio(from)), "DMA pays at the default");
+        assert!(rfm_card::dma_pays(from, at_1us), "DMA pays at the default");
         assert!(
-            cost(dma(from - 8)) >= cost(pio(from - 8)),
+            !rfm_card::dma_pays(from - 8, at_1us),
             "DMA pays already two words below the default: lower it"
         );
     }
