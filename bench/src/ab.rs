@@ -62,6 +62,19 @@ pub(crate) struct Against {
     pub(crate) gate: Option<f64>,
 }
 
+impl Against {
+    /// The baseline in `dir`, with the label, rounds and gate the other
+    /// flags give it once all are read.
+    pub(crate) fn new(dir: String) -> Against {
+        Against {
+            dir: dir.into(),
+            label: String::new(),
+            rounds: 0,
+            gate: None,
+        }
+    }
+}
+
 /// Runs the comparison; fails only on a broken case or a failed gate.
 pub(crate) fn run(args: &Args, against: &Against) -> Result<()> {
     let mut base_args = args.clone();

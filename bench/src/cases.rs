@@ -38,30 +38,17 @@ pub(crate) fn card_cases(
         Ok(p.to_str().context("UTF-8 path")?.to_owned())
     };
     // (key, interface, nodes, wait, rings: 2 is a redundant device)
+    let (reals100, reals1000, mixed) = (
+        file(interfaces.join("reals100.toml"))?,
+        file(interfaces.join("reals1000.toml"))?,
+        file(root.join("tests/interfaces/mixed.toml"))?,
+    );
     let cases = [
         ("attitude", "attitude".to_owned(), 2, "spin", 1),
         ("attitude_redundant", "attitude".to_owned(), 2, "spin", 2),
-        (
-            "reals100",
-            file(interfaces.join("reals100.toml"))?,
-            2,
-            "spin",
-            1,
-        ),
-        (
-            "reals1000",
-            file(interfaces.join("reals1000.toml"))?,
-            2,
-            "spin",
-            1,
-        ),
-        (
-            "three_nodes",
-            file(root.join("tests/interfaces/mixed.toml"))?,
-            3,
-            "adaptive",
-            1,
-        ),
+        ("reals100", reals100, 2, "spin", 1),
+        ("reals1000", reals1000, 2, "spin", 1),
+        ("three_nodes", mixed, 3, "adaptive", 1),
     ];
     let steps = n.min(CARD_STEPS);
     let mut all = serde_json::Map::new();
@@ -79,9 +66,7 @@ pub(crate) fn card_cases(
             ];
             let words = group(args, "card", nodes, |_| steps, &extra)
                 .with_context(|| format!("card case {key}, {}", path.name()))?;
-            for suffix in ["", "-a", "-b"] {
-                let _ = rfm_memory::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
-            }
+            remove_rings(&ring);
             let (counted, counts, peers) = card::counts_of(&words)?;
             eprintln!("coupling: card {key} {}: {counts:?}", path.name());
             by_path.insert(
@@ -92,6 +77,13 @@ pub(crate) fn card_cases(
         all.insert(key.into(), by_path.into());
     }
     Ok(all.into())
+}
+
+/// Removes the emulated ring `ring` (and its redundant pair's `-a`, `-b`).
+fn remove_rings(ring: &str) {
+    for suffix in ["", "-a", "-b"] {
+        let _ = rfm_memory::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
+    }
 }
 
 /// Every case's summary, in the order they ran.
@@ -214,35 +206,7 @@ pub(crate) fn more_cases(
     }
     let alone = single(args, "alone", n);
     cases.add("5 FMU alone: self-loop, free, set+step+get", n, alone)?;
-    // Every step wakes the peer through the kernel: as many steps as UDP gets.
-    for (name, tag, wait, steps) in [
-        (
-            "6a FMU over emulated RFM2g: lag 0, spin",
-            "rfm2g-spin",
-            "spin",
-            n,
-        ),
-        (
-            "6b FMU over emulated RFM2g: lag 0, event",
-            "rfm2g-event",
-            "event",
-            udp_steps,
-        ),
-        (
-            "6c FMU over two emulated RFM2g rings (redundant): lag 0, spin",
-            "rfm2g-redundant",
-            "spin",
-            n,
-        ),
-    ] {
-        let ring = shm(tag);
-        let rings = if tag == "rfm2g-redundant" { "2" } else { "1" };
-        let extra = [ring.clone(), wait.to_owned(), rings.to_owned()];
-        cases.add(name, steps, pair(args, "rfm2g", steps, &extra))?;
-        for suffix in ["", "-a", "-b"] {
-            let _ = rfm_memory::backend::shm::unlink(&format!("rfm2g-sim.{ring}{suffix}"));
-        }
-    }
+    rfm2g_cases(args, cases, shm, udp_steps)?;
     for (name, count) in [
         ("7 FMU coupled, 100 Reals each way: lag 0, spin", REALS[0]),
         (
@@ -272,6 +236,45 @@ pub(crate) fn more_cases(
         n,
         two_default,
     )?;
+    Ok(())
+}
+
+/// Cases 6a-6c: the FMU pair over emulated RFM2g boards; the event case
+/// takes `event_steps` (every step wakes the peer through the kernel).
+fn rfm2g_cases(
+    args: &Args,
+    cases: &mut Cases,
+    shm: &dyn Fn(&str) -> String,
+    event_steps: u64,
+) -> Result<()> {
+    let n = args.steps;
+    // Every step wakes the peer through the kernel: as many steps as UDP gets.
+    for (name, tag, wait, steps) in [
+        (
+            "6a FMU over emulated RFM2g: lag 0, spin",
+            "rfm2g-spin",
+            "spin",
+            n,
+        ),
+        (
+            "6b FMU over emulated RFM2g: lag 0, event",
+            "rfm2g-event",
+            "event",
+            event_steps,
+        ),
+        (
+            "6c FMU over two emulated RFM2g rings (redundant): lag 0, spin",
+            "rfm2g-redundant",
+            "spin",
+            n,
+        ),
+    ] {
+        let ring = shm(tag);
+        let rings = if tag == "rfm2g-redundant" { "2" } else { "1" };
+        let extra = [ring.clone(), wait.to_owned(), rings.to_owned()];
+        cases.add(name, steps, pair(args, "rfm2g", steps, &extra))?;
+        remove_rings(&ring);
+    }
     Ok(())
 }
 

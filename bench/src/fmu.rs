@@ -71,6 +71,58 @@ unsafe extern "C" fn logger(
     }
 }
 
+/// A variable's name and value reference.
+type Variable = (String, u32);
+
+/// The GUID, model identifier and variables a modelDescription.xml gives.
+fn described(xml: &str) -> Result<(String, String, Vec<Variable>)> {
+    let doc = roxmltree::Document::parse(xml)?;
+    let root = doc.root_element();
+    let guid = root.attribute("guid").ok_or_else(|| anyhow!("no guid"))?;
+    let id = root
+        .descendants()
+        .find(|n| n.has_tag_name("CoSimulation"))
+        .and_then(|n| n.attribute("modelIdentifier"))
+        .ok_or_else(|| anyhow!("no modelIdentifier"))?;
+    let vars = root
+        .descendants()
+        .filter(|n| n.has_tag_name("ScalarVariable"))
+        .filter_map(|n| {
+            Some((
+                n.attribute("name")?.to_owned(),
+                n.attribute("valueReference")?.parse().ok()?,
+            ))
+        })
+        .collect();
+    Ok((guid.to_owned(), id.to_owned(), vars))
+}
+
+/// Extracts the resources and the linux64 binary of model `id` into `dir`;
+/// returns the binary and the resources folder.
+fn extract(
+    zip: &mut zip::ZipArchive<std::fs::File>,
+    dir: &Path,
+    id: &str,
+) -> Result<(PathBuf, PathBuf)> {
+    let resources = dir.join("resources");
+    std::fs::create_dir_all(&resources)?;
+    let names: Vec<String> = zip
+        .file_names()
+        .filter_map(|n| n.ok().map(|n| n.into_owned()))
+        .collect();
+    for name in names.iter().filter(|n| n.starts_with("resources/")) {
+        let mut bytes = Vec::new();
+        zip.by_name(name)?.read_to_end(&mut bytes)?;
+        std::fs::write(dir.join(name), bytes)?;
+    }
+    let so: PathBuf = dir.join(format!("{id}.so"));
+    let mut bytes = Vec::new();
+    zip.by_name(&format!("binaries/linux64/{id}.so"))?
+        .read_to_end(&mut bytes)?;
+    std::fs::write(&so, bytes)?;
+    Ok((so, resources))
+}
+
 impl Fmu {
     /// Extracts the linux64 binary and the resources of `fmu` into `dir` and loads it.
     pub fn load(fmu: &Path, dir: &Path) -> Result<Fmu> {
@@ -84,42 +136,12 @@ impl Fmu {
         let mut xml = String::new();
         zip.by_name("modelDescription.xml")?
             .read_to_string(&mut xml)?;
-        let doc = roxmltree::Document::parse(&xml)?;
-        let root = doc.root_element();
-        let guid = root.attribute("guid").ok_or_else(|| anyhow!("no guid"))?;
-        let id = root
-            .descendants()
-            .find(|n| n.has_tag_name("CoSimulation"))
-            .and_then(|n| n.attribute("modelIdentifier"))
-            .ok_or_else(|| anyhow!("no modelIdentifier"))?
-            .to_owned();
-        let vars = root
-            .descendants()
-            .filter(|n| n.has_tag_name("ScalarVariable"))
-            .filter_map(|n| {
-                Some((
-                    n.attribute("name")?.to_owned(),
-                    n.attribute("valueReference")?.parse().ok()?,
-                ))
-            })
-            .collect();
-        let dir = dir.join(format!("{id}-{}", std::process::id()));
-        let resources = dir.join("resources");
-        std::fs::create_dir_all(&resources)?;
-        let names: Vec<String> = zip
-            .file_names()
-            .filter_map(|n| n.ok().map(|n| n.into_owned()))
-            .collect();
-        for name in names.iter().filter(|n| n.starts_with("resources/")) {
-            let mut bytes = Vec::new();
-            zip.by_name(name)?.read_to_end(&mut bytes)?;
-            std::fs::write(dir.join(name), bytes)?;
-        }
-        let so: PathBuf = dir.join(format!("{id}.so"));
-        let mut bytes = Vec::new();
-        zip.by_name(&format!("binaries/linux64/{id}.so"))?
-            .read_to_end(&mut bytes)?;
-        std::fs::write(&so, bytes)?;
+        let (guid, id, vars) = described(&xml)?;
+        let (so, resources) = extract(
+            &mut zip,
+            &dir.join(format!("{id}-{}", std::process::id())),
+            &id,
+        )?;
         // SAFETY: loading the FMU runs its (Rust std) initialisers only.
         let lib = unsafe { libloading::Library::new(&so) }?;
         macro_rules! sym {

@@ -80,6 +80,17 @@ struct Args {
     against: Option<ab::Against>,
 }
 
+const USAGE: &str = "\
+usage: coupling [--steps N (default 1000000)] [--fmu PATH] [--reals DIR] \
+[--rfm2g-sim LIBRFM2G_SO] [--out DIR]
+       coupling --against DIR [--label TEXT] [--rounds N (default 9)] \
+[--gate PERCENT] [--steps N] [--fmu PATH] [--reals DIR] [--out DIR]
+
+--against DIR compares this tree's FMUs with the baseline's in DIR (laid \
+out as target/fmu is; scripts/bench.sh --against REV builds them) in one \
+run: cases 5, 2 and 7b interleaved, and the instructions per step of \
+case 5 (callgrind); --gate fails when those grew more than PERCENT %.";
+
 fn parse() -> Result<Args> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -112,14 +123,7 @@ fn parse() -> Result<Args> {
             "--out" => a.out = it.next().context("--out DIR")?.into(),
             "--bridge" => a.bridge = it.next().context("--bridge DIR")?.into(),
             "--child" => a.child = Some(it.by_ref().collect()),
-            "--against" => {
-                a.against = Some(ab::Against {
-                    dir: it.next().context("--against DIR")?.into(),
-                    label: String::new(),
-                    rounds: 0,
-                    gate: None,
-                })
-            }
+            "--against" => a.against = Some(ab::Against::new(it.next().context("--against DIR")?)),
             "--label" => label = Some(it.next().context("--label TEXT")?),
             "--rounds" => {
                 rounds = (it.next().and_then(|n| n.parse().ok()))
@@ -134,21 +138,23 @@ fn parse() -> Result<Args> {
                 )
             }
             "-h" | "--help" => {
-                println!(
-                    "usage: coupling [--steps N (default 1000000)] [--fmu PATH] [--reals DIR] \
-                     [--rfm2g-sim LIBRFM2G_SO] [--out DIR]\n       \
-                     coupling --against DIR [--label TEXT] [--rounds N (default 9)] \
-                     [--gate PERCENT] [--steps N] [--fmu PATH] [--reals DIR] [--out DIR]\n\n\
-                     --against DIR compares this tree's FMUs with the baseline's in DIR (laid \
-                     out as target/fmu is; scripts/bench.sh --against REV builds them) in one \
-                     run: cases 5, 2 and 7b interleaved, and the instructions per step of \
-                     case 5 (callgrind); --gate fails when those grew more than PERCENT %."
-                );
+                println!("{USAGE}");
                 std::process::exit(0);
             }
             other => bail!("unknown argument {other}; see --help"),
         }
     }
+    with_against(a, label, rounds, gate)
+}
+
+/// `--label`, `--rounds` and `--gate` belong to `--against`: given to it,
+/// or refused without it.
+fn with_against(
+    mut a: Args,
+    label: Option<String>,
+    rounds: u32,
+    gate: Option<f64>,
+) -> Result<Args> {
     match &mut a.against {
         Some(against) => {
             against.label = label.unwrap_or_else(|| against.dir.display().to_string());

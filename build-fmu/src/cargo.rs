@@ -35,26 +35,7 @@ pub enum Build<'a> {
 
 /// `cargo build -p fmu-src --lib` as `how` says; returns the cdylib.
 pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let (mut cmd, target) = match how {
-        Build::Cargo(target) => {
-            let mut cmd = Command::new(cargo);
-            cmd.arg("build");
-            (cmd, target.map(str::to_owned))
-        }
-        Build::Zig(zigbuild, glibc) => {
-            let mut cmd = Command::new(zigbuild);
-            cmd.arg("zigbuild");
-            // Its `python3 -m ziglang` must be the venv's.
-            if let Some(dir) = zigbuild.parent() {
-                let path = std::env::var_os("PATH").unwrap_or_default();
-                let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&path));
-                cmd.env("PATH", std::env::join_paths(paths)?);
-            }
-            cmd.env("CARGO", cargo);
-            (cmd, Some(linux_target(glibc)))
-        }
-    };
+    let (mut cmd, target) = command(how)?;
     cmd.current_dir(workspace)
         .args([
             "-p",
@@ -76,7 +57,6 @@ pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<P
         .as_deref()
         .map(|t| t.split_once(".2.").map_or(t, |(t, _)| t));
     let out = cmd.output().context("could not run cargo")?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         bail!(
             "cargo build of fmu-src failed ({}); its errors are above",
@@ -88,7 +68,37 @@ pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<P
     } else {
         ".so"
     };
-    for line in stdout.lines() {
+    cdylib_in(&String::from_utf8_lossy(&out.stdout), wanted)
+        .ok_or_else(|| anyhow!("cargo built fmu-src but reported no cdylib ending in {wanted}"))
+}
+
+/// The cargo (or cargo-zigbuild) command `how` runs, and its `--target`.
+fn command(how: Build<'_>) -> Result<(Command, Option<String>)> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Ok(match how {
+        Build::Cargo(target) => {
+            let mut cmd = Command::new(cargo);
+            cmd.arg("build");
+            (cmd, target.map(str::to_owned))
+        }
+        Build::Zig(zigbuild, glibc) => {
+            let mut cmd = Command::new(zigbuild);
+            cmd.arg("zigbuild");
+            // Its `python3 -m ziglang` must be the venv's.
+            if let Some(dir) = zigbuild.parent() {
+                let path = std::env::var_os("PATH").unwrap_or_default();
+                let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&path));
+                cmd.env("PATH", std::env::join_paths(paths)?);
+            }
+            cmd.env("CARGO", cargo);
+            (cmd, Some(linux_target(glibc)))
+        }
+    })
+}
+
+/// The cdylib file ending in `wanted` among cargo's JSON messages.
+fn cdylib_in(messages: &str, wanted: &str) -> Option<PathBuf> {
+    for line in messages.lines() {
         let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
@@ -106,12 +116,10 @@ pub fn build_cdylib(workspace: &Path, release: bool, how: Build<'_>) -> Result<P
             .filter_map(|f| f.as_str())
             .find(|f| f.ends_with(wanted))
         {
-            return Ok(PathBuf::from(file));
+            return Some(PathBuf::from(file));
         }
     }
-    Err(anyhow!(
-        "cargo built fmu-src but reported no cdylib ending in {wanted}"
-    ))
+    None
 }
 
 /// Why the win64 binary cannot be built here, if it cannot.

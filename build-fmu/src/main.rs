@@ -201,18 +201,34 @@ fn run(args: Args) -> Result<()> {
         None => None,
     };
     // Everything that can be wrong is found before anything is written.
-    let targets = match (&args.interface, &args.node, &system) {
-        (Some(file), Some(node), _) => of_interface(
-            &root,
-            &absolute(&cwd, file),
-            node,
-            out,
-            false,
-            args.shm_only,
-        )?,
+    let targets = targets_asked(&args, &root, &cwd, out, system.as_ref())?;
+    let binaries = binaries_for(&args, &root, &cwd, &targets)?;
+    for target in &targets {
+        write(target, &binaries, args.glibc)?;
+    }
+    match (&args.ssp, system) {
+        (Some(ssp), Some(system)) => write_simulator_ssp(&absolute(&cwd, ssp), &targets, system),
+        (Some(ssp), None) => write_lab_ssp(&absolute(&cwd, ssp), &targets),
+        (None, _) => Ok(()),
+    }
+}
+
+/// The FMUs the arguments ask for: the attitude FMU, one node's, every
+/// node's, or a simulator file's node's.
+fn targets_asked(
+    args: &Args,
+    root: &Path,
+    cwd: &Path,
+    out: Option<PathBuf>,
+    system: Option<&system::Unchecked>,
+) -> Result<Vec<Target>> {
+    Ok(match (&args.interface, &args.node, system) {
+        (Some(file), Some(node), _) => {
+            of_interface(root, &absolute(cwd, file), node, out, false, args.shm_only)?
+        }
         (Some(file), None, Some(system)) => of_interface(
-            &root,
-            &absolute(&cwd, file),
+            root,
+            &absolute(cwd, file),
             system.node(),
             out,
             true,
@@ -222,61 +238,67 @@ fn run(args: Args) -> Result<()> {
             "--interface needs --node NODE (or --node all) for the FMUs to write, or \
              --system FILE with --ssp"
         ),
-        _ => vec![attitude(&root, out)?],
-    };
-    let binaries = match &args.from {
-        Some(fmu) => binaries::from_fmu(&absolute(&cwd, fmu), &args.platform)?,
-        None => {
-            let beside = targets
-                .first()
-                .and_then(|t| t.out.parent())
-                .map(Path::to_path_buf);
-            if let Some(dir) = beside.as_deref().filter(|_| args.keep_debug) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
-            }
-            binaries::build(
-                &root,
-                args.profile == Profile::Release,
-                args.glibc,
-                &platforms(&args.platform)?,
-                beside.as_deref().filter(|_| args.keep_debug),
-            )?
-        }
-    };
-    for target in &targets {
-        write(target, &binaries, args.glibc)?;
+        _ => vec![attitude(root, out)?],
+    })
+}
+
+/// The binaries every target shares: taken from --from's FMU, or built.
+fn binaries_for(
+    args: &Args,
+    root: &Path,
+    cwd: &Path,
+    targets: &[Target],
+) -> Result<Vec<binaries::Binary>> {
+    if let Some(fmu) = &args.from {
+        return binaries::from_fmu(&absolute(cwd, fmu), &args.platform);
     }
-    if let (Some(ssp), Some(system)) = (&args.ssp, system) {
-        let out = absolute(&cwd, ssp);
-        let target = &targets[0];
-        let system = system.check(&target.out)?;
-        let interface = &target.model.interface;
-        let node = interface
-            .position(&system.node)
-            .expect("the targets are the system's node");
-        ssp::write_simulator(interface, node, &target.out, &system, &out)
-            .with_context(|| format!("writing the SSP {}", out.display()))?;
-        step(&format!(
-            "wrote {} (node `{}` and {} component(s), {} connection(s))",
-            out.display(),
-            system.node,
-            system.components.len(),
-            system.connections.len()
-        ));
-        return Ok(());
+    let beside = targets
+        .first()
+        .and_then(|t| t.out.parent())
+        .map(Path::to_path_buf);
+    if let Some(dir) = beside.as_deref().filter(|_| args.keep_debug) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    if let Some(ssp) = &args.ssp {
-        let out = absolute(&cwd, ssp);
-        let fmus: Vec<&Path> = targets.iter().map(|t| t.out.as_path()).collect();
-        ssp::write(&targets[0].model.interface, &fmus, &out)
-            .with_context(|| format!("writing the SSP {}", out.display()))?;
-        step(&format!(
-            "wrote {} ({} nodes: SystemStructure.ssd, their .fmu and parameter sets)",
-            out.display(),
-            targets.len()
-        ));
-    }
+    binaries::build(
+        root,
+        args.profile == Profile::Release,
+        args.glibc,
+        &platforms(&args.platform)?,
+        beside.as_deref().filter(|_| args.keep_debug),
+    )
+}
+
+/// One simulator's SSP: its node's FMU wired to the simulator's own
+/// components by the file's connections.
+fn write_simulator_ssp(out: &Path, targets: &[Target], system: system::Unchecked) -> Result<()> {
+    let target = &targets[0];
+    let system = system.check(&target.out)?;
+    let interface = &target.model.interface;
+    let node = interface
+        .position(&system.node)
+        .expect("the targets are the system's node");
+    ssp::write_simulator(interface, node, &target.out, &system, out)
+        .with_context(|| format!("writing the SSP {}", out.display()))?;
+    step(&format!(
+        "wrote {} (node `{}` and {} component(s), {} connection(s))",
+        out.display(),
+        system.node,
+        system.components.len(),
+        system.connections.len()
+    ));
+    Ok(())
+}
+
+/// The whole lab's SSP: every node's FMU and its parameter set.
+fn write_lab_ssp(out: &Path, targets: &[Target]) -> Result<()> {
+    let fmus: Vec<&Path> = targets.iter().map(|t| t.out.as_path()).collect();
+    ssp::write(&targets[0].model.interface, &fmus, out)
+        .with_context(|| format!("writing the SSP {}", out.display()))?;
+    step(&format!(
+        "wrote {} ({} nodes: SystemStructure.ssd, their .fmu and parameter sets)",
+        out.display(),
+        targets.len()
+    ));
     Ok(())
 }
 

@@ -195,54 +195,21 @@ impl Unchecked {
     pub fn check(self, node_fmu: &Path) -> Result<System> {
         let components = self.components()?;
         let node_model = model_of(node_fmu)?;
-        let model = |name: &str| -> Option<&Model> {
-            if name == self.file.node {
-                Some(&node_model)
-            } else {
-                components.iter().find(|c| c.name == name).map(|c| &c.model)
-            }
-        };
-        let end = |text: &str, causality: &str| -> Result<End> {
-            let (component, variable) = text.split_once('.').ok_or_else(|| {
-                anyhow!(
-                    "{}: connection end `{text}`: write it COMPONENT.VARIABLE",
-                    self.source
-                )
-            })?;
-            let m = model(component).ok_or_else(|| {
-                anyhow!(
-                    "{}: connection end `{text}`: no component `{component}` (there are `{}`{})",
-                    self.source,
-                    self.file.node,
-                    components
-                        .iter()
-                        .map(|c| format!(", `{}`", c.name))
-                        .collect::<String>()
-                )
-            })?;
-            let v = find(m, variable).ok_or_else(|| {
-                anyhow!(
-                    "{}: connection end `{text}`: `{component}` has no variable `{variable}`",
-                    self.source
-                )
-            })?;
-            if v.causality != causality {
-                bail!(
-                    "{}: connection end `{text}` is an {}, where a connection goes from an \
-                     output to an input",
-                    self.source,
-                    v.causality
-                );
-            }
-            Ok(End {
-                component: component.to_owned(),
-                variable: variable.to_owned(),
-                kind: v.kind.clone(),
-            })
-        };
+        let connections = self.connections(&node_model, &components)?;
+        Ok(System {
+            node: self.file.node,
+            components,
+            connections,
+        })
+    }
+
+    /// The file's connections: each from an output to an input of its type,
+    /// one into each input.
+    fn connections(&self, node_model: &Model, components: &[Component]) -> Result<Vec<(End, End)>> {
         let mut connections: Vec<(End, End)> = Vec::new();
         for [from, to] in &self.file.connections {
-            let (from, to) = (end(from, "output")?, end(to, "input")?);
+            let from = self.end(from, "output", node_model, components)?;
+            let to = self.end(to, "input", node_model, components)?;
             if from.kind != to.kind {
                 bail!(
                     "{}: connection {}.{} ({}) to {}.{} ({}): the types differ",
@@ -265,10 +232,60 @@ impl Unchecked {
             }
             connections.push((from, to));
         }
-        Ok(System {
-            node: self.file.node,
-            components,
-            connections,
+        Ok(connections)
+    }
+
+    /// The connection end `text` (COMPONENT.VARIABLE): a variable of that
+    /// component's model, of `causality`.
+    fn end(
+        &self,
+        text: &str,
+        causality: &str,
+        node_model: &Model,
+        components: &[Component],
+    ) -> Result<End> {
+        let (component, variable) = text.split_once('.').ok_or_else(|| {
+            anyhow!(
+                "{}: connection end `{text}`: write it COMPONENT.VARIABLE",
+                self.source
+            )
+        })?;
+        let model = match component == self.file.node {
+            true => Some(node_model),
+            false => components
+                .iter()
+                .find(|c| c.name == component)
+                .map(|c| &c.model),
+        };
+        let m = model.ok_or_else(|| {
+            anyhow!(
+                "{}: connection end `{text}`: no component `{component}` (there are `{}`{})",
+                self.source,
+                self.file.node,
+                components
+                    .iter()
+                    .map(|c| format!(", `{}`", c.name))
+                    .collect::<String>()
+            )
+        })?;
+        let v = find(m, variable).ok_or_else(|| {
+            anyhow!(
+                "{}: connection end `{text}`: `{component}` has no variable `{variable}`",
+                self.source
+            )
+        })?;
+        if v.causality != causality {
+            bail!(
+                "{}: connection end `{text}` is an {}, where a connection goes from an \
+                 output to an input",
+                self.source,
+                v.causality
+            );
+        }
+        Ok(End {
+            component: component.to_owned(),
+            variable: variable.to_owned(),
+            kind: v.kind.clone(),
         })
     }
 }

@@ -69,23 +69,7 @@ pub(crate) fn of_interface(
         file,
         shm_only || on_host_memory(&interface),
     )?;
-    let nodes: Vec<usize> = if node == "all" {
-        (0..interface.nodes.len()).collect()
-    } else {
-        let i = interface.position(node).ok_or_else(|| {
-            anyhow!(
-                "{} has no node `{node}`; it has {} (or give --node all)",
-                file.display(),
-                interface
-                    .nodes
-                    .iter()
-                    .map(|n| format!("`{}`", n.name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })?;
-        vec![i]
-    };
+    let nodes = nodes_asked(&interface, file, node)?;
     let all = node == "all" || into_dir;
     let interface = std::sync::Arc::new(interface);
     Ok(nodes
@@ -114,6 +98,26 @@ pub(crate) fn of_interface(
             }
         })
         .collect())
+}
+
+/// The nodes `--node` names: one, or `all`.
+fn nodes_asked(interface: &Interface, file: &Path, node: &str) -> Result<Vec<usize>> {
+    if node == "all" {
+        return Ok((0..interface.nodes.len()).collect());
+    }
+    let i = interface.position(node).ok_or_else(|| {
+        anyhow!(
+            "{} has no node `{node}`; it has {} (or give --node all)",
+            file.display(),
+            interface
+                .nodes
+                .iter()
+                .map(|n| format!("`{}`", n.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    Ok(vec![i])
 }
 
 /// Whether every node's FMU starts on host memory (`shm:`, `loopback:`), as

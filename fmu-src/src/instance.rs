@@ -276,6 +276,26 @@ impl Instance {
     /// grid time lies in [t, t + h) ([`steps`]), with the inputs the master
     /// set held over all of them; one without takes one step.
     pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult {
+        self.check_step(t, h)?;
+        if self.values.foreign_out.iter().any(|b| !b.is_empty()) {
+            let link = self.values.link.as_mut().expect("StepComplete has a link");
+            write_foreign(link, &self.values.foreign_out)?;
+        }
+        match self.period {
+            None => self.node_step(self.step, t)?,
+            Some(period) => self.grid_steps(period, t, h)?,
+        }
+        self.time = t + h;
+        if !self.link().foreign().is_empty() {
+            self.tell_foreign();
+        }
+        Ok(())
+    }
+
+    /// A master's step continues from where the last ended, is of a positive
+    /// size, and ends by the stop time.
+    #[inline]
+    fn check_step(&self, t: f64, h: f64) -> FmiResult {
         if !steps::continues(t, self.time) {
             return Err(error(format!(
                 "currentCommunicationPoint {t} does not continue from {}, where \
@@ -296,50 +316,43 @@ impl Instance {
                 )));
             }
         }
-        if self.values.foreign_out.iter().any(|b| !b.is_empty()) {
-            let link = self.values.link.as_mut().expect("StepComplete has a link");
-            write_foreign(link, &self.values.foreign_out)?;
+        Ok(())
+    }
+
+    /// The node's own steps whose grid time lies in [t, t + h): each told
+    /// which of the master's step it is when there are several.
+    fn grid_steps(&mut self, period: Period, t: f64, h: f64) -> FmiResult {
+        if !period.matches(h) && !self.told_master_step {
+            self.told_master_step = true;
+            log::warn!(
+                "master step {h} s, this node's period {period} s: its steps are \
+                 taken at startTime + {}, inputs held between",
+                steps::grid_text(period)
+            );
         }
-        match self.period {
-            None => self.node_step(self.step, t)?,
-            Some(period) => {
-                if !period.matches(h) && !self.told_master_step {
-                    self.told_master_step = true;
-                    log::warn!(
-                        "master step {h} s, this node's period {period} s: its steps are \
-                         taken at startTime + {}, inputs held between",
-                        steps::grid_text(period)
-                    );
-                }
-                let taken = steps::taken(period, self.start_time, self.step, t, h);
-                let several = taken.end - taken.start > 1;
-                for k in taken.clone() {
-                    if several {
-                        self.link().set_master_step(Some(MasterStep {
-                            index: k - taken.start,
-                            steps: taken.end - taken.start,
-                            size: h,
-                        }));
-                    }
-                    // The master's own time where it is the step's (the first
-                    // of a doStep on the grid), else the grid's.
-                    let grid = steps::grid(period, self.start_time, k);
-                    let time = if (grid - t).abs() <= steps::tolerance(t) {
-                        t
-                    } else {
-                        grid
-                    };
-                    let stepped = self.node_step(k, time);
-                    if several {
-                        self.link().set_master_step(None);
-                    }
-                    stepped?;
-                }
+        let taken = steps::taken(period, self.start_time, self.step, t, h);
+        let several = taken.end - taken.start > 1;
+        for k in taken.clone() {
+            if several {
+                self.link().set_master_step(Some(MasterStep {
+                    index: k - taken.start,
+                    steps: taken.end - taken.start,
+                    size: h,
+                }));
             }
-        }
-        self.time = t + h;
-        if !self.link().foreign().is_empty() {
-            self.tell_foreign();
+            // The master's own time where it is the step's (the first
+            // of a doStep on the grid), else the grid's.
+            let grid = steps::grid(period, self.start_time, k);
+            let time = if (grid - t).abs() <= steps::tolerance(t) {
+                t
+            } else {
+                grid
+            };
+            let stepped = self.node_step(k, time);
+            if several {
+                self.link().set_master_step(None);
+            }
+            stepped?;
         }
         Ok(())
     }

@@ -150,6 +150,12 @@ fn run_node(device: &str, node: u8, steps: u64, wait: WaitStrategy) -> Result<()
             );
         }
     }
+    print_times(node, steps, &times);
+    Ok(())
+}
+
+/// The step times' distribution after the warm-up.
+fn print_times(node: u8, steps: u64, times: &[u64]) {
     let warm = (times.len() / 10).min(10_000);
     let mut sorted = times[warm..].to_vec();
     sorted.sort_unstable();
@@ -162,7 +168,6 @@ fn run_node(device: &str, node: u8, steps: u64, wait: WaitStrategy) -> Result<()
         percentile(&sorted, 0.999),
         sorted[sorted.len() - 1],
     );
-    Ok(())
 }
 
 /// Memory outlives programs (shm objects, RFM boards): clears both slots so that no
@@ -173,6 +178,31 @@ fn clear_slots(device: &str) -> Result<(), String> {
         .map(0, interface::attitude_region_len(1))
         .map_err(|e| e.to_string())?;
     region.fill(0, region.len(), 0).map_err(|e| e.to_string())
+}
+
+/// Runs the two simulator processes; whether both succeeded.
+fn run_pair(device: &str, steps: u64, wait: WaitStrategy) -> bool {
+    let exe = std::env::current_exe().expect("own path");
+    let wait = format!("{wait:?}").to_lowercase();
+    let children: Vec<_> = (0..2u8)
+        .map(|node| {
+            Command::new(&exe)
+                .args([
+                    "--node",
+                    &node.to_string(),
+                    "--device",
+                    device,
+                    "--steps",
+                    &steps.to_string(),
+                ])
+                .args(["--wait", &wait])
+                .spawn()
+                .expect("spawn a simulator process")
+        })
+        .collect();
+    children
+        .into_iter()
+        .all(|mut c| c.wait().is_ok_and(|s| s.success()))
 }
 
 fn main() -> ExitCode {
@@ -208,27 +238,7 @@ fn main() -> ExitCode {
         "coupling two simulator processes through {device}, {} steps, wait {:?}",
         args.steps, args.wait
     );
-    let exe = std::env::current_exe().expect("own path");
-    let wait = format!("{:?}", args.wait).to_lowercase();
-    let children: Vec<_> = (0..2u8)
-        .map(|node| {
-            Command::new(&exe)
-                .args([
-                    "--node",
-                    &node.to_string(),
-                    "--device",
-                    &device,
-                    "--steps",
-                    &args.steps.to_string(),
-                ])
-                .args(["--wait", &wait])
-                .spawn()
-                .expect("spawn a simulator process")
-        })
-        .collect();
-    let ok = children
-        .into_iter()
-        .all(|mut c| c.wait().is_ok_and(|s| s.success()));
+    let ok = run_pair(&device, args.steps, args.wait);
     if let Some(name) = shm_name {
         let _ = rfm_memory::backend::shm::unlink(&name);
     }

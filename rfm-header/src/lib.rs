@@ -302,20 +302,6 @@ impl Walk<'_> {
     /// Linux, 4 on Windows), an enum by its underlying integer.
     fn scalar(&self, f: &Entity, name: &str, ty: &Type) -> Result<CType, HeaderError> {
         let size = ty.get_sizeof().unwrap_or(0);
-        let signed = |size| match size {
-            1 => Some(CType::Int8),
-            2 => Some(CType::Int16),
-            4 => Some(CType::Int32),
-            8 => Some(CType::Int64),
-            _ => None,
-        };
-        let unsigned = |size| match size {
-            1 => Some(CType::Uint8),
-            2 => Some(CType::Uint16),
-            4 => Some(CType::Uint32),
-            8 => Some(CType::Uint64),
-            _ => None,
-        };
         let found = match ty.get_kind() {
             TypeKind::Bool => Some(CType::Bool),
             TypeKind::Float => Some(CType::Float),
@@ -325,13 +311,13 @@ impl Walk<'_> {
             | TypeKind::Short
             | TypeKind::Int
             | TypeKind::Long
-            | TypeKind::LongLong => signed(size),
+            | TypeKind::LongLong => integer(size, true),
             TypeKind::CharU
             | TypeKind::UChar
             | TypeKind::UShort
             | TypeKind::UInt
             | TypeKind::ULong
-            | TypeKind::ULongLong => unsigned(size),
+            | TypeKind::ULongLong => integer(size, false),
             TypeKind::Enum => {
                 let under = ty
                     .get_declaration()
@@ -365,6 +351,21 @@ impl Walk<'_> {
             )
         })
     }
+}
+
+/// The integer type of `size` bytes, signed or not.
+fn integer(size: usize, signed: bool) -> Option<CType> {
+    Some(match (size, signed) {
+        (1, true) => CType::Int8,
+        (2, true) => CType::Int16,
+        (4, true) => CType::Int32,
+        (8, true) => CType::Int64,
+        (1, false) => CType::Uint8,
+        (2, false) => CType::Uint16,
+        (4, false) => CType::Uint32,
+        (8, false) => CType::Uint64,
+        _ => return None,
+    })
 }
 
 /// An array's innermost element type and its count of them (`float m[3][4]`:

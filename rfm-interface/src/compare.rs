@@ -72,40 +72,8 @@ impl Interface {
                     ));
                 }
             }
-            for (i, s) in mine.signals.iter().enumerate() {
-                let node = &mine.name;
-                match other.signals.get(i) {
-                    None => return Some(format!("signal `{node}.{}` is missing there", s.name)),
-                    Some(o) if o.name != s.name => {
-                        return Some(format!(
-                            "signal {} of node `{node}` is `{}` here and `{}` there",
-                            i + 1,
-                            s.name,
-                            o.name
-                        ))
-                    }
-                    Some(o) if o.kind != s.kind => {
-                        return Some(format!(
-                            "signal `{node}.{}` is {} here and {} there",
-                            s.name,
-                            s.kind.with_article(),
-                            o.kind.with_article()
-                        ))
-                    }
-                    Some(o) if o.unit != s.unit => {
-                        return Some(format!(
-                            "signal `{node}.{}` has unit {:?} here and {:?} there",
-                            s.name, s.unit, o.unit
-                        ))
-                    }
-                    Some(_) => {}
-                }
-            }
-            if let Some(extra) = other.signals.get(mine.signals.len()) {
-                return Some(format!(
-                    "signal `{}.{}` is missing here",
-                    mine.name, extra.name
-                ));
+            if let Some(difference) = signals_difference(mine, other) {
+                return Some(difference);
             }
         }
         if let Some(n) = theirs.nodes.iter().find(|n| self.node(&n.name).is_none()) {
@@ -118,6 +86,42 @@ impl Interface {
             )
         })
     }
+}
+
+/// The first difference between the signals of one node as `mine` and
+/// `other` declare it.
+fn signals_difference(mine: &NodeSpec, other: &NodeSpec) -> Option<String> {
+    let node = &mine.name;
+    for (i, s) in mine.signals.iter().enumerate() {
+        match other.signals.get(i) {
+            None => return Some(format!("signal `{node}.{}` is missing there", s.name)),
+            Some(o) if o.name != s.name => {
+                return Some(format!(
+                    "signal {} of node `{node}` is `{}` here and `{}` there",
+                    i + 1,
+                    s.name,
+                    o.name
+                ))
+            }
+            Some(o) if o.kind != s.kind => {
+                return Some(format!(
+                    "signal `{node}.{}` is {} here and {} there",
+                    s.name,
+                    s.kind.with_article(),
+                    o.kind.with_article()
+                ))
+            }
+            Some(o) if o.unit != s.unit => {
+                return Some(format!(
+                    "signal `{node}.{}` has unit {:?} here and {:?} there",
+                    s.name, s.unit, o.unit
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    (other.signals.get(mine.signals.len()))
+        .map(|extra| format!("signal `{node}.{}` is missing here", extra.name))
 }
 
 /// What peers must agree on about a node besides its signals, each as the

@@ -166,6 +166,26 @@ impl<'a> Cursor<'a> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
     }
 
+    /// One signal: its type code, size, offset, name and unit.
+    fn signal(&mut self) -> Result<Described, DescriptorError> {
+        let code = self.u8()?;
+        let size = self.u16()?;
+        let offset = self.u32()? as usize;
+        let kind = match code {
+            0 => SignalType::Real,
+            1 => SignalType::Integer,
+            2 => SignalType::Boolean,
+            3 => SignalType::String { size },
+            _ => return Err(DescriptorError::Damaged("unknown signal type")),
+        };
+        Ok(Described {
+            name: self.string()?,
+            unit: self.string()?,
+            kind,
+            offset,
+        })
+    }
+
     fn string(&mut self) -> Result<String, DescriptorError> {
         let n = usize::from(self.u8()?);
         String::from_utf8(self.take(n)?.to_vec()).map_err(|_| DescriptorError::Damaged("not UTF-8"))
@@ -174,6 +194,47 @@ impl<'a> Cursor<'a> {
 
 /// Decodes the descriptor at the start of `bytes` (which may run past its end).
 pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
+    let bytes = checked(bytes)?;
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"));
+    let count = u16::from_le_bytes([bytes[6], bytes[7]]);
+    let fingerprint = u64::from_le_bytes(bytes[8..16].try_into().expect("8"));
+    let ring_depth = word(24) as usize;
+    let session = match bytes[4] {
+        VERSION => word(28),
+        _ => 0,
+    };
+    if !ring_depth.is_power_of_two() || ring_depth > super::rates::MAX_DEPTH {
+        return Err(DescriptorError::Damaged("ring depth not a power of two"));
+    }
+    let long = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"));
+    let period = match (long(32), long(40)) {
+        (0, _) => None,
+        (num, den) => {
+            Some(Period::new(num, den).ok_or(DescriptorError::Damaged("period of denominator 0"))?)
+        }
+    };
+    let mut c = Cursor { bytes, at: HEADER };
+    let interface = c.string()?;
+    let node = c.string()?;
+    let mut signals = Vec::with_capacity(usize::from(count).min(bytes.len() / 9));
+    for _ in 0..count {
+        signals.push(c.signal()?);
+    }
+    Ok(Descriptor {
+        fingerprint,
+        session,
+        interface,
+        node,
+        slot: bytes[5],
+        ring_depth,
+        period,
+        signals,
+    })
+}
+
+/// The descriptor's bytes, once its magic, version, length and CRC are
+/// checked: its header whole, and no byte past its length.
+fn checked(bytes: &[u8]) -> Result<&[u8], DescriptorError> {
     let word = |at: usize| {
         bytes
             .get(at..at + 4)
@@ -193,59 +254,10 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
     if len < HEADER || len > bytes.len() {
         return Err(DescriptorError::Damaged("length out of range"));
     }
-    let bytes = &bytes[..len];
-    if word(20) != Some(crc32c::crc32c(&bytes[CRC_START..])) {
+    if word(20) != Some(crc32c::crc32c(&bytes[CRC_START..len])) {
         return Err(DescriptorError::Damaged("CRC mismatch"));
     }
-    let count = u16::from_le_bytes([bytes[6], bytes[7]]);
-    let fingerprint = u64::from_le_bytes(bytes[8..16].try_into().expect("8"));
-    let ring_depth = word(24).expect("within the header") as usize;
-    let session = match bytes[4] {
-        VERSION => word(28).expect("within the header"),
-        _ => 0,
-    };
-    if !ring_depth.is_power_of_two() || ring_depth > super::rates::MAX_DEPTH {
-        return Err(DescriptorError::Damaged("ring depth not a power of two"));
-    }
-    let long = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"));
-    let period = match (long(32), long(40)) {
-        (0, _) => None,
-        (num, den) => {
-            Some(Period::new(num, den).ok_or(DescriptorError::Damaged("period of denominator 0"))?)
-        }
-    };
-    let mut c = Cursor { bytes, at: HEADER };
-    let interface = c.string()?;
-    let node = c.string()?;
-    let mut signals = Vec::with_capacity(usize::from(count).min(len / 9));
-    for _ in 0..count {
-        let code = c.u8()?;
-        let size = c.u16()?;
-        let offset = c.u32()? as usize;
-        let kind = match code {
-            0 => SignalType::Real,
-            1 => SignalType::Integer,
-            2 => SignalType::Boolean,
-            3 => SignalType::String { size },
-            _ => return Err(DescriptorError::Damaged("unknown signal type")),
-        };
-        signals.push(Described {
-            name: c.string()?,
-            unit: c.string()?,
-            kind,
-            offset,
-        });
-    }
-    Ok(Descriptor {
-        fingerprint,
-        session,
-        interface,
-        node,
-        slot: bytes[5],
-        ring_depth,
-        period,
-        signals,
-    })
+    Ok(&bytes[..len])
 }
 
 impl Descriptor {

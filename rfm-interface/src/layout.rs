@@ -87,70 +87,9 @@ impl MemoryMap {
         let mut areas: Vec<Area> = Vec::with_capacity(order.len());
         let mut next = 0u64;
         for i in order {
-            let spec = &interface.nodes[i];
-            let offset = match spec.offset {
-                Some(o) if !o.is_multiple_of(ALIGN as u64) => {
-                    return Err(MapError::Misaligned {
-                        node: spec.name.clone(),
-                        offset: o,
-                    })
-                }
-                Some(o) => o,
-                None => next,
-            };
-            let place = |offset| {
-                Area::new(
-                    i,
-                    spec.slot,
-                    Payload::of(spec.signals.iter().map(|s| s.kind)),
-                    descriptor::encoded_len(&interface.name, spec),
-                    offset,
-                    spec.ring_depth,
-                )
-            };
-            let mut area = place(offset);
-            if spec.offset.is_none() {
-                // Placed after the foreign structs it would cover.
-                while let Some((_, r)) = foreign
-                    .iter()
-                    .find(|(_, r)| r.start < area.end() && area.offset < r.end)
-                {
-                    area = place(r.end.next_multiple_of(ALIGN as u64));
-                }
-            }
+            let area = place(interface, i, next, &foreign)?;
             next = area.end();
-            if area.end() > interface.memory_size {
-                return Err(MapError::TooLarge {
-                    node: spec.name.clone(),
-                    start: area.offset,
-                    end: area.end(),
-                    ring: area.depth,
-                    memory_size: interface.memory_size,
-                });
-            }
-            if let Some(other) = areas.iter().find(|a| a.overlaps(&area)) {
-                return Err(MapError::Overlap {
-                    node: spec.name.clone(),
-                    start: area.offset,
-                    end: area.end(),
-                    other: interface.nodes[other.node].name.clone(),
-                    other_start: other.offset,
-                    other_end: other.end(),
-                });
-            }
-            if let Some((f, r)) = foreign
-                .iter()
-                .find(|(_, r)| r.start < area.end() && area.offset < r.end)
-            {
-                return Err(MapError::Overlap {
-                    node: spec.name.clone(),
-                    start: area.offset,
-                    end: area.end(),
-                    other: interface.foreign[*f].name.clone(),
-                    other_start: r.start,
-                    other_end: r.end,
-                });
-            }
+            refuse_overlap(interface, &area, &areas, &foreign)?;
             areas.push(area);
         }
         Ok(MemoryMap {
@@ -183,6 +122,91 @@ impl MemoryMap {
     pub fn is_empty(&self) -> bool {
         self.areas.is_empty()
     }
+}
+
+/// Node `i`'s area: at its own offset, or at `next` moved past the foreign
+/// structs it would cover; inside the memory.
+fn place(
+    interface: &Interface,
+    i: usize,
+    next: u64,
+    foreign: &[(usize, Range<u64>)],
+) -> Result<Area, MapError> {
+    let spec = &interface.nodes[i];
+    let offset = match spec.offset {
+        Some(o) if !o.is_multiple_of(ALIGN as u64) => {
+            return Err(MapError::Misaligned {
+                node: spec.name.clone(),
+                offset: o,
+            })
+        }
+        Some(o) => o,
+        None => next,
+    };
+    let at = |offset| {
+        Area::new(
+            i,
+            spec.slot,
+            Payload::of(spec.signals.iter().map(|s| s.kind)),
+            descriptor::encoded_len(&interface.name, spec),
+            offset,
+            spec.ring_depth,
+        )
+    };
+    let mut area = at(offset);
+    if spec.offset.is_none() {
+        // Placed after the foreign structs it would cover.
+        while let Some((_, r)) = foreign
+            .iter()
+            .find(|(_, r)| r.start < area.end() && area.offset < r.end)
+        {
+            area = at(r.end.next_multiple_of(ALIGN as u64));
+        }
+    }
+    if area.end() > interface.memory_size {
+        return Err(MapError::TooLarge {
+            node: spec.name.clone(),
+            start: area.offset,
+            end: area.end(),
+            ring: area.depth,
+            memory_size: interface.memory_size,
+        });
+    }
+    Ok(area)
+}
+
+/// An area overlaps no area placed before it and no foreign struct.
+fn refuse_overlap(
+    interface: &Interface,
+    area: &Area,
+    areas: &[Area],
+    foreign: &[(usize, Range<u64>)],
+) -> Result<(), MapError> {
+    let node = || interface.nodes[area.node].name.clone();
+    if let Some(other) = areas.iter().find(|a| a.overlaps(area)) {
+        return Err(MapError::Overlap {
+            node: node(),
+            start: area.offset,
+            end: area.end(),
+            other: interface.nodes[other.node].name.clone(),
+            other_start: other.offset,
+            other_end: other.end(),
+        });
+    }
+    if let Some((f, r)) = foreign
+        .iter()
+        .find(|(_, r)| r.start < area.end() && area.offset < r.end)
+    {
+        return Err(MapError::Overlap {
+            node: node(),
+            start: area.offset,
+            end: area.end(),
+            other: interface.foreign[*f].name.clone(),
+            other_start: r.start,
+            other_end: r.end,
+        });
+    }
+    Ok(())
 }
 
 /// The foreign nodes' structs, each inside the memory and apart from the others.

@@ -181,25 +181,8 @@ impl Interface {
                 format!("interface name `{name}`: {IDENTIFIER_RULE}; FMUs are named <name>_<node>"),
             ));
         }
-        if raw.node.is_empty() {
-            return Err(src.error(
-                0..0,
-                "no [[node]]: an interface declares the nodes on the ring and what each publishes",
-            ));
-        }
+        let foreign_raw = split_foreign(&src, &mut raw.node)?;
         let memory_size = memory_size(&src, &raw.memory_size)?;
-        // Foreign nodes (with `fields`) apart: the rest of the rules are the
-        // FMU nodes'.
-        let (foreign_raw, ours): (Vec<_>, Vec<_>) = std::mem::take(&mut raw.node)
-            .into_iter()
-            .partition(|n| n.get_ref().fields.is_some());
-        raw.node = ours;
-        if raw.node.is_empty() {
-            return Err(src.error(
-                foreign_raw[0].span(),
-                "every [[node]] of this file is foreign (has `fields`): an interface declares                  at least one node an FMU is built for (with `slot` and `signals`)",
-            ));
-        }
         let mut names: HashMap<&str, Range<usize>> = HashMap::new();
         let mut slots: HashMap<i64, Range<usize>> = HashMap::new();
         let mut nodes = Vec::with_capacity(raw.node.len());
@@ -236,6 +219,32 @@ impl Interface {
         check_map(&src, &raw.node, &foreign_raw, &interface)?;
         Ok(interface)
     }
+}
+
+/// Takes the foreign nodes (with `fields`) out of `nodes`: the rest of
+/// the rules are the FMU nodes', of which a file needs one.
+fn split_foreign(
+    src: &Source<'_>,
+    nodes: &mut Vec<Spanned<RawNode>>,
+) -> Result<Vec<Spanned<RawNode>>, InterfaceError> {
+    if nodes.is_empty() {
+        return Err(src.error(
+            0..0,
+            "no [[node]]: an interface declares the nodes on the ring and what each publishes",
+        ));
+    }
+    let (foreign, ours): (Vec<_>, Vec<_>) = std::mem::take(nodes)
+        .into_iter()
+        .partition(|n| n.get_ref().fields.is_some());
+    *nodes = ours;
+    if nodes.is_empty() {
+        return Err(src.error(
+            foreign[0].span(),
+            "every [[node]] of this file is foreign (has `fields`): an interface declares at \
+             least one node an FMU is built for (with `slot` and `signals`)",
+        ));
+    }
+    Ok(foreign)
 }
 
 /// `memory_size`: the bytes from regionOffset the coupling may use.

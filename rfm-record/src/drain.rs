@@ -77,13 +77,16 @@ const POLL: Duration = Duration::from_millis(1);
 /// and writes it all at once, so that a killed process loses at most what was in
 /// the ring and the last millisecond. `written` bytes (the file's header) are
 /// in the sink already.
-pub(crate) fn drain<W: Sink>(mut ring: Consumer<u8>, mut out: W, mut written: u64, loss: &Loss) {
+pub(crate) fn drain<W: Sink>(mut ring: Consumer<u8>, out: W, written: u64, loss: &Loss) {
     let mut taken = Vec::new();
-    let mut file_bytes = Vec::new();
-    // Per slot, records lost since the last successful write.
-    let mut missing = [0u64; 256];
-    let mut unflushed = false;
-    let mut broken = false;
+    let mut file = FileEnd {
+        out,
+        written,
+        bytes: Vec::new(),
+        missing: [0u64; 256],
+        unflushed: false,
+        broken: false,
+    };
     loop {
         // Read before the count: a producer gone before it holds nothing more.
         let abandoned = ring.is_abandoned();
@@ -92,12 +95,7 @@ pub(crate) fn drain<W: Sink>(mut ring: Consumer<u8>, mut out: W, mut written: u6
             if abandoned {
                 break;
             }
-            if unflushed && !broken {
-                if let Err(e) = out.flush() {
-                    loss.fail(&e);
-                }
-                unflushed = false;
-            }
+            file.flush(loss);
             std::thread::sleep(POLL);
             continue;
         }
@@ -107,47 +105,77 @@ pub(crate) fn drain<W: Sink>(mut ring: Consumer<u8>, mut out: W, mut written: u6
         taken.extend_from_slice(first);
         taken.extend_from_slice(second);
         chunk.commit_all();
-        file_bytes.clear();
-        if !broken {
-            for (slot, &count) in missing.iter().enumerate().filter(|(_, &c)| c > 0) {
-                missed_record(slot as u8, count, &mut file_bytes);
-            }
-        }
-        let records = with_crcs(&taken, &mut file_bytes);
-        let result = match broken {
-            true => Err(io::Error::other("an earlier write could not be undone")),
-            false => out.write_all(&file_bytes),
-        };
-        match result {
-            Ok(()) => {
-                written += file_bytes.len() as u64;
-                missing.fill(0);
-                loss.failing.store(false, Ordering::Release);
-                unflushed = true;
-            }
-            Err(e) => {
-                for (slot, count) in records {
-                    missing[usize::from(slot)] += count;
-                    loss.lost.fetch_add(count, Ordering::AcqRel);
-                }
-                if !broken {
-                    loss.fail(&e);
-                    if let Err(cut) = out.cut_to(written) {
-                        broken = true;
-                        *loss.broken.lock().unwrap_or_else(PoisonError::into_inner) = Some(cut);
-                    }
-                }
-            }
-        }
+        file.write(&taken, loss);
         // A millisecond's records per write, not a few: fewer system calls, and
         // less of the CPU the steps spin on. Straight on when the ring is filling.
         if ring.slots() < ring.buffer().capacity() / 2 {
             std::thread::sleep(POLL);
         }
     }
-    if !broken {
-        if let Err(e) = out.flush() {
-            loss.fail(&e);
+    file.unflushed = true;
+    file.flush(loss);
+}
+
+/// The writer's side of the file: what is in it, and what it still owes.
+struct FileEnd<W> {
+    out: W,
+    /// Bytes in the sink that a failed write is cut back to.
+    written: u64,
+    /// The bytes of one write, reused.
+    bytes: Vec<u8>,
+    /// Per slot, records lost since the last successful write.
+    missing: [u64; 256],
+    unflushed: bool,
+    /// A failed write could not be cut back: nothing more is written.
+    broken: bool,
+}
+
+impl<W: Sink> FileEnd<W> {
+    /// Flushes what was written since the last flush.
+    fn flush(&mut self, loss: &Loss) {
+        if self.unflushed && !self.broken {
+            if let Err(e) = self.out.flush() {
+                loss.fail(&e);
+            }
+        }
+        self.unflushed = false;
+    }
+
+    /// Writes the records in `taken` with their CRCs, after a record of
+    /// each slot's losses since the last write; a failed write is cut back
+    /// and its records counted lost.
+    fn write(&mut self, taken: &[u8], loss: &Loss) {
+        self.bytes.clear();
+        if !self.broken {
+            for (slot, &count) in self.missing.iter().enumerate().filter(|(_, &c)| c > 0) {
+                missed_record(slot as u8, count, &mut self.bytes);
+            }
+        }
+        let records = with_crcs(taken, &mut self.bytes);
+        let result = match self.broken {
+            true => Err(io::Error::other("an earlier write could not be undone")),
+            false => self.out.write_all(&self.bytes),
+        };
+        match result {
+            Ok(()) => {
+                self.written += self.bytes.len() as u64;
+                self.missing.fill(0);
+                loss.failing.store(false, Ordering::Release);
+                self.unflushed = true;
+            }
+            Err(e) => {
+                for (slot, count) in records {
+                    self.missing[usize::from(slot)] += count;
+                    loss.lost.fetch_add(count, Ordering::AcqRel);
+                }
+                if !self.broken {
+                    loss.fail(&e);
+                    if let Err(cut) = self.out.cut_to(self.written) {
+                        self.broken = true;
+                        *loss.broken.lock().unwrap_or_else(PoisonError::into_inner) = Some(cut);
+                    }
+                }
+            }
         }
     }
 }

@@ -183,6 +183,21 @@ impl<R: Read> Reader<R> {
         if crc32c::crc32c(&body) != crc {
             return Err(self.corrupt("its CRC does not match".into()));
         }
+        let kind = self.checked_kind(&body)?;
+        let record = Record {
+            kind,
+            slot: body[1],
+            recorded_ns: u64::from_le_bytes(body[4..12].try_into().expect("8 bytes")),
+            body: body[RECORD_HEAD..].to_vec(),
+        };
+        self.index += 1;
+        self.offset += 8 + u64::from(len);
+        Ok(Some(record))
+    }
+
+    /// The kind of the record of `body` (its CRC checked), once its bytes
+    /// are as that kind's records are.
+    fn checked_kind(&self, body: &[u8]) -> Result<Kind, RecordError> {
         let Some(kind) = Kind::of(body[0]) else {
             return Err(self.corrupt(format!("unknown record kind {}", body[0])));
         };
@@ -212,15 +227,7 @@ impl<R: Read> Reader<R> {
                 )));
             }
         }
-        let record = Record {
-            kind,
-            slot: body[1],
-            recorded_ns: u64::from_le_bytes(body[4..12].try_into().expect("8 bytes")),
-            body: body[RECORD_HEAD..].to_vec(),
-        };
-        self.index += 1;
-        self.offset += 8 + u64::from(len);
-        Ok(Some(record))
+        Ok(kind)
     }
 
     fn corrupt(&self, what: String) -> RecordError {
@@ -250,62 +257,47 @@ fn read_full(source: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// The header's fields of format `version`; the error says which one does not
 /// parse.
 fn parse_header(b: &[u8], version: u32) -> Result<Header, String> {
-    let mut at = 0usize;
-    let mut take = |n: usize, what: &str| -> Result<&[u8], String> {
-        let end = at
-            .checked_add(n)
-            .filter(|&end| end <= b.len())
-            .ok_or_else(|| format!("{what} runs past its end"))?;
-        let field = &b[at..end];
-        at = end;
-        Ok(field)
-    };
-    let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes")) as usize;
-    let fingerprint = u64::from_le_bytes(take(8, "the fingerprint")?.try_into().expect("8"));
-    let u16_of = |s: &[u8]| u16::from_le_bytes(s.try_into().expect("2 bytes"));
+    let mut f = Fields { b, at: 0 };
+    let fingerprint = f.u64("the fingerprint")?;
     let (node, count) = if version == 1 {
-        let node = take(1, "the node")?[0];
-        let count = take(1, "the node count")?[0];
-        take(2, "the reserved bytes")?;
+        let node = f.take(1, "the node")?[0];
+        let count = f.take(1, "the node count")?[0];
+        f.take(2, "the reserved bytes")?;
         ((node != u8::MAX).then_some(node), u16::from(count))
     } else {
-        let node = match u16_of(take(2, "the node")?) {
+        let node = match f.u16("the node")? {
             NO_NODE => None,
             slot => Some(u8::try_from(slot).map_err(|_| format!("a node slot of {slot}"))?),
         };
-        (node, u16_of(take(2, "the node count")?))
+        (node, f.u16("the node count")?)
     };
-    let started_ns = u64::from_le_bytes(take(8, "the start time")?.try_into().expect("8"));
-    let mut text = |what: &str| -> Result<String, String> {
-        let len = u32_of(take(4, what)?);
-        String::from_utf8(take(len, what)?.to_vec()).map_err(|_| format!("{what} is not UTF-8"))
-    };
-    let interface = text("the interface name")?;
-    let parameters = text("the parameters")?;
+    let started_ns = f.u64("the start time")?;
+    let interface = f.text("the interface name")?;
+    let parameters = f.text("the parameters")?;
     let mut descriptors = Vec::new();
     for i in 0..count {
         let what = format!("descriptor {i}");
-        let len = u32_of(take(4, &what)?);
-        let bytes = take(len, &what)?.to_vec();
+        let bytes = f.sized(&what)?.to_vec();
         descriptor::decode(&bytes).map_err(|e| format!("{what}: {e}"))?;
         descriptors.push(bytes);
     }
     let mut structs = Vec::new();
     if version >= 3 {
-        let count = u16_of(take(2, "the struct count")?);
+        let count = f.u16("the struct count")?;
         if usize::from(count) > MAX_STRUCTS {
             return Err(format!("{count} structs (at most {MAX_STRUCTS})"));
         }
         for i in 0..count {
             let what = format!("struct {i}");
-            let len = u32_of(take(4, &what)?);
-            let s =
-                RecordedStruct::decode(take(len, &what)?).map_err(|e| format!("{what}: {e}"))?;
+            let s = RecordedStruct::decode(f.sized(&what)?).map_err(|e| format!("{what}: {e}"))?;
             structs.push(s);
         }
     }
-    if at != b.len() {
-        return Err(format!("{} bytes follow the last descriptor", b.len() - at));
+    if f.at != b.len() {
+        return Err(format!(
+            "{} bytes follow the last descriptor",
+            b.len() - f.at
+        ));
     }
     Ok(Header {
         fingerprint,
@@ -316,4 +308,45 @@ fn parse_header(b: &[u8], version: u32) -> Result<Header, String> {
         descriptors,
         structs,
     })
+}
+
+/// The header's bytes, read field by field; an error names the field that
+/// runs past the end.
+struct Fields<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], String> {
+        let end = (self.at)
+            .checked_add(n)
+            .filter(|&end| end <= self.b.len())
+            .ok_or_else(|| format!("{what} runs past its end"))?;
+        let field = &self.b[self.at..end];
+        self.at = end;
+        Ok(field)
+    }
+
+    fn u16(&mut self, what: &str) -> Result<u16, String> {
+        Ok(u16::from_le_bytes(
+            self.take(2, what)?.try_into().expect("2 bytes"),
+        ))
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(
+            self.take(8, what)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    /// Bytes after their u32 length.
+    fn sized(&mut self, what: &str) -> Result<&'a [u8], String> {
+        let len = u32::from_le_bytes(self.take(4, what)?.try_into().expect("4 bytes"));
+        self.take(len as usize, what)
+    }
+
+    fn text(&mut self, what: &str) -> Result<String, String> {
+        String::from_utf8(self.sized(what)?.to_vec()).map_err(|_| format!("{what} is not UTF-8"))
+    }
 }

@@ -3,14 +3,16 @@
 //! Value references are the positions in this list.
 
 use rfm_frames::{payload::FmiType, value::Value};
-use rfm_interface::{Interface, NodeSpec};
+use rfm_interface::Interface;
 use rfm_memory::Network;
 
 mod foreign;
+mod peer;
 
 use super::params::{self, Param, ParamValues};
 use foreign::{foreign_inputs, foreign_outputs};
 pub use foreign::{ForeignLink, ForeignValue, FOREIGN_ROOTS};
+use peer::peer_outputs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Causality {
@@ -28,32 +30,6 @@ pub enum LinkField {
     BadFrames,
     Restarts,
     Wait,
-}
-
-/// The link outputs: name, start (and so type) and unit.
-const LINK_FIELDS: [(LinkField, &str, Value, Option<&str>); 6] = [
-    (LinkField::Ok, "ok", Value::Boolean(false), None),
-    (LinkField::Age, "age", Value::Real(-1.0), Some("s")),
-    (LinkField::Lost, "lost", Value::Integer(0), None),
-    (LinkField::BadFrames, "badFrames", Value::Integer(0), None),
-    (LinkField::Restarts, "restarts", Value::Integer(0), None),
-    (LinkField::Wait, "wait", Value::Real(0.0), Some("s")),
-];
-
-/// What a link output says about `whose` (e.g. "the peer", "node `visual`").
-fn link_description(field: LinkField, whose: &str) -> String {
-    match field {
-        LinkField::Ok => format!(
-            "Lockstep: the last step got {whose}'s frame; free: {whose} is running (its heartbeat moved within timeout)"
-        ),
-        LinkField::Age => format!("Seconds since {whose}'s last fresh frame (-1: none yet)"),
-        LinkField::Lost => format!("Frames of {whose} skipped (gaps in step numbers)"),
-        LinkField::BadFrames => {
-            format!("Reads that found a corrupt frame of {whose} (wrong magic, length or CRC)")
-        }
-        LinkField::Restarts => format!("Restarts of {whose} seen (new session epoch)"),
-        LinkField::Wait => "Seconds the last doStep waited for the peers".to_owned(),
-    }
 }
 
 /// What a peer output shows.
@@ -195,23 +171,7 @@ pub fn variables(
     preset: bool,
     starts: &ParamValues,
 ) -> Vec<Var> {
-    let mut vars: Vec<Var> = params::fmu_params(preset)
-        .map(|p| Var {
-            name: p.name.to_owned(),
-            kind: p.kind,
-            causality: Causality::Parameter,
-            start: starts.get(p.param),
-            unit: p.unit.map(str::to_owned),
-            min: p.min,
-            // The rings are sized for the interface's max_lag.
-            max: match p.param {
-                Param::Lag => Some(f64::from(interface.max_lag)),
-                _ => p.max,
-            },
-            description: p.description.to_owned(),
-            place: Place::Param(p.param),
-        })
-        .collect();
+    let mut vars = parameters(interface, preset, starts);
     let map = interface.map().expect("a parsed interface has a map");
     let node = &interface.nodes[me];
     for (s, f) in node.signals.iter().zip(&map.area(me).payload.fields) {
@@ -250,9 +210,38 @@ pub fn variables(
         }
     }
     // This node's own outputs, after every peer's.
-    for group in OWN_OUTPUTS {
-        for (field, start, description, place) in group.outputs {
-            vars.push(Var {
+    vars.extend(own_outputs());
+    vars
+}
+
+/// The FMU's parameters, starting at `starts`.
+fn parameters(interface: &Interface, preset: bool, starts: &ParamValues) -> Vec<Var> {
+    params::fmu_params(preset)
+        .map(|p| Var {
+            name: p.name.to_owned(),
+            kind: p.kind,
+            causality: Causality::Parameter,
+            start: starts.get(p.param),
+            unit: p.unit.map(str::to_owned),
+            min: p.min,
+            // The rings are sized for the interface's max_lag.
+            max: match p.param {
+                Param::Lag => Some(f64::from(interface.max_lag)),
+                _ => p.max,
+            },
+            description: p.description.to_owned(),
+            place: Place::Param(p.param),
+        })
+        .collect()
+}
+
+/// This node's own outputs ([`OWN_OUTPUTS`]): its pace, its coupling.
+fn own_outputs() -> impl Iterator<Item = Var> {
+    OWN_OUTPUTS.iter().flat_map(|group| {
+        group
+            .outputs
+            .iter()
+            .map(|(field, start, description, place)| Var {
                 name: format!("{}.{field}", group.prefix),
                 kind: start.fmi_type(),
                 causality: Causality::Output,
@@ -262,79 +251,8 @@ pub fn variables(
                 max: None,
                 description: (*description).into(),
                 place: *place,
-            });
-        }
-    }
-    vars
-}
-
-fn peer_outputs(
-    interface: &Interface,
-    node: usize,
-    peer: usize,
-    preset: bool,
-    fields: &[rfm_frames::payload::Field],
-) -> Vec<Var> {
-    let spec: &NodeSpec = &interface.nodes[node];
-    let (prefix, whose) = if preset {
-        ("peer".to_owned(), "the peer".to_owned())
-    } else {
-        (spec.name.clone(), format!("node `{}`", spec.name))
-    };
-    let output = |name: String, start: Value, unit: Option<String>, description, value| Var {
-        name,
-        kind: start.fmi_type(),
-        causality: Causality::Output,
-        start,
-        unit,
-        min: None,
-        max: None,
-        description,
-        place: Place::Output { peer, value },
-    };
-    let mut out = Vec::new();
-    for (s, f) in spec.signals.iter().zip(fields) {
-        let what = s.description.clone().unwrap_or_else(|| s.name.clone());
-        out.push(output(
-            format!("{prefix}.{}", s.name),
-            s.start.clone(),
-            s.unit.clone(),
-            format!("{what}, as {whose} published it"),
-            PeerValue::Signal {
-                offset: f.offset,
-                size: f.size(),
-            },
-        ));
-    }
-    out.push(output(
-        format!("{prefix}.time"),
-        Value::Real(0.0),
-        Some("s".into()),
-        format!("The simulation time of {whose}'s frame read"),
-        PeerValue::Time,
-    ));
-    out.push(output(
-        format!("{prefix}.step"),
-        Value::Integer(-1),
-        None,
-        format!("The step of {whose}'s frame read (-1: its initial values)"),
-        PeerValue::Step,
-    ));
-    let link = if preset {
-        "link".to_owned()
-    } else {
-        format!("{prefix}.link")
-    };
-    for (field, name, start, unit) in LINK_FIELDS {
-        out.push(output(
-            format!("{link}.{name}"),
-            start,
-            unit.map(str::to_owned),
-            link_description(field, &whose),
-            PeerValue::Link(field),
-        ));
-    }
-    out
+            })
+    })
 }
 
 /// Outputs sharing one prefix (`pace.behind`): the prefix no node may take.

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use rfm_core::link::block::{self, Words};
-use rfm_core::link::ownership::{self, AreaWatch, Holder};
+use rfm_core::link::ownership::{AreaWatch, Holder};
 use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed;
 use rfm_frames::mirror;
@@ -115,13 +115,11 @@ impl Watcher {
         for found in found {
             let window = area::window(&self.memory, &found.area)?;
             let session = found.descriptor.session;
-            if !ownership::describes_holder(&window, session)?
+            // Held by the session that described it, from this host.
+            let (watch, holder) = AreaWatch::start(&window, now)?;
+            if !matches!(holder, Holder::Unproven { owner, .. } if owner == session)
                 || block::remote_holder(&window)?.is_some()
             {
-                continue;
-            }
-            let mut watch = AreaWatch::start(&window, now)?;
-            if !matches!(watch.judge(&window, now)?, Holder::Unproven { .. }) {
                 continue;
             }
             let known = self
@@ -174,6 +172,13 @@ impl Watcher {
         shared: &Shared,
         out: &mut dyn Sink,
     ) -> Result<(), RegionError> {
+        self.poll_sessions(shared, out)?;
+        self.poll_candidates(now, shared, out)
+    }
+
+    /// Publishes each session's changed words; a session whose writer closed
+    /// or lost its area ends, its last frames sent first.
+    fn poll_sessions(&mut self, shared: &Shared, out: &mut dyn Sink) -> Result<(), RegionError> {
         let mut i = 0;
         while i < self.sessions.len() {
             let s = &mut self.sessions[i];
@@ -193,20 +198,31 @@ impl Watcher {
                 });
                 s.words = words;
             }
-            if ended {
-                let s = self.sessions.remove(i);
-                shared
-                    .announced()
-                    .retain(|a| !(a.start == s.area.offset && a.token == s.token));
-                out.event(Event::Ended {
-                    node: s.node,
-                    slot: s.area.slot,
-                    closed: words.owner == s.token,
-                });
-            } else {
+            if !ended {
                 i += 1;
+                continue;
             }
+            let s = self.sessions.remove(i);
+            shared
+                .announced()
+                .retain(|a| !(a.start == s.area.offset && a.token == s.token));
+            out.event(Event::Ended {
+                node: s.node,
+                slot: s.area.slot,
+                closed: words.owner == s.token,
+            });
         }
+        Ok(())
+    }
+
+    /// Starts mirroring each candidate whose descriptor's session is live
+    /// here; drops those closed, dead, taken, or held from another host.
+    fn poll_candidates(
+        &mut self,
+        now: Instant,
+        shared: &Shared,
+        out: &mut dyn Sink,
+    ) -> Result<(), RegionError> {
         let mut j = 0;
         while j < self.candidates.len() {
             let c = &mut self.candidates[j];

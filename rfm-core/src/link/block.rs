@@ -158,10 +158,15 @@ pub fn write_mirrored_beat(slot: &Region, words: Words) -> Result<(), RegionErro
 /// The owner word on each ring of `slot` (one on a single ring): where the
 /// rings disagree, each reader weighs them by its own rule (the heartbeat, the
 /// close, the claim's verify; protocol.md, "Two rings").
-pub(crate) fn owners(slot: &Region) -> Result<Vec<(Network, u32)>, RegionError> {
-    (slot.rings().iter())
-        .map(|&ring| Ok((ring, slot.load_u32_on(ring, OWNER, Ordering::Acquire)?)))
-        .collect()
+///
+/// An array, not a `Vec`: the heartbeat asks on every beat, and a beat
+/// allocates nothing.
+pub(crate) fn owners(slot: &Region) -> Result<impl Iterator<Item = (Network, u32)>, RegionError> {
+    let mut words = [None; 2];
+    for (word, &ring) in words.iter_mut().zip(slot.rings()) {
+        *word = Some((ring, slot.load_u32_on(ring, OWNER, Ordering::Acquire)?));
+    }
+    Ok(words.into_iter().flatten())
 }
 
 /// The beat word of `slot` on `ring`.
@@ -281,7 +286,7 @@ pub(crate) fn close(
 ) -> Result<(), RegionError> {
     // On two rings, a ring that missed the announce shows another owner; the
     // other's shows this session's.
-    if !owners(own)?.iter().any(|&(_, owner)| owner == token(epoch)) {
+    if !owners(own)?.any(|(_, owner)| owner == token(epoch)) {
         return Ok(());
     }
     own.store_u32(ENDING, how.code(), Ordering::Relaxed)?;

@@ -91,24 +91,7 @@ impl Link {
             twin,
         } = memory::open(&mut config, &interface, &map, preset)?;
         let in_process = matches!(device.spec(), rfm_memory::DeviceSpec::Loopback { .. });
-        // The own-data probe: a word of this node's own area.
-        let probe = interface
-            .nodes
-            .iter()
-            .position(|n| n.slot == config.node_slot)
-            .map_or(0, |me| map.area(me).offset)
-            + config.region_offset
-            + block::PROBE as u64;
-        let one_card = twin.is_none()
-            && !region.is_redundant()
-            && matches!(device.spec(), rfm_memory::DeviceSpec::Rfm2g { .. });
-        let (card, redundant) = match one_card {
-            true => (Some(device), None),
-            false => (
-                None,
-                rings::Redundant::of(&region, &config.device, (device, twin), probe),
-            ),
-        };
+        let (card, redundant) = rings::watched(&config, &interface, &map, &region, device, twin);
         let foreign = ForeignPeer::all(&region, &interface, &config)?;
         let (real_time_factor, wait) = (config.real_time_factor, config.wait);
         let mut node = Node::new(

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::ownership::{self, AreaWatch, Holder, Whose};
+use super::ownership::{AreaWatch, Holder, Whose};
 use rfm_frames::area::window;
 use rfm_interface::{discover, Found};
 use rfm_interface::{Interface, MemoryMap};
@@ -51,12 +51,10 @@ pub(crate) fn find(
         if Whose::of(&found, interface, fingerprint, map) == Whose::ThisCoupling {
             continue;
         }
-        let area = window(region, &found.area)?;
-        if !ownership::describes_holder(&area, found.descriptor.session)? {
-            continue;
-        }
-        let mut watch = AreaWatch::start(&area, now)?;
-        if let Holder::Unproven { .. } = watch.judge(&area, now)? {
+        // Held by the session that described it: open, its owner word the
+        // descriptor's token.
+        let (watch, holder) = AreaWatch::start(&window(region, &found.area)?, now)?;
+        if matches!(holder, Holder::Unproven { owner, .. } if owner == found.descriptor.session) {
             strangers.push(Stranger { found, watch });
         }
     }

@@ -20,7 +20,7 @@ use super::lookout;
 use super::ownership;
 use super::peer::{Peer, Rate};
 use super::{Layout, LinkConfig, LinkError};
-use rfm_frames::area::DESCRIPTOR_OFFSET;
+use rfm_frames::area::{Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed::{FrameBuf, Header};
 use rfm_frames::frame::seed;
 use rfm_frames::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
@@ -38,6 +38,17 @@ enum Writer {
 }
 
 impl Writer {
+    /// The writer of `layout` into `own`, the node's area of `geometry`.
+    fn of(layout: Layout, own: &Region, geometry: &Area) -> Result<Writer, LinkError> {
+        Ok(match layout {
+            Layout::Framed => Writer::Framed(FramedWriter::new(own.clone(), Ring::of(geometry))?),
+            Layout::Seed => Writer::Seed {
+                writer: SeedWriter::new(own.clone())?,
+                own: SeedReader::new(own.clone())?,
+            },
+        })
+    }
+
     fn own_packet(&self) -> Option<u64> {
         match self {
             Writer::Seed { own, .. } => own.read().ok().map(|p| p.packet_id),
@@ -120,6 +131,32 @@ fn peers(
     others.into_iter().map(|i| peer(i, None)).collect()
 }
 
+/// The claimant of node `me`'s area for session `epoch`, with the
+/// descriptor it writes there once the area is its.
+fn claimant(
+    region: &Region,
+    map: &MemoryMap,
+    interface: &Interface,
+    me: usize,
+    epoch: u64,
+) -> Claimant {
+    let geometry = map.area(me);
+    Claimant {
+        region: region.clone(),
+        map: map.clone(),
+        me,
+        described: ownership::padded(descriptor::encode(
+            &interface.name,
+            interface.fingerprint(),
+            &interface.nodes[me],
+            &geometry.payload,
+            token(epoch),
+        )),
+        epoch,
+        settle: CLAIM_SETTLE,
+    }
+}
+
 impl Node {
     /// A node of session `epoch` over `region` (laid out by `map`), which starts
     /// observing its own slot at `now`. Nothing is written yet.
@@ -144,29 +181,10 @@ impl Node {
             })?;
         let geometry = map.area(me);
         let own = rfm_frames::area::window(region, geometry)?;
-        let writer = match config.layout {
-            Layout::Framed => Writer::Framed(FramedWriter::new(own.clone(), Ring::of(geometry))?),
-            Layout::Seed => Writer::Seed {
-                writer: SeedWriter::new(own.clone())?,
-                own: SeedReader::new(own.clone())?,
-            },
-        };
+        let writer = Writer::of(config.layout, &own, geometry)?;
         let peers = peers(&config, &interface, map, region, me, epoch, now)?;
         let fingerprint = interface.fingerprint();
-        let claimant = Claimant {
-            region: region.clone(),
-            map: map.clone(),
-            me,
-            described: ownership::padded(descriptor::encode(
-                &interface.name,
-                fingerprint,
-                &interface.nodes[me],
-                &geometry.payload,
-                token(epoch),
-            )),
-            epoch,
-            settle: CLAIM_SETTLE,
-        };
+        let claimant = claimant(region, map, &interface, me, epoch);
         let packet = writer.own_packet();
         let claim = Claim::new(&claimant, &interface, fingerprint, packet, now)?;
         let expected = Expected {

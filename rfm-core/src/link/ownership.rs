@@ -125,17 +125,30 @@ pub struct AreaWatch {
 }
 
 impl AreaWatch {
-    /// Starts watching `area` (its own window) at `now`: a beat already there
-    /// proves nothing, only a move seen from here on.
-    pub fn start(area: &Region, now: Instant) -> Result<AreaWatch, RegionError> {
-        Ok(AreaWatch {
-            watch: PeerWatch::new(Words::read(area)?, now),
-        })
+    /// Starts watching `area` (its own window) at `now`, with the first
+    /// verdict, of one read of its words: a beat already there proves
+    /// nothing, only a move seen from here on (a held area is `Unproven`).
+    pub fn start(area: &Region, now: Instant) -> Result<(AreaWatch, Holder), RegionError> {
+        let words = Words::read(area)?;
+        let mut watch = AreaWatch {
+            watch: PeerWatch::new(words, now),
+        };
+        let holder = watch.verdict(area, words, now)?;
+        Ok((watch, holder))
     }
 
     /// Judges the area (its own window) as read at `now`.
     pub fn judge(&mut self, area: &Region, now: Instant) -> Result<Holder, RegionError> {
         let words = Words::read(area)?;
+        self.verdict(area, words, now)
+    }
+
+    fn verdict(
+        &mut self,
+        area: &Region,
+        words: Words,
+        now: Instant,
+    ) -> Result<Holder, RegionError> {
         Ok(match self.watch.observe(words, now) {
             Life::Absent => Holder::Free,
             Life::Closed { owner } => Holder::Closed {

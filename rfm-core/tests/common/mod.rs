@@ -1,32 +1,12 @@
 //! Helpers shared by rfm-core's integration tests.
 #![allow(dead_code)]
 
-// Where the emulator is not built (Miri), names come alone.
-#[cfg(miri)]
-#[path = "../../../rfm2g-sim/tests/support/names.rs"]
-mod names;
-#[cfg(miri)]
-pub use names::unique;
-
-/// Unlinks a `shm:` object when the test ends, pass or fail.
-#[cfg(not(miri))]
-pub struct ShmGuard(pub String);
-
-#[cfg(not(miri))]
-impl Drop for ShmGuard {
-    fn drop(&mut self) {
-        let _ = rfm_memory::backend::shm::unlink(&self.0);
-    }
-}
-
-#[cfg(not(miri))]
-#[path = "../../../rfm2g-sim/tests/support/library.rs"]
-mod sim;
-
-/// The RFM2g emulator (`rfm2g-sim`): the vendor's ABI over shared memory.
-#[cfg(not(miri))]
+// The memory floor's helpers (unique names, the emulator, ShmGuard), shared
+// with its own tests rather than written twice.
+#[path = "../../../rfm-memory/tests/common/mod.rs"]
+mod memory;
 #[allow(unused_imports)]
-pub use sim::{sim_library, unique, RingGuard};
+pub use memory::*;
 
 use rfm_core::link::Sample;
 use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};

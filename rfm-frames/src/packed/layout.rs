@@ -165,73 +165,28 @@ impl StructLayout {
         let mut next = 0usize;
         let mut max_align = 1usize;
         for f in fields {
-            if placed.iter().any(|p| p.name == f.name) {
-                return Err(LayoutError::Duplicate(f.name.clone()));
-            }
-            if let Some(count) = f.count.filter(|&n| n == 0 || n > MAX_ELEMENTS) {
-                return Err(LayoutError::Count {
-                    field: f.name.clone(),
-                    count,
-                });
-            }
             let align = match packing {
                 Packing::Natural => f.ctype.align(),
                 Packing::Packed => 1,
             };
             max_align = max_align.max(align);
-            let offset = f.offset.unwrap_or(next.next_multiple_of(align));
-            let field = PlacedField {
-                name: f.name.clone(),
-                ctype: f.ctype,
-                count: f.count,
-                offset,
-            };
-            let end = offset
-                .checked_add(field.len())
-                .filter(|&e| e <= MAX_STRUCT_SIZE)
-                .ok_or(LayoutError::TooLarge {
-                    limit: MAX_STRUCT_SIZE,
-                })?;
-            if let Some(other) = placed
-                .iter()
-                .find(|p| p.offset < end && offset < p.bytes().end)
-            {
-                return Err(LayoutError::Overlap {
-                    field: f.name.clone(),
-                    start: offset,
-                    end,
-                    other: other.name.clone(),
-                    other_start: other.offset,
-                    other_end: other.bytes().end,
-                });
-            }
-            if offset < next {
+            let field = place(f, next.next_multiple_of(align), &placed)?;
+            if field.offset < next {
                 return Err(LayoutError::OutOfOrder {
                     field: f.name.clone(),
-                    offset,
+                    offset: field.offset,
                     previous_end: next,
                 });
             }
-            next = end;
+            next = field.bytes().end;
             placed.push(field);
         }
         let size = next.next_multiple_of(max_align);
-        let mut padding = Vec::new();
-        let mut at = 0;
-        for p in &placed {
-            if p.offset > at {
-                padding.push(at..p.offset);
-            }
-            at = p.bytes().end;
-        }
-        if size > at {
-            padding.push(at..size);
-        }
         Ok(StructLayout {
+            padding: padding(&placed, size),
             fields: placed,
             size,
             order,
-            padding,
         })
     }
 
@@ -260,6 +215,64 @@ impl StructLayout {
     pub fn elements(&self) -> usize {
         self.fields.iter().map(PlacedField::elements).sum()
     }
+}
+
+/// One field, at its own offset or `next`: a new name, a count a struct can
+/// hold, inside the largest struct, overlapping none placed before it.
+fn place(f: &FieldDecl, next: usize, placed: &[PlacedField]) -> Result<PlacedField, LayoutError> {
+    if placed.iter().any(|p| p.name == f.name) {
+        return Err(LayoutError::Duplicate(f.name.clone()));
+    }
+    if let Some(count) = f.count.filter(|&n| n == 0 || n > MAX_ELEMENTS) {
+        return Err(LayoutError::Count {
+            field: f.name.clone(),
+            count,
+        });
+    }
+    let offset = f.offset.unwrap_or(next);
+    let field = PlacedField {
+        name: f.name.clone(),
+        ctype: f.ctype,
+        count: f.count,
+        offset,
+    };
+    let end = offset
+        .checked_add(field.len())
+        .filter(|&e| e <= MAX_STRUCT_SIZE)
+        .ok_or(LayoutError::TooLarge {
+            limit: MAX_STRUCT_SIZE,
+        })?;
+    if let Some(other) = placed
+        .iter()
+        .find(|p| p.offset < end && offset < p.bytes().end)
+    {
+        return Err(LayoutError::Overlap {
+            field: f.name.clone(),
+            start: offset,
+            end,
+            other: other.name.clone(),
+            other_start: other.offset,
+            other_end: other.bytes().end,
+        });
+    }
+    Ok(field)
+}
+
+/// The byte ranges of a `size`-byte struct that no field of `placed` (in
+/// offset order) covers.
+fn padding(placed: &[PlacedField], size: usize) -> Vec<Range<usize>> {
+    let mut padding = Vec::new();
+    let mut at = 0;
+    for p in placed {
+        if p.offset > at {
+            padding.push(at..p.offset);
+        }
+        at = p.bytes().end;
+    }
+    if size > at {
+        padding.push(at..size);
+    }
+    padding
 }
 
 #[cfg(test)]

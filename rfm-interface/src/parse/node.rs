@@ -21,31 +21,7 @@ pub(super) fn check_node<'a>(
     check_node_name(src, &node.name, names)?;
     let name = node.name.get_ref();
     super::foreign::refuse_foreign_keys(src, node)?;
-    let Some(slot_key) = &node.slot else {
-        return Err(src.error(
-            span,
-            format!(
-                "node `{name}` has no `slot`: an FMU node writes its own slot (0..255); a \
-                 node a lab's own program writes is declared by its `fields` instead"
-            ),
-        ));
-    };
-    let slot = *slot_key.get_ref();
-    let slot_u8 = u8::try_from(slot).map_err(|_| {
-        src.error(
-            slot_key.span(),
-            format!("slot {slot} of node `{name}`: expected 0..255 (an RFM2g ring has at most 256 nodes)"),
-        )
-    })?;
-    if let Some(first) = slots.insert(slot, slot_key.span()) {
-        return Err(src.error(
-            slot_key.span(),
-            format!(
-                "slot {slot} of node `{name}` is taken by another node (line {}): each node writes its own slot",
-                src.line_of(&first)
-            ),
-        ));
-    }
+    let slot = check_slot(src, node, span.clone(), slots)?;
     let offset = match &node.offset {
         None => None,
         Some(o) => Some(u64::try_from(*o.get_ref()).map_err(|_| {
@@ -81,7 +57,43 @@ pub(super) fn check_node<'a>(
     for s in &node.signals {
         signals.push(check_signal(src, name, s.get_ref(), &mut seen)?);
     }
-    Ok(NodeSpec::new(name.clone(), slot_u8, offset, signals))
+    Ok(NodeSpec::new(name.clone(), slot, offset, signals))
+}
+
+/// A node's slot: given, 0..255, and no other node's.
+fn check_slot(
+    src: &Source<'_>,
+    node: &RawNode,
+    span: Range<usize>,
+    slots: &mut HashMap<i64, Range<usize>>,
+) -> Result<u8, InterfaceError> {
+    let name = node.name.get_ref();
+    let Some(slot_key) = &node.slot else {
+        return Err(src.error(
+            span,
+            format!(
+                "node `{name}` has no `slot`: an FMU node writes its own slot (0..255); a \
+                 node a lab's own program writes is declared by its `fields` instead"
+            ),
+        ));
+    };
+    let slot = *slot_key.get_ref();
+    let slot_u8 = u8::try_from(slot).map_err(|_| {
+        src.error(
+            slot_key.span(),
+            format!("slot {slot} of node `{name}`: expected 0..255 (an RFM2g ring has at most 256 nodes)"),
+        )
+    })?;
+    if let Some(first) = slots.insert(slot, slot_key.span()) {
+        return Err(src.error(
+            slot_key.span(),
+            format!(
+                "slot {slot} of node `{name}` is taken by another node (line {}): each node writes its own slot",
+                src.line_of(&first)
+            ),
+        ));
+    }
+    Ok(slot_u8)
 }
 
 /// A node's name: an identifier no other node and no prefix of the FMU's own

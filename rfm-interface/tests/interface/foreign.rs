@@ -267,14 +267,24 @@ fn a_foreign_node_overlapping_another_or_an_fmu_nodes_area_is_refused() {
             .contains("`description` is a foreign node's key"),
         "{err}"
     );
+}
+
+#[test]
+fn a_file_of_foreign_nodes_only_is_refused_saying_what_an_interface_needs() {
     let only_foreign = FLIGHT_DATA.replacen(
         "[[node]]\nname = \"sim\"\nslot = 0\nsignals = [ { name = \"roll\", type = \"Real\" } ]\n",
         "",
         1,
     );
-    assert!(error(&only_foreign)
-        .to_string()
-        .contains("at least one node an FMU is built for"));
+    let err = error(&only_foreign).to_string();
+    // One sentence, as a user reads it: no run of blanks inside it.
+    assert!(
+        err.contains(
+            "every [[node]] of this file is foreign (has `fields`): an interface declares at \
+             least one node an FMU is built for (with `slot` and `signals`)"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! leaves it consistent: there is no lock to be left held.
 
 pub mod access;
+mod node;
 #[cfg(test)]
 mod tests;
 
@@ -17,6 +18,7 @@ use rfm_memory::backend::shm::{ShmError, ShmMapping, ShmObject};
 use crate::abi::{Code, PAGE};
 use crate::config::BoardConfig;
 use crate::wake;
+pub use node::{NodeState, WaitControl};
 
 const MAGIC: u32 = u32::from_le_bytes(*b"RFMS");
 /// 2: a board's cut (`NodeState::cut`).
@@ -27,48 +29,12 @@ pub const EVENT_TYPES: usize = 12;
 /// How long an opener waits for the process creating the ring to initialise it.
 const INIT_GRACE: Duration = Duration::from_secs(1);
 
-/// Event slot word: PENDING | RESERVED | sender node << 32 | extended data.
-const PENDING: u64 = 1 << 63;
-/// Taken by a sender that has not stored the due time yet.
-const RESERVED: u64 = 1 << 62;
-
 #[repr(C)]
 struct Header {
     magic: AtomicU32,
     version: AtomicU32,
     memory_size: AtomicU64,
     nodes: [NodeState; NODES],
-}
-
-/// One board's interrupt logic and settings, shared by every handle (in any
-/// process) that opened this node id.
-#[derive(Debug)]
-#[repr(C)]
-pub struct NodeState {
-    enabled: AtomicU32,
-    /// Bumped after every change a waiter may be waiting for; the word waited on.
-    seq: AtomicU32,
-    pub led: AtomicU32,
-    pub dma_swap: AtomicU32,
-    pub pio_swap: AtomicU32,
-    /// Processes and threads sleeping on `seq` (Windows: how many to release).
-    waiters: AtomicU32,
-    /// `RFM2gSetDMAThreshold`'s value, inverted: the zeroed header of a new
-    /// ring then reads as the driver's default, `u32::MAX` (DMA off).
-    dma_threshold_inverted: AtomicU32,
-    /// The LCSR's own-data bit: set by a store of this board that went around a
-    /// continuous ring, cleared by `RFM2gClearOwnData`.
-    pub own_data: AtomicU32,
-    /// 1 while the board is cut from its ring ([`crate::cut`]): its memory is an
-    /// island of its own.
-    cut: AtomicU32,
-    /// Bumped after every cut and mend: each process holding the board's
-    /// memory moves it when this differs from what it did last.
-    cut_seq: AtomicU32,
-    slots: [AtomicU64; EVENT_TYPES],
-    /// CLOCK_MONOTONIC ns before which the event in the slot has not arrived.
-    due: [AtomicU64; EVENT_TYPES],
-    counts: [AtomicU32; EVENT_TYPES],
 }
 
 /// Bytes before the memory: the header, rounded up to whole pages so that the
@@ -140,6 +106,32 @@ impl Ring {
     }
 
     fn open_as(device: &str, board: &BoardConfig, create: bool) -> Result<Ring, String> {
+        let object = Ring::open_object(device, board, create)?;
+        let mapped = |offset, len| {
+            object
+                .map(offset, len)
+                .map_err(|e| format!("{device}: ring `{}`: {e}", board.ring))
+        };
+        let (head, memory) = (
+            mapped(0, HEADER_LEN)?,
+            mapped(HEADER_LEN, board.size as usize)?,
+        );
+        wake::register(head.as_ptr(), HEADER_LEN, &board.ring);
+        let ring = Ring {
+            object,
+            head,
+            memory,
+            size: board.size,
+            name: board.ring.clone(),
+        };
+        ring.initialised(device)?;
+        Ok(ring)
+    }
+
+    /// The ring's shm object, of the board's size; the errors say which ring
+    /// and what to do (start the simulators, name the board as they do,
+    /// remove a stale ring).
+    fn open_object(device: &str, board: &BoardConfig, create: bool) -> Result<ShmObject, String> {
         let name = object_name(&board.ring);
         let total = HEADER_LEN + board.size as usize;
         let shm_device = format!("shm:{name}");
@@ -181,46 +173,36 @@ impl Ring {
                 board.size
             ));
         }
-        let mapped = |offset, len| {
-            object
-                .map(offset, len)
-                .map_err(|e| format!("{device}: ring `{}`: {e}", board.ring))
-        };
-        let (head, memory) = (
-            mapped(0, HEADER_LEN)?,
-            mapped(HEADER_LEN, board.size as usize)?,
-        );
-        wake::register(head.as_ptr(), HEADER_LEN, &board.ring);
-        let ring = Ring {
-            object,
-            head,
-            memory,
-            size: board.size,
-            name: board.ring.clone(),
-        };
-        let header = ring.header();
-        if ring.object.created() {
+        Ok(object)
+    }
+
+    /// The creator writes the header; every other opener waits for it (up to
+    /// `INIT_GRACE`) and refuses a header of another version.
+    fn initialised(&self, device: &str) -> Result<(), String> {
+        let header = self.header();
+        if self.object.created() {
             header.version.store(VERSION, Ordering::Relaxed);
-            header.memory_size.store(board.size, Ordering::Relaxed);
+            header.memory_size.store(self.size, Ordering::Relaxed);
             header.magic.store(MAGIC, Ordering::Release);
-        } else {
-            let deadline = Instant::now() + INIT_GRACE;
-            while header.magic.load(Ordering::Acquire) != MAGIC && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let (magic, version) = (
-                header.magic.load(Ordering::Acquire),
-                header.version.load(Ordering::Relaxed),
-            );
-            if magic != MAGIC || version != VERSION {
-                return Err(format!(
-                    "{device}: shared memory {name} is not an rfm2g-sim ring of version \
-                     {VERSION} (magic {magic:#x}, version {version}); remove it: {}",
-                    rfm_memory::backend::shm::removal(&name)
-                ));
-            }
+            return Ok(());
         }
-        Ok(ring)
+        let deadline = Instant::now() + INIT_GRACE;
+        while header.magic.load(Ordering::Acquire) != MAGIC && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let (magic, version) = (
+            header.magic.load(Ordering::Acquire),
+            header.version.load(Ordering::Relaxed),
+        );
+        if magic != MAGIC || version != VERSION {
+            let name = object_name(&self.name);
+            return Err(format!(
+                "{device}: shared memory {name} is not an rfm2g-sim ring of version \
+                 {VERSION} (magic {magic:#x}, version {version}); remove it: {}",
+                rfm_memory::backend::shm::removal(&name)
+            ));
+        }
+        Ok(())
     }
 
     fn header(&self) -> &Header {
@@ -283,157 +265,5 @@ impl Ring {
         self.object
             .map(HEADER_LEN + offset as usize, len as usize)
             .map_err(|_| Code::OS_ERROR)
-    }
-}
-
-/// Why a wait ended without an event.
-pub trait WaitControl {
-    /// Checked on every wake-up: `Some(code)` ends the wait with that status.
-    fn interrupted(&self) -> Option<Code>;
-}
-
-impl NodeState {
-    /// Whether the board is cut from its ring, and the cut's sequence number.
-    pub fn cut(&self) -> (bool, u32) {
-        let seq = self.cut_seq.load(Ordering::Acquire);
-        (self.cut.load(Ordering::Acquire) != 0, seq)
-    }
-
-    /// Marks the board cut or mended; every process holding its memory moves
-    /// it when it next looks ([`crate::cut`]).
-    pub(crate) fn set_cut(&self, cut: bool) {
-        self.cut.store(u32::from(cut), Ordering::Release);
-        self.cut_seq.fetch_add(1, Ordering::AcqRel);
-    }
-
-    pub fn enable(&self, ty: usize) -> Result<(), Code> {
-        let bit = 1 << ty;
-        if self.enabled.fetch_or(bit, Ordering::AcqRel) & bit != 0 {
-            return Err(Code::ALREADY_ENABLED);
-        }
-        Ok(())
-    }
-
-    /// Disables the interrupt, drops a queued one, and wakes waiters (which then
-    /// see it disabled).
-    pub fn disable(&self, ty: usize) -> Result<(), Code> {
-        let bit = 1 << ty;
-        if self.enabled.fetch_and(!bit, Ordering::AcqRel) & bit == 0 {
-            return Err(Code::NOT_ENABLED);
-        }
-        self.slots[ty].store(0, Ordering::Release);
-        self.notify();
-        Ok(())
-    }
-
-    /// The DMA threshold in bytes: `RFM2gRead`/`RFM2gWrite` of more than
-    /// this many bytes are DMA transfers.
-    pub fn dma_threshold(&self) -> u32 {
-        !self.dma_threshold_inverted.load(Ordering::Relaxed)
-    }
-
-    pub fn set_dma_threshold(&self, bytes: u32) {
-        self.dma_threshold_inverted.store(!bytes, Ordering::Relaxed);
-    }
-
-    pub fn is_enabled(&self, ty: usize) -> bool {
-        self.enabled.load(Ordering::Acquire) & (1 << ty) != 0
-    }
-
-    /// Queues an interrupt from `from`, arriving at `due_ns`. Like the driver, a
-    /// node holds one event per type: while one is queued, a new one is lost. A
-    /// disabled interrupt is not latched at all. Returns whether it was queued.
-    pub fn deliver(&self, ty: usize, from: u16, data: u32, due_ns: u64) -> bool {
-        if !self.is_enabled(ty) {
-            return false;
-        }
-        let word = (u64::from(from) << 32) | u64::from(data);
-        if self.slots[ty]
-            .compare_exchange(0, RESERVED | word, Ordering::AcqRel, Ordering::Relaxed)
-            .is_err()
-        {
-            return false;
-        }
-        self.due[ty].store(due_ns, Ordering::Relaxed);
-        self.slots[ty].store(PENDING | word, Ordering::Release);
-        self.counts[ty].fetch_add(1, Ordering::Relaxed);
-        self.notify();
-        true
-    }
-
-    /// Drops the queued event of this type, if any, and a reservation a sender
-    /// killed half-way through `deliver` would otherwise leave for ever.
-    pub fn clear(&self, ty: usize) {
-        let slot = &self.slots[ty];
-        let v = slot.load(Ordering::Acquire);
-        if v & (PENDING | RESERVED) != 0 {
-            let _ = slot.compare_exchange(v, 0, Ordering::AcqRel, Ordering::Relaxed);
-        }
-    }
-
-    pub fn count(&self, ty: usize) -> u32 {
-        self.counts[ty].load(Ordering::Relaxed)
-    }
-
-    /// Wakes everything waiting on this node (in every process).
-    pub fn notify(&self) {
-        self.seq.fetch_add(1, Ordering::Release);
-        wake::wake_all(&self.seq, &self.waiters);
-    }
-
-    /// Takes the event of type `ty` once it has arrived: (sender node, data).
-    /// `deadline_ns` of `None` waits forever; `Some(now)` only looks.
-    pub fn wait(
-        &self,
-        ty: usize,
-        deadline_ns: Option<u64>,
-        control: &dyn WaitControl,
-    ) -> Result<(u16, u32), Code> {
-        loop {
-            let seq = self.seq.load(Ordering::Acquire);
-            if let Some(code) = control.interrupted() {
-                return Err(code);
-            }
-            if !self.is_enabled(ty) {
-                return Err(Code::NOT_ENABLED);
-            }
-            let now = now_ns();
-            let v = self.slots[ty].load(Ordering::Acquire);
-            let mut sleep_until = deadline_ns;
-            if v & PENDING != 0 {
-                let due = self.due[ty].load(Ordering::Relaxed);
-                if due <= now {
-                    if self.slots[ty]
-                        .compare_exchange(v, 0, Ordering::AcqRel, Ordering::Relaxed)
-                        .is_ok()
-                    {
-                        return Ok(((v >> 32) as u16, v as u32));
-                    }
-                    continue;
-                }
-                if deadline_ns.is_some_and(|d| d < due) {
-                    // It will not have arrived by the deadline.
-                    sleep_until = deadline_ns;
-                } else {
-                    // In flight: arrives within the configured delay; short waits
-                    // spin, as a sleep would overshoot a ~500 ns latency.
-                    if due - now < 50_000 {
-                        std::hint::spin_loop();
-                        continue;
-                    }
-                    sleep_until = Some(due);
-                }
-            }
-            match sleep_until {
-                Some(until) if until <= now => return Err(Code::TIMED_OUT),
-                Some(until) => wake::wait(
-                    &self.seq,
-                    &self.waiters,
-                    seq,
-                    Duration::from_nanos(until - now),
-                ),
-                None => wake::wait(&self.seq, &self.waiters, seq, Duration::from_secs(3600)),
-            }
-        }
     }
 }

@@ -1,4 +1,5 @@
-use super::{access, NodeState, RESERVED};
+use super::node::RESERVED;
+use super::{access, NodeState};
 use crate::abi::Code;
 use std::sync::atomic::Ordering;
 

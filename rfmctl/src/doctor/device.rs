@@ -63,32 +63,7 @@ fn memory_checks(device: &str, library: Option<&Path>) -> (Vec<Check>, Option<u1
     let card = matches!(DeviceSpec::parse(device), Ok(DeviceSpec::Rfm2g { .. }));
     let dev = match open(device, library) {
         Ok(dev) => dev,
-        Err(f) => {
-            let why = format!("{:#}", f.error);
-            let library_failed = matches!(
-                f.error.downcast_ref::<DeviceError>(),
-                Some(DeviceError::Board(
-                    BoardError::LibraryNotLoaded { .. } | BoardError::SymbolMissing { .. }
-                ))
-            );
-            let checks = vec![
-                match (card, library_failed) {
-                    (false, _) => check("library", Verdict::Skip, "not an RFM2g device"),
-                    (true, true) => check("library", Verdict::Fail, why.clone())
-                        .fix("install the vendor's librfm2g, or give --library PATH"),
-                    (true, false) => check("library", Verdict::Pass, "loaded"),
-                },
-                check("board", Verdict::Fail, why).fix(if card {
-                    "check the driver (ls -l /dev/rfm2g*; modinfo rfm2g) and the device path"
-                } else {
-                    "start the coupling first (rfmctl only inspects memory)"
-                }),
-                check("node-id", Verdict::Skip, "the device did not open"),
-                check("ring", Verdict::Skip, "the device did not open"),
-                check("memory", Verdict::Skip, "the device did not open"),
-            ];
-            return (checks, None);
-        }
+        Err(f) => return (unopened(card, &f.error), None),
     };
     let info = dev.info();
     let mut checks = Vec::new();
@@ -119,6 +94,34 @@ fn memory_checks(device: &str, library: Option<&Path>) -> (Vec<Check>, Option<u1
     });
     checks.push(memory_check(&dev, device));
     (checks, info.node_id)
+}
+
+/// The checks of a memory that did not open (`error`): the library's
+/// verdict where it is a card, the board's failure and what to do.
+fn unopened(card: bool, error: &anyhow::Error) -> Vec<Check> {
+    let why = format!("{error:#}");
+    let library_failed = matches!(
+        error.downcast_ref::<DeviceError>(),
+        Some(DeviceError::Board(
+            BoardError::LibraryNotLoaded { .. } | BoardError::SymbolMissing { .. }
+        ))
+    );
+    vec![
+        match (card, library_failed) {
+            (false, _) => check("library", Verdict::Skip, "not an RFM2g device"),
+            (true, true) => check("library", Verdict::Fail, why.clone())
+                .fix("install the vendor's librfm2g, or give --library PATH"),
+            (true, false) => check("library", Verdict::Pass, "loaded"),
+        },
+        check("board", Verdict::Fail, why).fix(if card {
+            "check the driver (ls -l /dev/rfm2g*; modinfo rfm2g) and the device path"
+        } else {
+            "start the coupling first (rfmctl only inspects memory)"
+        }),
+        check("node-id", Verdict::Skip, "the device did not open"),
+        check("ring", Verdict::Skip, "the device did not open"),
+        check("memory", Verdict::Skip, "the device did not open"),
+    ]
 }
 
 /// The continuity test, and the card's own view of its ring (its LCSR) where
@@ -190,25 +193,7 @@ fn memory_check(dev: &rfm_memory::Device, device: &str) -> Check {
         .collect();
     interfaces.sort_unstable();
     interfaces.dedup();
-    let overlaps: Vec<String> = found
-        .iter()
-        .enumerate()
-        .flat_map(|(i, a)| found[i + 1..].iter().map(move |b| (a, b)))
-        .filter(|(a, b)| {
-            a.descriptor.interface != b.descriptor.interface
-                && a.area.offset < b.area.end()
-                && b.area.offset < a.area.end()
-        })
-        .map(|(a, b)| {
-            format!(
-                "`{}` of `{}` and `{}` of `{}`",
-                a.descriptor.node,
-                a.descriptor.interface,
-                b.descriptor.node,
-                b.descriptor.interface
-            )
-        })
-        .collect();
+    let overlaps = overlapping(&found);
     let detail = format!(
         "{} nodes described, of {}",
         found.len(),
@@ -228,4 +213,27 @@ fn memory_check(dev: &rfm_memory::Device, device: &str) -> Check {
         )
         .fix("a leftover of an earlier run is overwritten by the next; two live couplings need their own devices or regionOffsets (rfmctl watch judges each area)")
     }
+}
+
+/// The pairs of described areas of different interfaces that overlap.
+fn overlapping(found: &[interface::Found]) -> Vec<String> {
+    found
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| found[i + 1..].iter().map(move |b| (a, b)))
+        .filter(|(a, b)| {
+            a.descriptor.interface != b.descriptor.interface
+                && a.area.offset < b.area.end()
+                && b.area.offset < a.area.end()
+        })
+        .map(|(a, b)| {
+            format!(
+                "`{}` of `{}` and `{}` of `{}`",
+                a.descriptor.node,
+                a.descriptor.interface,
+                b.descriptor.node,
+                b.descriptor.interface
+            )
+        })
+        .collect()
 }

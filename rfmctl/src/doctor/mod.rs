@@ -224,27 +224,7 @@ fn foreign_structs(
         let region = coupling_region(&dev, memory, region_offset)?;
         watched.push((memory, Structs::new(&interface, &region, file)?));
     }
-    let started = Instant::now();
-    while started.elapsed().as_secs_f64() < seconds {
-        let now = Instant::now();
-        for (_, structs) in &mut watched {
-            structs.poll(now);
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let now = Instant::now();
-    let still: Vec<String> = (watched.iter())
-        .flat_map(|(memory, s)| {
-            let memory = if watched.len() > 1 {
-                format!("{memory}: ")
-            } else {
-                String::new()
-            };
-            s.still(now, Duration::from_secs_f64(seconds))
-                .into_iter()
-                .map(move |line| format!("{memory}{line}"))
-        })
-        .collect();
+    let still = unmoved(&mut watched, seconds);
     let names: Vec<&str> = interface.foreign.iter().map(|f| f.name.as_str()).collect();
     Ok(if still.is_empty() {
         check(
@@ -267,6 +247,33 @@ fn foreign_structs(
              field; rfmctl header FILE.h STRUCT gives the compiler's offsets)",
         )
     })
+}
+
+/// Polls each memory's structs for `seconds`; the structs no program moved,
+/// named with their memory when there are several.
+fn unmoved(watched: &mut [(&str, Structs)], seconds: f64) -> Vec<String> {
+    let started = Instant::now();
+    while started.elapsed().as_secs_f64() < seconds {
+        let now = Instant::now();
+        for (_, structs) in watched.iter_mut() {
+            structs.poll(now);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let now = Instant::now();
+    let several = watched.len() > 1;
+    (watched.iter())
+        .flat_map(|(memory, s)| {
+            let memory = if several {
+                format!("{memory}: ")
+            } else {
+                String::new()
+            };
+            s.still(now, Duration::from_secs_f64(seconds))
+                .into_iter()
+                .map(move |line| format!("{memory}{line}"))
+        })
+        .collect()
 }
 
 pub fn run(args: &DoctorArgs, library: Option<&Path>) -> Result<(), Failure> {

@@ -1,13 +1,15 @@
 //! `diff A B`: the first step and signal where two recordings differ.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::anyhow;
 use rfm_frames::value::Value;
+use rfm_interface::descriptor::Descriptor;
 use rfm_record::Reader;
 
-use super::frames;
+use super::{frames, Frame};
 use crate::failure::Failure;
 
 /// Which frame of a recording a frame is, to find the same one in another: its
@@ -55,13 +57,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
             hb.fingerprint
         )));
     }
-    let mut theirs: HashMap<Key, Vec<u8>> = HashMap::new();
-    let mut sessions = Sessions::default();
-    frames(rb, |_, f| {
-        let key = sessions.key(f.slot, f.header.epoch, f.header.step);
-        theirs.entry(key).or_insert(f.payload);
-        Ok(())
-    })?;
+    let theirs = keyed(rb)?;
     let (mut same, mut only_a) = (0u64, 0u64);
     let mut seen = std::collections::HashSet::new();
     let mut sessions = Sessions::default();
@@ -78,38 +74,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
             same += 1;
             return Ok(());
         }
-        let Some(node) = nodes.iter().find(|n| n.slot == f.slot) else {
-            return Err(Failure::check_failed(anyhow!(
-                "step {}: the frames of slot {} differ (no node of that slot is described)",
-                f.header.writer_step(),
-                f.slot
-            )));
-        };
-        let shown = |v: Option<Value>| v.map_or("?".to_owned(), |v| v.to_string());
-        let what = match node.first_changed(&f.payload, other) {
-            Some((s, va, vb)) => format!(
-                "{}.{} is {} in {} and {} in {}",
-                node.node,
-                s.name,
-                shown(va),
-                a.display(),
-                shown(vb),
-                b.display()
-            ),
-            // Bytes no signal covers (padding, a String's bytes after its end).
-            None => "the frames differ only between signals".to_owned(),
-        };
-        let session = match key.1 {
-            0 => String::new(),
-            n => format!(" after its restart {n}"),
-        };
-        Err(Failure::check_failed(anyhow!(
-            "first difference at step {} of node `{}` (slot {}){session}: {what} ({same} frames \
-             before it agree)",
-            f.header.writer_step(),
-            node.node,
-            f.slot,
-        )))
+        Err(difference((a, b), nodes, &f, other, key, same))
     })?;
     let only_b = theirs.len() as u64 - same;
     println!(
@@ -119,4 +84,60 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
         b.display()
     );
     Ok(())
+}
+
+/// Every frame's payload by its [`Key`] (the first of a key kept).
+fn keyed(reader: Reader<impl Read>) -> Result<HashMap<Key, Vec<u8>>, Failure> {
+    let mut payloads: HashMap<Key, Vec<u8>> = HashMap::new();
+    let mut sessions = Sessions::default();
+    frames(reader, |_, f| {
+        let key = sessions.key(f.slot, f.header.epoch, f.header.step);
+        payloads.entry(key).or_insert(f.payload);
+        Ok(())
+    })?;
+    Ok(payloads)
+}
+
+/// The failure naming the first signal in which frame `f` of recording `a`
+/// differs from `other`, the same frame of recording `b`.
+fn difference(
+    (a, b): (&Path, &Path),
+    nodes: &[Descriptor],
+    f: &Frame,
+    other: &[u8],
+    key: Key,
+    same: u64,
+) -> Failure {
+    let Some(node) = nodes.iter().find(|n| n.slot == f.slot) else {
+        return Failure::check_failed(anyhow!(
+            "step {}: the frames of slot {} differ (no node of that slot is described)",
+            f.header.writer_step(),
+            f.slot
+        ));
+    };
+    let shown = |v: Option<Value>| v.map_or("?".to_owned(), |v| v.to_string());
+    let what = match node.first_changed(&f.payload, other) {
+        Some((s, va, vb)) => format!(
+            "{}.{} is {} in {} and {} in {}",
+            node.node,
+            s.name,
+            shown(va),
+            a.display(),
+            shown(vb),
+            b.display()
+        ),
+        // Bytes no signal covers (padding, a String's bytes after its end).
+        None => "the frames differ only between signals".to_owned(),
+    };
+    let session = match key.1 {
+        0 => String::new(),
+        n => format!(" after its restart {n}"),
+    };
+    Failure::check_failed(anyhow!(
+        "first difference at step {} of node `{}` (slot {}){session}: {what} ({same} frames \
+         before it agree)",
+        f.header.writer_step(),
+        node.node,
+        f.slot,
+    ))
 }

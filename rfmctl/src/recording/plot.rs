@@ -37,6 +37,27 @@ struct Trace {
     last: Option<(u64, u64)>,
 }
 
+impl Trace {
+    /// The value `y` of the frame of (epoch, step) `at`, at `time`: a gap in
+    /// the steps starts a new run, a new epoch a new run and a restart mark.
+    fn add(&mut self, at: (u64, u64), time: f64, y: Option<f64>) {
+        match self.last {
+            Some((epoch, _)) if epoch != at.0 => {
+                self.restarts.push(time);
+                self.runs.push(Vec::new());
+            }
+            Some((_, step)) if Some(at.1) != step.checked_add(1) => self.runs.push(Vec::new()),
+            _ => {}
+        }
+        self.last = Some(at);
+        // A time or value that is not finite has no place on the axes: it
+        // loses its own point, nothing else.
+        if let Some(y) = y.filter(|y| y.is_finite() && time.is_finite()) {
+            self.runs.last_mut().expect("a run").push((time, y));
+        }
+    }
+}
+
 fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Real(x) => Some(*x),
@@ -153,23 +174,8 @@ pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> 
         let values = super::values(node, &f.payload);
         let time = f.header.sim_time;
         for t in traces.iter_mut().filter(|t| t.slot == f.slot) {
-            match t.last {
-                Some((epoch, _)) if epoch != f.header.epoch => {
-                    t.restarts.push(time);
-                    t.runs.push(Vec::new());
-                }
-                Some((_, step)) if Some(f.header.step) != step.checked_add(1) => {
-                    t.runs.push(Vec::new())
-                }
-                _ => {}
-            }
-            t.last = Some((f.header.epoch, f.header.step));
-            // A time or value that is not finite has no place on the axes: it
-            // loses its own point, nothing else.
             let y = values[t.index].as_ref().and_then(number);
-            if let Some(y) = y.filter(|y| y.is_finite() && time.is_finite()) {
-                t.runs.last_mut().expect("a run").push((time, y));
-            }
+            t.add((f.header.epoch, f.header.step), time, y);
         }
         Ok(())
     })?;

@@ -20,18 +20,19 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Args;
 use rfm_core::link::observer::{described, Observer};
-use rfm_core::link::ownership::{self, AreaWatch, Holder};
 use rfm_core::link::Layout;
-use rfm_interface::{self as interface, Found};
+use rfm_interface as interface;
 use rfm_memory::{Device, Region};
 use serde_json::json;
 
 use crate::failure::Failure;
 use crate::foreign::{self, Structs};
 
+mod others;
 mod slot;
 use crate::numbers::parse_u64;
 use crate::open::{coupling_region, open, parse_wait, waiting};
+use others::{others, Other};
 use slot::{Reader, SlotView};
 
 pub const HELP: &str = "\
@@ -187,64 +188,6 @@ fn framed_views(region: &Region, slots: &[u8], foreign: bool) -> Result<Vec<Slot
     Ok(views)
 }
 
-/// An area the memory describes that no row shows (another interface's, or
-/// one a later node wrote over), judged as every reader of the protocol does.
-struct Other {
-    found: Found,
-    area: Region,
-    watch: AreaWatch,
-    holder: Holder,
-}
-
-impl Other {
-    fn judged(&self) -> &'static str {
-        let holders =
-            ownership::describes_holder(&self.area, self.found.descriptor.session).unwrap_or(false);
-        ownership::verdict(&self.holder, holders, None)
-    }
-
-    fn text(&self) -> String {
-        let d = &self.found.descriptor;
-        format!(
-            "  node `{}` (slot {}) of interface `{}`, bytes {}..{}: {}",
-            d.node,
-            d.slot,
-            d.interface,
-            self.found.area.offset,
-            self.found.area.end(),
-            self.judged()
-        )
-    }
-}
-
-/// The described areas of `region` that no view shows.
-fn others(region: &Region, views: &[SlotView]) -> Result<Vec<Other>, Failure> {
-    let shown: Vec<u64> = views
-        .iter()
-        .filter_map(|v| match &v.reader {
-            Reader::Framed(f) => Some(f.area.offset),
-            _ => None,
-        })
-        .collect();
-    let now = Instant::now();
-    let mut others = Vec::new();
-    for found in interface::discover(region).map_err(Failure::device)? {
-        if shown.contains(&found.area.offset) {
-            continue;
-        }
-        let area = rfm_frames::area::window(region, &found.area).map_err(Failure::device)?;
-        let mut watch = AreaWatch::start(&area, now).map_err(Failure::device)?;
-        let holder = watch.judge(&area, now).map_err(Failure::device)?;
-        others.push(Other {
-            found,
-            area,
-            watch,
-            holder,
-        });
-    }
-    Ok(others)
-}
-
 /// The memory and the views of its nodes, once they are there: with
 /// `--wait`, every slot of `--slots` described.
 fn views(
@@ -291,22 +234,7 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     let mut done = 0u64;
     let mut ring: Option<String>;
     loop {
-        let start = Instant::now();
-        while start.elapsed() < interval {
-            let now = Instant::now();
-            for v in &mut views {
-                v.poll(now);
-            }
-            for o in &mut others {
-                if let Ok(holder) = o.watch.judge(&o.area, now) {
-                    o.holder = holder;
-                }
-            }
-            if let Some(s) = &mut structs {
-                s.poll(now);
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        poll_for(interval, &mut views, &mut others, structs.as_mut());
         let now = Instant::now();
         for v in &mut views {
             v.measure_rate(now);
@@ -337,6 +265,35 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
             break;
         }
     }
+    silent_slots(&views, ring)
+}
+
+/// Polls every view, other area and struct each millisecond for `interval`.
+fn poll_for(
+    interval: Duration,
+    views: &mut [SlotView],
+    others: &mut [Other],
+    mut structs: Option<&mut Structs>,
+) {
+    let start = Instant::now();
+    while start.elapsed() < interval {
+        let now = Instant::now();
+        for v in views.iter_mut() {
+            v.poll(now);
+        }
+        for o in others.iter_mut() {
+            o.poll(now);
+        }
+        if let Some(s) = structs.as_deref_mut() {
+            s.poll(now);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// A watch fails when a slot it was asked for showed no valid frame, saying
+/// why for each and where the ring is open, while it is.
+fn silent_slots(views: &[SlotView], ring: Option<String>) -> Result<(), Failure> {
     let silent: Vec<String> = views
         .iter()
         .filter(|v| v.latest.is_none())

@@ -71,6 +71,19 @@ pub(super) struct SlotView {
     rate: Option<f64>,
 }
 
+/// A frame of header `h` and `payload`, decoded as `reader` reads it.
+fn shown(reader: &Reader, h: &frame::framed::Header, epoch: Option<u64>, payload: &[u8]) -> Shown {
+    match reader {
+        Reader::Framed(found) => Shown {
+            epoch,
+            step: h.step,
+            sim_time: h.sim_time,
+            signals: crate::decode::signals(&found.descriptor.signals, payload),
+        },
+        _ => seed_shown(&frame::seed::from_payload(payload, h.step, h.sim_time)),
+    }
+}
+
 impl SlotView {
     pub(super) fn new(
         slot: u8,
@@ -79,11 +92,7 @@ impl SlotView {
         reader: Reader,
     ) -> SlotView {
         let now = Instant::now();
-        let holder = observer.as_ref().and_then(|o| {
-            let mut watch = AreaWatch::start(o.area(), now).ok()?;
-            let judged = watch.judge(o.area(), now).ok()?;
-            Some((watch, judged))
-        });
+        let holder = (observer.as_ref()).and_then(|o| AreaWatch::start(o.area(), now).ok());
         SlotView {
             slot,
             node,
@@ -187,16 +196,7 @@ impl SlotView {
                 self.problem = None;
                 let epoch = (!observer.is_seed()).then_some(h.epoch);
                 if observer.accept(h, epoch, now) {
-                    let payload = observer.payload();
-                    self.latest = Some(match &self.reader {
-                        Reader::Framed(found) => Shown {
-                            epoch,
-                            step: h.step,
-                            sim_time: h.sim_time,
-                            signals: crate::decode::signals(&found.descriptor.signals, payload),
-                        },
-                        _ => seed_shown(&frame::seed::from_payload(payload, h.step, h.sim_time)),
-                    });
+                    self.latest = Some(shown(&self.reader, &h, epoch, observer.payload()));
                     self.seen_at = Some(now);
                     if self.mark.is_none() {
                         self.mark = Some((now, h.step));

@@ -176,7 +176,7 @@ impl Claim {
                 Whose::OtherInterface => over_ours,
             };
             if relevant {
-                let watch = AreaWatch::start(&window(&claimant.region, &found.area)?, now)?;
+                let (watch, _) = AreaWatch::start(&window(&claimant.region, &found.area)?, now)?;
                 others.push(Watched {
                     found,
                     watch,
@@ -189,7 +189,7 @@ impl Claim {
         Ok(Claim {
             phase: Phase::Observing(Observation {
                 others,
-                own: AreaWatch::start(&own, now)?,
+                own: AreaWatch::start(&own, now)?.0,
                 since: now,
                 packet,
                 packet_moved: false,

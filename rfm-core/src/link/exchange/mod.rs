@@ -154,21 +154,7 @@ impl Exchange {
     /// every peer it waits for ([`rfm_interface::rates`]), once it is there
     /// and its session is live; then the newest frame of every other peer.
     pub fn poll_lockstep(&mut self, k: u64, now: Instant) -> Result<Poll<()>, LinkError> {
-        let lag = self.expected.config.lag;
-        let wait = match self.wait {
-            Some(w) if w.step == k => w,
-            _ => {
-                self.stepped_at = now;
-                for peer in &mut self.peers {
-                    peer.begin_step(k, lag);
-                }
-                StepWait {
-                    step: k,
-                    start: now,
-                    warned: 0,
-                }
-            }
-        };
+        let wait = self.step_wait(k, now);
         let mut all = true;
         for i in 0..self.peers.len() {
             let peer = &self.peers[i];
@@ -180,16 +166,49 @@ impl Exchange {
                 all &= self.peers[i].got();
             }
         }
-        if all {
-            self.wait = None;
-            self.last_wait = now.saturating_duration_since(wait.start);
-            for i in 0..self.peers.len() {
-                if !self.peers[i].waited_for() {
-                    self.free_read_framed(i, now)?;
+        if !all {
+            return self.keep_waiting(k, wait, now);
+        }
+        self.wait = None;
+        self.last_wait = now.saturating_duration_since(wait.start);
+        for i in 0..self.peers.len() {
+            if !self.peers[i].waited_for() {
+                self.free_read_framed(i, now)?;
+            }
+        }
+        Ok(Poll::Ready(()))
+    }
+
+    /// The wait of step `k`: the one under way, or a new one, for which every
+    /// peer begins the step.
+    #[inline]
+    fn step_wait(&mut self, k: u64, now: Instant) -> StepWait {
+        match self.wait {
+            Some(w) if w.step == k => w,
+            _ => {
+                self.stepped_at = now;
+                let lag = self.expected.config.lag;
+                for peer in &mut self.peers {
+                    peer.begin_step(k, lag);
+                }
+                StepWait {
+                    step: k,
+                    start: now,
+                    warned: 0,
                 }
             }
-            return Ok(Poll::Ready(()));
         }
+    }
+
+    /// Step `k` still lacks a frame: a timeout once a peer waited for is past
+    /// its limit; else pending, with a warning in the log each
+    /// `LATE_WARNING` it waits.
+    fn keep_waiting(
+        &mut self,
+        k: u64,
+        mut wait: StepWait,
+        now: Instant,
+    ) -> Result<Poll<()>, LinkError> {
         let waited = now.saturating_duration_since(wait.start);
         let c = &self.expected.config;
         for i in 0..self.peers.len() {
@@ -212,7 +231,6 @@ impl Exchange {
                 return Err(self.timeout(i, &wait, waited, now));
             }
         }
-        let mut wait = wait;
         if waited >= LATE_WARNING * (wait.warned + 1) {
             wait.warned += 1;
             self.warn_late(k, waited);

@@ -14,3 +14,36 @@ pub(crate) use redundant::Redundant;
 pub use redundant::RingsReport;
 pub(crate) use state::explain;
 pub use state::{ring_state, RingState};
+
+use rfm_interface::{Interface, MemoryMap};
+use rfm_memory::{Device, Region};
+
+use super::LinkConfig;
+
+/// The card a link watches its ring through: one card's device, or the
+/// redundant rings' pair (each watched with the own-data probe, a word of
+/// this node's own area); none for host memory.
+pub(crate) fn watched(
+    config: &LinkConfig,
+    interface: &Interface,
+    map: &MemoryMap,
+    region: &Region,
+    device: Device,
+    twin: Option<Device>,
+) -> (Option<Device>, Option<Redundant>) {
+    let one_card = twin.is_none()
+        && !region.is_redundant()
+        && matches!(device.spec(), rfm_memory::DeviceSpec::Rfm2g { .. });
+    if one_card {
+        return (Some(device), None);
+    }
+    let probe = interface
+        .nodes
+        .iter()
+        .position(|n| n.slot == config.node_slot)
+        .map_or(0, |me| map.area(me).offset)
+        + config.region_offset
+        + super::block::PROBE as u64;
+    let redundant = Redundant::of(region, &config.device, (device, twin), probe);
+    (None, redundant)
+}

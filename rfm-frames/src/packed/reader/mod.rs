@@ -248,69 +248,18 @@ impl StructReader {
     pub fn read(&mut self, out: &mut [u8]) -> Result<Read, RegionError> {
         let mut retries = 0;
         let mut marked = false;
-        let mut counter = None;
-        let mut taken = false;
+        let mut whole = None;
         for attempt in 0..self.attempts {
             retries = attempt;
-            match self.mark {
-                Mark::Counter {
-                    at,
-                    width,
-                    counting,
-                } => {
-                    let before = self.marker(at, width)?;
-                    if counting == Counting::Seqlock && before & 1 == 1 {
-                        continue;
-                    }
-                    self.copy_into(false)?;
-                    if counting == Counting::AfterData {
-                        self.copy_into(true)?;
-                    }
-                    // The copy's loads before the marker's second load (an
-                    // acquire load alone lets earlier loads pass it).
-                    fence(Ordering::Acquire);
-                    let after = self.marker(at, width)?;
-                    let agree = counting == Counting::Seqlock || self.copy == self.second;
-                    if before == after && agree {
-                        counter = Some(after);
-                        taken = true;
-                        break;
-                    }
+            match self.attempt(attempt)? {
+                Attempt::Whole(counter) => {
+                    whole = Some(counter);
+                    break;
                 }
-                Mark::Flag { at, width, value } => {
-                    if self.marker(at, width)? != value {
-                        continue;
-                    }
-                    marked = true;
-                    // Two copies, the flag set around each: one whole
-                    // rewrite inside a copy (clear, write, set) cannot pass.
-                    self.copy_into(false)?;
-                    fence(Ordering::Acquire);
-                    if self.marker(at, width)? != value {
-                        continue;
-                    }
-                    self.copy_into(true)?;
-                    fence(Ordering::Acquire);
-                    if self.marker(at, width)? == value && self.copy == self.second {
-                        taken = true;
-                        break;
-                    }
-                }
-                Mark::None => {
-                    if attempt == 0 {
-                        self.copy_into(false)?;
-                    } else {
-                        std::mem::swap(&mut self.copy, &mut self.second);
-                    }
-                    self.copy_into(true)?;
-                    if self.copy == self.second {
-                        taken = true;
-                        break;
-                    }
-                }
+                Attempt::Again { flag_set } => marked |= flag_set,
             }
         }
-        if !taken {
+        let Some(counter) = whole else {
             let outcome = match self.mark {
                 Mark::Flag { .. } if !marked => Outcome::NotMarked,
                 _ => Outcome::GaveUp,
@@ -320,7 +269,7 @@ impl StructReader {
                 retries,
                 changed: false,
             });
-        }
+        };
         if let Some(c) = counter {
             self.count_move(c);
         }
@@ -339,6 +288,79 @@ impl StructReader {
             changed,
         })
     }
+
+    /// One try at a whole copy in `copy`, by the struct's handshake.
+    fn attempt(&mut self, attempt: u32) -> Result<Attempt, RegionError> {
+        match self.mark {
+            Mark::Counter {
+                at,
+                width,
+                counting,
+            } => {
+                let before = self.marker(at, width)?;
+                if counting == Counting::Seqlock && before & 1 == 1 {
+                    return Ok(Attempt::AGAIN);
+                }
+                self.copy_into(false)?;
+                if counting == Counting::AfterData {
+                    self.copy_into(true)?;
+                }
+                // The copy's loads before the marker's second load (an
+                // acquire load alone lets earlier loads pass it).
+                fence(Ordering::Acquire);
+                let after = self.marker(at, width)?;
+                let agree = counting == Counting::Seqlock || self.copy == self.second;
+                Ok(if before == after && agree {
+                    Attempt::Whole(Some(after))
+                } else {
+                    Attempt::AGAIN
+                })
+            }
+            Mark::Flag { at, width, value } => {
+                if self.marker(at, width)? != value {
+                    return Ok(Attempt::AGAIN);
+                }
+                // Two copies, the flag set around each: one whole
+                // rewrite inside a copy (clear, write, set) cannot pass.
+                self.copy_into(false)?;
+                fence(Ordering::Acquire);
+                if self.marker(at, width)? == value {
+                    self.copy_into(true)?;
+                    fence(Ordering::Acquire);
+                    if self.marker(at, width)? == value && self.copy == self.second {
+                        return Ok(Attempt::Whole(None));
+                    }
+                }
+                Ok(Attempt::Again { flag_set: true })
+            }
+            Mark::None => {
+                if attempt == 0 {
+                    self.copy_into(false)?;
+                } else {
+                    std::mem::swap(&mut self.copy, &mut self.second);
+                }
+                self.copy_into(true)?;
+                Ok(if self.copy == self.second {
+                    Attempt::Whole(None)
+                } else {
+                    Attempt::AGAIN
+                })
+            }
+        }
+    }
+}
+
+/// What one try at a copy found.
+enum Attempt {
+    /// A whole copy, with the counter's value when the struct has one.
+    Whole(Option<u64>),
+    /// No whole copy; `flag_set` when a flag handshake's flag was seen set
+    /// (a struct whose flag is never set is not marked, not torn).
+    Again { flag_set: bool },
+}
+
+impl Attempt {
+    const AGAIN: Attempt = Attempt::Again { flag_set: false };
 }
 
 #[cfg(test)]

@@ -89,28 +89,7 @@ pub(super) fn check_foreign(
 ) -> Result<ForeignNode, InterfaceError> {
     let name = node.name.get_ref();
     refuse_fmu_keys(src, node, &span)?;
-    let Some(offset) = &node.offset else {
-        return Err(src.error(
-            span,
-            format!(
-                "foreign node `{name}` has no `offset`: give where its program writes the \
-                 struct, in bytes from regionOffset (the card's address when regionOffset is 0)"
-            ),
-        ));
-    };
-    let offset_value = u64::try_from(*offset.get_ref())
-        .ok()
-        .filter(|&o| o <= MAX_MEMORY_SIZE)
-        .ok_or_else(|| {
-            src.error(
-                offset.span(),
-                format!(
-                    "offset {} of foreign node `{name}`: expected bytes from regionOffset, 0 to \
-                     {MAX_MEMORY_SIZE}",
-                    offset.get_ref()
-                ),
-            )
-        })?;
+    let offset = foreign_offset(src, node, span)?;
     let order = word(src, "byte_order", &node.byte_order, &BYTE_ORDERS)?;
     let packing = word(src, "align", &node.align, &PACKINGS)?;
     let raw_fields = node.fields.as_ref().expect("a foreign node has fields");
@@ -126,53 +105,108 @@ pub(super) fn check_foreign(
             )
         })?;
     }
-    let handshake = handshake(src, node, &layout, offset_value)?;
-    if let (
+    let handshake = handshake(src, node, &layout, offset)?;
+    refuse_counter_period_without_periods(src, node, &handshake, ours)?;
+    Ok(ForeignNode {
+        name: name.clone(),
+        offset,
+        layout,
+        info,
+        handshake,
+        writer: writer_of(src, node, ours)?,
+        description: node.description.as_ref().map(|d| d.get_ref().clone()),
+    })
+}
+
+/// Where the struct lies, in bytes from regionOffset: required, and inside
+/// the largest memory a card has.
+fn foreign_offset(
+    src: &Source<'_>,
+    node: &RawNode,
+    span: Range<usize>,
+) -> Result<u64, InterfaceError> {
+    let name = node.name.get_ref();
+    let Some(offset) = &node.offset else {
+        return Err(src.error(
+            span,
+            format!(
+                "foreign node `{name}` has no `offset`: give where its program writes the \
+                 struct, in bytes from regionOffset (the card's address when regionOffset is 0)"
+            ),
+        ));
+    };
+    u64::try_from(*offset.get_ref())
+        .ok()
+        .filter(|&o| o <= MAX_MEMORY_SIZE)
+        .ok_or_else(|| {
+            src.error(
+                offset.span(),
+                format!(
+                    "offset {} of foreign node `{name}`: expected bytes from regionOffset, 0 to \
+                     {MAX_MEMORY_SIZE}",
+                    offset.get_ref()
+                ),
+            )
+        })
+}
+
+/// A counter with a `period` is waited for by the rule on time, which only
+/// a file whose FMU nodes all have periods can apply.
+fn refuse_counter_period_without_periods(
+    src: &Source<'_>,
+    node: &RawNode,
+    handshake: &Handshake,
+    ours: &[NodeSpec],
+) -> Result<(), InterfaceError> {
+    let (
         Handshake::Counter {
             period: Some(_), ..
         },
         Some(raw),
-    ) = (&handshake, &node.handshake)
-    {
-        if ours.iter().any(|n| n.period.is_none()) {
-            return Err(src.error(
-                raw.span(),
-                format!(
-                    "handshake of `{name}`: a counter's `period` is waited for in lockstep by \
-                     the rule on time, which needs the FMU nodes' periods: give the file a \
-                     `period` (or the counter none, to take the newest struct free)"
-                ),
-            ));
-        }
+    ) = (handshake, &node.handshake)
+    else {
+        return Ok(());
+    };
+    if ours.iter().all(|n| n.period.is_some()) {
+        return Ok(());
     }
-    let writer = match &node.writer {
-        None => None,
-        Some(w) => Some(
-            ours.iter()
-                .position(|n| n.name == *w.get_ref())
-                .ok_or_else(|| {
-                    let names: Vec<String> = ours.iter().map(|n| format!("`{}`", n.name)).collect();
-                    src.error(
-                        w.span(),
-                        format!(
-                    "writer `{}` of foreign node `{name}` is no FMU node of this file: name the \
+    Err(src.error(
+        raw.span(),
+        format!(
+            "handshake of `{}`: a counter's `period` is waited for in lockstep by the rule on \
+             time, which needs the FMU nodes' periods: give the file a `period` (or the counter \
+             none, to take the newest struct free)",
+            node.name.get_ref()
+        ),
+    ))
+}
+
+/// The FMU node that writes a foreign struct, by its index among the file's
+/// FMU nodes; none when a lab's program writes it.
+fn writer_of(
+    src: &Source<'_>,
+    node: &RawNode,
+    ours: &[NodeSpec],
+) -> Result<Option<usize>, InterfaceError> {
+    let Some(w) = &node.writer else {
+        return Ok(None);
+    };
+    match ours.iter().position(|n| n.name == *w.get_ref()) {
+        Some(index) => Ok(Some(index)),
+        None => {
+            let names: Vec<String> = ours.iter().map(|n| format!("`{}`", n.name)).collect();
+            Err(src.error(
+                w.span(),
+                format!(
+                    "writer `{}` of foreign node `{}` is no FMU node of this file: name the \
                      node whose FMU writes the struct ({}), or none for a lab's program",
                     w.get_ref(),
+                    node.name.get_ref(),
                     names.join(", ")
                 ),
-                    )
-                })?,
-        ),
-    };
-    Ok(ForeignNode {
-        name: name.clone(),
-        offset: offset_value,
-        layout,
-        info,
-        handshake,
-        writer,
-        description: node.description.as_ref().map(|d| d.get_ref().clone()),
-    })
+            ))
+        }
+    }
 }
 
 /// The keys of an FMU node, which a foreign one has no use for.
@@ -226,101 +260,119 @@ fn fields(
     let mut info = Vec::new();
     for f in raw.get_ref() {
         let f = f.get_ref();
-        let name = f.name.get_ref();
-        if !is_field_path(name) {
-            return Err(src.error(
-                f.name.span(),
-                format!(
-                    "field name `{name}`: {IDENTIFIER_RULE}; a nested struct's member is named \
-                     by its path (`pos.x`, `wheels[1].pressure`)"
-                ),
-            ));
-        }
-        let root = name.split(['.', '[']).next().unwrap_or_default();
-        if src.reserved.foreign_outputs.contains(&root) {
-            let outputs: Vec<String> = src
-                .reserved
-                .foreign_outputs
-                .iter()
-                .map(|r| format!("`{node}.{r}`"))
-                .collect();
-            return Err(src.error(
-                f.name.span(),
-                format!(
-                    "field name `{name}` collides with the outputs {} (whether its program \
-                     runs, what reading it took): rename the field in the file (the FMU \
-                     reads it by its offset, not its name)",
-                    outputs.join(" and ")
-                ),
-            ));
-        }
-        if let Some(first) = seen.insert(name, f.name.span()) {
-            return Err(src.error(
-                f.name.span(),
-                format!(
-                    "field `{node}.{name}` is declared twice (first at line {})",
-                    src.line_of(&first)
-                ),
-            ));
-        }
-        let ctype = CType::parse(f.kind.get_ref()).ok_or_else(|| {
-            src.error(
-                f.kind.span(),
-                format!(
-                    "type `{}` of field `{node}.{name}`: expected a C type of {} (N from 1 to \
-                     65535)",
-                    f.kind.get_ref(),
-                    CType::names()
-                ),
-            )
-        })?;
-        let count = f
-            .count
-            .as_ref()
-            .map(|c| {
-                u32::try_from(*c.get_ref())
-                    .ok()
-                    .filter(|&n| (1..=MAX_ELEMENTS).contains(&n))
-                    .ok_or_else(|| {
-                        src.error(
-                            c.span(),
-                            format!(
-                                "count {} of field `{node}.{name}`: expected 1 to {MAX_ELEMENTS} \
-                                 elements (a scalar has no count)",
-                                c.get_ref()
-                            ),
-                        )
-                    })
-            })
-            .transpose()?;
-        let offset = f
-            .offset
-            .as_ref()
-            .map(|o| {
-                usize::try_from(*o.get_ref()).map_err(|_| {
-                    src.error(
-                        o.span(),
-                        format!(
-                            "offset {} of field `{node}.{name}`: expected bytes from the start \
-                             of the struct, 0 or more",
-                            o.get_ref()
-                        ),
-                    )
-                })
-            })
-            .transpose()?;
-        decls.push(FieldDecl {
-            name: name.clone(),
-            ctype,
-            count,
-            offset,
-        });
+        field_name(src, node, f, &mut seen)?;
+        decls.push(field_decl(src, node, f)?);
         info.push(FieldInfo {
             unit: f.unit.as_ref().map(|u| u.get_ref().clone()),
             description: f.description.clone(),
         });
     }
     Ok((decls, info))
+}
+
+/// A field's name is a path, names none of the outputs the FMU adds to a
+/// foreign node, and is declared once (`seen` holds the names before it).
+fn field_name<'a>(
+    src: &Source<'_>,
+    node: &str,
+    f: &'a RawField,
+    seen: &mut HashMap<&'a str, Range<usize>>,
+) -> Result<(), InterfaceError> {
+    let name = f.name.get_ref();
+    if !is_field_path(name) {
+        return Err(src.error(
+            f.name.span(),
+            format!(
+                "field name `{name}`: {IDENTIFIER_RULE}; a nested struct's member is named \
+                 by its path (`pos.x`, `wheels[1].pressure`)"
+            ),
+        ));
+    }
+    let root = name.split(['.', '[']).next().unwrap_or_default();
+    if src.reserved.foreign_outputs.contains(&root) {
+        let outputs: Vec<String> = src
+            .reserved
+            .foreign_outputs
+            .iter()
+            .map(|r| format!("`{node}.{r}`"))
+            .collect();
+        return Err(src.error(
+            f.name.span(),
+            format!(
+                "field name `{name}` collides with the outputs {} (whether its program \
+                 runs, what reading it took): rename the field in the file (the FMU \
+                 reads it by its offset, not its name)",
+                outputs.join(" and ")
+            ),
+        ));
+    }
+    if let Some(first) = seen.insert(name, f.name.span()) {
+        return Err(src.error(
+            f.name.span(),
+            format!(
+                "field `{node}.{name}` is declared twice (first at line {})",
+                src.line_of(&first)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A field's C type, element count and explicit offset, each checked.
+fn field_decl(src: &Source<'_>, node: &str, f: &RawField) -> Result<FieldDecl, InterfaceError> {
+    let name = f.name.get_ref();
+    let ctype = CType::parse(f.kind.get_ref()).ok_or_else(|| {
+        src.error(
+            f.kind.span(),
+            format!(
+                "type `{}` of field `{node}.{name}`: expected a C type of {} (N from 1 to \
+                 65535)",
+                f.kind.get_ref(),
+                CType::names()
+            ),
+        )
+    })?;
+    let count = f
+        .count
+        .as_ref()
+        .map(|c| {
+            u32::try_from(*c.get_ref())
+                .ok()
+                .filter(|&n| (1..=MAX_ELEMENTS).contains(&n))
+                .ok_or_else(|| {
+                    src.error(
+                        c.span(),
+                        format!(
+                            "count {} of field `{node}.{name}`: expected 1 to {MAX_ELEMENTS} \
+                             elements (a scalar has no count)",
+                            c.get_ref()
+                        ),
+                    )
+                })
+        })
+        .transpose()?;
+    let offset = f
+        .offset
+        .as_ref()
+        .map(|o| {
+            usize::try_from(*o.get_ref()).map_err(|_| {
+                src.error(
+                    o.span(),
+                    format!(
+                        "offset {} of field `{node}.{name}`: expected bytes from the start \
+                         of the struct, 0 or more",
+                        o.get_ref()
+                    ),
+                )
+            })
+        })
+        .transpose()?;
+    Ok(FieldDecl {
+        name: name.clone(),
+        ctype,
+        count,
+        offset,
+    })
 }
 
 /// A field's name: an identifier, or the path of a nested struct's member

@@ -81,32 +81,76 @@ pub(super) fn open(
     size: Option<usize>,
 ) -> Result<(Object, usize, bool), ShmError> {
     let path = CString::new(object_name(name)).expect("validated names hold no NUL");
-    let create = if size.is_some() {
+    let (fd, created) = shm_open(device, name, &path, size.is_some())?;
+    let st = fstat(device, &fd)?;
+    refuse_others(device, &st)?;
+    let found = match (created, size) {
+        (true, Some(size)) => {
+            let len = libc::off_t::try_from(size).map_err(|_| ShmError::BadSize {
+                device: device.to_owned(),
+                size: size as u64,
+            })?;
+            // SAFETY: fd is open for writing.
+            if unsafe { libc::ftruncate(fd.0, len) } != 0 {
+                return Err(os_error(device, "ftruncate"));
+            }
+            len
+        }
+        _ => sized_by_creator(device, &fd, st)?.st_size,
+    };
+    let size = agreed_size(device, size, found as u64)?;
+    if let Err(source) = back_every_page(&fd, size) {
+        if created {
+            // Leave no object that would kill the next opener instead.
+            // SAFETY: `path` is a valid C string.
+            unsafe { libc::shm_unlink(path.as_ptr()) };
+        }
+        return Err(ShmError::NoSpace {
+            device: device.to_owned(),
+            size: size as u64,
+            source,
+        });
+    }
+    Ok((Object { fd }, size, created))
+}
+
+/// Opens `path`, creating it when `create` and no other opener has; returns
+/// it and whether this call created it.
+fn shm_open(
+    device: &str,
+    name: &str,
+    path: &CString,
+    create: bool,
+) -> Result<(Fd, bool), ShmError> {
+    let flags = if create {
         libc::O_CREAT | libc::O_EXCL
     } else {
         0
     };
     // SAFETY: `path` is a valid C string; flags and mode are plain integers.
-    let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR | create, 0o600) };
-    let (fd, created) = if fd >= 0 {
-        (Fd(fd), size.is_some())
-    } else if size.is_none() && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
-        return Err(ShmError::NoSuchMemory {
+    let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR | flags, 0o600) };
+    if fd >= 0 {
+        return Ok((Fd(fd), create));
+    }
+    match io::Error::last_os_error().raw_os_error() {
+        Some(libc::ENOENT) if !create => Err(ShmError::NoSuchMemory {
             device: device.to_owned(),
             name: name.to_owned(),
-        });
-    } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
-        // SAFETY: as above.
-        let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR, 0) };
-        if fd < 0 {
-            return Err(os_error(device, "shm_open"));
+        }),
+        Some(libc::EEXIST) => {
+            // SAFETY: as above.
+            let fd = unsafe { libc::shm_open(path.as_ptr(), libc::O_RDWR, 0) };
+            if fd < 0 {
+                return Err(os_error(device, "shm_open"));
+            }
+            Ok((Fd(fd), false))
         }
-        (Fd(fd), false)
-    } else {
-        return Err(os_error(device, "shm_open"));
-    };
+        _ => Err(os_error(device, "shm_open")),
+    }
+}
 
-    let mut st = fstat(device, &fd)?;
+/// An object is this user's and closed to every other, or not used.
+fn refuse_others(device: &str, st: &libc::stat) -> Result<(), ShmError> {
     // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
     if st.st_uid != me {
@@ -122,38 +166,18 @@ pub(super) fn open(
             mode: st.st_mode & 0o777,
         });
     }
-    if let (true, Some(size)) = (created, size) {
-        let len = libc::off_t::try_from(size).map_err(|_| ShmError::BadSize {
-            device: device.to_owned(),
-            size: size as u64,
-        })?;
-        // SAFETY: fd is open for writing.
-        if unsafe { libc::ftruncate(fd.0, len) } != 0 {
-            return Err(os_error(device, "ftruncate"));
-        }
-        st.st_size = len;
-    } else {
-        // Another opener created it a moment ago and may not have sized it yet.
-        let deadline = Instant::now() + SIZING_GRACE;
-        while st.st_size == 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-            st = fstat(device, &fd)?;
-        }
+    Ok(())
+}
+
+/// Another opener created the object a moment ago and may not have sized
+/// it yet: its status once it has, or after `SIZING_GRACE`.
+fn sized_by_creator(device: &str, fd: &Fd, mut st: libc::stat) -> Result<libc::stat, ShmError> {
+    let deadline = Instant::now() + SIZING_GRACE;
+    while st.st_size == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+        st = fstat(device, fd)?;
     }
-    let size = agreed_size(device, size, st.st_size as u64)?;
-    if let Err(source) = back_every_page(&fd, size) {
-        if created {
-            // Leave no object that would kill the next opener instead.
-            // SAFETY: `path` is a valid C string.
-            unsafe { libc::shm_unlink(path.as_ptr()) };
-        }
-        return Err(ShmError::NoSpace {
-            device: device.to_owned(),
-            size: size as u64,
-            source,
-        });
-    }
-    Ok((Object { fd }, size, created))
+    Ok(st)
 }
 
 /// An object this process made itself and sized (a `loopback:` memfd): every

@@ -138,73 +138,85 @@ pub(super) fn open(
     })?;
     let object = wide(&object_name(name));
     let (raw, created) = match size {
-        Some(size) => {
-            let sd = private_descriptor(&user).map_err(|source| ShmError::Os {
-                device: device.to_owned(),
-                op: "building the security descriptor",
-                source,
-            })?;
-            let attributes = SECURITY_ATTRIBUTES {
-                nLength: std::mem::size_of::<SECURITY_ATTRIBUTES>() as u32,
-                lpSecurityDescriptor: sd.0,
-                bInheritHandle: 0,
-            };
-            let bytes = size as u64;
-            // SAFETY: a paging-file mapping (INVALID_HANDLE_VALUE) of `size`
-            // bytes; the attributes and name outlive the call.
-            let raw = unsafe {
-                CreateFileMappingW(
-                    INVALID_HANDLE_VALUE,
-                    &attributes,
-                    PAGE_READWRITE | SEC_COMMIT,
-                    (bytes >> 32) as u32,
-                    bytes as u32,
-                    object.as_ptr(),
-                )
-            };
-            // SAFETY: no call in between has reset the thread's last error.
-            let last = unsafe { GetLastError() };
-            if raw.is_null() {
-                if matches!(last, ERROR_COMMITMENT_LIMIT | ERROR_NOT_ENOUGH_MEMORY) {
-                    return Err(ShmError::NoSpace {
-                        device: device.to_owned(),
-                        size: bytes,
-                        source: io::Error::from_raw_os_error(last as i32),
-                    });
-                }
-                return Err(ShmError::Os {
-                    device: device.to_owned(),
-                    op: "CreateFileMappingW",
-                    source: io::Error::from_raw_os_error(last as i32),
-                });
-            }
-            (raw, last != ERROR_ALREADY_EXISTS)
-        }
-        None => {
-            // SAFETY: a NUL-terminated name; full access, not inherited.
-            let raw = unsafe { OpenFileMappingW(FILE_MAP_ALL_ACCESS, 0, object.as_ptr()) };
-            if raw.is_null() {
-                let error = io::Error::last_os_error();
-                if error.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) {
-                    return Err(ShmError::NoSuchMemory {
-                        device: device.to_owned(),
-                        name: name.to_owned(),
-                    });
-                }
-                return Err(ShmError::Os {
-                    device: device.to_owned(),
-                    op: "OpenFileMappingW",
-                    source: error,
-                });
-            }
-            (raw, false)
-        }
+        Some(size) => create_mapping(device, &user, &object, size as u64)?,
+        None => (open_mapping(device, name, &object)?, false),
     };
     // SAFETY: a handle the call above opened, owned from here on.
     let handle = Arc::new(unsafe { OwnedHandle::from_raw_handle(raw) });
     check_private(device, handle.as_raw_handle(), &user)?;
     let size = agreed_size(device, size, section_size(device, handle.as_raw_handle())?)?;
     Ok((Object { handle }, size, created))
+}
+
+/// Creates the mapping `object` of `bytes` bytes, closed to other users, or
+/// opens it where another opener created it first; returns its raw handle
+/// and whether this call created it.
+fn create_mapping(
+    device: &str,
+    user: &User,
+    object: &[u16],
+    bytes: u64,
+) -> Result<(HANDLE, bool), ShmError> {
+    let sd = private_descriptor(user).map_err(|source| ShmError::Os {
+        device: device.to_owned(),
+        op: "building the security descriptor",
+        source,
+    })?;
+    let attributes = SECURITY_ATTRIBUTES {
+        nLength: std::mem::size_of::<SECURITY_ATTRIBUTES>() as u32,
+        lpSecurityDescriptor: sd.0,
+        bInheritHandle: 0,
+    };
+    // SAFETY: a paging-file mapping (INVALID_HANDLE_VALUE) of `bytes`
+    // bytes; the attributes and name outlive the call.
+    let raw = unsafe {
+        CreateFileMappingW(
+            INVALID_HANDLE_VALUE,
+            &attributes,
+            PAGE_READWRITE | SEC_COMMIT,
+            (bytes >> 32) as u32,
+            bytes as u32,
+            object.as_ptr(),
+        )
+    };
+    // SAFETY: no call in between has reset the thread's last error.
+    let last = unsafe { GetLastError() };
+    if !raw.is_null() {
+        return Ok((raw, last != ERROR_ALREADY_EXISTS));
+    }
+    if matches!(last, ERROR_COMMITMENT_LIMIT | ERROR_NOT_ENOUGH_MEMORY) {
+        return Err(ShmError::NoSpace {
+            device: device.to_owned(),
+            size: bytes,
+            source: io::Error::from_raw_os_error(last as i32),
+        });
+    }
+    Err(ShmError::Os {
+        device: device.to_owned(),
+        op: "CreateFileMappingW",
+        source: io::Error::from_raw_os_error(last as i32),
+    })
+}
+
+/// Opens the existing mapping `object`; its absence is `NoSuchMemory`.
+fn open_mapping(device: &str, name: &str, object: &[u16]) -> Result<HANDLE, ShmError> {
+    // SAFETY: a NUL-terminated name; full access, not inherited.
+    let raw = unsafe { OpenFileMappingW(FILE_MAP_ALL_ACCESS, 0, object.as_ptr()) };
+    if !raw.is_null() {
+        return Ok(raw);
+    }
+    let error = io::Error::last_os_error();
+    if error.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) {
+        return Err(ShmError::NoSuchMemory {
+            device: device.to_owned(),
+            name: name.to_owned(),
+        });
+    }
+    Err(ShmError::Os {
+        device: device.to_owned(),
+        op: "OpenFileMappingW",
+        source: error,
+    })
 }
 
 /// Maps `len` bytes of `object` from `offset` (page-aligned, inside the object).

@@ -138,7 +138,6 @@ pub(super) fn check_private(device: &str, handle: HANDLE, user: &User) -> Result
         });
     }
     let _free = Local(sd);
-    let text = |sid: PSID| sid_text(sid).unwrap_or_else(|e| format!("(unreadable SID: {e})"));
     // SAFETY: both are valid SIDs (the owner is never NULL for a kernel object).
     if owner.is_null() || unsafe { EqualSid(owner, user.sid()) } == 0 {
         return Err(ShmError::NotOwner {
@@ -146,11 +145,22 @@ pub(super) fn check_private(device: &str, handle: HANDLE, user: &User) -> Result
             owner: if owner.is_null() {
                 "no one".into()
             } else {
-                text(owner)
+                sid_or_why(owner)
             },
             me: user.text.clone(),
         });
     }
+    refuse_grants(device, dacl, user)
+}
+
+/// A SID as text, or why it cannot be read.
+fn sid_or_why(sid: PSID) -> String {
+    sid_text(sid).unwrap_or_else(|e| format!("(unreadable SID: {e})"))
+}
+
+/// Refuses access rules (`dacl`, alive for the call) that grant anyone but
+/// `user`, or that this code does not read.
+fn refuse_grants(device: &str, dacl: *mut ACL, user: &User) -> Result<(), ShmError> {
     let others = |who: String| ShmError::GrantedToOthers {
         device: device.to_owned(),
         who,
@@ -158,7 +168,7 @@ pub(super) fn check_private(device: &str, handle: HANDLE, user: &User) -> Result
     if dacl.is_null() {
         return Err(others("everyone (it has no access rules)".into()));
     }
-    // SAFETY: `dacl` points into the descriptor, alive until `_free` drops.
+    // SAFETY: `dacl` points into a descriptor the caller keeps alive.
     let count = unsafe { (*dacl).AceCount };
     for i in 0..u32::from(count) {
         let mut ace: *mut c_void = std::ptr::null_mut();
@@ -180,7 +190,7 @@ pub(super) fn check_private(device: &str, handle: HANDLE, user: &User) -> Result
             unsafe { std::ptr::addr_of_mut!((*ace.cast::<ACCESS_ALLOWED_ACE>()).SidStart) }.cast();
         // SAFETY: both are valid SIDs.
         if unsafe { EqualSid(sid, user.sid()) } == 0 {
-            return Err(others(text(sid)));
+            return Err(others(sid_or_why(sid)));
         }
     }
     Ok(())
