@@ -157,12 +157,18 @@ enum Command {
     #[command(after_help = "Example: rfmctl show cockpit.rec")]
     Show { file: PathBuf },
     /// A recording as CSV: one row per frame or foreign struct, one column per signal or element
-    #[command(after_help = "Example: rfmctl export cockpit.rec --csv > cockpit.csv")]
+    #[command(
+        after_help = "Example: rfmctl export cockpit.rec --csv cockpit.csv\n         \
+        rfmctl export cockpit.rec > cockpit.csv (to standard output)"
+    )]
     Export {
+        /// The recording to read (rfmctl record wrote it)
+        #[arg(value_name = "RECORDING")]
         file: PathBuf,
-        /// The format (CSV is the only one)
-        #[arg(long, required = true)]
-        csv: bool,
+        /// Write the CSV into OUT; without OUT (or without --csv), to standard
+        /// output
+        #[arg(long, value_name = "OUT", num_args = 0..=1)]
+        csv: Option<Option<PathBuf>>,
     },
     /// Signals of a recording over simulation time, as a PNG (gaps break a line,
     /// restarts are red lines)
@@ -206,7 +212,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Events(command) => board::events(&command, library),
         Command::Record(args) => recording::record(&args, library),
         Command::Show { file } => recording::show(&file),
-        Command::Export { file, csv: _ } => recording::export_csv(&file),
+        Command::Export { file, csv } => recording::export_csv(&file, csv.flatten().as_deref()),
         Command::Diff { a, b } => recording::diff(&a, &b),
         Command::Header(args) => header::run(&args),
         Command::Plot { file, signals, out } => recording::plot(&file, &signals, &out),

@@ -29,19 +29,27 @@ fn cell(value: &Value) -> String {
     }
 }
 
-/// Writes the recording at `file` as CSV to stdout: `kind` (published, taken
+/// Writes the recording at `file` as CSV into `into` (standard output
+/// without it; the recording is opened first, so a wrong recording never
+/// leaves an empty CSV behind): `kind` (published, taken
 /// or struct), `slot`, `node`, `step`, `time`, `wall_ns`, then
 /// `<node>.<signal>` for every signal of every node and `<struct>.<element>`
 /// for every element of every foreign struct; a row fills the columns of its
 /// frame's node, or of its struct. A struct's row has no slot, step or time
 /// (its program's struct carries none) and its `wall_ns` is when the recorder
 /// read it; a frame's is its writer's clock.
-pub fn export_csv(file: &Path) -> Result<(), Failure> {
-    let out = std::io::stdout();
-    let mut out = std::io::BufWriter::new(out.lock());
+pub fn export_csv(file: &Path, into: Option<&Path>) -> Result<(), Failure> {
+    let reader = Reader::open(file)?;
+    let sink: Box<dyn Write> = match into {
+        None => Box::new(std::io::stdout().lock()),
+        Some(path) => Box::new(std::fs::File::create(path).map_err(|e| {
+            Failure::device(anyhow::anyhow!("cannot write {}: {e}", path.display()))
+        })?),
+    };
+    let mut out = std::io::BufWriter::new(sink);
     let mut header_written = false;
     let mut failed = None;
-    items(Reader::open(file)?, |described, item| {
+    items(reader, |described, item| {
         if !header_written {
             header_written = true;
             if let Err(e) = writeln!(out, "{}", columns(described).join(",")) {

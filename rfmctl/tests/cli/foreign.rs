@@ -398,6 +398,16 @@ fn record_with_the_interface_holds_each_struct_once_and_show_and_export_decode_t
     assert!(shown.contains(&records), "{shown}");
     let (code, csv, err) = run(&["export", out.to_str().unwrap(), "--csv"]);
     assert_eq!(code, 0, "{err}");
+    // `--csv OUT` names the CSV written, as a user reads the usage line.
+    let csv_file = dir.path().join("lab.csv");
+    let (code, _, err) = run(&[
+        "export",
+        out.to_str().unwrap(),
+        "--csv",
+        csv_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&csv_file).unwrap(), csv);
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),

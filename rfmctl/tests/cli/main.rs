@@ -126,6 +126,13 @@ fn help_explains_every_subcommand_with_an_example() {
         );
     }
     assert!(text.contains("Exit codes:") && text.contains("3  the device could not be opened"));
+    // The usage reads in order: the recording read, then where its CSV goes.
+    let (_, help, _) = run(&["export", "--help"]);
+    assert!(
+        help.contains("Usage: rfmctl export [OPTIONS] <RECORDING>")
+            && help.contains("--csv [<OUT>]"),
+        "{help}"
+    );
     let (code, _, err) = run(&["peek"]);
     assert_eq!(code, 2, "{err}");
 }
