@@ -20,7 +20,8 @@
 //! | +28 | ending: how it ended ([`Ending`]) | the holder |
 //! | +32 | ended about: the peer slot the ending concerns (`u32::MAX`: none) | the holder |
 //! | +36 | probe: a count stored through the driver, never read: the own-data test of a redundant device's cards | the ring watch (`PROBE`) |
-//! | +40..+64 | unused | |
+//! | +40 | ended about session: the token of the peer session the ending concerns (0: none or not known) | the holder |
+//! | +44..+64 | unused | |
 //!
 //! A token is the low 32 bits of a session epoch ([`token`]; epochs are odd,
 //! so a token is never 0).
@@ -42,8 +43,9 @@ const ENDING: usize = LIVENESS_OFFSET + 28;
 const ENDED_ABOUT: usize = LIVENESS_OFFSET + 32;
 /// The ring watch's own-data probe (the table above).
 pub(crate) const PROBE: usize = LIVENESS_OFFSET + 36;
+const ENDED_ABOUT_SESSION: usize = LIVENESS_OFFSET + 40;
 
-const _: () = assert!(PROBE + 4 <= LIVENESS_OFFSET + LIVENESS_LEN);
+const _: () = assert!(ENDED_ABOUT_SESSION + 4 <= LIVENESS_OFFSET + LIVENESS_LEN);
 
 /// The token of session `epoch` in the owner and closed words.
 pub fn token(epoch: u64) -> u32 {
@@ -248,9 +250,20 @@ pub struct Ended {
     pub how: Ending,
     /// The peer slot the failure concerns, if one.
     pub about: Option<u8>,
+    /// The token of the peer session it concerns, if known: a peer that
+    /// never saw this session run (it gave up first) still learns that it
+    /// ended over that peer, and why ([`super::lookout`]).
+    pub about_session: Option<u32>,
 }
 
 impl Ended {
+    /// Its master terminated it.
+    pub const TERMINATED: Ended = Ended {
+        how: Ending::Terminated,
+        about: None,
+        about_session: None,
+    };
+
     /// How it ended, naming the peer it concerns as every other message
     /// does: by its node in `interface`, and its slot.
     pub fn describe(&self, interface: &rfm_interface::Interface) -> String {
@@ -275,24 +288,24 @@ pub(crate) fn announce(own: &Region, described: &[u8], epoch: u64) -> Result<(),
     own.store_u32(ENDED, 0, Ordering::Release)
 }
 
-/// Marks session `epoch` stopped, `how` (and about which peer slot), if it
-/// still holds `own`: the ending first, then the closed mark, so that a reader
-/// that sees the mark reads why.
-pub(crate) fn close(
-    own: &Region,
-    epoch: u64,
-    how: Ending,
-    about: Option<u8>,
-) -> Result<(), RegionError> {
+/// Marks session `epoch` stopped as `ended` says (how, and about which peer),
+/// if it still holds `own`: the ending first, then the closed mark, so that a
+/// reader that sees the mark reads why.
+pub(crate) fn close(own: &Region, epoch: u64, ended: Ended) -> Result<(), RegionError> {
     // On two rings, a ring that missed the announce shows another owner; the
     // other's shows this session's.
     if !owners(own)?.any(|(_, owner)| owner == token(epoch)) {
         return Ok(());
     }
-    own.store_u32(ENDING, how.code(), Ordering::Relaxed)?;
+    own.store_u32(ENDING, ended.how.code(), Ordering::Relaxed)?;
     own.store_u32(
         ENDED_ABOUT,
-        about.map_or(u32::MAX, u32::from),
+        ended.about.map_or(u32::MAX, u32::from),
+        Ordering::Relaxed,
+    )?;
+    own.store_u32(
+        ENDED_ABOUT_SESSION,
+        ended.about_session.unwrap_or(0),
         Ordering::Relaxed,
     )?;
     own.store_u32(ENDED, token(epoch), Ordering::Release)?;
@@ -310,10 +323,12 @@ pub fn ended(area: &Region, owner: u32) -> Result<Option<Ended>, RegionError> {
             continue;
         }
         let about = area.load_u32_on(ring, ENDED_ABOUT, Ordering::Relaxed)?;
+        let session = area.load_u32_on(ring, ENDED_ABOUT_SESSION, Ordering::Relaxed)?;
         let how = Ending::of_code(area.load_u32_on(ring, ENDING, Ordering::Relaxed)?);
         return Ok(how.map(|how| Ended {
             how,
             about: u8::try_from(about).ok(),
+            about_session: (session != 0).then_some(session),
         }));
     }
     Ok(None)
@@ -351,17 +366,21 @@ mod tests {
     fn a_session_records_how_it_ended_before_its_closed_mark_and_only_its_own() {
         let a = area("ended");
         announce(&a, &[], 0x21).unwrap();
-        close(&a, 0x23, Ending::Timeout, Some(1)).unwrap();
+        let timeout = Ended {
+            how: Ending::Timeout,
+            about: Some(1),
+            about_session: None,
+        };
+        close(&a, 0x23, timeout).unwrap();
         assert_eq!(Words::read(&a).unwrap().closed, 0, "not its area");
-        close(&a, 0x21, Ending::Incompatible, Some(0)).unwrap();
+        let incompatible = Ended {
+            how: Ending::Incompatible,
+            about: Some(0),
+            about_session: Some(0x47),
+        };
+        close(&a, 0x21, incompatible).unwrap();
         assert!(Words::read(&a).unwrap().is_closed());
-        assert_eq!(
-            ended(&a, 0x21).unwrap(),
-            Some(Ended {
-                how: Ending::Incompatible,
-                about: Some(0)
-            })
-        );
+        assert_eq!(ended(&a, 0x21).unwrap(), Some(incompatible));
         announce(&a, &[], 0x25).unwrap();
         assert_eq!(ended(&a, 0x25).unwrap(), None, "a new claim forgets it");
     }
@@ -383,7 +402,7 @@ mod book {
     use super::*;
 
     /// The words this module defines, by the name its table gives them.
-    const DEFINED: [(&str, usize); 10] = [
+    const DEFINED: [(&str, usize); 11] = [
         ("owner", OWNER),
         ("beat", BEAT),
         ("closed", CLOSED),
@@ -394,6 +413,7 @@ mod book {
         ("ending", ENDING),
         ("ended about", ENDED_ABOUT),
         ("probe", PROBE),
+        ("ended about session", ENDED_ABOUT_SESSION),
     ];
 
     /// The rows `| +offset | name: … |` of the first table in `text` whose

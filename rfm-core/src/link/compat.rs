@@ -32,6 +32,7 @@ fn incompatible(expected: &Expected, peer: &Peer, what: String) -> LinkError {
     LinkError::Incompatible {
         device: expected.config.device.clone(),
         peer_slot: peer.slot(),
+        peer_session: peer.session(),
         what,
     }
 }
@@ -85,7 +86,8 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: &str) -> LinkError {
             }),
         None => "its descriptor cannot be read".to_owned(),
     };
-    built_apart(c, peer, &difference, &fingerprints)
+    let session = described.map(|d| d.session).or(peer.session());
+    built_apart(c, (peer, session), &difference, &fingerprints)
 }
 
 /// A peer never taken from that has stopped or died may have been built from
@@ -127,16 +129,24 @@ pub(crate) fn misplaced(c: &Expected, peer: &Peer, found: &Found) -> LinkError {
          {:#018x}",
         found.area.offset, found.descriptor.fingerprint, c.fingerprint
     );
-    built_apart(c, peer, &difference, &fingerprints)
+    let session = Some(found.descriptor.session);
+    built_apart(c, (peer, session), &difference, &fingerprints)
 }
 
-/// Nodes of one interface built from different files.
-fn built_apart(c: &Expected, peer: &Peer, difference: &str, fingerprints: &str) -> LinkError {
+/// Nodes of one interface built from different files: this node and `peer`,
+/// whose session (its token) is the one compared with.
+fn built_apart(
+    c: &Expected,
+    (peer, session): (&Peer, Option<u32>),
+    difference: &str,
+    fingerprints: &str,
+) -> LinkError {
     let me = &c.interface.nodes[c.me];
     let expected = &c.interface.nodes[peer.node()];
     LinkError::Incompatible {
         device: c.config.device.clone(),
         peer_slot: peer.slot(),
+        peer_session: session,
         what: format!(
             "node `{}` (slot {}) and this node `{}` (slot {}) were built from different \
              interface files: {difference} ({fingerprints}); build every node's FMU from one file",

@@ -52,7 +52,7 @@ pub struct Link {
     /// The wait strategy, with what its adaptive waits learned.
     waiter: Waiter,
     /// How the link failed, if it did: recorded at its close for its peers.
-    failed: Option<(block::Ending, Option<u8>)>,
+    failed: Option<block::Ended>,
     /// A redundant device's two rings.
     redundant: Option<rings::Redundant>,
     /// The card of a single RFM2g device, asked what it saw when a step
@@ -407,8 +407,8 @@ impl Link {
         if let Some(red) = &mut self.redundant {
             red.stop_watch();
         }
-        let (how, about) = self.failed.unwrap_or((block::Ending::Terminated, None));
-        self.node.end(how, about)
+        self.node
+            .end(self.failed.unwrap_or(block::Ended::TERMINATED))
     }
 
     /// Stops the heartbeat and leaves the slot as a killed process would: held and

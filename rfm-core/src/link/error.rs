@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::block::Ending;
+use super::block::{Ended, Ending};
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
 use rfm_memory::{DeviceError, RegionError};
@@ -185,6 +185,10 @@ pub enum LinkError {
     Incompatible {
         device: String,
         peer_slot: u8,
+        /// The peer session's token, if known: recorded with this node's
+        /// ending, so that the peer learns it was refused even when this
+        /// node gave up before the peer saw it run.
+        peer_session: Option<u32>,
         what: String,
     },
     #[error(
@@ -275,17 +279,28 @@ impl std::fmt::Display for Foreign {
 }
 
 impl LinkError {
-    /// How a session that failed with this error ended, and about which peer
-    /// slot, as it records it for its peers.
-    pub(crate) fn ending(&self) -> (Ending, Option<u8>) {
-        match self {
-            LinkError::Incompatible { peer_slot, .. } => (Ending::Incompatible, Some(*peer_slot)),
-            LinkError::Timeout { peer_slot, .. } => (Ending::Timeout, Some(*peer_slot)),
+    /// How a session that failed with this error ended, and about which
+    /// peer, as it records it for its peers.
+    pub(crate) fn ending(&self) -> Ended {
+        let (how, about, about_session) = match self {
+            LinkError::Incompatible {
+                peer_slot,
+                peer_session,
+                ..
+            } => (Ending::Incompatible, Some(*peer_slot), *peer_session),
+            LinkError::Timeout { peer_slot, .. } => (Ending::Timeout, Some(*peer_slot), None),
             LinkError::PeerStopped { peer_slot, .. }
             | LinkError::PeerDead { peer_slot, .. }
-            | LinkError::PeerRestarted { peer_slot, .. } => (Ending::PeerEnded, Some(*peer_slot)),
-            LinkError::RingOpenHere { cause, .. } => cause.ending(),
-            _ => (Ending::Failed, None),
+            | LinkError::PeerRestarted { peer_slot, .. } => {
+                (Ending::PeerEnded, Some(*peer_slot), None)
+            }
+            LinkError::RingOpenHere { cause, .. } => return cause.ending(),
+            _ => (Ending::Failed, None, None),
+        };
+        Ended {
+            how,
+            about,
+            about_session,
         }
     }
 }

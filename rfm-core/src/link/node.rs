@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::block::{self, token, Ending};
+use super::block::{self, token, Ended};
 use super::claim::{Claim, ClaimPoll, Claimant, Leftovers, Refusal, CLAIM_SETTLE};
 use super::compat::Expected;
 use super::error::{Foreign, Host};
@@ -197,7 +197,7 @@ impl Node {
             exchange: Exchange::new(
                 expected,
                 peers,
-                lookout::Lookout::new(region.clone(), map.clone()),
+                lookout::Lookout::new(region.clone(), map.clone(), token(epoch)),
                 now,
             ),
             phase: Phase::Claiming(claim),
@@ -414,10 +414,10 @@ impl Node {
         Ok(())
     }
 
-    /// Marks this session's slot closed (`how` it ended, and about which
-    /// peer slot), if this session still holds it: a lockstep peer stops
+    /// Marks this session's slot closed (how it ended, and about which
+    /// peer), if this session still holds it: a lockstep peer stops
     /// waiting with a clear error, and a later session may take the slot at once.
-    pub fn end(&mut self, how: Ending, about: Option<u8>) -> Result<(), LinkError> {
+    pub fn end(&mut self, ended: Ended) -> Result<(), LinkError> {
         let announced = match &self.phase {
             Phase::Claiming(claim) => claim.announced(),
             Phase::Running => true,
@@ -425,14 +425,14 @@ impl Node {
         };
         self.phase = Phase::Closed;
         if announced {
-            block::close(&self.own, self.claimant.epoch, how, about)?;
+            block::close(&self.own, self.claimant.epoch, ended)?;
         }
         Ok(())
     }
 
     /// [`Node::end`] as its master terminated it.
     pub fn close(&mut self) -> Result<(), LinkError> {
-        self.end(Ending::Terminated, None)
+        self.end(Ended::TERMINATED)
     }
 
     /// Leaves the slot as a killed process would: held, not closed.

@@ -167,6 +167,11 @@ impl Peer {
         self.slot
     }
 
+    /// The token of the session last seen holding the peer's slot, if any.
+    pub(crate) fn session(&self) -> Option<u32> {
+        self.handshake.life().owner()
+    }
+
     /// The peer's node name, for messages.
     pub(crate) fn name<'i>(&self, interface: &'i Interface) -> &'i str {
         &interface.nodes[self.node].name

@@ -107,17 +107,20 @@ fn wider_cockpit() -> String {
     )
 }
 
-/// Two nodes whose files differ in layout (the cockpit publishes twelve Reals
-/// more, so the visual's area lies elsewhere in the cockpit's file): each used
-/// to wait `startupTimeout` where its file puts the other. Both are told within
-/// a second, naming both nodes.
-#[test]
-fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
+/// The cockpit (from [`wider_cockpit`]) and the visual (from [`LAB`]) started
+/// on one memory, each waiting `startupTimeout` = 20 s for its peers.
+fn opened_apart() -> [(rfm_core::link::Link, FrameBuf); 2] {
     use rfm_interface::{Interface, Reserved};
     use std::sync::Arc;
-    let cockpit_file = wider_cockpit();
+    let cockpit = Interface::parse("cockpit.toml", &wider_cockpit(), &Reserved::NONE).unwrap();
+    let visual = Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap();
+    assert_ne!(
+        cockpit.map().unwrap().area(1).offset,
+        visual.map().unwrap().area(1).offset,
+        "the files must lay the visual out apart"
+    );
     let dev = loopback();
-    let open = |slot: u8, interface: Interface| {
+    [(0, cockpit), (1, visual)].map(|(slot, interface)| {
         let mut link = rfm_core::link::Link::open(LinkConfig {
             interface: Some(Arc::new(interface)),
             startup_timeout: Duration::from_secs(20),
@@ -127,16 +130,16 @@ fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
         let mut frame = FrameBuf::new(link.payload_len());
         link.start(0.0, &mut frame).unwrap();
         (link, frame)
-    };
-    let cockpit = Interface::parse("cockpit.toml", &cockpit_file, &Reserved::NONE).unwrap();
-    let visual = Interface::parse("lab.toml", LAB, &Reserved::NONE).unwrap();
-    assert_ne!(
-        cockpit.map().unwrap().area(1).offset,
-        visual.map().unwrap().area(1).offset,
-        "the files must lay the visual out apart"
-    );
-    let (mut cockpit, mut cockpit_frame) = open(0, cockpit);
-    let (mut visual, mut visual_frame) = open(1, visual);
+    })
+}
+
+/// Two nodes whose files differ in layout (the cockpit publishes twelve Reals
+/// more, so the visual's area lies elsewhere in the cockpit's file): each used
+/// to wait `startupTimeout` where its file puts the other. Both are told within
+/// a second, naming both nodes.
+#[test]
+fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
+    let [(mut cockpit, mut cockpit_frame), (mut visual, mut visual_frame)] = opened_apart();
     let started = Instant::now();
     let other = std::thread::spawn(move || {
         let result = cockpit.step(0, 0.0, &mut cockpit_frame);
@@ -164,6 +167,34 @@ fn nodes_whose_files_differ_in_layout_are_both_told_within_a_second() {
             "{who}: {text}"
         );
     }
+}
+
+/// The visual finds the cockpit built from another file and gives up (its
+/// master closes it) before the cockpit's first step has looked at the
+/// memory: the cockpit used to find only a closed area, wait its whole
+/// `startupTimeout` and blame the visual ("nothing from node `visual`"; a
+/// third of the two-process runs did). The visual's ending names the
+/// cockpit's session, and the cockpit is told within a second.
+#[test]
+fn a_node_told_by_a_peer_from_another_file_that_already_gave_up_is_told_too() {
+    let [(mut cockpit, mut cockpit_frame), (mut visual, mut visual_frame)] = opened_apart();
+    let refused = visual.step(0, 0.0, &mut visual_frame).unwrap_err();
+    assert!(
+        refused.to_string().contains("this node `visual`"),
+        "{refused}"
+    );
+    visual.close().unwrap();
+    let started = Instant::now();
+    let err = cockpit.step(0, 0.0, &mut cockpit_frame).unwrap_err();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(1), "told after {took:?}: {err}");
+    assert!(
+        err.to_string().contains(
+            "node `visual` (slot 1) and this node `cockpit` (slot 0) were built from \
+             different interface files"
+        ),
+        "{err}"
+    );
 }
 
 /// A node of another interface whose area lies over a running pair's memory:
