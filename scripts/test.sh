@@ -151,7 +151,7 @@ cargo nextest run "${dev_tests[@]}" --cargo-quiet -E 'binary(full_shm)' --no-cap
 
 step wine-shm "Windows under Wine: shm: (named file mappings) through the conformance suite, and its security and size refusals"
 wine_setup
-cargo test -p rfm-memory -p rfm-core --target x86_64-pc-windows-gnu --test conformance --test windows_shm
+cargo test -p rfm-memory -p rfm-frames --target x86_64-pc-windows-gnu --test conformance --test windows_shm
 # loopback: across two copies of the library: the file mapping Local\rfm-loopback.PID.HASH
 cargo test -p rfm-memory --target x86_64-pc-windows-gnu --lib backend::loopback
 

@@ -20,7 +20,8 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The files of the unit-test modules `file` declares as `#[cfg(test)]` then
-/// `mod NAME;`: they are not in the FMU, and may print.
+/// `mod NAME;` (`NAME.rs`, or the folder `NAME/` whole, its children
+/// included): they are not in the FMU, and may print.
 fn test_modules(file: &Path, text: &str) -> Vec<PathBuf> {
     let lines: Vec<&str> = text.lines().collect();
     let stem = file.file_stem().unwrap().to_str().unwrap();
@@ -32,12 +33,7 @@ fn test_modules(file: &Path, text: &str) -> Vec<PathBuf> {
         .windows(2)
         .filter(|w| w[0].trim() == "#[cfg(test)]")
         .filter_map(|w| w[1].trim().strip_prefix("mod ")?.strip_suffix(';'))
-        .flat_map(|name| {
-            [
-                dir.join(format!("{name}.rs")),
-                dir.join(name).join("mod.rs"),
-            ]
-        })
+        .flat_map(|name| [dir.join(format!("{name}.rs")), dir.join(name)])
         .collect()
 }
 
@@ -52,7 +48,7 @@ fn printing_lines(dir: &Path, out: &mut Vec<String>) {
         .flat_map(|(f, t)| test_modules(f, t))
         .collect();
     for (path, text) in files.iter().zip(&texts) {
-        if tests.contains(path) {
+        if tests.iter().any(|t| path.starts_with(t)) {
             continue;
         }
         for (i, line) in text.lines().enumerate() {

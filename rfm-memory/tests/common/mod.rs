@@ -27,3 +27,75 @@ impl Drop for ShmGuard {
         let _ = rfm_memory::backend::shm::unlink(&self.0);
     }
 }
+
+/// Bytes of every conformance fixture's memory.
+pub const FIXTURE_SIZE: usize = 1 << 20;
+
+/// A device string and options naming one memory no other test uses: the
+/// backends' conformance suites (this crate's, and rfm-frames' of frames
+/// over each backend) run against each.
+pub struct Fixture {
+    pub device: String,
+    pub options: rfm_memory::OpenOptions,
+    #[cfg(not(miri))]
+    _guard: Option<Box<dyn std::any::Any>>,
+}
+
+impl Fixture {
+    pub fn open(&self) -> rfm_memory::Device {
+        rfm_memory::Device::open(&self.device, &self.options)
+            .unwrap_or_else(|e| panic!("open {}: {e}", self.device))
+    }
+}
+
+fn sized() -> rfm_memory::OpenOptions {
+    rfm_memory::OpenOptions {
+        memory_size: FIXTURE_SIZE,
+        ..rfm_memory::OpenOptions::default()
+    }
+}
+
+pub fn loopback() -> Fixture {
+    Fixture {
+        device: format!("loopback:{}", unique("conf")),
+        options: sized(),
+        #[cfg(not(miri))]
+        _guard: None,
+    }
+}
+
+#[cfg(not(miri))]
+pub fn shm() -> Fixture {
+    let name = unique("rfm-conf");
+    Fixture {
+        device: format!("shm:{name}"),
+        options: sized(),
+        _guard: Some(Box::new(ShmGuard(name))),
+    }
+}
+
+/// Node 0 of a ring of its own; every open is the same board, as when two
+/// programs on one PC open `/dev/rfm2g0`.
+#[cfg(all(not(miri), target_os = "linux"))]
+pub fn rfm2g_sim() -> Fixture {
+    let ring = unique("conf");
+    Fixture {
+        device: format!("/dev/rfm2g-sim/{ring}/0/1M"),
+        options: rfm_memory::OpenOptions {
+            // Ignored for RFM2g: the board has its own size (1M in the path).
+            rfm2g_library: Some(sim_library()),
+            ..sized()
+        },
+        _guard: Some(Box::new(RingGuard(ring))),
+    }
+}
+
+/// As [`rfm2g_sim`], with the driver's DMA threshold set and every block of
+/// 4 bytes or more read with one `RFM2gRead`: the card's read path.
+#[cfg(all(not(miri), target_os = "linux"))]
+pub fn rfm2g_sim_dma() -> Fixture {
+    let mut fixture = rfm2g_sim();
+    fixture.options.block_reads_from = Some(4);
+    fixture.open().set_dma_threshold(0).unwrap();
+    fixture
+}

@@ -26,6 +26,7 @@ mod doctor;
 mod foreign;
 mod header;
 mod memory;
+mod record;
 mod watch;
 
 fn rfmctl(args: &[&str]) -> Output {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 
-use rfm_core::link::Sample;
+use common::WORDS;
 use rfm_frames::area::RING_DEPTH;
 use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
 use rfm_frames::frame::seed::FlightData;
@@ -30,17 +30,17 @@ fn region() -> Region {
     let device = format!("loopback:{}", common::unique("torn"));
     Device::open(&device, &OpenOptions::default())
         .unwrap()
-        .map(0, rfm_interface::attitude_region_len(0))
+        .map(0, common::region_len(0))
         .unwrap()
 }
 
 /// Slot 0's area of `region`.
 fn area(region: &Region) -> Region {
-    common::attitude_area(region, 0)
+    common::window(region, 0)
 }
 
 /// Frame number `c`: every field a function of `c`, all written to ring entry 0.
-fn framed(c: u64) -> (Header, Sample) {
+fn framed(c: u64) -> (Header, [u64; WORDS]) {
     let header = Header {
         writer_slot: 0,
         lag: (c % 7) as u8,
@@ -51,13 +51,8 @@ fn framed(c: u64) -> (Header, Sample) {
         sim_time: c as f64,
         wall_clock_ns: c + 1,
     };
-    let sample = Sample {
-        sim_time: c as f64,
-        status: c as u8,
-        attitude: [c as f64, c as f64 + 0.5, -(c as f64)],
-        message: Message::new(&format!("frame {c}")).unwrap(),
-    };
-    (header, sample)
+    let words = std::array::from_fn(|i| c.rotate_left(i as u32 * 8) ^ i as u64);
+    (header, words)
 }
 
 fn packet(c: u64) -> FlightData {
@@ -118,7 +113,7 @@ fn race<T: std::fmt::Debug>(
     assert!(accepted > 0, "the reader never got a frame");
 }
 
-fn framed_counter(f: &(Header, Sample)) -> Option<u64> {
+fn framed_counter(f: &(Header, [u64; WORDS])) -> Option<u64> {
     let c = f.0.step / RING_DEPTH as u64;
     (f.0.step.is_multiple_of(RING_DEPTH as u64) && *f == framed(c)).then_some(c)
 }
@@ -130,20 +125,20 @@ fn seed_counter(p: &FlightData) -> Option<u64> {
 #[test]
 fn framed_reader_never_accepts_a_torn_frame() {
     let region = region();
-    let ring = common::attitude_ring();
+    let ring = common::ring();
     let mut writer = FramedWriter::new(area(&region), ring).unwrap();
     let reader = FramedReader::new(area(&region), ring).unwrap();
     let mut frame = FrameBuf::new(ring.payload_len);
     let mut buf = reader.buffer();
     race(
         move |c| {
-            let (header, sample) = framed(c);
-            sample.write(frame.payload_mut());
+            let (header, words) = framed(c);
+            common::write_words(&mut frame, words);
             writer.publish(&mut frame, &header).unwrap()
         },
         || {
             let header = reader.read_entry(0, &mut buf)?;
-            Ok((header, Sample::read(buf.payload(), header.sim_time)))
+            Ok((header, common::words(&buf)))
         },
         framed_counter,
     );
@@ -164,13 +159,9 @@ fn seed_reader_never_accepts_a_torn_packet() {
 /// The consistency checks above do catch a mix of two frames.
 #[test]
 fn the_checks_reject_mixed_frames() {
-    let mixed = (
-        framed(9).0,
-        Sample {
-            attitude: framed(8).1.attitude,
-            ..framed(9).1
-        },
-    );
+    let mut words = framed(9).1;
+    words[WORDS / 2..].copy_from_slice(&framed(8).1[WORDS / 2..]);
+    let mixed = (framed(9).0, words);
     assert_eq!(framed_counter(&mixed), None);
     assert_eq!(framed_counter(&framed(9)), Some(9));
     let mixed = FlightData {

@@ -4,7 +4,6 @@
 mod common;
 
 use proptest::prelude::*;
-use rfm_core::link::Sample;
 use rfm_frames::frame::framed::{self, FrameBuf, Header, SyncMode};
 use rfm_frames::frame::seed::{self, FlightData};
 use rfm_frames::frame::{FrameError, Message, MESSAGE_LEN};
@@ -123,18 +122,15 @@ fn slot_reader_reports_corrupted_frames() {
         &OpenOptions::default(),
     )
     .unwrap();
-    let region = d.map(0, rfm_interface::attitude_region_len(0)).unwrap();
-    let slot = common::attitude_area(&region, 0);
-    let ring = common::attitude_ring();
+    let region = d.map(0, common::region_len(0)).unwrap();
+    let slot = common::window(&region, 0);
+    let ring = common::ring();
     let mut writer = FramedWriter::new(slot.clone(), ring).unwrap();
     let reader = FramedReader::new(slot.clone(), ring)
         .unwrap()
         .with_attempts(3);
-    let sample = Sample {
-        message: Message::new("ok").unwrap(),
-        ..Default::default()
-    };
-    let (mut f, h) = common::attitude_frame(0, 0, 5, 1, &sample);
+    let words = std::array::from_fn(|i| i as u64 * 0x0101_0101);
+    let (mut f, h) = common::frame(0, 5, 1, words);
     let mut buf = reader.buffer();
     let entry = ring.entry_offset(5);
     // Words: sim time (CRC), magic, CRC, payload (CRC).
@@ -183,6 +179,6 @@ fn slot_reader_reports_corrupted_frames() {
     let mut next = FramedWriter::new(slot, ring).unwrap();
     next.publish(&mut f, &h).unwrap();
     assert_eq!(reader.read_entry(5, &mut buf), Ok(h));
-    assert_eq!(Sample::read(buf.payload(), h.sim_time), sample);
+    assert_eq!(common::words(&buf), words);
     assert_eq!(MESSAGE_LEN, 32);
 }

@@ -8,13 +8,12 @@ mod common;
 use std::sync::atomic::Ordering;
 
 use rfm_frames::slot::{FramedReader, FramedWriter, SeedReader, SeedWriter};
-use rfm_interface::{self as interface, ATTITUDE_STRIDE};
 use rfm_memory::{Device, DeviceError, OpenOptions, Region, RegionError};
 
 const SIZE: usize = 64 << 10;
 /// The attacked window: two attitude slots in the middle of the memory.
 const AT: usize = 16 << 10;
-const SLOT_SIZE: usize = ATTITUDE_STRIDE as usize;
+const SLOT_SIZE: usize = common::STRIDE as usize;
 const LEN: usize = 2 * SLOT_SIZE;
 const SENTINEL: u8 = 0xA5;
 
@@ -114,11 +113,11 @@ fn attack_accesses(w: &Region, refused: &mut Refused) {
 /// Slots past the window, readers and writers on slots too short, and readers
 /// over garbage, which read only inside their slot whatever the head says.
 fn attack_slots(w: &Region, refused: &mut Refused) {
-    let area = |slot| rfm_frames::area::window(w, &interface::attitude_area(slot));
+    let area = |slot| rfm_frames::area::window(w, &common::area(slot));
     refused.expect("slot 2 of a 2-slot window", area(2).map(|_| ()));
     refused.expect("slot 255", area(255).map(|_| ()));
-    let ring = common::attitude_ring();
-    let small = w.subregion(0, interface::attitude_area(0).len - 4).unwrap();
+    let ring = common::ring();
+    let small = w.subregion(0, common::area(0).len - 4).unwrap();
     refused.expect(
         "FramedWriter on a short slot",
         FramedWriter::new(small.clone(), ring).map(|_| ()),
