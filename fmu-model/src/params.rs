@@ -12,8 +12,10 @@ pub struct ParamSpec {
     pub name: &'static str,
     pub kind: FmiType,
     pub unit: Option<&'static str>,
-    /// What the master's dialog shows; the rule itself is checked at
-    /// fmi2ExitInitializationMode, whose message names what it accepts.
+    /// What the master's dialog shows; the rule itself is the interface
+    /// file's settings table for the settings (checked at `fmi2Set*`), and
+    /// fmu-src's for the rest (checked at fmi2ExitInitializationMode); each
+    /// message names what it accepts.
     pub min: Option<f64>,
     pub max: Option<f64>,
     pub description: &'static str,

@@ -13,11 +13,34 @@ use rfm_interface::Interface;
 use crate::error::{error, FmiError, FmiResult};
 use fmu_model::{Model, Param, ParamValues};
 
-/// The longest `timeout`/`startupTimeout`/`idleTimeout` accepted, in seconds.
-const MAX_SECONDS: f64 = 1e9;
-
 fn bad(name: &str, value: &dyn std::fmt::Display, accepted: &str) -> FmiError {
     error(format!("parameter {name} = {value}: {accepted}"))
+}
+
+/// The rule of setting `name` (its row of
+/// [`rfm_interface::settings::SETTINGS`], the one table an interface file's
+/// line is held to), applied to `value`: at `fmi2Set*`, so that the master
+/// learns which value was wrong at the call that gave it, and again here at
+/// initialization for the values no call set. A value of another type is
+/// left to the parameter's own type check; the device, to its opening at
+/// initialization (where its form, board and library are named together, and
+/// `replay:` is the link's).
+pub fn setting_rule(model: &Model, name: &str, value: &rfm_frames::value::Value) -> FmiResult {
+    let Some(spec) = rfm_interface::settings::spec(name) else {
+        return Ok(());
+    };
+    if name == "device" || value.fmi_type() != spec.kind() {
+        return Ok(());
+    }
+    (spec.check(value, model.interface.max_lag)).map_err(|why| bad(name, value, &why))
+}
+
+/// Every setting's rule over the values `params` holds ([`setting_rule`]).
+fn setting_rules(model: &Model, params: &ParamValues) -> FmiResult {
+    for p in fmu_model::PARAMS {
+        setting_rule(model, p.name, &params.get(p.param))?;
+    }
+    Ok(())
 }
 
 /// A String parameter parsed by its rfm-core type, or named with what it takes.
@@ -26,25 +49,10 @@ fn parsed<T: std::str::FromStr>(text: &str, p: Param, accepted: &str) -> FmiResu
         .map_err(|_| bad(fmu_model::spec(p).name, &format!("{text:?}"), accepted))
 }
 
-/// A time parameter, within the bounds its row of the table gives (its XML
-/// `min`, when it has one above 0).
+/// A time parameter as a duration: its rule ([`setting_rules`]: finite,
+/// over its minimum, at most 1e9 s) already kept.
 fn seconds(v: f64, p: Param) -> FmiResult<Duration> {
-    let spec = fmu_model::spec(p);
-    let min = spec.min.filter(|&m| m > 0.0).unwrap_or(0.0);
-    let inside = if min > 0.0 { v >= min } else { v > 0.0 };
-    if v.is_finite() && inside && v <= MAX_SECONDS {
-        Ok(Duration::from_secs_f64(v))
-    } else {
-        let low = match min {
-            0.0 => "greater than 0".to_owned(),
-            min => format!("of at least {min}"),
-        };
-        Err(bad(
-            spec.name,
-            &v,
-            &format!("expected seconds {low} and at most {MAX_SECONDS:e} (about 31 years)"),
-        ))
-    }
+    Duration::try_from_secs_f64(v).map_err(|_| bad(fmu_model::spec(p).name, &v, "expected seconds"))
 }
 
 fn slot(v: i32, p: Param) -> FmiResult<u8> {
@@ -98,15 +106,9 @@ pub fn link_config(model: &Model, params: &ParamValues) -> FmiResult<LinkConfig>
         "expected adaptive, spin, yield, sleep or event",
     )?;
     let layout = layout(model, params)?;
+    setting_rules(model, params)?;
     let lag = lag(model, params)?;
     let factor = params.real_time_factor;
-    if !(factor.is_finite() && (0.0..=1e6).contains(&factor)) {
-        return Err(bad(
-            "realTimeFactor",
-            &factor,
-            "expected 0 (as fast as possible), 1 (real time) or another factor, 0..1e6",
-        ));
-    }
     let offset = params.region_offset;
     let region_offset =
         u64::try_from(offset).map_err(|_| bad("regionOffset", &offset, "expected bytes ≥ 0"))?;
@@ -147,21 +149,12 @@ fn layout(model: &Model, params: &ParamValues) -> FmiResult<Layout> {
     Ok(layout)
 }
 
-/// `lag`: at most the interface's `max_lag`, which sized the rings.
+/// `lag`, its rule ([`setting_rules`]: at most the interface's `max_lag`,
+/// which sized the rings) kept.
 fn lag(model: &Model, params: &ParamValues) -> FmiResult<u8> {
-    let (lag, max_lag) = (params.lag, model.interface.max_lag);
-    u8::try_from(lag)
-        .ok()
-        .filter(|l| *l <= max_lag)
-        .ok_or_else(|| {
-            bad(
-                "lag",
-                &lag,
-                &format!(
-                    "expected 0..{max_lag} steps (the rings are sized for the interface's max_lag)"
-                ),
-            )
-        })
+    let lag = params.lag;
+    setting_rule(model, "lag", &rfm_frames::value::Value::Integer(lag))?;
+    u8::try_from(lag).map_err(|_| bad("lag", &lag, "expected a lag of steps"))
 }
 
 /// `rfm2gReadThreshold`: from how many bytes a peer's frame is one block read.

@@ -13,6 +13,7 @@ use super::*;
 mod foreign;
 mod node;
 mod signal;
+mod syntax;
 
 use foreign::{check_foreign, RawField};
 use node::{check_node, check_node_name};
@@ -170,10 +171,7 @@ impl Interface {
             text,
             reserved,
         };
-        let mut raw: RawInterface = toml::from_str(text).map_err(|e| {
-            let what = e.message().trim_end().to_owned();
-            src.error(e.span().unwrap_or(0..0), what)
-        })?;
+        let mut raw: RawInterface = toml::from_str(text).map_err(|e| syntax::error(&src, &e))?;
         let name = raw.name.get_ref();
         if !is_identifier(name) {
             return Err(src.error(

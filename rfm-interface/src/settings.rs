@@ -66,8 +66,9 @@ impl SettingSpec {
         }
     }
 
-    /// `value` checked by the rule, `max_lag` being the file's.
-    fn check(&self, value: &Value, max_lag: u8) -> Result<(), String> {
+    /// `value` checked by the rule, `max_lag` being the file's: what a file's
+    /// line and the FMU's `fmi2Set*` of the parameter are both held to.
+    pub fn check(&self, value: &Value, max_lag: u8) -> Result<(), String> {
         match (self.rule, value) {
             (Rule::Real(rule), Value::Real(x)) => rule(*x),
             (Rule::Integer(rule), Value::Integer(i)) => rule(*i, max_lag),
@@ -83,9 +84,11 @@ fn seconds(s: f64, min: f64, inclusive: bool) -> Result<(), String> {
     if s.is_finite() && above && s <= 1e9 {
         Ok(())
     } else if inclusive {
-        Err(format!("expected seconds of at least {min}, at most 1e9"))
+        Err(format!(
+            "expected seconds of at least {min} and at most 1e9"
+        ))
     } else {
-        Err("expected seconds greater than 0, at most 1e9".to_owned())
+        Err("expected seconds greater than 0 and at most 1e9".to_owned())
     }
 }
 

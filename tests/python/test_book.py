@@ -88,11 +88,23 @@ def test_the_quick_start_runs_as_written(tmp_path):
         for line in book.snippet(page, "quick-output").splitlines():
             assert run.stdout.count(line) == 1, run.stdout
         assert re.search(r"^\s+0 pilot\s+live .*stick=", run.stdout, re.M), run.stdout
+        # A String output crosses, read as a user reads it from FMPy (bytes).
+        assert "getString" in book.snippet(page, "quick-node")
+        assert re.search(r"^\s+0 pilot\s+live .*callsign=", run.stdout, re.M), run.stdout
         assert re.search(r"^\s+1 display\s+live .*frame=", run.stdout, re.M), run.stdout
     finally:
         clean = shell(book.snippet(page, "quick-clean"), tmp_path)
     assert clean.returncode == 0, clean.stderr
     assert not Path("/dev/shm/quick").exists()
+
+
+def test_no_guide_says_a_node_refuses_a_step_size_of_another_length():
+    """Rates and time: a node keeps to its own grid whatever step its master
+    gives it; the lab chapter's snippet used to say its FMU "refuses any
+    other" step size."""
+    for page in sorted((book.BOOK / "guide").glob("*.md")):
+        text = " ".join(page.read_text().split()).replace("# ", "")
+        assert "refuses any other" not in text, page
 
 
 def test_interface_fmus_are_made_from_a_released_fmu_as_written(tmp_path):

@@ -214,14 +214,17 @@ impl<'i> Access<'i> {
             Self::check_number(self.model, vr, x, lo, hi)?;
         }
         match (var.place, &value) {
-            (Place::Param(q), _) => self.values.params.set(q, value).map_err(|value| {
-                error(format!(
-                    "`{}` is {}, not {}",
-                    var.name,
-                    var.kind.with_article(),
-                    value.fmi_type().with_article()
-                ))
-            })?,
+            (Place::Param(q), _) => {
+                crate::config::setting_rule(self.model, &var.name, &value)?;
+                self.values.params.set(q, value).map_err(|value| {
+                    error(format!(
+                        "`{}` is {}, not {}",
+                        var.name,
+                        var.kind.with_article(),
+                        value.fmi_type().with_article()
+                    ))
+                })?
+            }
             (Place::Input { offset, size }, Value::String(text)) => {
                 if text.len() > size {
                     return Err(error(format!(

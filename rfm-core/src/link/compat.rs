@@ -183,7 +183,12 @@ pub(crate) fn check_readable(c: &Expected, peer: &Peer, err: &ReadError) -> Resu
             // an earlier run of another interface left are not the peer's.
             Some(FrameError::BadLength { .. }) => match peer.live_descriptor() {
                 Some(d) if d.fingerprint != c.fingerprint => {
-                    return Err(other_interface(c, peer, "its frames are of another length"))
+                    let theirs = format!(
+                        "its frames are of another length and its descriptor carries interface \
+                         fingerprint {:#018x}",
+                        d.fingerprint
+                    );
+                    return Err(other_interface(c, peer, &theirs));
                 }
                 _ => {}
             },

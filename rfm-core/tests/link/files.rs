@@ -87,6 +87,14 @@ fn peers_built_from_different_interface_files_are_refused_naming_the_first_diffe
         text.contains("signal `cockpit.gear_down` is missing here"),
         "{text}"
     );
+    // Its fingerprint beside this node's, not "of another length, this
+    // node's is 0x…" (whose length?).
+    assert!(
+        text.contains(
+            "its frames are of another length and its descriptor carries interface fingerprint 0x"
+        ) && text.contains(", this node's is 0x"),
+        "{text}"
+    );
     let other_unit = LAB.replace(r#"unit = "rad""#, r#"unit = "deg""#);
     let text = first_exchange_error(&other_unit);
     assert!(

@@ -262,6 +262,31 @@ fn every_bad_signal_names_where_and_what_is_allowed() {
             "unknown field `colour`",
         ),
         (
+            with_node("name = \"a\"\nslto = 0\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (4, 1),
+            "unknown field `slto`, expected one of `name`, `slot`",
+        ),
+        (
+            with_node("name = \"a\"\nslto = 0\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (4, 1),
+            "`rfm2gLibrary`, `signals`, `fields`, `byte_order`, `align`, `handshake`, `writer`, `size`, `description`: did you mean `slot`?",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", typ = \"Real\" }]"),
+            (5, 26),
+            "unknown field `typ`, expected one of `name`, `type`, `unit`, `start`, `description`, `size`, `min`, `max`: did you mean `type`?",
+        ),
+        (
+            with_node("name = \"a\"\nslot = \"0\"\nsignals = [{ name = \"x\", type = \"Real\" }]"),
+            (4, 8),
+            "`slot`: invalid type: string \"0\", expected an integer",
+        ),
+        (
+            with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\", unit = 3 }]"),
+            (5, 48),
+            "`unit`: invalid type: integer `3`, expected a string",
+        ),
+        (
             with_node(&format!("name = \"{}\"\nslot = 0\nsignals = [{{ name = \"x\", type = \"Real\" }}]", "n".repeat(65))),
             (3, 8),
             "and has at most 64 characters",

@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
-use rfm_interface as interface;
 use rfm_memory::backend::rfm2g::BoardError;
 use rfm_memory::{DeviceError, DeviceSpec};
 
+use super::memory::memory_check;
 use super::{check, Check, Verdict};
-use crate::open::{coupling_region, open};
+use crate::open::open;
 
 /// The checks of the device: library, board, node id, ring, memory; of a
 /// redundant device (`A+B`), each check of both memories, the worse verdict
@@ -165,75 +165,4 @@ fn ring_check(dev: &rfm_memory::Device) -> Check {
             ),
         },
     }
-}
-
-/// What the memory describes: each coupling's interface and its nodes; two
-/// interfaces whose areas overlap are named (a leftover of an earlier run is
-/// fine, two live couplings on one memory are not).
-fn memory_check(dev: &rfm_memory::Device, device: &str) -> Check {
-    let region = match coupling_region(dev, device, 0) {
-        Ok(r) => r,
-        Err(f) => return check("memory", Verdict::Fail, format!("{:#}", f.error)),
-    };
-    let found = match interface::discover(&region) {
-        Ok(found) => found,
-        Err(e) => return check("memory", Verdict::Fail, e.to_string()),
-    };
-    if found.is_empty() {
-        return check(
-            "memory",
-            Verdict::Pass,
-            "no node describes itself (no coupling has run here, or it runs at another \
-             regionOffset)",
-        );
-    }
-    let mut interfaces: Vec<&str> = found
-        .iter()
-        .map(|f| f.descriptor.interface.as_str())
-        .collect();
-    interfaces.sort_unstable();
-    interfaces.dedup();
-    let overlaps = overlapping(&found);
-    let detail = format!(
-        "{} nodes described, of {}",
-        found.len(),
-        interfaces
-            .iter()
-            .map(|i| format!("`{i}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if overlaps.is_empty() {
-        check("memory", Verdict::Pass, detail)
-    } else {
-        check(
-            "memory",
-            Verdict::Warn,
-            format!("{detail}; overlapping: {}", overlaps.join("; ")),
-        )
-        .fix("a leftover of an earlier run is overwritten by the next; two live couplings need their own devices or regionOffsets (rfmctl watch judges each area)")
-    }
-}
-
-/// The pairs of described areas of different interfaces that overlap.
-fn overlapping(found: &[interface::Found]) -> Vec<String> {
-    found
-        .iter()
-        .enumerate()
-        .flat_map(|(i, a)| found[i + 1..].iter().map(move |b| (a, b)))
-        .filter(|(a, b)| {
-            a.descriptor.interface != b.descriptor.interface
-                && a.area.offset < b.area.end()
-                && b.area.offset < a.area.end()
-        })
-        .map(|(a, b)| {
-            format!(
-                "`{}` of `{}` and `{}` of `{}`",
-                a.descriptor.node,
-                a.descriptor.interface,
-                b.descriptor.node,
-                b.descriptor.interface
-            )
-        })
-        .collect()
 }

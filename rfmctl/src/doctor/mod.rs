@@ -20,6 +20,7 @@ use crate::open::{coupling_region, open};
 
 mod device;
 mod host;
+mod memory;
 #[cfg(windows)]
 mod windows;
 

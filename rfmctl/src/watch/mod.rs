@@ -30,6 +30,7 @@ use crate::foreign::{self, Structs};
 
 mod others;
 mod slot;
+mod wait;
 use crate::numbers::parse_u64;
 use crate::open::{coupling_region, open, parse_wait, waiting};
 use others::{others, Other};
@@ -113,8 +114,10 @@ pub struct WatchArgs {
     /// One JSON object per refresh, one per line, instead of the table
     #[arg(long)]
     pub json: bool,
-    /// Wait for the memory to be created and its nodes (those of --slots) to
-    /// describe themselves: at most SECONDS, the flag alone until interrupted
+    /// Wait for the memory to be created and its nodes to run: those of
+    /// --slots, else the --interface file's, else every node described, each
+    /// described and beating (a node an earlier run left, closed or dead, is
+    /// waited past): at most SECONDS, the flag alone until interrupted
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "inf",
           value_parser = parse_wait)]
     pub wait: Option<f64>,
@@ -189,7 +192,7 @@ fn framed_views(region: &Region, slots: &[u8], foreign: bool) -> Result<Vec<Slot
 }
 
 /// The memory and the views of its nodes, once they are there: with
-/// `--wait`, every slot of `--slots` described.
+/// `--wait` (framed), every slot wanted ([`wanted`]) described and live.
 fn views(
     args: &WatchArgs,
     library: Option<&Path>,
@@ -213,7 +216,25 @@ fn views(
         ))
         .not_yet());
     }
+    if args.wait.is_some() && args.layout == "framed" {
+        let why = wait::not_live(&region, &views, &wanted(args, &views)?);
+        if !why.is_empty() {
+            return Err(Failure::check_failed(anyhow!("{}", why.join("; "))).not_yet());
+        }
+    }
     Ok((device, region, views))
+}
+
+/// The slots `--wait` waits for: those of `--slots`; else the FMU nodes the
+/// `--interface` file declares; else every node described.
+fn wanted(args: &WatchArgs, views: &[SlotView]) -> Result<Vec<u8>, Failure> {
+    Ok(match &args.interface {
+        _ if !args.slots.is_empty() => args.slots.clone(),
+        Some(file) => (foreign::load(file)?.nodes.iter())
+            .map(|n| n.slot)
+            .collect(),
+        None => views.iter().map(|v| v.slot).collect(),
+    })
 }
 
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {

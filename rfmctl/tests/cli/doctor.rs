@@ -1,6 +1,7 @@
 //! `rfmctl doctor`: a board and this PC, shared memory, and redundant rings.
 
 use super::*;
+use rfm_frames::area::LIVENESS_OFFSET;
 
 /// Every check `rfmctl doctor` makes, by name (the JSON's and the table's).
 const DOCTOR_CHECKS: [&str; 15] = [
@@ -94,13 +95,29 @@ fn doctor_checks_a_board_and_this_pc_and_fails_on_an_open_ring() {
 }
 
 /// On shared memory the board's own checks do not apply (skip), what the
-/// memory holds is named; a memory that does not exist fails the board check.
+/// memory holds is named: the nodes held, and apart from them what earlier
+/// runs left (a closed node, a descriptor whose area another session holds
+/// now; both used to be counted as nodes of the lab); a memory that does not
+/// exist fails the board check.
 #[test]
 fn doctor_on_shared_memory_names_its_couplings_and_a_missing_one_fails() {
     let m = shm(64 << 10);
-    let region = m.memory.map(0, interface::attitude_region_len(2)).unwrap();
-    for s in 0..2u8 {
-        publish_attitude(&region, s, 3);
+    let region = m.memory.map(0, interface::attitude_region_len(3)).unwrap();
+    // The words a simulator's session writes: its token as owner, and as
+    // closed mark once it stopped (rfm-core's link::block).
+    let token = 0x1234_5679;
+    for s in 0..4u8 {
+        let area = publish_attitude(&region, s, 3);
+        let owner = match s {
+            2 => token + 2, // another session's since
+            _ => token,
+        };
+        area.store_u32(LIVENESS_OFFSET, owner, Ordering::Release)
+            .unwrap();
+        if s == 3 {
+            area.store_u32(LIVENESS_OFFSET + 8, token, Ordering::Release)
+                .unwrap();
+        }
     }
     let (code, out, err) = run(&["doctor", &m.device, "--seconds", "0.1"]);
     assert_eq!(code, 0, "{out} {err}");
@@ -109,7 +126,11 @@ fn doctor_on_shared_memory_names_its_couplings_and_a_missing_one_fails() {
         "{out}"
     );
     assert!(
-        out.contains("PASS  memory          2 nodes described, of `rfm_attitude`"),
+        out.contains(
+            "PASS  memory          2 nodes described, of `rfm_attitude`; 2 more left by \
+             earlier runs, not counted (`slot2` of `rfm_attitude`, written over since; `slot3` \
+             of `rfm_attitude`, closed)"
+        ),
         "{out}"
     );
     let (code, out, _) = run(&["doctor", "shm:rfmctl-doctor-none", "--seconds", "0.1"]);

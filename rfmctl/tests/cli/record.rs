@@ -103,16 +103,15 @@ fn watch_and_record_wait_for_a_memory_created_later() {
         rec.to_str().unwrap(),
     ]);
     std::thread::sleep(std::time::Duration::from_secs(2));
-    let memory = Device::open(
-        &device,
-        &OpenOptions {
-            memory_size: 64 << 10,
-            ..OpenOptions::default()
-        },
-    )
+    // A node that runs: `watch --wait` waits for it to beat.
+    let mut node = rfm_core::link::AttitudeLink::open(rfm_core::link::LinkConfig {
+        device: device.clone(),
+        node_slot: 0,
+        peer_slot: 0,
+        ..rfm_core::link::LinkConfig::default()
+    })
     .unwrap();
-    let region = memory.map(0, interface::attitude_region_len(1)).unwrap();
-    publish_attitude(&region, 0, 41);
+    node.start(&rfm_core::link::Sample::default()).unwrap();
     for (what, child) in [("watch", watch), ("record", record)] {
         let out = child.wait_with_output().unwrap();
         let (stdout, stderr) = (

@@ -362,3 +362,60 @@ fn watch_misses_nothing_of_a_500_hz_node_publishing_in_bursts() {
     assert!(seen > 300, "{slot}");
     assert!(slot["rate_hz"].as_f64().unwrap() > 200.0, "{slot}");
 }
+
+/// `watch --wait` waits for the live lab: on a reused memory whose slot 1
+/// holds the node an earlier run closed, `--wait --slots 0,1 --once` used to
+/// return at once, showing the closed node. It waits, saying for what, until
+/// slot 1 runs again, and shows it live.
+#[test]
+fn watch_wait_waits_past_an_earlier_runs_closed_node_for_the_live_one() {
+    use rfm_core::link::{AttitudeLink, LinkConfig};
+    let m = shm(1 << 20);
+    let link = |device: String, slot: u8| {
+        let mut l = AttitudeLink::open(LinkConfig {
+            device,
+            node_slot: slot,
+            peer_slot: slot,
+            ..LinkConfig::default()
+        })
+        .unwrap();
+        l.start(&rfm_core::link::Sample::default()).unwrap();
+        l
+    };
+    let _live = link(m.device.clone(), 0);
+    link(m.device.clone(), 1).close().unwrap();
+    let device = m.device.clone();
+    let started = Instant::now();
+    let later = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        let again = link(device, 1);
+        std::thread::sleep(Duration::from_secs(3));
+        drop(again);
+    });
+    let (code, v, err) = watch_json(&[
+        "watch",
+        &m.device,
+        "--slots",
+        "0,1",
+        "--wait",
+        "10",
+        "--once",
+        "--json",
+        "--interval",
+        "0.3",
+    ]);
+    let took = started.elapsed();
+    later.join().unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        took >= Duration::from_millis(800),
+        "returned after {took:?}: {v}"
+    );
+    assert!(
+        err.contains("rfmctl: waiting (up to 10 s): slot 1 (`slot1`) is closed (an earlier run's)"),
+        "{err}"
+    );
+    for s in 0..2 {
+        assert_eq!(v["slots"][s]["holder"]["state"], "live", "{v}");
+    }
+}

@@ -1,0 +1,98 @@
+//! What the TOML parser and serde say of a file, put as a user needs it: the
+//! key whose value has the wrong type, and the key a misspelt one most likely
+//! meant.
+
+use std::ops::Range;
+
+use super::Source;
+use crate::InterfaceError;
+
+/// Farthest a misspelling may be from the key it meant (Damerau-Levenshtein
+/// edits: a letter added, dropped, changed or two swapped): `slto` → `slot`,
+/// `typ` → `type`, `lagg` → `lag`; and less than half the word, so that a
+/// short key is not everyone's near miss.
+const MOST_EDITS: usize = 2;
+
+/// `candidate` of `candidates` nearest `word`, if one is near enough to be
+/// what the user meant (the nearest first; equals, the first).
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|&(d, _)| d <= MOST_EDITS && 2 * d < word.chars().count().max(2))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// The error of a file TOML or serde could not read, at its place.
+pub(super) fn error(src: &Source<'_>, e: &toml::de::Error) -> InterfaceError {
+    let span = e.span().unwrap_or(0..0);
+    let message = e.message().trim_end();
+    let what = match unknown_key(message) {
+        Some((key, expected)) => match nearest(key, expected) {
+            Some(meant) => format!("{message}: did you mean `{meant}`?"),
+            None => message.to_owned(),
+        },
+        None => {
+            let message = message.replace("expected i64", "expected an integer");
+            match key_before(src.text, &span) {
+                Some(key) => format!("`{key}`: {message}"),
+                None => message,
+            }
+        }
+    };
+    src.error(span, what)
+}
+
+/// serde's "unknown field `KEY`, expected one of `A`, `B`" (or "expected `A`
+/// or `B`", "expected `A`"): the key and the keys there are.
+fn unknown_key(message: &str) -> Option<(&str, impl Iterator<Item = &str>)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (key, expected) = rest.split_once('`')?;
+    let names = expected.split('`').skip(1).step_by(2);
+    Some((key, names))
+}
+
+/// The key whose value starts at `span`: `KEY = ` just before it on its line
+/// (a table's or an inline table's).
+fn key_before<'a>(text: &'a str, span: &Range<usize>) -> Option<&'a str> {
+    let before = text.get(..span.start)?;
+    let line = before.rsplit('\n').next()?;
+    let key = line.trim_end().strip_suffix('=')?.trim_end();
+    let start = key
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |i| i + 1);
+    Some(&key[start..]).filter(|k| !k.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_near_miss_is_named_and_a_far_one_is_not() {
+        let keys = [
+            "name", "slot", "offset", "type", "lag", "max_lag", "signals",
+        ];
+        assert_eq!(nearest("slto", keys), Some("slot"));
+        assert_eq!(nearest("typ", keys), Some("type"));
+        assert_eq!(nearest("lagg", keys), Some("lag"));
+        assert_eq!(nearest("signal", keys), Some("signals"));
+        assert_eq!(nearest("maxlag", keys), Some("max_lag"));
+        assert_eq!(nearest("colour", keys), None);
+        assert_eq!(nearest("x", keys), None);
+    }
+
+    #[test]
+    fn the_key_before_a_value_is_found_in_tables_and_inline_tables() {
+        let text = "slot = \"0\"\nsignals = [ { name = \"roll\", unit = 3 } ]\n";
+        let at = |s: &str| {
+            let i = text.find(s).unwrap();
+            i..i + s.len()
+        };
+        assert_eq!(key_before(text, &at("\"0\"")), Some("slot"));
+        assert_eq!(key_before(text, &at("3 }")), Some("unit"));
+        assert_eq!(key_before(text, &at("[ {")), Some("signals"));
+        assert_eq!(key_before(text, &(0..0)), None);
+    }
+}
