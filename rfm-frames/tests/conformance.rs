@@ -3,6 +3,7 @@
 //! shm and RFM2g through the emulator (rfm-memory's suite of the same name
 //! runs the backends' own calls). Under Miri only the loopback backend runs.
 
+#[macro_use]
 mod common;
 
 use common::{frame as framed, Fixture, WORDS};
@@ -142,22 +143,9 @@ fn slots_do_not_overlap(f: Fixture) {
     ));
 }
 
-macro_rules! conformance {
-    ($backend:ident $(, #[$attr:meta])?) => {
-        $(#[$attr])?
-        mod $backend {
-            #[test]
-            fn framed_frames_cross_between_opens() { super::framed_frames_cross_between_opens(super::common::$backend()) }
-            #[test]
-            fn seed_packets_cross_between_opens() { super::seed_packets_cross_between_opens(super::common::$backend()) }
-            #[test]
-            fn slots_do_not_overlap() { super::slots_do_not_overlap(super::common::$backend()) }
-        }
-    };
-}
-
-conformance!(loopback);
-conformance!(shm, #[cfg(not(miri))]);
 // The emulator is a Linux library so far (issue 14 ports it to Windows).
-conformance!(rfm2g_sim, #[cfg(all(not(miri), target_os = "linux"))]);
-conformance!(rfm2g_sim_dma, #[cfg(all(not(miri), target_os = "linux"))]);
+on_every_backend!(
+    framed_frames_cross_between_opens,
+    seed_packets_cross_between_opens,
+    slots_do_not_overlap,
+);

@@ -1,178 +1,24 @@
-//! The device string (a contract the FMU exposes) and the memory it opens.
-//!
-//! - a path such as `/dev/rfm2g0` or `\\.\rfm2g1`: an RFM2g board (vendor library);
-//! - `shm:NAME`: shared memory on this host (POSIX, or a named file mapping on Windows);
-//! - `loopback:NAME`: memory shared inside this process.
+//! The memory a device string ([`crate::spec`]) opens.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::backend::loopback::{self, LoopbackError, LoopbackMemory};
-use crate::backend::rfm2g::{self, Board, BoardError, Interrupt, Lcsr, RingEvent, LINK_EVENT};
-use rfm2g_sys::Rfm2gError;
+use crate::backend::loopback::{self, LoopbackMemory};
+use crate::backend::rfm2g::{self, Board, Interrupt, Lcsr, RingEvent, LINK_EVENT};
 
 /// A device's network interrupts, enabled while it lives: how a link waits for
 /// its peers on an RFM2g board ([`Device::events`]).
 pub use crate::backend::rfm2g::Events;
-use crate::backend::shm::{self, ShmError, ShmMapping};
+use crate::backend::shm::{self, ShmMapping};
+use crate::error::DeviceError;
 use crate::region::{OutsideMemory, Region, WORD};
-
-/// The accepted forms, quoted in errors.
-pub const DEVICE_FORMS: &str =
-    "`/dev/rfm2gN` (Linux) or `\\\\.\\rfm2gN` (Windows) for an RFM2g board, `shm:NAME` for \
-     shared memory on this host, `loopback:NAME` for the instances of one process, or \
-     `replay:PATH` to play the peers from a recording";
+use crate::spec::DeviceSpec;
 
 /// Size of `shm:` and `loopback:` memories unless the caller asks otherwise: room
 /// for all 256 slots. (RFM2g boards have their own size: 64, 128 or 256 MB.)
 pub const DEFAULT_MEMORY_SIZE: usize = 1 << 20;
 
 pub use crate::region::MAX_MEMORY_SIZE;
-
-/// Longest `loopback:` name.
-pub const MAX_LOOPBACK_NAME_LEN: usize = 255;
-
-/// A device string, parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DeviceSpec {
-    Rfm2g { path: String },
-    Shm { name: String },
-    Loopback { name: String },
-}
-
-/// Why a device could not be opened or mapped: the device string, the window
-/// asked for, or what its backend said (each backend has its own error, kept
-/// whole here; its message is this error's message).
-#[derive(Debug, thiserror::Error)]
-pub enum DeviceError {
-    #[error("device string is empty; expected {DEVICE_FORMS}")]
-    Empty,
-    #[error("device `{device}` is not a form this FMU knows; expected {DEVICE_FORMS}")]
-    UnknownForm { device: String },
-    #[error("device `{device}`: {reason}")]
-    BadDevice { device: String, reason: String },
-    #[error("device `{device}`: a size of {size} bytes cannot be used")]
-    BadSize { device: String, size: u64 },
-    #[error(
-        "device `{device}`: memory_size {size} is more than {MAX_MEMORY_SIZE} bytes (256 MiB, \
-         the largest RFM2g board): give the interface a memory_size the coupling needs"
-    )]
-    TooLarge { device: String, size: u64 },
-    #[error(
-        "device `{device}` is not an RFM2g board: {what} needs one (`/dev/rfm2gN` through the \
-         vendor library or the rfm2g-sim emulator)"
-    )]
-    NotRfm2g { device: String, what: &'static str },
-    #[error(transparent)]
-    WindowOutOfRange(OutsideMemory),
-    #[error("device `{device}`: offset {offset} is not a multiple of {WORD} bytes")]
-    UnalignedWindow { device: String, offset: u64 },
-    #[error(transparent)]
-    Shm(#[from] ShmError),
-    #[error(transparent)]
-    Loopback(#[from] LoopbackError),
-    /// The RFM2g library could not be used (a failed vendor call is [`DeviceError::Rfm2g`]).
-    #[error(transparent)]
-    Board(BoardError),
-    /// A vendor call failed: which, on which device, and the library's words.
-    #[error(transparent)]
-    Rfm2g(#[from] Rfm2gError),
-}
-
-/// A failed vendor call is always [`DeviceError::Rfm2g`], whichever operation
-/// made it; the board's other failures are [`DeviceError::Board`].
-impl From<BoardError> for DeviceError {
-    fn from(e: BoardError) -> DeviceError {
-        match e {
-            BoardError::Call(call) => DeviceError::Rfm2g(call),
-            other => DeviceError::Board(other),
-        }
-    }
-}
-
-/// A redundant device: two memories of one kind joined by `+`
-/// (`/dev/rfm2g0+/dev/rfm2g1`, `shm:A+shm:B`): the same coupling over two
-/// rings, every store on both. The one rule of the `+`, for the link and for
-/// interface files alike.
-pub fn split_rings(device: &str) -> Result<(DeviceSpec, Option<DeviceSpec>), DeviceError> {
-    let Some((a, b)) = device.split_once('+') else {
-        return Ok((DeviceSpec::parse(device)?, None));
-    };
-    let bad = |reason: &str| DeviceError::BadDevice {
-        device: device.escape_debug().to_string(),
-        reason: format!(
-            "{reason}; a redundant device is two memories of one kind joined by one `+`, as \
-             `/dev/rfm2g0+/dev/rfm2g1` or `shm:A+shm:B`"
-        ),
-    };
-    if b.contains('+') {
-        return Err(bad("it joins more than two memories"));
-    }
-    let (a, b) = (DeviceSpec::parse(a)?, DeviceSpec::parse(b)?);
-    if std::mem::discriminant(&a) != std::mem::discriminant(&b) {
-        return Err(bad("its two memories are of different kinds"));
-    }
-    if a == b {
-        return Err(bad("its two memories are one"));
-    }
-    Ok((a, Some(b)))
-}
-
-impl DeviceSpec {
-    /// Parses a device string; the error names the forms that are accepted.
-    pub fn parse(device: &str) -> Result<DeviceSpec, DeviceError> {
-        if device.is_empty() {
-            return Err(DeviceError::Empty);
-        }
-        let bad = |reason: String| DeviceError::BadDevice {
-            device: device.escape_debug().to_string(),
-            reason,
-        };
-        if let Some(name) = device.strip_prefix("shm:") {
-            shm::validate_name(name).map_err(bad)?;
-            return Ok(DeviceSpec::Shm {
-                name: name.to_owned(),
-            });
-        }
-        if let Some(name) = device.strip_prefix("loopback:") {
-            if name.is_empty() {
-                return Err(bad("the name after `loopback:` is empty".into()));
-            }
-            if name.len() > MAX_LOOPBACK_NAME_LEN {
-                return Err(bad(format!(
-                    "the name is {} bytes; at most {MAX_LOOPBACK_NAME_LEN} are allowed",
-                    name.len()
-                )));
-            }
-            return Ok(DeviceSpec::Loopback {
-                name: name.to_owned(),
-            });
-        }
-        // A shm: memory's file on Linux, given as a path: a board path would
-        // send the user through the vendor library's long account of a missing
-        // board.
-        if let Some(name) = device.strip_prefix("/dev/shm/") {
-            let hint = match shm::validate_name(name) {
-                Ok(()) => format!("did you mean `shm:{name}`?"),
-                Err(_) => "name it as `shm:NAME`".to_owned(),
-            };
-            return Err(bad(format!(
-                "/dev/shm holds this host's shared memory, not RFM2g boards: {hint}"
-            )));
-        }
-        if device.starts_with('/') || device.starts_with(r"\\.\") {
-            if device.contains('\0') {
-                return Err(bad("it contains a NUL byte".into()));
-            }
-            return Ok(DeviceSpec::Rfm2g {
-                path: device.to_owned(),
-            });
-        }
-        Err(DeviceError::UnknownForm {
-            device: device.escape_debug().to_string(),
-        })
-    }
-}
 
 /// How to open a device.
 #[derive(Debug, Clone)]

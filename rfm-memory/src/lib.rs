@@ -20,12 +20,16 @@
 pub mod backend;
 pub mod counts;
 mod device;
+mod error;
+mod forms;
 mod region;
 pub mod seqlock;
+mod spec;
+pub mod spelling;
 
 pub use backend::rfm2g::Interrupt;
-pub use device::{
-    split_rings, Device, DeviceError, DeviceInfo, DeviceSpec, Events, OpenOptions,
-    DEFAULT_MEMORY_SIZE, DEVICE_FORMS, MAX_MEMORY_SIZE,
-};
+pub use device::{Device, DeviceInfo, Events, OpenOptions, DEFAULT_MEMORY_SIZE, MAX_MEMORY_SIZE};
+pub use error::DeviceError;
+pub use forms::DEVICE_FORMS;
 pub use region::{Network, OutsideMemory, Region, RegionError, WORD};
+pub use spec::{split_rings, DeviceSpec};

@@ -3,6 +3,7 @@
 //! Under Miri only the loopback backend runs (no shm_open or dlopen there).
 //! rfm-frames' suite of the same name runs frames over the same backends.
 
+#[macro_use]
 mod common;
 
 use common::{Fixture, FIXTURE_SIZE as SIZE};
@@ -72,24 +73,10 @@ fn windows_outside_memory_are_refused(f: Fixture) {
     ));
 }
 
-macro_rules! conformance {
-    ($backend:ident $(, #[$attr:meta])?) => {
-        $(#[$attr])?
-        mod $backend {
-            #[test]
-            fn opens_with_the_expected_size() { super::opens_with_the_expected_size(super::common::$backend()) }
-            #[test]
-            fn two_opens_share_one_memory() { super::two_opens_share_one_memory(super::common::$backend()) }
-            #[test]
-            fn regions_outlive_their_device() { super::regions_outlive_their_device(super::common::$backend()) }
-            #[test]
-            fn windows_outside_memory_are_refused() { super::windows_outside_memory_are_refused(super::common::$backend()) }
-        }
-    };
-}
-
-conformance!(loopback);
-conformance!(shm, #[cfg(not(miri))]);
 // The emulator is a Linux library so far (issue 14 ports it to Windows).
-conformance!(rfm2g_sim, #[cfg(all(not(miri), target_os = "linux"))]);
-conformance!(rfm2g_sim_dma, #[cfg(all(not(miri), target_os = "linux"))]);
+on_every_backend!(
+    opens_with_the_expected_size,
+    two_opens_share_one_memory,
+    regions_outlive_their_device,
+    windows_outside_memory_are_refused,
+);

@@ -70,6 +70,48 @@ fn malformed_device_strings_name_the_accepted_forms() {
         );
         assert_msg(&err, &[device, "shm:NAME"]);
     }
+    // A misspelt prefix: the form it most likely meant.
+    assert_msg(&open("smh:hawk"), &["did you mean `shm:hawk`?"]);
+    assert_msg(&open("lopback:a"), &["did you mean `loopback:a`?"]);
+}
+
+/// A path that names no RFM2g board form (the driver's `/dev/rfm2gN` or
+/// `\\.\rfm2gN`, the emulator's `/dev/rfm2g-sim/…`) is refused before any
+/// library is loaded, naming the nearest form: `/dev/rfmg20` used to pass
+/// (build-fmu exit 0) and, without a vendor library, earn advice to build one.
+#[test]
+fn a_board_path_of_no_known_form_is_refused_naming_the_nearest() {
+    for (device, meant) in [
+        ("/dev/rfmg20", Some("/dev/rfm2g0")),
+        ("/dev/rfm2g", Some("/dev/rfm2g0")),
+        ("/dev/rfm2h1", Some("/dev/rfm2g1")),
+        (r"\\.\rfmg21", Some(r"\\.\rfm2g1")),
+        ("/dev/nosuchboard", None),
+        ("/dev/rfm2g-sim/", None),
+    ] {
+        let err = open(device);
+        assert!(
+            matches!(err, DeviceError::BadDevice { .. }),
+            "{device}: {err:?}"
+        );
+        let text = err.to_string();
+        assert!(text.contains("no RFM2g board path"), "{text}");
+        assert!(text.contains("/dev/rfm2gN"), "{text}");
+        match meant {
+            Some(m) => assert!(text.contains(&format!("(did you mean `{m}`?)")), "{text}"),
+            None => assert!(!text.contains("did you mean"), "{text}"),
+        }
+        // The interface files' device setting keeps the same rule.
+        assert!(rfm_memory::split_rings(device).is_err());
+    }
+    for device in [
+        "/dev/rfm2g0",
+        "/dev/rfm2g255",
+        r"\\.\rfm2g3",
+        "/dev/rfm2g-sim/lab/2/1M",
+    ] {
+        assert!(DeviceSpec::parse(device).is_ok(), "{device}");
+    }
 }
 
 #[test]
@@ -297,7 +339,8 @@ fn vendor_statuses_become_typed_errors_with_the_vendors_text() {
         rfm2g_library: Some(common::sim_library()),
         ..OpenOptions::default()
     };
-    let err = Device::open("/dev/nosuchboard", &options).unwrap_err();
+    // A board no emulator configuration names.
+    let err = Device::open("/dev/rfm2g9", &options).unwrap_err();
     let DeviceError::Rfm2g(e) = &err else {
         panic!("{err:?}")
     };
@@ -309,7 +352,7 @@ fn vendor_statuses_become_typed_errors_with_the_vendors_text() {
     assert_msg(
         &err,
         &[
-            "RFM2gOpen on `/dev/nosuchboard` failed with RFM2G_NO_RFM2G_BOARD (10)",
+            "RFM2gOpen on `/dev/rfm2g9` failed with RFM2G_NO_RFM2G_BOARD (10)",
             "check the device path",
         ],
     );

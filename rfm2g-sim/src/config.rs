@@ -4,8 +4,12 @@
 //! 1. a self-describing path `/dev/rfm2g-sim/RING/NODE[/SIZE]` (no set-up needed;
 //!    what tests and scripts use);
 //! 2. entries in `$RFM2G_SIM_DEVICES`, separated by `;`;
-//! 3. entries in the file named by `$RFM2G_SIM_CONFIG`, one per line, `#` comments;
-//! 4. `/dev/rfm2gN` or `\\.\rfm2gN` otherwise: ring `rfm2g-sim`, node N, 64 MiB.
+//! 3. entries in the file named by `$RFM2G_SIM_CONFIG`, one per line, `#` comments.
+//!
+//! A path none of them names is no board, as on a PC without that card: it
+//! used to open a board of a default ring, where a typo (`/dev/rfm2g7` for
+//! `/dev/rfm2g1`) coupled with nobody and was reported only as a silent peer.
+//! The refusal names the boards configured and the nearest of them.
 //!
 //! An entry is `DEVICE key=value ...` with keys `ring`, `node` (required), `size`,
 //! `delay` and `link`, e.g. `/dev/rfm2g0 ring=lab node=2 size=64M delay=500ns`.
@@ -45,6 +49,8 @@ pub enum ConfigError {
     /// No rule names this path: the emulator's "no such device".
     Unconfigured {
         path: String,
+        /// The device paths the configuration names.
+        configured: Vec<String>,
     },
     /// A rule names it but is malformed; `origin` says where the rule is.
     Bad {
@@ -60,11 +66,25 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Unconfigured { path } => write!(
-                f,
-                "no emulated board at `{path}`: use /dev/rfm2gN, /dev/rfm2g-sim/RING/NODE[/SIZE], \
-                 or configure it in ${DEVICES_ENV} or the file named by ${CONFIG_ENV}"
-            ),
+            ConfigError::Unconfigured { path, configured } => {
+                let named = match configured.is_empty() {
+                    true => "no board is configured".to_owned(),
+                    false => format!(
+                        "the configuration names {}{}",
+                        configured.join(", "),
+                        rfm_memory::spelling::did_you_mean(
+                            path,
+                            configured.iter().map(String::as_str)
+                        )
+                    ),
+                };
+                write!(
+                    f,
+                    "no emulated board at `{path}`: {named}; configure it (`{path} ring=NAME \
+                     node=N`) in ${DEVICES_ENV} or the file named by ${CONFIG_ENV}, or use the \
+                     self-describing {VIRTUAL_PREFIX}RING/NODE[/SIZE]"
+                )
+            }
             ConfigError::Bad { origin, reason } => write!(f, "{origin}: {reason}"),
             ConfigError::Unreadable { file, reason } => {
                 write!(f, "cannot read ${CONFIG_ENV} file `{file}`: {reason}")
@@ -121,25 +141,19 @@ pub fn resolve_with(
             }
         }
     }
-    let number = path
-        .strip_prefix("/dev/rfm2g")
-        .or_else(|| path.strip_prefix(r"\\.\rfm2g"))
-        .filter(|n| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit()));
-    match number
-        .and_then(|n| n.parse::<u16>().ok())
-        .filter(|n| *n <= 255)
-    {
-        Some(node) => Ok(BoardConfig {
-            ring: DEFAULT_RING.to_owned(),
-            node,
-            size: DEFAULT_SIZE,
-            delay: Duration::ZERO,
-            link_up: true,
-        }),
-        None => Err(ConfigError::Unconfigured {
-            path: path.to_owned(),
-        }),
+    let entries = (devices.into_iter().flat_map(|d| d.split(';')))
+        .chain(file.into_iter().flat_map(|(_, text)| text.lines()))
+        .map(|entry| entry.split('#').next().unwrap_or_default());
+    let mut configured: Vec<String> = Vec::new();
+    for device in entries.filter_map(|entry| entry.split_whitespace().next()) {
+        if !configured.iter().any(|c| c == device) {
+            configured.push(device.to_owned());
+        }
     }
+    Err(ConfigError::Unconfigured {
+        path: path.to_owned(),
+        configured,
+    })
 }
 
 fn virtual_board(path: &str, rest: &str) -> Result<BoardConfig, ConfigError> {
@@ -278,27 +292,42 @@ mod tests {
         }
     }
 
+    /// A path no configuration names is no board, as on a PC without that
+    /// card: `/dev/rfm2g7` used to open node 7 of a default ring, where a
+    /// typo coupled with nobody. The refusal names the boards configured and
+    /// the nearest.
     #[test]
-    fn unconfigured_numbered_paths_are_nodes_of_the_default_ring() {
-        for (path, node) in [("/dev/rfm2g0", 0), ("/dev/rfm2g7", 7), (r"\\.\rfm2g1", 1)] {
+    fn a_path_no_configuration_names_is_no_board_and_the_nearest_is_named() {
+        for path in ["/dev/rfm2g0", "/dev/rfm2g7", r"\\.\rfm2g1", "/dev/null"] {
+            let err = resolve_with(path, None, None).unwrap_err();
             assert_eq!(
-                resolve_with(path, None, None),
-                Ok(board("rfm2g-sim", node, 64 << 20))
+                err,
+                ConfigError::Unconfigured {
+                    path: path.into(),
+                    configured: Vec::new()
+                }
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains("no board is configured") && text.contains("RING/NODE"),
+                "{text}"
             );
         }
-        for path in [
-            "/dev/rfm2g",
-            "/dev/rfm2g256",
-            "/dev/rfm2gx",
-            "/dev/null",
-            "rfm2g0",
-        ] {
-            assert_eq!(
-                resolve_with(path, None, None),
-                Err(ConfigError::Unconfigured { path: path.into() }),
-                "{path}"
-            );
-        }
+        let devices = "/dev/rfm2g0 ring=lab node=1; /dev/rfm2g1 ring=lab node=2";
+        let err = resolve_with(
+            "/dev/rfm2g7",
+            Some(devices),
+            Some(("lab.conf", "/dev/rfm2g3 node=3 # a third\n")),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(
+                "no emulated board at `/dev/rfm2g7`: the configuration names /dev/rfm2g0, \
+                 /dev/rfm2g1, /dev/rfm2g3 (did you mean `/dev/rfm2g0`?)"
+            ),
+            "{err}"
+        );
     }
 
     #[test]
@@ -350,7 +379,16 @@ mod tests {
                 ..board("f", 5, 64 << 20)
             })
         );
-        assert_eq!(got("/dev/rfm2g3"), Ok(board("rfm2g-sim", 3, 64 << 20)));
+        // Named by neither: no board (each configured path named once).
+        assert_eq!(
+            got("/dev/rfm2g3"),
+            Err(ConfigError::Unconfigured {
+                path: "/dev/rfm2g3".into(),
+                configured: ["/dev/rfm2g0", "/dev/rfm2g1", "/dev/rfm2g5"]
+                    .map(String::from)
+                    .to_vec()
+            })
+        );
     }
 
     #[test]

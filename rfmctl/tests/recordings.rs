@@ -250,9 +250,10 @@ fn plot_without_signals_plots_every_number_of_every_node() {
     // roll, pitch, yaw and status of both nodes; not their message Strings.
     assert!(out.contains("(8 signals over"), "{out}");
     let bytes = std::fs::read(&png).unwrap();
-    // 60 + 220 pixels a panel, in the PNG's IHDR.
+    // Eight panels: two columns of four, 170 pixels a panel, in the PNG's IHDR.
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
     let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    assert_eq!(height, 60 + 220 * 8);
+    assert_eq!((width, height), (1600, 60 + 170 * 4));
 }
 
 /// A restarted writer repeats steps: its second session's step 0 is compared

@@ -184,23 +184,23 @@ def test_a_ring_cut_and_mend_run_as_written(tmp_path):
     cut is refused naming the ring, and creates no memory."""
     page = "guide/emulator.md"
     snippet = book.snippet(page, "ring-cut")
-    default_ring = list(Path("/dev/shm").glob("rfm2g-sim.rfm2g-sim*"))
+    default_ring = list(Path("/dev/shm").glob("rfm2g-sim.lab*"))
     cwd = linked(tmp_path)
     try:
         if not default_ring:
             run = shell(snippet, cwd)
             assert run.returncode == 3, run.stdout + run.stderr
-            assert "it is node 0 of ring `rfm2g-sim`, which no program has opened" in run.stderr, \
+            assert "it is node 0 of ring `lab`, which no program has opened" in run.stderr, \
                 run.stderr
-            assert not list(Path("/dev/shm").glob("rfm2g-sim.rfm2g-sim*"))
+            assert not list(Path("/dev/shm").glob("rfm2g-sim.lab*"))
         # A program holds the board: `info` opens it, as a simulator does.
         opened = shell(snippet.splitlines()[0].replace("cut ", "info"), cwd)
         assert opened.returncode == 0, opened.stdout + opened.stderr
         run = shell(snippet, cwd)
         assert run.returncode == 0, run.stdout + run.stderr
-        assert "(node 0 of ring `rfm2g-sim`) cut from its ring" in run.stdout, run.stdout
+        assert "(node 0 of ring `lab`) cut from its ring" in run.stdout, run.stdout
     finally:
-        for leftover in Path("/dev/shm").glob("rfm2g-sim.rfm2g-sim*"):
+        for leftover in Path("/dev/shm").glob("rfm2g-sim.lab*"):
             leftover.unlink()
 
 

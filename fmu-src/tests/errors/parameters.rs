@@ -164,8 +164,9 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
     refused_at_initialization(&dev, cases);
 }
 
-/// The RFM2g cases, through the emulator: a board that does not exist, a
-/// library that is not an RFM2g library, a memory too small for the slots.
+/// The RFM2g cases, through the emulator: a board path of no known form, a
+/// board that does not exist, a library that is not an RFM2g library, a
+/// memory too small for the slots.
 #[test]
 fn bad_rfm2g_parameters_fail_initialization_naming_the_parameter() {
     let dev = format!("loopback:{}", unique("params"));
@@ -182,13 +183,27 @@ fn bad_rfm2g_parameters_fail_initialization_naming_the_parameter() {
             ],
             vec!["/nonexistent/librfm2g.so", "gcc -shared -fPIC"],
         ),
+        // A typo of the board path: named with the nearest form before any
+        // library is looked for (it used to earn advice to build one).
         (
             vec![
-                ("device", "/dev/nosuchboard".into()),
+                ("device", "/dev/rfmg20".into()),
+                ("rfm2gLibrary", "/nonexistent/librfm2g.so".into()),
+            ],
+            vec![
+                "device `/dev/rfmg20`: no RFM2g board path (did you mean `/dev/rfm2g0`?)",
+                "/dev/rfm2gN",
+            ],
+        ),
+        // A board path the emulator's configuration does not name: no board
+        // (it used to open one of a default ring, where nobody else was).
+        (
+            vec![
+                ("device", "/dev/rfm2g7".into()),
                 ("rfm2gLibrary", lib.into()),
             ],
             vec![
-                "RFM2gOpen on `/dev/nosuchboard` failed with RFM2G_NO_RFM2G_BOARD",
+                "RFM2gOpen on `/dev/rfm2g7` failed with RFM2G_NO_RFM2G_BOARD",
                 "check the device path",
             ],
         ),

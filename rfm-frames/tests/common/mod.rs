@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 #[path = "../../../rfm-memory/tests/common/mod.rs"]
+#[macro_use]
 mod memory;
 #[allow(unused_imports)]
 pub use memory::*;

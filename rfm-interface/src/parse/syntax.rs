@@ -1,28 +1,12 @@
 //! What the TOML parser and serde say of a file, put as a user needs it: the
 //! key whose value has the wrong type, and the key a misspelt one most likely
-//! meant.
+//! meant (by `rfm_memory::spelling`'s one rule of near misses).
 
 use std::ops::Range;
 
 use super::Source;
 use crate::InterfaceError;
-
-/// Farthest a misspelling may be from the key it meant (Damerau-Levenshtein
-/// edits: a letter added, dropped, changed or two swapped): `slto` → `slot`,
-/// `typ` → `type`, `lagg` → `lag`; and less than half the word, so that a
-/// short key is not everyone's near miss.
-const MOST_EDITS: usize = 2;
-
-/// `candidate` of `candidates` nearest `word`, if one is near enough to be
-/// what the user meant (the nearest first; equals, the first).
-pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(word, c), c))
-        .filter(|&(d, _)| d <= MOST_EDITS && 2 * d < word.chars().count().max(2))
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
-}
+use rfm_memory::spelling::nearest;
 
 /// The error of a file TOML or serde could not read, at its place.
 pub(super) fn error(src: &Source<'_>, e: &toml::de::Error) -> InterfaceError {
@@ -68,20 +52,6 @@ fn key_before<'a>(text: &'a str, span: &Range<usize>) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_near_miss_is_named_and_a_far_one_is_not() {
-        let keys = [
-            "name", "slot", "offset", "type", "lag", "max_lag", "signals",
-        ];
-        assert_eq!(nearest("slto", keys), Some("slot"));
-        assert_eq!(nearest("typ", keys), Some("type"));
-        assert_eq!(nearest("lagg", keys), Some("lag"));
-        assert_eq!(nearest("signal", keys), Some("signals"));
-        assert_eq!(nearest("maxlag", keys), Some("max_lag"));
-        assert_eq!(nearest("colour", keys), None);
-        assert_eq!(nearest("x", keys), None);
-    }
 
     #[test]
     fn the_key_before_a_value_is_found_in_tables_and_inline_tables() {

@@ -55,6 +55,13 @@ fn settings_reach_each_node_and_a_wrong_one_is_refused_where_it_is() {
             "unknown sync mode `sometimes`; expected lockstep or free",
         ),
         ("device = \"shm:a/b\"", (2, 10), "device = \"shm:a/b\""),
+        // A board path of no known form: refused when the FMUs are built
+        // (build-fmu used to exit 0), naming the nearest.
+        (
+            "device = \"/dev/rfmg20\"",
+            (2, 10),
+            "no RFM2g board path (did you mean `/dev/rfm2g0`?)",
+        ),
         (
             "realTimeFactor = \"1\"",
             (2, 18),

@@ -99,3 +99,27 @@ pub fn rfm2g_sim_dma() -> Fixture {
     fixture.open().set_dma_threshold(0).unwrap();
     fixture
 }
+
+/// A module per backend (under Miri, loopback alone; the emulator on Linux
+/// alone), holding a test per function named, each given that backend's
+/// fixture: the conformance suites' one list of backends.
+#[allow(unused_macros)]
+macro_rules! on_every_backend {
+    ($($test:ident),* $(,)?) => {
+        on_every_backend!(@one loopback, [], $($test),*);
+        on_every_backend!(@one shm, [#[cfg(not(miri))]], $($test),*);
+        on_every_backend!(@one rfm2g_sim, [#[cfg(all(not(miri), target_os = "linux"))]], $($test),*);
+        on_every_backend!(@one rfm2g_sim_dma, [#[cfg(all(not(miri), target_os = "linux"))]], $($test),*);
+    };
+    (@one $backend:ident, [$(#[$attr:meta])*], $($test:ident),*) => {
+        $(#[$attr])*
+        mod $backend {
+            $(
+                #[test]
+                fn $test() {
+                    super::$test(super::common::$backend())
+                }
+            )*
+        }
+    };
+}

@@ -147,7 +147,7 @@ impl Ring {
                 board.node,
                 board.ring,
                 match board.ring == crate::config::DEFAULT_RING {
-                    true => " (the default ring of /dev/rfm2gN, with nothing configured)",
+                    true => " (the default ring of an entry without `ring=`)",
                     false => "",
                 },
                 crate::config::DEVICES_ENV,

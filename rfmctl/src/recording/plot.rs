@@ -1,7 +1,9 @@
 //! `plot`: the signals of a recording over simulation time (every number of
 //! every node unless some are chosen), one panel per signal on a shared time
 //! axis; a gap in a writer's steps breaks its line, and a
-//! restart (a new session) is marked by a vertical line.
+//! restart (a new session) is marked by a vertical line. Each panel names its
+//! signal with its unit; a Boolean reads off and on; a lab's many signals
+//! fill two columns rather than a picture four thousand pixels tall.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -24,6 +26,10 @@ const FONTS: [&str; 2] = [
 /// One plotted signal: where it is, and what was read of it.
 struct Trace {
     label: String,
+    /// Its unit, as the file declares it (empty: none).
+    unit: String,
+    /// A Boolean: its axis reads off and on.
+    boolean: bool,
     slot: u8,
     index: usize,
     /// Runs of (time, value) without a gap or restart between them.
@@ -115,6 +121,8 @@ fn traces(nodes: &[Descriptor], names: &[String]) -> Result<Vec<Trace>, Failure>
             }
             Ok(Trace {
                 label: name.clone(),
+                unit: n.signals[index].unit.clone(),
+                boolean: n.signals[index].kind == SignalType::Boolean,
                 slot: n.slot,
                 index,
                 steps: matches!(
@@ -250,9 +258,41 @@ fn stepped(run: &[(f64, f64)]) -> Vec<(f64, f64)> {
     points
 }
 
-/// The picture's size for `panels` panels.
+/// The panels' grid for `panels` panels, as (columns, rows): one column up
+/// to six, two beyond (19 panels were a picture 4240 pixels tall).
+fn grid(panels: usize) -> (usize, usize) {
+    let columns = if panels <= 6 { 1 } else { 2 };
+    (columns, panels.div_ceil(columns).max(1))
+}
+
+/// The picture's size for `panels` panels: lower panels when there are many
+/// rows, so that a lab's signals fit a screen or two.
 fn size(panels: usize) -> (u32, u32) {
-    (1200, 60 + 220 * panels as u32)
+    let (columns, rows) = grid(panels);
+    let (width, height) = match columns {
+        1 => (1200, 220),
+        _ => (1600, 170),
+    };
+    (width, 60 + height * rows as u32)
+}
+
+/// A panel's title: the signal, and its unit if the file declares one.
+fn title(t: &Trace) -> String {
+    match t.unit.is_empty() {
+        true => t.label.clone(),
+        false => format!("{} ({})", t.label, t.unit),
+    }
+}
+
+/// A y-axis label: a Boolean's 0 and 1 as off and on (its other ticks
+/// unlabelled), any other number as [`axis_number`].
+fn y_label(boolean: bool, y: f64) -> String {
+    match boolean {
+        true if y.abs() < 1e-9 => "off".to_owned(),
+        true if (y - 1.0).abs() < 1e-9 => "on".to_owned(),
+        true => String::new(),
+        false => axis_number(y),
+    }
 }
 
 /// The colour of panel `i` of `n`.
@@ -276,23 +316,29 @@ where
     B::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let panels = root.split_evenly((traces.len(), 1));
+    let (columns, rows) = grid(traces.len());
+    let panels = root.split_evenly((rows, columns));
     for (i, (t, panel)) in traces.iter().zip(panels).enumerate() {
         let ys = t.runs.iter().flatten().map(|&(_, y)| y);
         let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
             (a.min(y), b.max(y))
         });
-        let (lo, hi) = y_range(lo, hi);
+        let (lo, hi) = match t.boolean {
+            true => (-0.25, 1.25),
+            false => y_range(lo, hi),
+        };
         let color = color(i, traces.len());
         let mut chart = ChartBuilder::on(&panel)
-            .caption(&t.label, ("sans-serif", 18))
+            .caption(title(t), ("sans-serif", 18))
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(80)
             .build_cartesian_2d(t0..t1, lo..hi)?;
+        let boolean = t.boolean;
         chart
             .configure_mesh()
-            .y_label_formatter(&|y| axis_number(*y))
+            .y_labels(if boolean { 3 } else { 10 })
+            .y_label_formatter(&|y| y_label(boolean, *y))
             .x_desc("simulation time (s)")
             .label_style(("sans-serif", 13))
             .draw()?;
@@ -323,6 +369,8 @@ mod tests {
     fn trace(label: &str, values: impl Fn(usize) -> f64) -> Trace {
         Trace {
             label: label.into(),
+            unit: String::new(),
+            boolean: label.ends_with("on_ground"),
             slot: 0,
             index: 0,
             steps: label.ends_with("on_ground") || label.ends_with("gear"),
@@ -332,9 +380,7 @@ mod tests {
         }
     }
 
-    /// The rows in which each trace's own colour was drawn: every one must be
-    /// in its own panel (a Boolean toggling faster than the pixels was drawn
-    /// over the panels above and below it).
+    /// Five signals, one Boolean: each inside its own panel.
     #[test]
     fn every_signal_stays_inside_its_own_panel() {
         let traces = [
@@ -348,7 +394,45 @@ mod tests {
             stepped(&[(0.0, 1.0), (1.0, 0.0), (2.0, 1.0)]),
             [(0.0, 1.0), (1.0, 1.0), (1.0, 0.0), (2.0, 0.0), (2.0, 1.0)]
         );
+        inside_own_panels(&traces);
+    }
+
+    /// A lab's nineteen signals (the lab of issue 50) fill two columns of a
+    /// picture under 1,800 pixels tall (it was 1200 × 4240), each still
+    /// inside its own panel.
+    #[test]
+    fn a_labs_nineteen_signals_make_a_picture_of_sensible_size() {
+        let traces: Vec<Trace> = (0..19)
+            .map(|i| {
+                trace(&format!("node.s{i}"), move |k| {
+                    ((k + 97 * i) as f64 * 0.01).sin()
+                })
+            })
+            .collect();
         let (w, h) = size(traces.len());
+        assert!(w <= 1600 && h <= 1800, "{w} × {h}");
+        inside_own_panels(&traces);
+    }
+
+    /// A panel names its unit; a Boolean's axis reads off and on.
+    #[test]
+    fn panels_name_their_units_and_booleans_read_off_and_on() {
+        let mut t = trace("cockpit.altitude", |_| 0.0);
+        assert_eq!(title(&t), "cockpit.altitude");
+        t.unit = "m".into();
+        assert_eq!(title(&t), "cockpit.altitude (m)");
+        assert_eq!(y_label(true, 0.0), "off");
+        assert_eq!(y_label(true, 1.0), "on");
+        assert_eq!(y_label(true, 0.5), "");
+        assert_eq!(y_label(false, 0.5), "0.5");
+    }
+
+    /// The rows and columns in which each trace's own colour was drawn: every
+    /// one must be in its own panel of the grid (a Boolean toggling faster
+    /// than the pixels was drawn over the panels above and below it).
+    fn inside_own_panels(traces: &[Trace]) {
+        let (w, h) = size(traces.len());
+        let (columns, panel_rows) = grid(traces.len());
         let mut pixels = vec![0u8; (w * h * 3) as usize];
         {
             let root = BitMapBackend::with_buffer(&mut pixels, (w, h)).into_drawing_area();
@@ -356,31 +440,36 @@ mod tests {
                 eprintln!("no font here: the plot cannot be drawn");
                 return;
             }
-            draw_on(&root, &traces, (0.0, 4.0)).unwrap();
+            draw_on(&root, traces, (0.0, 4.0)).unwrap();
             root.present().unwrap();
         }
-        let panel = h / traces.len() as u32;
+        let (panel_h, panel_w) = (h / panel_rows as u32, w / columns as u32);
         for i in 0..traces.len() {
             let (r, g, b) = color(i, traces.len()).rgb();
-            let rows: Vec<u32> = (0..h)
-                .filter(|y| {
-                    (0..w).any(|x| {
-                        let p = ((y * w + x) * 3) as usize;
-                        pixels[p..p + 3] == [r, g, b]
-                    })
-                })
-                .collect();
+            let at = |x: u32, y: u32| {
+                let p = ((y * w + x) * 3) as usize;
+                pixels[p..p + 3] == [r, g, b]
+            };
+            let rows: Vec<u32> = (0..h).filter(|&y| (0..w).any(|x| at(x, y))).collect();
+            let cols: Vec<u32> = (0..w).filter(|&x| (0..h).any(|y| at(x, y))).collect();
             let label = &traces[i].label;
             assert!(
-                rows.len() > 50,
+                rows.len() > 30,
                 "{label}: drawn on only {} rows",
                 rows.len()
             );
+            let (row, column) = ((i / columns) as u32, (i % columns) as u32);
+            let own_rows = panel_h * row..panel_h * (row + 1);
+            let own_cols = panel_w * column..panel_w * (column + 1);
             let (first, last) = (rows[0], rows[rows.len() - 1]);
-            let own = panel * i as u32..panel * (i as u32 + 1);
             assert!(
-                own.contains(&first) && own.contains(&last),
-                "{label} drawn on rows {first}..={last}, its panel is {own:?}"
+                own_rows.contains(&first) && own_rows.contains(&last),
+                "{label} drawn on rows {first}..={last}, its panel is {own_rows:?}"
+            );
+            let (left, right) = (cols[0], cols[cols.len() - 1]);
+            assert!(
+                own_cols.contains(&left) && own_cols.contains(&right),
+                "{label} drawn on columns {left}..={right}, its panel is {own_cols:?}"
             );
         }
     }
