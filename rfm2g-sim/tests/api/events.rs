@@ -92,7 +92,15 @@ fn waits_time_out_in_milliseconds_and_can_be_cancelled() {
     let handle = b.0 as usize;
     let waiter = std::thread::spawn(move || {
         let b = std::mem::ManuallyDrop::new(Board(handle as RFM2GHANDLE));
-        b.wait(INTR1, u32::MAX).0
+        // The polls below are waits of their own: one in progress when this
+        // one starts makes it busy (CI saw it once: this thread then ended at
+        // once, and the polls never found it waiting). Again until it is in.
+        loop {
+            match b.wait(INTR1, u32::MAX).0 {
+                EVENT_IN_USE => std::thread::yield_now(),
+                status => break status,
+            }
+        }
     });
     // Until the waiter is in, a second wait on the same handle and type is busy.
     let deadline = Instant::now() + Duration::from_secs(5);
