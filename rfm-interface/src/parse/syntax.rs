@@ -43,9 +43,11 @@ fn key_before<'a>(text: &'a str, span: &Range<usize>) -> Option<&'a str> {
     let before = text.get(..span.start)?;
     let line = before.rsplit('\n').next()?;
     let key = line.trim_end().strip_suffix('=')?.trim_end();
-    let start = key
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .map_or(0, |i| i + 1);
+    // After the last character that is no key's (a byte index past it: the
+    // character may be several bytes, a BOM or a letter of another script).
+    let start = (key.char_indices().rev())
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     Some(&key[start..]).filter(|k| !k.is_empty())
 }
 
@@ -64,5 +66,11 @@ mod tests {
         assert_eq!(key_before(text, &at("3 }")), Some("unit"));
         assert_eq!(key_before(text, &at("[ {")), Some("signals"));
         assert_eq!(key_before(text, &(0..0)), None);
+        // A key after a character of several bytes (the fuzzer's BOM): no
+        // slice inside it.
+        let text = "na\u{feff}me = 3";
+        assert_eq!(key_before(text, &(text.len() - 1..text.len())), Some("me"));
+        let text = "é= 1";
+        assert_eq!(key_before(text, &(3..4)), None);
     }
 }
