@@ -4,7 +4,7 @@
 #
 #   ab_sha REV     the commit REV names (fails, saying why, if this clone lacks it)
 #   ab_build REV   prints target/ab/SHA/fmu, holding REV's rfm_attitude.fmu and
-#                  reals1000/ as target/fmu holds this tree's; built once per
+#                  reals1000/ as target/bench/fmu holds this tree's; built once per
 #                  commit (a commit does not change), in a worktree and a
 #                  target folder that are removed once the FMUs are packed
 

@@ -32,30 +32,37 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-cargo run --release -p build-fmu -- --platform linux64 --glibc 2.28
+# The packager and the benchmark, in one release build.
+cargo build --release -p build-fmu --bin build-fmu -p rfm-bench --bin coupling
+# The FMUs the cases load, in their own folder (rfm_bench::fmu::PACKED):
+# linux64 only, what the benchmark runs, replacing nothing build-fmu made in
+# target/fmu (linux64 and win64).
+fmus=target/bench/fmu
+target/release/build-fmu --platform linux64 --glibc 2.28 --out $fmus/rfm_attitude.fmu
 # The 100- and 1,000-Real cases' FMUs, from the same binary.
 mkdir -p target/interfaces
 for n in 100 1000; do
     python3 scripts/reals_interface.py $n > target/interfaces/reals$n.toml
-    cargo run --release -p build-fmu -- --interface target/interfaces/reals$n.toml --node all \
-        --from target/fmu/rfm_attitude.fmu --out target/fmu/reals$n
+    target/release/build-fmu --interface target/interfaces/reals$n.toml --node all \
+        --from $fmus/rfm_attitude.fmu --out $fmus/reals$n
 done
 
 if [ -n "$against" ]; then
     # shellcheck source=scripts/ab.sh
     source scripts/ab.sh
     base=$(ab_build "$against")
-    cargo build --release -p rfm-bench --bin coupling
     exec target/release/coupling --against "$base" --label "$against ($(ab_sha "$against"))" \
         --out target/bench-ab "${args[@]}"
 fi
 
 # Cases 9 and 10: three nodes of every type, and the three-rate lab.
 for iface in tests/interfaces/mixed.toml examples/lab.toml; do
-    cargo run --release -p build-fmu -- --interface "$iface" --node all \
-        --from target/fmu/rfm_attitude.fmu --out "target/fmu/$(basename "$iface" .toml)"
+    target/release/build-fmu --interface "$iface" --node all \
+        --from $fmus/rfm_attitude.fmu --out "$fmus/$(basename "$iface" .toml)"
 done
-cargo build --release -p rfm2g-sim
-# Case 12: the bridge and Zenoh's own ping-pong.
-cargo build --release -p rfm-bridge
-cargo run --release -p rfm-bench --bin coupling -- "${args[@]}"
+# The emulated RFM2g library (cases 6 and 11) and the bridge with Zenoh's own
+# ping-pong (case 12): a build of their own, without the benchmark's
+# rfm-core/counts (a feature of one build is every crate's in it), as a lab
+# runs them.
+cargo build --release -p rfm2g-sim --lib -p rfm-bridge --bins
+exec target/release/coupling "${args[@]}"

@@ -6,7 +6,8 @@
 #         with zig and cargo-zigbuild pinned in scripts/build-requirements.txt
 #         (the linux64 binary is linked against glibc 2.28); every set below
 #         includes it
-#   demo: libclang-dev (the fmi crate's bindgen, for the demo master)
+#   demo: libclang-dev (the fmi crate's bindgen, for the demo master); the
+#         build venv made in the background (build_venv_wait)
 #   formation: the Python venv below (.venv), for scripts/formation.sh
 #   bench: fonts-dejavu-core (text in the latency histogram), valgrind
 #         (callgrind counts the FMU's own step's instructions: --against)
@@ -33,13 +34,27 @@ apt_install() {
 }
 
 # The build venv: zig and cargo-zigbuild, which build-fmu finds in .venv-build.
+build_venv_ready() {
+    [ -x .venv-build/bin/cargo-zigbuild ] && cmp -s scripts/build-requirements.txt .venv-build/.requirements
+}
+
 build_venv() {
     local req=scripts/build-requirements.txt stamp=.venv-build/.requirements
-    if [ ! -x .venv-build/bin/cargo-zigbuild ] || ! cmp -s "$req" "$stamp"; then
+    if ! build_venv_ready; then
         echo "==> creating the build venv .venv-build ($req)"
         python3 -m venv .venv-build
         .venv-build/bin/pip install -q --disable-pip-version-check -r "$req"
         cp "$req" "$stamp"
+    fi
+}
+
+# Waits for the build venv `setup demo` makes in the background; shows its
+# log if making it failed.
+build_venv_wait() {
+    if ! wait "$BUILD_VENV_PID"; then
+        cat target/build-venv.log >&2
+        echo "==> making the build venv .venv-build failed (above)" >&2
+        return 1
     fi
 }
 
@@ -52,9 +67,16 @@ setup() {
         build_venv
         return
     fi
+    # The demo: the build venv is wanted only once build-fmu packs the FMU,
+    # after cargo's build, so it is made beside that build (8 s of a first
+    # run); demo.sh waits for it with build_venv_wait.
     if [ "$what" = demo ]; then
-        apt_install libclang-dev
-        setup build
+        apt_install libclang-dev binutils python3-venv
+        mkdir -p target
+        build_venv_ready ||
+            echo "==> creating the build venv .venv-build in the background (target/build-venv.log)"
+        build_venv > target/build-venv.log 2>&1 &
+        BUILD_VENV_PID=$!
         return
     fi
     # The formation (scripts/formation.sh, scripts/demo.sh formation): the

@@ -87,6 +87,13 @@ if [ "$mode" = full ]; then
         echo "the FMU would be built with rfm-memory's counts feature" >&2
         exit 1
     fi
+    # The crates release builds leave unoptimized (Cargo.toml's
+    # [profile.release.package.*]) stay out of the FMU.
+    unoptimized=$(sed -n 's/^\[profile\.release\.package\.\(.*\)\]$/\1/p' Cargo.toml)
+    if cargo tree -p fmu-src -e normal --prefix none | cut -d' ' -f1 | grep -xFf <(echo "$unoptimized"); then
+        echo "the FMU would hold the crates above, which Cargo.toml compiles unoptimized" >&2
+        exit 1
+    fi
     # The bridge's network engine stays out of the FMU and its packager.
     if cargo tree -p fmu-src -p build-fmu -e normal,build --prefix none | grep -qE '^(zenoh|rfm-bridge) '; then
         echo "zenoh or rfm-bridge is in the dependency tree of fmu-src or build-fmu" >&2
@@ -287,7 +294,7 @@ step soak "rfm-bench's tests; soak: two processes, 10^6 lockstep steps, every va
 # package set its tests share (rfm-bench has no dev-dependencies).
 cargo build --release -p rfm-bench
 cargo test --release -p rfm-bench
-target/release/soak --steps 1000000
+target/release/soak --steps 1000000 --fmu target/fmu/rfm_attitude.fmu
 
 step asan "AddressSanitizer: the hostile master, bad parameters and corruption tests"
 # (The emulator those tests load is the one built for the tests above, not
@@ -329,7 +336,9 @@ step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, 
 .venv/bin/pytest -q tests/python --ignore=tests/python/test_book.py
 
 step bench "the benchmark command runs end to end (a short smoke run: timing is for scripts/bench.sh)"
+# On the FMUs packed above (scripts/bench.sh packs its own into target/bench/fmu).
 target/release/coupling --steps 10000 --out target/bench-smoke \
+    --fmu target/fmu/rfm_attitude.fmu --reals target/fmu \
     --rfm2g-sim "$PWD/target/release/librfm2g.so"
 test -s target/bench-smoke/coupling.json && test -s target/bench-smoke/coupling.png
 
@@ -339,7 +348,7 @@ source bench/ab-baseline.env
 source scripts/ab.sh
 baseline=$(ab_build "$AB_BASELINE")
 target/release/coupling --against "$baseline" --label "baseline $(ab_sha "$AB_BASELINE" | cut -c1-12)" \
-    --rounds 1 --steps 100000 --gate "$AB_GATE_PERCENT" --out target/bench-ab
+    --fmu target/fmu/rfm_attitude.fmu --reals target/fmu --rounds 1 --steps 100000 --gate "$AB_GATE_PERCENT" --out target/bench-ab
 
 step miri "Miri: region, frame codecs, seqlock, loopback backend, torn-read stress; the emulator's memory access"
 # The emulator's bounded memory access and its configuration parser. Its copies use

@@ -52,7 +52,7 @@ struct Side {
 /// What `--against` was given.
 #[derive(Clone)]
 pub(crate) struct Against {
-    /// The baseline's FMUs, laid out as `target/fmu` is.
+    /// The baseline's FMUs, laid out as `target/bench/fmu` is.
     pub(crate) dir: PathBuf,
     /// How the baseline is named in the report (its revision).
     pub(crate) label: String,

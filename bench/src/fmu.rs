@@ -11,6 +11,13 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use fmu_model::fmi2::*;
 
+/// Where `scripts/bench.sh` and `scripts/soak.sh` pack the FMUs the
+/// benchmarks load by default (under the workspace): the attitude FMU for
+/// linux64 only, and the interfaces' FMUs beside it. Their own folder, so
+/// that they replace nothing `build-fmu` or `scripts/test.sh` packed into
+/// target/fmu (linux64 and win64).
+pub const PACKED: &str = "target/bench/fmu";
+
 type Instantiate = unsafe extern "C" fn(
     fmi2String,
     fmi2Type,

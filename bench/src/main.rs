@@ -19,19 +19,19 @@
 //! 6. the same FMU exchange over RFM2g: `device=/dev/rfm2g0`-style boards (nodes
 //!    1 and 2 of one ring) through the emulated vendor library `rfm2g-sim`, with
 //!    waitStrategy spin, and event (network interrupts: the futex path);
-//! 7. the FMUs of an interface of 100 Reals per node (`target/fmu/reals100`, see
+//! 7. the FMUs of an interface of 100 Reals per node (`target/bench/fmu/reals100`, see
 //!    scripts/bench.sh), two processes, `shm:`, lag 0, spin: per step
 //!    fmi2SetReal (100), fmi2DoStep, fmi2GetReal (100); reported per step and per
-//!    signal; 7b the same with 1,000 Reals (`target/fmu/reals1000`), against
+//!    signal; 7b the same with 1,000 Reals (`target/bench/fmu/reals1000`), against
 //!    case 1c;
 //! 8. iceoryx2 publish-subscribe, two processes, the same 64-byte lockstep
 //!    exchange, spinning on receive: the general-purpose peer;
 //! 9. more lockstep nodes than cores: the three nodes of `tests/interfaces/mixed.toml`
-//!    (`target/fmu/mixed`) in three processes over `shm:`, lag 0, each step a bare
+//!    (`target/bench/fmu/mixed`) in three processes over `shm:`, lag 0, each step a bare
 //!    fmi2DoStep, with waitStrategy adaptive (9a, the default), spin (9b) and
 //!    yield (9c); reported in steps per second of node 0 (on a machine with two
 //!    cores, the point of the case);
-//! 10. the three-rate lab: `examples/lab.toml`'s FMUs (`target/fmu/lab`), the
+//! 10. the three-rate lab: `examples/lab.toml`'s FMUs (`target/bench/fmu/lab`), the
 //!     cockpit at 1 kHz, the visual system at 1/60 s, the instructor station at
 //!     10 Hz, adaptive, in steps per second of the cockpit;
 //! 11. the card cases (counts, not times): the attitude pair, 100 and 1,000
@@ -87,7 +87,7 @@ usage: coupling [--steps N (default 1000000)] [--fmu PATH] [--reals DIR] \
 [--gate PERCENT] [--steps N] [--fmu PATH] [--reals DIR] [--out DIR]
 
 --against DIR compares this tree's FMUs with the baseline's in DIR (laid \
-out as target/fmu is; scripts/bench.sh --against REV builds them) in one \
+out as target/bench/fmu is; scripts/bench.sh --against REV builds them) in one \
 run: cases 5, 2 and 7b interleaved, and the instructions per step of \
 case 5 (callgrind); --gate fails when those grew more than PERCENT %.";
 
@@ -98,8 +98,8 @@ fn parse() -> Result<Args> {
         .to_path_buf();
     let mut a = Args {
         steps: 1_000_000,
-        fmu: root.join("target/fmu/rfm_attitude.fmu"),
-        reals: root.join("target/fmu"),
+        fmu: root.join(fmu::PACKED).join("rfm_attitude.fmu"),
+        reals: root.join(fmu::PACKED),
         rfm2g_sim: root.join("target/release/librfm2g.so"),
         out: root.join("target/bench"),
         bridge: root.join("target/release"),

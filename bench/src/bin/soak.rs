@@ -1,7 +1,8 @@
 //! `soak`: two coupled processes for a long run, every value checked.
 //!
 //! `cargo run --release -p rfm-bench --bin soak -- [--steps N] [--fmu PATH]`
-//! (after `cargo run --release -p build-fmu`). Two processes load the packaged FMU
+//! (after `scripts/soak.sh` packed target/bench/fmu/rfm_attitude.fmu, or any
+//! FMU by `--fmu`). Two processes load the packaged FMU
 //! with dlopen and step in lockstep (lag 0, spin) over a fresh `shm:` memory,
 //! N steps (default 10^8). Each checks the peer values of every step against the
 //! peer's model and classifies what it gets: the right step, a duplicate (the
@@ -150,7 +151,7 @@ fn run() -> Result<bool> {
         .parent()
         .expect("the workspace")
         .to_path_buf();
-    let mut fmu = root.join("target/fmu/rfm_attitude.fmu");
+    let mut fmu = root.join(rfm_bench::fmu::PACKED).join("rfm_attitude.fmu");
     let mut steps = 100_000_000u64;
     let mut child: Option<(u64, String)> = None;
     let mut args = std::env::args().skip(1);
