@@ -107,7 +107,7 @@ pub fn link_config(model: &Model, params: &ParamValues) -> FmiResult<LinkConfig>
     )?;
     let layout = layout(model, params)?;
     setting_rules(model, params)?;
-    let lag = lag(model, params)?;
+    let lag = lag(params)?;
     let factor = params.real_time_factor;
     let offset = params.region_offset;
     let region_offset =
@@ -149,12 +149,10 @@ fn layout(model: &Model, params: &ParamValues) -> FmiResult<Layout> {
     Ok(layout)
 }
 
-/// `lag`, its rule ([`setting_rules`]: at most the interface's `max_lag`,
-/// which sized the rings) kept.
-fn lag(model: &Model, params: &ParamValues) -> FmiResult<u8> {
-    let lag = params.lag;
-    setting_rule(model, "lag", &rfm_frames::value::Value::Integer(lag))?;
-    u8::try_from(lag).map_err(|_| bad("lag", &lag, "expected a lag of steps"))
+/// `lag` in steps: its rule ([`setting_rules`]: 0 to the interface's
+/// `max_lag`, which sized the rings) already kept.
+fn lag(params: &ParamValues) -> FmiResult<u8> {
+    u8::try_from(params.lag).map_err(|_| bad("lag", &params.lag, "expected a lag of steps"))
 }
 
 /// `rfm2gReadThreshold`: from how many bytes a peer's frame is one block read.

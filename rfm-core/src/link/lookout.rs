@@ -32,15 +32,22 @@ pub(crate) struct Stranger {
     watch: AreaWatch,
 }
 
-/// What a look at the strangers decided.
+/// A stranger as one look found it.
 #[derive(Debug)]
-pub(crate) enum Judged {
-    /// None of them holds its area (none left, or all closed, taken or dead).
-    Clear,
-    /// Some are held and have not beaten yet: look again.
-    Watching,
-    /// This one's beat moved (it runs), or it ended refusing this session.
-    Met(Box<Found>),
+pub(crate) enum Sighting {
+    /// It holds its area: watched until its beat is seen to move.
+    Held(Stranger),
+    /// It closed refusing this session: it ran beside this node (met).
+    Refused(Found),
+}
+
+impl Sighting {
+    fn found(&self) -> &Found {
+        match self {
+            Sighting::Held(s) => &s.found,
+            Sighting::Refused(found) => found,
+        }
+    }
 }
 
 /// Whether `holder`, the holder of an area described by `session`, closed
@@ -59,9 +66,9 @@ pub(crate) fn find(
     map: &MemoryMap,
     me: u32,
     now: Instant,
-) -> Result<Vec<Stranger>, RegionError> {
+) -> Result<Vec<Sighting>, RegionError> {
     let fingerprint = interface.fingerprint();
-    let mut strangers = Vec::new();
+    let mut sightings = Vec::new();
     for found in discover(region)? {
         if Whose::of(&found, interface, fingerprint, map) == Whose::ThisCoupling {
             continue;
@@ -70,34 +77,34 @@ pub(crate) fn find(
         // descriptor's token.
         let (watch, holder) = AreaWatch::start(&window(region, &found.area)?, now)?;
         let session = found.descriptor.session;
-        if matches!(holder, Holder::Unproven { owner, .. } if owner == session)
-            || refused(&holder, session, me)
-        {
-            strangers.push(Stranger { found, watch });
+        if refused(&holder, session, me) {
+            sightings.push(Sighting::Refused(found));
+        } else if matches!(holder, Holder::Unproven { owner, .. } if owner == session) {
+            sightings.push(Sighting::Held(Stranger { found, watch }));
         }
     }
-    Ok(strangers)
+    Ok(sightings)
 }
 
-/// Judges each stranger again at `now`: one seen beating since it was first
-/// seen, or closed refusing session `me`, is met; ones closed otherwise,
-/// taken over or dead are dropped.
+/// Judges each stranger again at `now`, until one is met: seen beating since
+/// it was first seen, or closed refusing session `me`. Ones closed otherwise,
+/// taken over or dead are dropped; `None` when none is met.
 pub(crate) fn judge(
     region: &Region,
     strangers: &mut Vec<Stranger>,
     me: u32,
     now: Instant,
-) -> Result<Judged, RegionError> {
+) -> Result<Option<Found>, RegionError> {
     let mut i = 0;
     while i < strangers.len() {
         let s = &mut strangers[i];
         let session = s.found.descriptor.session;
         match s.watch.judge(&window(region, &s.found.area)?, now)? {
             Holder::Live { owner, .. } if owner == session => {
-                return Ok(Judged::Met(Box::new(strangers.swap_remove(i).found)));
+                return Ok(Some(strangers.swap_remove(i).found));
             }
             holder if refused(&holder, session, me) => {
-                return Ok(Judged::Met(Box::new(strangers.swap_remove(i).found)));
+                return Ok(Some(strangers.swap_remove(i).found));
             }
             Holder::Unproven { owner, .. } if owner == session => i += 1,
             _ => {
@@ -105,11 +112,7 @@ pub(crate) fn judge(
             }
         }
     }
-    Ok(if strangers.is_empty() {
-        Judged::Clear
-    } else {
-        Judged::Watching
-    })
+    Ok(None)
 }
 
 /// The whole coupling memory and this file's map of it, and the strangers of
@@ -143,8 +146,9 @@ impl Lookout {
 
     /// A stranger of this interface met in the slot or with the name of node
     /// `peer`. The memory is looked at again at most every [`LOOK_EVERY`],
-    /// for every peer at once: the strangers found new, then every one
-    /// watched judged (a new one at once: it may have closed already).
+    /// for every peer at once: the strangers watched since earlier looks
+    /// judged, then the new ones found (each judged as it is found: one may
+    /// have closed refusing this session already).
     pub(crate) fn look_for(
         &mut self,
         interface: &Interface,
@@ -153,23 +157,21 @@ impl Lookout {
     ) -> Result<Option<Found>, RegionError> {
         if self.next.is_none_or(|next| now >= next) {
             self.next = Some(now + LOOK_EVERY);
-            for stranger in find(&self.region, interface, &self.map, self.me, now)? {
-                let at = stranger.found.area.offset;
+            while let Some(found) = judge(&self.region, &mut self.watched, self.me, now)? {
+                self.met.push(found);
+            }
+            for sighting in find(&self.region, interface, &self.map, self.me, now)? {
+                let found = sighting.found();
                 let known = (self.watched.iter().map(|s| &s.found))
                     .chain(&self.met)
-                    .any(|f| f.area.offset == at);
-                let kin = Whose::of(
-                    &stranger.found,
-                    interface,
-                    interface.fingerprint(),
-                    &self.map,
-                ) == Whose::OtherFile;
-                if kin && !known {
-                    self.watched.push(stranger);
+                    .any(|f| f.area.offset == found.area.offset);
+                let kin = Whose::of(found, interface, interface.fingerprint(), &self.map)
+                    == Whose::OtherFile;
+                match sighting {
+                    _ if !kin || known => {}
+                    Sighting::Held(stranger) => self.watched.push(stranger),
+                    Sighting::Refused(found) => self.met.push(found),
                 }
-            }
-            while let Judged::Met(found) = judge(&self.region, &mut self.watched, self.me, now)? {
-                self.met.push(*found);
             }
         }
         let spec = &interface.nodes[peer];

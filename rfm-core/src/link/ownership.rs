@@ -116,6 +116,18 @@ impl Holder {
     pub fn is_left_over(&self) -> bool {
         matches!(self, Holder::Closed { .. } | Holder::Dead { .. })
     }
+
+    /// The token of the session whose area it is (or was), if it was ever
+    /// held: a descriptor of another session's was written over since.
+    pub fn owner(&self) -> Option<u32> {
+        match *self {
+            Holder::Free => None,
+            Holder::Closed { owner, .. }
+            | Holder::Dead { owner, .. }
+            | Holder::Unproven { owner, .. }
+            | Holder::Live { owner, .. } => Some(owner),
+        }
+    }
 }
 
 /// Watches one area's holder over time, on the reader's monotonic clock.

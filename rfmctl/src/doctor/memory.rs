@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use rfm_core::link::ownership::{self, AreaWatch, Holder};
+use rfm_core::link::ownership::{AreaWatch, Holder};
 use rfm_frames::area::window;
 use rfm_interface::{self as interface, Found};
 use rfm_memory::Region;
@@ -27,17 +27,17 @@ enum Standing {
     Overwritten,
 }
 
+/// Where `found`'s area stands, by one read of its words: the first verdict
+/// names the holder's session, which the descriptor's must be.
 fn standing(region: &Region, found: &Found) -> Standing {
-    let Ok(area) = window(region, &found.area) else {
-        return Standing::Overwritten;
-    };
-    if !ownership::describes_holder(&area, found.descriptor.session).unwrap_or(false) {
-        return Standing::Overwritten;
-    }
-    match AreaWatch::start(&area, Instant::now()) {
-        Ok((_, Holder::Closed { .. })) => Standing::Closed,
-        Ok((_, Holder::Free)) | Err(_) => Standing::Overwritten,
+    let first = window(region, &found.area)
+        .and_then(|area| AreaWatch::start(&area, Instant::now()))
+        .map(|(_, holder)| holder);
+    match first {
+        Ok(holder) if holder.owner() != Some(found.descriptor.session) => Standing::Overwritten,
+        Ok(Holder::Closed { .. }) => Standing::Closed,
         Ok(_) => Standing::Held,
+        Err(_) => Standing::Overwritten,
     }
 }
 
