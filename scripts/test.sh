@@ -76,7 +76,7 @@ if [ "$mode" = full ]; then
     step rustdoc "rustdoc (broken intra-doc links are errors)"
     RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" cargo doc --workspace --no-deps --quiet
 
-    step trees "the FMU and build-fmu build with cargo alone: nothing in their tree runs bindgen; the FMU is built without the memory's counts"
+    step trees "the FMU and build-fmu build with cargo alone: nothing in their tree runs bindgen; the FMU is built without the memory's counts, and without the crates release builds leave unoptimized"
     if cargo tree -p fmu-src -p build-fmu -e normal,build --prefix none | grep -qE '^(bindgen|clang-sys) '; then
         echo "bindgen or clang-sys is in the dependency tree of fmu-src or build-fmu" >&2
         exit 1

@@ -233,10 +233,16 @@ fn y_range(lo: f64, hi: f64) -> (f64, f64) {
     )
 }
 
-/// A y-axis label that fits its 80 pixels: large and tiny numbers in
-/// scientific form (1e10 printed whole was cut at the panel's edge).
-fn axis_number(y: f64) -> String {
+/// A y-axis label of an axis `span` high that fits its 80 pixels: large and
+/// tiny numbers in scientific form (1e10 printed whole was cut at the
+/// panel's edge), and a tick within a billionth of the span of zero as 0:
+/// plotters reaches its ticks by adding steps, and the zero of a roll
+/// swinging ±0.3 rad was labelled -5.551e-17.
+fn axis_number(y: f64, span: f64) -> String {
     let a = y.abs();
+    if span.is_finite() && a <= span.abs() * 1e-9 {
+        return "0".to_owned();
+    }
     if a != 0.0 && !(1e-3..1e6).contains(&a) {
         format!("{y:.3e}")
     } else {
@@ -286,12 +292,12 @@ fn title(t: &Trace) -> String {
 
 /// A y-axis label: a Boolean's 0 and 1 as off and on (its other ticks
 /// unlabelled), any other number as [`axis_number`].
-fn y_label(boolean: bool, y: f64) -> String {
+fn y_label(boolean: bool, span: f64, y: f64) -> String {
     match boolean {
         true if y.abs() < 1e-9 => "off".to_owned(),
         true if (y - 1.0).abs() < 1e-9 => "on".to_owned(),
         true => String::new(),
-        false => axis_number(y),
+        false => axis_number(y, span),
     }
 }
 
@@ -338,7 +344,7 @@ where
         chart
             .configure_mesh()
             .y_labels(if boolean { 3 } else { 10 })
-            .y_label_formatter(&|y| y_label(boolean, *y))
+            .y_label_formatter(&|y| y_label(boolean, hi - lo, *y))
             .x_desc("simulation time (s)")
             .label_style(("sans-serif", 13))
             .draw()?;
@@ -421,10 +427,10 @@ mod tests {
         assert_eq!(title(&t), "cockpit.altitude");
         t.unit = "m".into();
         assert_eq!(title(&t), "cockpit.altitude (m)");
-        assert_eq!(y_label(true, 0.0), "off");
-        assert_eq!(y_label(true, 1.0), "on");
-        assert_eq!(y_label(true, 0.5), "");
-        assert_eq!(y_label(false, 0.5), "0.5");
+        assert_eq!(y_label(true, 1.5, 0.0), "off");
+        assert_eq!(y_label(true, 1.5, 1.0), "on");
+        assert_eq!(y_label(true, 1.5, 0.5), "");
+        assert_eq!(y_label(false, 1.5, 0.5), "0.5");
     }
 
     /// The rows and columns in which each trace's own colour was drawn: every
@@ -476,11 +482,23 @@ mod tests {
 
     #[test]
     fn axis_labels_stay_short() {
-        assert_eq!(super::axis_number(1e10), "1.000e10");
-        assert_eq!(super::axis_number(-2.5), "-2.5");
-        assert_eq!(super::axis_number(0.0), "0");
-        assert_eq!(super::axis_number(12345.5), "12345.5");
-        assert_eq!(super::axis_number(1e-5), "1.000e-5");
+        assert_eq!(super::axis_number(1e10, 1.0), "1.000e10");
+        assert_eq!(super::axis_number(-2.5, 1.0), "-2.5");
+        assert_eq!(super::axis_number(0.0, 1.0), "0");
+        assert_eq!(super::axis_number(12345.5, 1.0), "12345.5");
+        assert_eq!(super::axis_number(1e-5, 1e-4), "1.000e-5");
+    }
+
+    #[test]
+    fn a_tick_that_sums_to_almost_zero_reads_zero() {
+        // A zero reached by adding steps of 0.1 from -0.3 (2.776e-17).
+        let tick = -0.3 + 0.1 + 0.1 + 0.1;
+        assert_ne!(tick, 0.0);
+        assert_eq!(super::axis_number(tick, 0.66), "0");
+        // A value small beside its axis, but not at the float's noise: kept.
+        assert_eq!(super::axis_number(1e-7, 0.66), "1.000e-7");
+        // The whole range of f64: nothing is snapped (its span is infinite).
+        assert_eq!(super::axis_number(1.0, f64::INFINITY), "1");
     }
 
     #[test]
