@@ -33,6 +33,10 @@ apt_install() {
     fi
 }
 
+# The packages of the build set: binutils (build-fmu strips the binaries),
+# and python3-venv for the build venv.
+BUILD_PACKAGES=(binutils python3-venv)
+
 # The build venv: zig and cargo-zigbuild, which build-fmu finds in .venv-build.
 build_venv_ready() {
     [ -x .venv-build/bin/cargo-zigbuild ] && cmp -s scripts/build-requirements.txt .venv-build/.requirements
@@ -63,7 +67,7 @@ setup() {
     # Every script that packages the FMU (build-fmu strips it and links it
     # against glibc 2.28): binutils and the build venv.
     if [ "$what" = build ]; then
-        apt_install binutils python3-venv
+        apt_install "${BUILD_PACKAGES[@]}"
         build_venv
         return
     fi
@@ -71,7 +75,7 @@ setup() {
     # after cargo's build, so it is made beside that build (8 s of a first
     # run); demo.sh waits for it with build_venv_wait.
     if [ "$what" = demo ]; then
-        apt_install libclang-dev binutils python3-venv
+        apt_install libclang-dev "${BUILD_PACKAGES[@]}"
         mkdir -p target
         build_venv_ready ||
             echo "==> creating the build venv .venv-build in the background (target/build-venv.log)"
