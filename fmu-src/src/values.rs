@@ -118,6 +118,7 @@ impl Values {
             ForeignValue::Link(ForeignLink::Retries) => count(peer.counts.retries),
             ForeignValue::Link(ForeignLink::GaveUp) => count(peer.counts.gave_up),
             ForeignValue::Link(ForeignLink::Inexact) => count(peer.counts.inexact),
+            ForeignValue::Link(ForeignLink::Failovers) => count(peer.rings().failovers()),
         }
     }
 }

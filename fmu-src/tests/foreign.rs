@@ -254,3 +254,75 @@ fn a_recording_holds_each_struct_the_fmu_read_once_as_it_read_it() {
         }
     }
 }
+
+/// Two FMUs built from files that disagree about one struct of the lab's
+/// programs (its offset, byte order, a field's type, or whether it is there
+/// at all) refuse each other, naming the struct and what differs: a struct
+/// declared wrong is never read as right.
+#[test]
+fn fmus_whose_files_disagree_about_a_struct_refuse_each_other_naming_it() {
+    const ROTOR: &str = r#"
+[[node]]
+name = "rotor"
+offset = 12288
+byte_order = "big"
+handshake = "none"
+fields = [
+  { name = "seq", type = "uint32" },
+  { name = "pitch", type = "float" },
+  { name = "rpm", type = "int16" },
+]
+"#;
+    let ours = format!("{LAB}{ROTOR}");
+    // What either side's refusal says (each says "here" of its own file).
+    for (theirs, says) in [
+        (
+            format!("{LAB}{}", ROTOR.replace("offset = 12288", "offset = 12544")),
+            [
+                "foreign node `rotor` lies at offset 0x3",
+                "0x3000",
+                "0x3100",
+            ],
+        ),
+        (
+            format!("{LAB}{}", ROTOR.replace("\"big\"", "\"little\"")),
+            ["foreign node `rotor` is ", "big-endian", "little-endian"],
+        ),
+        (
+            format!("{LAB}{}", ROTOR.replace("\"int16\"", "\"uint16\"")),
+            [
+                "foreign node `rotor` has as field 3",
+                "`rpm` (int16)",
+                "`rpm` (uint16)",
+            ],
+        ),
+        (LAB.to_owned(), ["foreign node `rotor` is missing", "", ""]),
+    ] {
+        let device = format!("loopback:{}", unique("foreign-apart"));
+        let sim = interface_fmu(&ours, "sim");
+        let ios = interface_fmu(&theirs, "ios");
+        for fmu in [&sim, &ios] {
+            fmu.set_all(&[
+                ("device", &device),
+                ("syncMode", "free"),
+                ("timeout", "0.5"),
+            ]);
+            assert_eq!(fmu.init(), fmi2OK, "{:?}", fmu.log());
+        }
+        let mut refusal = None;
+        for k in 0..500 {
+            let t = k as f64 * H;
+            for fmu in [&sim, &ios] {
+                if refusal.is_none() && fmu.step(t, H) != fmi2OK {
+                    refusal = Some(fmu.last_error());
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let error = refusal.unwrap_or_else(|| panic!("coupled across another struct: {says:?}"));
+        assert!(
+            says.iter().all(|s| error.contains(s)) && error.contains("fingerprint"),
+            "{error}"
+        );
+    }
+}

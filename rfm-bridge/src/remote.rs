@@ -266,8 +266,13 @@ mod tests {
         let node = &interface.nodes[area.node];
         let payload = Payload::of(node.signals.iter().map(|s| s.kind));
         // Written by the other host's session, token 9.
-        let mut bytes =
-            descriptor::encode(&interface.name, interface.fingerprint(), node, &payload, 9);
+        let mut bytes = descriptor::encode(
+            &interface.name,
+            interface.fingerprint(),
+            (node, &[]),
+            &payload,
+            9,
+        );
         bytes.resize(area.descriptor_len, 0);
         (memory, bytes, area)
     }

@@ -5,9 +5,11 @@
 use super::*;
 
 impl Interface {
-    /// A 64-bit fingerprint of what peers must agree on: the interface name, and
-    /// each node's name, slot and signals (name, type, size, unit). Start values
-    /// and descriptions are each node's own business and are left out.
+    /// A 64-bit fingerprint of what peers must agree on: the interface name,
+    /// each node's name, slot and signals (name, type, size, unit), and each
+    /// foreign node's declaration ([`super::declared::facts`]). Start values,
+    /// units of fields and descriptions are each node's own business and are
+    /// left out.
     pub fn fingerprint(&self) -> u64 {
         // FNV-1a: stable across builds and platforms (unlike std's hasher).
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -46,6 +48,18 @@ impl Interface {
             eat(b"max_lag");
             eat(&[self.max_lag]);
         }
+        // A file without foreign nodes keeps the fingerprint it always had;
+        // their order in the file is not a difference.
+        let mut declared = self.declared();
+        declared.sort_by(|a, b| a.name.cmp(&b.name));
+        for d in declared {
+            eat(b"foreign");
+            eat(d.name.as_bytes());
+            for (what, value) in &d.facts {
+                eat(what.as_bytes());
+                eat(value.as_bytes());
+            }
+        }
         h
     }
 
@@ -79,12 +93,13 @@ impl Interface {
         if let Some(n) = theirs.nodes.iter().find(|n| self.node(&n.name).is_none()) {
             return Some(format!("node `{}` is missing here", n.name));
         }
-        (self.max_lag != theirs.max_lag).then(|| {
-            format!(
+        if self.max_lag != theirs.max_lag {
+            return Some(format!(
                 "max_lag is {} here and {} there",
                 self.max_lag, theirs.max_lag
-            )
-        })
+            ));
+        }
+        super::declared::first_difference(&self.declared(), &theirs.declared())
     }
 }
 

@@ -18,7 +18,9 @@
 //! | 40 | 8 | … and denominator |
 //! | 48 | | interface name, node name |
 //! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
+//! | | | the interface's foreign nodes (none where the descriptor ends here): their number (u16), then per node its name, its number of facts (u16) and each fact's what and value ([`crate::declared::facts`]) |
 
+use super::declared::Declared;
 use super::{NodeSpec, Period, Signal, SignalType, Value};
 use rfm_frames::area::Area;
 use rfm_frames::payload::Payload;
@@ -60,6 +62,8 @@ pub struct Descriptor {
     pub ring_depth: usize,
     pub period: Option<Period>,
     pub signals: Vec<Described>,
+    /// The foreign nodes of its interface file, as it declares them.
+    pub foreign: Vec<Declared>,
 }
 
 /// Why bytes are not a descriptor.
@@ -73,8 +77,21 @@ pub enum DescriptorError {
     Damaged(&'static str),
 }
 
-/// Bytes the descriptor of `node` takes (before the area's alignment).
-pub fn encoded_len(interface: &str, node: &NodeSpec) -> usize {
+/// Bytes the descriptor of `node` takes (before the area's alignment), with
+/// the interface's foreign nodes `foreign`.
+pub fn encoded_len(interface: &str, node: &NodeSpec, foreign: &[Declared]) -> usize {
+    let text = |s: &str| 1 + s.len().min(255);
+    let foreign_len = match foreign {
+        [] => 0,
+        _ => {
+            2 + (foreign.iter())
+                .map(|d| {
+                    let facts = d.facts.iter().map(|(w, v)| text(w) + text(v));
+                    text(&d.name) + 2 + facts.sum::<usize>()
+                })
+                .sum::<usize>()
+        }
+    };
     HEADER
         + 2
         + interface.len()
@@ -84,6 +101,7 @@ pub fn encoded_len(interface: &str, node: &NodeSpec) -> usize {
             .iter()
             .map(|s| 9 + s.name.len() + s.unit.as_deref().unwrap_or("").len())
             .sum::<usize>()
+        + foreign_len
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -94,15 +112,16 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// The descriptor of `node`, whose payload is laid out as `payload`, as
-/// session `session` (a token) writes it.
+/// session `session` (a token) writes it; `foreign`: its interface's foreign
+/// nodes ([`crate::Interface::declared`]).
 pub fn encode(
     interface: &str,
     fingerprint: u64,
-    node: &NodeSpec,
+    (node, foreign): (&NodeSpec, &[Declared]),
     payload: &Payload,
     session: u32,
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(encoded_len(interface, node));
+    let mut out = Vec::with_capacity(encoded_len(interface, node, foreign));
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.push(VERSION);
     out.push(node.slot);
@@ -128,6 +147,17 @@ pub fn encode(
         out.extend_from_slice(&(field.offset as u32).to_le_bytes());
         put_str(&mut out, &s.name);
         put_str(&mut out, s.unit.as_deref().unwrap_or(""));
+    }
+    if !foreign.is_empty() {
+        out.extend_from_slice(&(foreign.len() as u16).to_le_bytes());
+        for d in foreign {
+            put_str(&mut out, &d.name);
+            out.extend_from_slice(&(d.facts.len() as u16).to_le_bytes());
+            for (what, value) in &d.facts {
+                put_str(&mut out, what);
+                put_str(&mut out, value);
+            }
+        }
     }
     let len = out.len() as u32;
     out[16..20].copy_from_slice(&len.to_le_bytes());
@@ -186,6 +216,25 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    /// The foreign nodes after the signals; none where the bytes end.
+    fn foreign(&mut self) -> Result<Vec<Declared>, DescriptorError> {
+        if self.at == self.bytes.len() {
+            return Ok(Vec::new());
+        }
+        let nodes = self.u16()?;
+        let mut foreign = Vec::new();
+        for _ in 0..nodes {
+            let name = self.string()?;
+            let n = self.u16()?;
+            let mut facts = Vec::new();
+            for _ in 0..n {
+                facts.push((self.string()?, self.string()?));
+            }
+            foreign.push(Declared { name, facts });
+        }
+        Ok(foreign)
+    }
+
     fn string(&mut self) -> Result<String, DescriptorError> {
         let n = usize::from(self.u8()?);
         String::from_utf8(self.take(n)?.to_vec()).map_err(|_| DescriptorError::Damaged("not UTF-8"))
@@ -220,6 +269,7 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
     for _ in 0..count {
         signals.push(c.signal()?);
     }
+    let foreign = c.foreign()?;
     Ok(Descriptor {
         fingerprint,
         session,
@@ -229,6 +279,7 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
         ring_depth,
         period,
         signals,
+        foreign,
     })
 }
 
@@ -297,7 +348,7 @@ impl Descriptor {
             0,
             spec.slot,
             payload,
-            encoded_len(&self.interface, &spec),
+            encoded_len(&self.interface, &spec, &self.foreign),
             offset,
             self.ring_depth,
         );

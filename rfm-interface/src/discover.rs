@@ -128,8 +128,13 @@ mod tests {
         for area in MemoryMap::new(&interface).unwrap().areas {
             let node = &interface.nodes[area.node];
             let payload = Payload::of(node.signals.iter().map(|s| s.kind));
-            let mut bytes =
-                descriptor::encode(&interface.name, interface.fingerprint(), node, &payload, 1);
+            let mut bytes = descriptor::encode(
+                &interface.name,
+                interface.fingerprint(),
+                (node, &[]),
+                &payload,
+                1,
+            );
             bytes.resize(bytes.len().next_multiple_of(WORD), 0);
             region
                 .write(area.offset as usize + DESCRIPTOR_OFFSET, &bytes)

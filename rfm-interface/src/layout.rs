@@ -8,6 +8,7 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::declared::Declared;
 use super::{descriptor, foreign, Interface};
 use rfm_frames::area::{Area, ALIGN};
 use rfm_frames::payload::Payload;
@@ -86,8 +87,9 @@ impl MemoryMap {
         order.sort_by_key(|&i| interface.nodes[i].slot);
         let mut areas: Vec<Area> = Vec::with_capacity(order.len());
         let mut next = 0u64;
+        let declared = interface.declared();
         for i in order {
-            let area = place(interface, i, next, &foreign)?;
+            let area = place((interface, &declared), i, next, &foreign)?;
             next = area.end();
             refuse_overlap(interface, &area, &areas, &foreign)?;
             areas.push(area);
@@ -127,7 +129,7 @@ impl MemoryMap {
 /// Node `i`'s area: at its own offset, or at `next` moved past the foreign
 /// structs it would cover; inside the memory.
 fn place(
-    interface: &Interface,
+    (interface, declared): (&Interface, &[Declared]),
     i: usize,
     next: u64,
     foreign: &[(usize, Range<u64>)],
@@ -148,7 +150,7 @@ fn place(
             i,
             spec.slot,
             Payload::of(spec.signals.iter().map(|s| s.kind)),
-            descriptor::encoded_len(&interface.name, spec),
+            descriptor::encoded_len(&interface.name, spec, declared),
             offset,
             spec.ring_depth,
         )

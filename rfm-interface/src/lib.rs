@@ -25,6 +25,7 @@
 //! node's FMU starts with ([`settings`]).
 
 mod compare;
+pub mod declared;
 pub mod descriptor;
 mod discover;
 pub mod foreign;

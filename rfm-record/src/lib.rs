@@ -147,7 +147,7 @@ impl Header {
                     descriptor::encode(
                         &interface.name,
                         fingerprint,
-                        &interface.nodes[i],
+                        (&interface.nodes[i], &interface.declared()),
                         &map.area(i).payload,
                         // A recording is of no session.
                         0,

@@ -26,6 +26,7 @@ pub enum ForeignLink {
     Retries,
     GaveUp,
     Inexact,
+    Failovers,
 }
 
 /// The first parts of [`FOREIGN_LINK`]'s names: no field of a foreign node may
@@ -36,7 +37,7 @@ pub const FOREIGN_ROOTS: [&str; 2] = ["age", "link"];
 /// unit and what each says, one table. `NODE.age` is the name labs' acceptance
 /// of foreign nodes spells (issue 46); `ok` and the counts sit under `link`, as
 /// a peer's do.
-const FOREIGN_LINK: [(ForeignLink, &str, Value, Option<&str>, &str); 5] = [
+const FOREIGN_LINK: [(ForeignLink, &str, Value, Option<&str>, &str); 6] = [
     (
         ForeignLink::Ok,
         "link.ok",
@@ -72,6 +73,14 @@ const FOREIGN_LINK: [(ForeignLink, &str, Value, Option<&str>, &str); 5] = [
         Value::Integer(0),
         None,
         "64-bit integers read beyond 2^53 in magnitude, which a Real holds rounded",
+    ),
+    (
+        ForeignLink::Failovers,
+        "link.failovers",
+        Value::Integer(0),
+        None,
+        "On a redundant device (A+B): times its structs came from ring B after ring A \
+         (ring A did not give the newest whole struct)",
     ),
 ];
 

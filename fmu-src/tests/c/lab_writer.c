@@ -5,10 +5,13 @@
  * marking whole structs as its handshake says, until the FMU's master sets the
  * stop word. Built by the tests with cc against the RFM2g API (the emulator).
  *
- *   lab_writer DEVICE counter|flag|none
+ *   lab_writer DEVICE[+DEVICE] counter|after|flag|none
  *
  * Write n (1, 2, ...) holds values derived from n alone (lab_struct.h), so a
  * reader can tell a whole struct from a torn one. Prints the writes made.
+ * With two devices (the boards of a redundant pair of rings) each write goes
+ * to the first, then the second, as a lab's program writes both rings; the
+ * stop word of either stops it (a ring may be cut).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -50,46 +53,68 @@ static void fields(volatile LabStruct *s, uint64_t n) {
     for (size_t j = 0; j < sizeof v.name; j++) s->name[j] = v.name[j];
 }
 
+/* Write n into one ring's struct, marked as `mode` says. */
+static void write_struct(volatile LabStruct *s, const char *mode, uint64_t n) {
+    if (strcmp(mode, "counter") == 0) {
+        s->marker = be32((uint32_t)(2 * n - 1)); /* odd: writing */
+        __sync_synchronize();
+        fields(s, n);
+        __sync_synchronize();
+        s->marker = be32((uint32_t)(2 * n)); /* even: whole */
+    } else if (strcmp(mode, "after") == 0) {
+        fields(s, n);
+        __sync_synchronize();
+        s->marker = be32((uint32_t)n); /* counted once the struct is whole */
+    } else if (strcmp(mode, "flag") == 0) {
+        s->marker = 0;
+        __sync_synchronize();
+        fields(s, n);
+        __sync_synchronize();
+        s->marker = be32(LAB_FLAG);
+    } else {
+        fields(s, n);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: lab_writer DEVICE counter|flag|none\n");
+        fprintf(stderr, "usage: lab_writer DEVICE[+DEVICE] counter|after|flag|none\n");
         return 1;
     }
     const char *mode = argv[2];
-    RFM2GHANDLE handle = NULL;
-    volatile void *mem = NULL;
-    RFM2G_STATUS st = RFM2gOpen(argv[1], &handle);
-    if (st == RFM2G_SUCCESS) st = RFM2gUserMemory(handle, &mem, 0, 4);
-    if (st != RFM2G_SUCCESS) {
-        fprintf(stderr, "lab_writer: %s: %s\n", argv[1], RFM2gErrorMsg(st));
-        return 1;
+    char *devices[2] = {argv[1], NULL};
+    char *plus = strchr(argv[1], '+');
+    if (plus != NULL) {
+        *plus = '\0';
+        devices[1] = plus + 1;
     }
-    volatile LabStruct *s = (volatile LabStruct *)((volatile char *)mem + LAB_OFFSET);
-    volatile uint32_t *stop = (volatile uint32_t *)((volatile char *)mem + STOP_OFFSET);
+    int rings = devices[1] != NULL ? 2 : 1;
+    RFM2GHANDLE handle[2] = {NULL, NULL};
+    volatile void *mem[2] = {NULL, NULL};
+    volatile LabStruct *s[2];
+    volatile uint32_t *stop[2];
+    for (int r = 0; r < rings; r++) {
+        RFM2G_STATUS st = RFM2gOpen(devices[r], &handle[r]);
+        if (st == RFM2G_SUCCESS) st = RFM2gUserMemory(handle[r], &mem[r], 0, 4);
+        if (st != RFM2G_SUCCESS) {
+            fprintf(stderr, "lab_writer: %s: %s\n", devices[r], RFM2gErrorMsg(st));
+            return 1;
+        }
+        s[r] = (volatile LabStruct *)((volatile char *)mem[r] + LAB_OFFSET);
+        stop[r] = (volatile uint32_t *)((volatile char *)mem[r] + STOP_OFFSET);
+    }
     double next = now_s();
     uint64_t n = 0;
-    while (*stop == 0) {
+    while (*stop[0] == 0 && (rings == 1 || *stop[1] == 0)) {
         n++;
-        if (strcmp(mode, "counter") == 0) {
-            s->marker = be32((uint32_t)(2 * n - 1)); /* odd: writing */
-            __sync_synchronize();
-            fields(s, n);
-            __sync_synchronize();
-            s->marker = be32((uint32_t)(2 * n)); /* even: whole */
-        } else if (strcmp(mode, "flag") == 0) {
-            s->marker = 0;
-            __sync_synchronize();
-            fields(s, n);
-            __sync_synchronize();
-            s->marker = be32(LAB_FLAG);
-        } else {
-            fields(s, n);
-        }
+        for (int r = 0; r < rings; r++) write_struct(s[r], mode, n);
         next += 0.001;
         sleep_until(next);
     }
-    RFM2gUnMapUserMemory(handle, &mem, 4);
-    RFM2gClose(&handle);
+    for (int r = 0; r < rings; r++) {
+        RFM2gUnMapUserMemory(handle[r], &mem[r], 4);
+        RFM2gClose(&handle[r]);
+    }
     printf("%llu\n", (unsigned long long)n);
     return 0;
 }

@@ -10,6 +10,8 @@ use fmu_model::Model;
 use rfm_attitude::*;
 use rfm_frames::payload::FmiType;
 
+pub mod lab;
+
 /// Messages one instance logged: (status, category, message).
 pub type Log = Arc<Mutex<Vec<(fmi2Status, String, String)>>>;
 

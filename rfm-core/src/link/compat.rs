@@ -12,8 +12,8 @@ use super::{LinkConfig, LinkError};
 use rfm_frames::frame::framed::{self, Header, SyncMode};
 use rfm_frames::frame::{seed, FrameError};
 use rfm_frames::slot::{ReadError, Ring};
-use rfm_interface::Found;
 use rfm_interface::Interface;
+use rfm_interface::{declared, Found};
 use rfm_memory::{Region, RegionError};
 
 /// What a node expects of every peer's frames: its configuration and interface,
@@ -77,6 +77,7 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: &str) -> LinkError {
     let difference = match &described {
         Some(d) => d
             .first_difference(expected, &peer.observed().geometry().payload)
+            .or_else(|| declared::first_difference(&c.interface.declared(), &d.foreign))
             .unwrap_or_else(|| {
                 format!(
                     "node `{}` publishes what this file says, so the files differ in another \

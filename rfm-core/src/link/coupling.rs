@@ -213,7 +213,20 @@ impl Link {
             Ok(report) if self.foreign.is_empty() => Ok(report),
             Ok(report) => {
                 match ForeignPeer::read_all(&mut self.foreign, &self.node, k, report.read_at) {
-                    Ok(()) => Ok(report),
+                    Ok(()) => {
+                        if let Some(red) = &mut self.redundant {
+                            let (interface, timeout) =
+                                (self.node.interface(), self.node.config().timeout);
+                            red.tell_foreign(
+                                k,
+                                &mut self.foreign,
+                                interface,
+                                report.read_at,
+                                timeout,
+                            );
+                        }
+                        Ok(report)
+                    }
                     Err(e) => Err(self.failing(e)),
                 }
             }
@@ -393,7 +406,7 @@ impl Link {
 
     /// One line for the master's log at the end: what each ring carried.
     pub fn rings_summary(&self) -> Option<String> {
-        Some(self.redundant.as_ref()?.summary(&self.node))
+        Some(self.redundant.as_ref()?.summary(&self.node, &self.foreign))
     }
 
     /// Stops the heartbeat and marks this node's slot closed, with how it

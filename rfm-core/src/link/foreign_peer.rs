@@ -1,8 +1,9 @@
 //! A foreign node as a link sees it: the newest whole struct its program
 //! wrote, taken at every step by its handshake, and what that took (retries,
 //! reads given up, 64-bit values a Real holds rounded) and whether the program
-//! lives (its marker or bytes moved); or, for a struct this node's FMU writes
-//! for the lab's programs, its writer.
+//! lives (its marker or bytes moved), and on two rings which ring gave each
+//! struct; or, for a struct this node's FMU writes for the lab's programs
+//! (to both rings), its writer.
 
 use std::time::{Duration, Instant};
 
@@ -11,8 +12,9 @@ use rfm_frames::packed::{self, CType, Outcome, StructReader, StructWriter};
 use rfm_frames::value::Value;
 use rfm_interface::{ForeignNode, Handshake, Interface, StepRatio};
 
+use super::observer::RingStats;
 use super::{LinkConfig, LinkError, Node};
-use rfm_memory::{Region, RegionError};
+use rfm_memory::{Network, Region, RegionError};
 
 /// One foreign node's reading.
 #[derive(Debug)]
@@ -29,6 +31,9 @@ pub struct ForeignPeer {
     /// new struct.
     wide: Vec<usize>,
     pub counts: ForeignCounts,
+    /// On two rings: which ring gave each new struct, the failovers, and
+    /// when each ring last held the newest.
+    rings: RingStats,
     /// In lockstep, for a counter of a declared period: how this node's steps
     /// map onto its writer's, which a step then waits for.
     pub lockstep: Option<StepRatio>,
@@ -53,6 +58,9 @@ pub struct ForeignCounts {
     pub inexact: u64,
     /// Times its program moved the marker (or the bytes) since the first look.
     pub moves: u64,
+    /// Two rings, no counter: reads at which the rings held different whole
+    /// structs and neither could be told newer (the struct before stayed).
+    pub unsettled: u64,
 }
 
 /// Every foreign node of a link.
@@ -177,6 +185,7 @@ impl ForeignPeer {
             moved_at: None,
             wide,
             counts: ForeignCounts::default(),
+            rings: RingStats::default(),
             lockstep: None,
         })
     }
@@ -193,9 +202,15 @@ impl ForeignPeer {
         };
         let read = reader.read(&mut self.bytes)?;
         self.counts.retries += u64::from(read.retries);
+        for ring in Network::BOTH {
+            if read.holding[ring.index()] {
+                self.rings.saw_current(ring, now);
+            }
+        }
         match read.outcome {
             Outcome::Taken => {
                 if read.changed {
+                    self.rings.took(read.ring, now);
                     // The first struct seen says nothing of its program: one
                     // that stopped long ago left it there. Only a move since
                     // makes it alive.
@@ -208,6 +223,7 @@ impl ForeignPeer {
                 self.taken = true;
             }
             Outcome::GaveUp => self.counts.gave_up += 1,
+            Outcome::Unsettled => self.counts.unsettled += 1,
             Outcome::NotMarked => {}
         }
         Ok(())
@@ -247,6 +263,20 @@ impl ForeignPeer {
     pub fn newest(&self) -> Option<(&[u8], u64)> {
         let reads = matches!(self.io, Io::Read(_));
         (reads && self.taken).then_some((&self.bytes, self.counts.moves))
+    }
+
+    /// On two rings: which ring gave its structs, and the failovers.
+    pub fn rings(&self) -> &RingStats {
+        &self.rings
+    }
+
+    pub(crate) fn rings_mut(&mut self) -> &mut RingStats {
+        &mut self.rings
+    }
+
+    /// Whether this node's FMU writes it (it is read by the lab's programs).
+    pub fn writes_struct(&self) -> bool {
+        matches!(self.io, Io::Write(_))
     }
 
     /// Whether a whole struct was ever taken (a flag never set gives none).

@@ -148,7 +148,7 @@ fn claimant(
         described: ownership::padded(descriptor::encode(
             &interface.name,
             interface.fingerprint(),
-            &interface.nodes[me],
+            (&interface.nodes[me], &interface.declared()),
             &geometry.payload,
             token(epoch),
         )),

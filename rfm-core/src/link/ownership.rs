@@ -270,7 +270,7 @@ mod tests {
             padded(rfm_interface::descriptor::encode(
                 &i.name,
                 i.fingerprint(),
-                &i.nodes[0],
+                (&i.nodes[0], &[]),
                 &geometry.payload,
                 token(epoch),
             ))
@@ -312,7 +312,7 @@ mod tests {
             let bytes = rfm_interface::descriptor::encode(
                 &theirs.name,
                 theirs.fingerprint(),
-                &theirs.nodes[i],
+                (&theirs.nodes[i], &[]),
                 &area.payload,
                 1,
             );

@@ -187,7 +187,7 @@ impl World {
         let mut bytes = descriptor::encode(
             &other.name,
             other.fingerprint(),
-            &other.nodes[0],
+            (&other.nodes[0], &[]),
             &area.payload,
             token,
         );

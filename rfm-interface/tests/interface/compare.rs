@@ -90,7 +90,13 @@ fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
     let map = i.map().unwrap();
     let cockpit = &i.nodes[0];
     let area = map.area(0);
-    let bytes = descriptor::encode(&i.name, i.fingerprint(), cockpit, &area.payload, 0x2b);
+    let bytes = descriptor::encode(
+        &i.name,
+        i.fingerprint(),
+        (cockpit, &[]),
+        &area.payload,
+        0x2b,
+    );
     assert!(bytes.len() <= area.descriptor_len);
     let mut padded = bytes.clone();
     padded.resize(area.descriptor_len, 0);
@@ -148,4 +154,77 @@ fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
     ));
     assert_eq!(descriptor::decode(&[0; 64]), Err(DescriptorError::Missing));
     assert!(descriptor::decode(&padded[..30]).is_err());
+}
+
+/// A foreign node's declaration is part of what peers agree on: moved, of
+/// the other byte order, a field of another type, another handshake or
+/// writer, or gone, the fingerprint changes and the difference names the
+/// struct, from a file or from a node's descriptor in memory.
+#[test]
+fn a_foreign_struct_declared_otherwise_changes_the_fingerprint_and_is_named() {
+    use super::foreign::FLIGHT_DATA;
+    use rfm_interface::{declared, descriptor};
+    let parse = |text: &str| Interface::parse("lab.toml", text, &Reserved::NONE).unwrap();
+    let ours = parse(FLIGHT_DATA);
+    let local = parse(&FLIGHT_DATA.replace("the article's sender", "the sender"));
+    assert_eq!(
+        ours.fingerprint(),
+        local.fingerprint(),
+        "descriptions are local"
+    );
+    let without = FLIGHT_DATA
+        .split("[[node]]\nname = \"flight\"")
+        .next()
+        .unwrap();
+    for (edit, difference) in [
+        (
+            FLIGHT_DATA.replace("offset = 0\n", "offset = 0x200\n"),
+            "foreign node `flight` lies at offset 0x0 here and 0x200 there",
+        ),
+        (
+            FLIGHT_DATA.replace(
+                "align = \"packed\"",
+                "align = \"packed\"\nbyte_order = \"big\"",
+            ),
+            "foreign node `flight` is little-endian here and big-endian there",
+        ),
+        (
+            FLIGHT_DATA.replace(
+                "\"status\", type = \"uint8\"",
+                "\"status\", type = \"int8\"",
+            ),
+            "foreign node `flight` has as field 5 `status` (uint8) at byte 32 here and \
+             `status` (int8) at byte 32 there",
+        ),
+        (
+            FLIGHT_DATA.replace("value = 0x55AA55AA", "value = 1"),
+            "foreign node `flight` has handshake flag `header` = 0x55aa55aa here and flag \
+             `header` = 0x1 there",
+        ),
+        (
+            FLIGHT_DATA.replace("description = \"the article's sender\"", "writer = \"sim\""),
+            "foreign node `flight` is written by a lab's program here and node `sim` there",
+        ),
+        (without.to_owned(), "foreign node `flight` is missing there"),
+    ] {
+        let theirs = parse(&edit);
+        assert_ne!(ours.fingerprint(), theirs.fingerprint(), "{difference}");
+        assert_eq!(ours.first_difference(&theirs).as_deref(), Some(difference));
+        // The same from the descriptor their node writes.
+        let map = theirs.map().unwrap();
+        let bytes = descriptor::encode(
+            &theirs.name,
+            theirs.fingerprint(),
+            (&theirs.nodes[0], &theirs.declared()),
+            &map.area(0).payload,
+            1,
+        );
+        assert!(bytes.len() <= map.area(0).descriptor_len);
+        let d = descriptor::decode(&bytes).unwrap();
+        assert_eq!(d.foreign, theirs.declared());
+        assert_eq!(
+            declared::first_difference(&ours.declared(), &d.foreign).as_deref(),
+            Some(difference)
+        );
+    }
 }

@@ -90,7 +90,7 @@ fn a_node_of_more_signals_than_the_descriptor_counts_is_refused_naming_the_limit
     let bytes = rfm_interface::descriptor::encode(
         &most.name,
         most.fingerprint(),
-        &most.nodes[0],
+        (&most.nodes[0], &most.declared()),
         &map.area(0).payload,
         1,
     );

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Args;
 use rfm_frames::slot::{FramedReader, Ring, StepPoll};
-use rfm_interface::{descriptor, Found};
+use rfm_interface::{declared, descriptor, Found};
 use rfm_memory::{Device, Region};
 use rfm_record::{queue_capacity, wall_ns, Header, Kind, RecordedStruct, Recorder, MAX_STRUCTS};
 
@@ -157,12 +157,16 @@ fn structs(
 ) -> Result<Foreign, Failure> {
     let interface = foreign::load(file)?;
     if interface.fingerprint() != header.fingerprint {
+        // Named where their descriptor declares the lab's structs.
+        let theirs = &found[0].descriptor;
+        let difference = declared::first_difference(&interface.declared(), &theirs.foreign)
+            .map_or(String::new(), |d| format!(" ({d})"));
         return Err(Failure::usage(anyhow!(
             "{} is not the interface the nodes run: its fingerprint {:#018x}, theirs ({}) \
-             {:#018x}; give the file their FMUs were built from",
+             {:#018x}{difference}; give the file their FMUs were built from",
             file.display(),
             interface.fingerprint(),
-            found[0].descriptor.interface,
+            theirs.interface,
             header.fingerprint
         )));
     }
@@ -234,7 +238,7 @@ fn header(args: &RecordArgs, found: &[Found]) -> Header {
                 descriptor::encode(
                     &d.interface,
                     d.fingerprint,
-                    &d.node_spec(),
+                    (&d.node_spec(), &d.foreign),
                     &f.area.payload,
                     0,
                 )

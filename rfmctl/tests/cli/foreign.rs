@@ -299,7 +299,7 @@ fn describe_ios(region: &Region) -> Interface {
     let mut d = descriptor::encode(
         &lab.name,
         lab.fingerprint(),
-        &lab.nodes[0],
+        (&lab.nodes[0], &lab.declared()),
         &map.areas[0].payload,
         0x77,
     );
@@ -419,19 +419,34 @@ fn record_with_the_interface_holds_each_struct_once_and_show_and_export_decode_t
     assert_eq!(cells.len(), 12, "{}", rows[0]);
     assert_eq!((cells[6], cells[11]), ("", ""), "{}", rows[0]);
     assert_eq!(cells[7].parse::<f64>().unwrap(), seqs[0]);
-    // A file of another interface than the nodes run is refused.
+    // A file of another interface than the nodes run is refused, and so is
+    // one that declares a struct otherwise (moved, or of the other byte
+    // order): its structs would be recorded as theirs.
     let other = dir.path().join("other.toml");
-    std::fs::write(&other, LAB.replace("\"freeze\"", "\"frozen\"")).unwrap();
-    let (code, _, err) = run(&[
-        "record",
-        &memory.device,
-        "--out",
-        dir.path().join("other.rec").to_str().unwrap(),
-        "--seconds",
-        "0.1",
-        "--interface",
-        other.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("is not the interface the nodes run"), "{err}");
+    for (edit, says) in [
+        (LAB.replace("\"freeze\"", "\"frozen\""), ""),
+        (
+            LAB.replace("offset = 0x4000", "offset = 0x4200"),
+            "(foreign node `flight` lies at offset 0x4200 here and 0x4000 there)",
+        ),
+        (
+            LAB.replacen("byte_order = \"big\"", "byte_order = \"little\"", 1),
+            "(foreign node `flight` is little-endian here and big-endian there)",
+        ),
+    ] {
+        std::fs::write(&other, edit).unwrap();
+        let (code, _, err) = run(&[
+            "record",
+            &memory.device,
+            "--out",
+            dir.path().join("other.rec").to_str().unwrap(),
+            "--seconds",
+            "0.1",
+            "--interface",
+            other.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("is not the interface the nodes run"), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
 }

@@ -156,7 +156,7 @@ fn publish_attitude_steps(
     let mut d = descriptor::encode(
         &interface.name,
         interface.fingerprint(),
-        &interface.nodes[0],
+        (&interface.nodes[0], &[]),
         &map.areas[0].payload,
         0x1234_5679,
     );

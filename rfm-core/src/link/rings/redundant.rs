@@ -2,8 +2,11 @@
 //! master's log when a ring stops or starts carrying a peer's frames, what it
 //! reports per ring, and the fault a test injects.
 
+use std::time::{Duration, Instant};
+
 use super::watch::{CardFault, RingWatch};
-use crate::link::Node;
+use crate::link::{ForeignPeer, Node};
+use rfm_interface::Interface;
 use rfm_memory::{Device, DeviceSpec};
 use rfm_memory::{Network, Region};
 
@@ -25,6 +28,8 @@ pub(crate) struct Redundant {
     fault: [Option<CardFault>; 2],
     /// The error events each card raised, as last told.
     events: [u32; 2],
+    /// Whether each ring held each foreign struct's newest, as last told.
+    foreign_ok: Vec<[bool; 2]>,
 }
 
 impl Redundant {
@@ -54,6 +59,7 @@ impl Redundant {
             watch: None,
             fault: [None, None],
             events: [0, 0],
+            foreign_ok: Vec::new(),
         })
     }
 
@@ -236,16 +242,85 @@ impl Redundant {
     }
 
     /// One line for the master's log at the end: what each ring carried.
-    pub(crate) fn summary(&self, node: &Node) -> String {
+    pub(crate) fn summary(&self, node: &Node, foreign: &[ForeignPeer]) -> String {
         let r = self.report(node);
-        format!(
+        let mut line = format!(
             "redundant rings: {} gave {} frames, {} gave {}; {} failovers from A to B",
             self.name(Network::A),
             r.frames[0],
             self.name(Network::B),
             r.frames[1],
             r.failovers
-        )
+        );
+        let read = foreign.iter().filter(|f| !f.writes_struct());
+        let (mut taken, mut failovers) = ([0u64; 2], 0);
+        for f in read.clone() {
+            for ring in Network::BOTH {
+                taken[ring.index()] += f.rings().taken(ring);
+            }
+            failovers += f.rings().failovers();
+        }
+        if read.count() > 0 {
+            line.push_str(&format!(
+                "; the lab's structs: {} from A, {} from B, {failovers} failovers from A to B",
+                taken[0], taken[1]
+            ));
+        }
+        line
+    }
+
+    /// After step `k` (read at `now`): each struct of the lab's programs
+    /// whose ring changed, and a ring that stopped (or started again)
+    /// carrying a struct's newest writes within `timeout`, told as a peer's
+    /// frames are.
+    #[inline(never)]
+    pub(crate) fn tell_foreign(
+        &mut self,
+        k: u64,
+        foreign: &mut [ForeignPeer],
+        interface: &Interface,
+        now: Instant,
+        timeout: Duration,
+    ) {
+        self.foreign_ok.resize(foreign.len(), [true; 2]);
+        let mut told = std::mem::take(&mut self.foreign_ok);
+        for (peer, ok) in foreign.iter_mut().zip(&mut told) {
+            let name = &interface.foreign[peer.node()].name;
+            match peer.rings_mut().take_change() {
+                Some(Network::B) => log::warn!(
+                    "{} did not give the newest whole struct of foreign node `{name}` at step                      {k}: taken from {} (failover; {name}.link.failovers counts them)",
+                    self.name(Network::A),
+                    self.name(Network::B)
+                ),
+                Some(Network::A) => log::info!(
+                    "{} gives the structs of foreign node `{name}` again from step {k}",
+                    self.name(Network::A)
+                ),
+                None => {}
+            }
+            for ring in Network::BOTH {
+                let delivers = peer.rings().delivers(ring, now, timeout);
+                if delivers == ok[ring.index()] {
+                    continue;
+                }
+                ok[ring.index()] = delivers;
+                if delivers {
+                    log::info!(
+                        "{} carries the writes of foreign node `{name}` again (step {k})",
+                        self.name(ring)
+                    );
+                } else {
+                    log::warn!(
+                        "{} has not carried the newest struct of foreign node `{name}` for \
+                         timeout ({timeout:?}) (step {k}): it is read from {}; check that \
+                         ring's fibres and cards, and that its program writes both rings",
+                        self.name(ring),
+                        self.name(ring.other())
+                    );
+                }
+            }
+        }
+        self.foreign_ok = told;
     }
 }
 

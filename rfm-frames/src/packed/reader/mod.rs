@@ -10,12 +10,21 @@
 //! | `counter`, after-data | marker, struct twice, marker | the writer stalls mid-write over both copies |
 //! | `flag` | marker, struct, marker, struct, marker | the writer stalls mid-write over both copies with its flag set (it clears it first) |
 //! | `none` | struct twice (more on a retry) | the writer stalls mid-write over both copies |
+//!
+//! On a redundant memory (`A+B`) the reader holds a copy of each ring and
+//! takes the newest whole struct either carries ([`rings`]: by the counter,
+//! or without one by which ring's bytes moved), never one older than a struct
+//! it already gave.
 
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::Ordering;
 
-use rfm_memory::{Region, RegionError};
+use rfm_memory::{Network, Region, RegionError};
 
 use super::ByteOrder;
+use copy::RingCopy;
+
+mod copy;
+mod rings;
 
 /// Reads a struct is copied, at most, before the reader gives up for this
 /// step (counted): a writer rewriting faster than a copy takes never lets two
@@ -56,17 +65,28 @@ pub enum Outcome {
     NotMarked,
     /// No attempt gave a whole struct: the buffer holds nothing new.
     GaveUp,
+    /// Two rings, no counter: each gave a whole struct, but they differ and
+    /// neither is known to have stopped carrying writes, so which is newer
+    /// cannot be told yet (a writer between its two rings' stores, or a ring
+    /// cut mid-write). The buffer holds nothing new; the next read decides.
+    Unsettled,
 }
 
 /// One read's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Read {
     pub outcome: Outcome,
-    /// Attempts beyond the first.
+    /// Attempts beyond the first (on two rings, of both).
     pub retries: u32,
     /// Whether the marker (a counter's value) or, without a counter, the
     /// struct's bytes differ from the last struct taken: the writer lives.
     pub changed: bool,
+    /// The ring the struct in the caller's buffer came from (A on a memory
+    /// of one ring).
+    pub ring: Network,
+    /// Which rings held that struct (or, with a counter, a newer one) at
+    /// this read: a ring that stops holding it stopped carrying the writes.
+    pub holding: [bool; 2],
 }
 
 /// Why a reader cannot be made for a struct.
@@ -116,19 +136,21 @@ pub(super) fn from_order(bytes: &[u8], order: ByteOrder) -> u64 {
     }
 }
 
-/// Reads one struct of `size` bytes at `offset` of a region.
+/// Reads one struct of `size` bytes at `offset` of a region: of each ring
+/// the region spans.
 #[derive(Debug)]
 pub struct StructReader {
-    /// The words that hold the struct (it need not start or end on a word).
-    window: Region,
-    /// Where the struct starts in `window`.
+    /// Ring A's copy, and ring B's on a redundant memory.
+    rings: Vec<RingCopy>,
+    /// Where the struct starts in each ring's window.
     skip: usize,
     size: usize,
     mark: Mark,
     order: ByteOrder,
     attempts: u32,
-    copy: Vec<u8>,
-    second: Vec<u8>,
+    /// The ring the last struct came from (an index of `rings`).
+    current: usize,
+    /// Without a counter: the last struct taken.
     last: Option<Vec<u8>>,
     last_counter: Option<u64>,
     /// The counter's moves since the first struct, added up modulo its width
@@ -162,6 +184,9 @@ pub(super) fn words(
 }
 
 impl StructReader {
+    /// A reader of the struct in `region`; of both rings where the region
+    /// spans two (each ring's window read apart, whatever ring the region's
+    /// own loads read).
     pub fn new(
         region: &Region,
         offset: usize,
@@ -170,19 +195,21 @@ impl StructReader {
         order: ByteOrder,
     ) -> Result<StructReader, ReaderError> {
         let (window, skip) = words(region, offset, size, mark)?;
-        let len = window.len();
+        let rings = match window.is_redundant() {
+            true => Network::BOTH.map(|r| RingCopy::new(window.on(r))).into(),
+            false => vec![RingCopy::new(window)],
+        };
         Ok(StructReader {
+            rings,
             skip,
             size,
             mark,
             order,
             attempts: DEFAULT_ATTEMPTS,
-            copy: vec![0; len],
-            second: vec![0; len],
+            current: 0,
             last: None,
             last_counter: None,
             moved: 0,
-            window,
         })
     }
 
@@ -201,16 +228,22 @@ impl StructReader {
         }
     }
 
+    /// The counter's values as a mask of its width.
+    fn counter_mask(&self) -> u64 {
+        match self.mark {
+            Mark::Counter { width: 8.., .. } => u64::MAX,
+            Mark::Counter { width, .. } => (1u64 << (8 * width)) - 1,
+            _ => 0,
+        }
+    }
+
     /// Adds the counter's move from its last value to `c` (its first value
     /// starts the count), modulo its width.
     fn count_move(&mut self, c: u64) {
-        let Mark::Counter { width, .. } = self.mark else {
+        if !matches!(self.mark, Mark::Counter { .. }) {
             return;
-        };
-        let mask = match width {
-            8.. => u64::MAX,
-            w => (1u64 << (8 * w)) - 1,
-        };
+        }
+        let mask = self.counter_mask();
         self.moved = match self.last_counter {
             None => c,
             Some(last) => self.moved.wrapping_add(c.wrapping_sub(last) & mask),
@@ -222,58 +255,33 @@ impl StructReader {
         self
     }
 
-    /// The marker's value, in the struct's byte order.
-    fn marker(&self, at: usize, width: usize) -> Result<u64, RegionError> {
-        let mut bytes = [0u8; 8];
-        marker_bytes(&self.window, self.skip + at, &mut bytes[..width])?;
-        Ok(from_order(&bytes[..width], self.order))
-    }
-
-    /// Copies the struct's words into `copy` (or `second`).
-    fn copy_into(&mut self, second: bool) -> Result<(), RegionError> {
-        let buf = if second {
-            &mut self.second
-        } else {
-            &mut self.copy
-        };
-        self.window.read(0, buf)
-    }
-
     fn struct_of(buf: &[u8], skip: usize, size: usize) -> &[u8] {
         &buf[skip..skip + size]
     }
 
+    /// Ring `ring`'s whole copy of the struct, if it gave one.
+    fn whole(&mut self, ring: usize) -> Result<copy::Whole, RegionError> {
+        let (mark, skip, order, attempts) = (self.mark, self.skip, self.order, self.attempts);
+        self.rings[ring].whole(mark, skip, order, attempts)
+    }
+
     /// The newest whole struct into `out` (`size` bytes), as the handshake
-    /// allows.
+    /// allows; on two rings, of either ([`rings`]).
     pub fn read(&mut self, out: &mut [u8]) -> Result<Read, RegionError> {
-        let mut retries = 0;
-        let mut marked = false;
-        let mut whole = None;
-        for attempt in 0..self.attempts {
-            retries = attempt;
-            match self.attempt(attempt)? {
-                Attempt::Whole(counter) => {
-                    whole = Some(counter);
-                    break;
-                }
-                Attempt::Again { flag_set } => marked |= flag_set,
-            }
-        }
-        let Some(counter) = whole else {
-            let outcome = match self.mark {
-                Mark::Flag { .. } if !marked => Outcome::NotMarked,
-                _ => Outcome::GaveUp,
+        if self.rings.len() == 2 {
+            return match self.mark {
+                Mark::Counter { .. } => self.read_counted_rings(out),
+                _ => self.read_moved_rings(out),
             };
-            return Ok(Read {
-                outcome,
-                retries,
-                changed: false,
-            });
+        }
+        let w = self.whole(0)?;
+        let Some(counter) = w.taken else {
+            return Ok(self.nothing(w.retries, w.marked));
         };
         if let Some(c) = counter {
             self.count_move(c);
         }
-        let now = Self::struct_of(&self.copy, self.skip, self.size);
+        let now = Self::struct_of(&self.rings[0].copy, self.skip, self.size);
         let changed = match counter {
             Some(c) => self.last_counter.replace(c) != Some(c),
             None => self.last.as_deref() != Some(now),
@@ -284,83 +292,28 @@ impl StructReader {
         out[..self.size].copy_from_slice(now);
         Ok(Read {
             outcome: Outcome::Taken,
-            retries,
+            retries: w.retries,
             changed,
+            ring: Network::A,
+            holding: [true, false],
         })
     }
 
-    /// One try at a whole copy in `copy`, by the struct's handshake.
-    fn attempt(&mut self, attempt: u32) -> Result<Attempt, RegionError> {
-        match self.mark {
-            Mark::Counter {
-                at,
-                width,
-                counting,
-            } => {
-                let before = self.marker(at, width)?;
-                if counting == Counting::Seqlock && before & 1 == 1 {
-                    return Ok(Attempt::AGAIN);
-                }
-                self.copy_into(false)?;
-                if counting == Counting::AfterData {
-                    self.copy_into(true)?;
-                }
-                // The copy's loads before the marker's second load (an
-                // acquire load alone lets earlier loads pass it).
-                fence(Ordering::Acquire);
-                let after = self.marker(at, width)?;
-                let agree = counting == Counting::Seqlock || self.copy == self.second;
-                Ok(if before == after && agree {
-                    Attempt::Whole(Some(after))
-                } else {
-                    Attempt::AGAIN
-                })
-            }
-            Mark::Flag { at, width, value } => {
-                if self.marker(at, width)? != value {
-                    return Ok(Attempt::AGAIN);
-                }
-                // Two copies, the flag set around each: one whole
-                // rewrite inside a copy (clear, write, set) cannot pass.
-                self.copy_into(false)?;
-                fence(Ordering::Acquire);
-                if self.marker(at, width)? == value {
-                    self.copy_into(true)?;
-                    fence(Ordering::Acquire);
-                    if self.marker(at, width)? == value && self.copy == self.second {
-                        return Ok(Attempt::Whole(None));
-                    }
-                }
-                Ok(Attempt::Again { flag_set: true })
-            }
-            Mark::None => {
-                if attempt == 0 {
-                    self.copy_into(false)?;
-                } else {
-                    std::mem::swap(&mut self.copy, &mut self.second);
-                }
-                self.copy_into(true)?;
-                Ok(if self.copy == self.second {
-                    Attempt::Whole(None)
-                } else {
-                    Attempt::AGAIN
-                })
-            }
+    /// A read that gave no whole struct: a flag never seen set is not
+    /// marked, anything else gave up.
+    fn nothing(&self, retries: u32, marked: bool) -> Read {
+        let outcome = match self.mark {
+            Mark::Flag { .. } if !marked => Outcome::NotMarked,
+            _ => Outcome::GaveUp,
+        };
+        Read {
+            outcome,
+            retries,
+            changed: false,
+            ring: Network::BOTH[self.current],
+            holding: [false; 2],
         }
     }
-}
-
-/// What one try at a copy found.
-enum Attempt {
-    /// A whole copy, with the counter's value when the struct has one.
-    Whole(Option<u64>),
-    /// No whole copy; `flag_set` when a flag handshake's flag was seen set
-    /// (a struct whose flag is never set is not marked, not torn).
-    Again { flag_set: bool },
-}
-
-impl Attempt {
-    const AGAIN: Attempt = Attempt::Again { flag_set: false };
 }
 
 #[cfg(test)]

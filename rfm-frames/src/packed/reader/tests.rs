@@ -102,7 +102,7 @@ fn race(name: &str, mark: Mark, writes: u32) -> Run {
                 run.torn += u64::from(!whole(&out));
             }
             Outcome::GaveUp => run.gave_up += 1,
-            Outcome::NotMarked => {}
+            Outcome::NotMarked | Outcome::Unsettled => {}
         }
     }
     stop.store(true, Ordering::Relaxed);
