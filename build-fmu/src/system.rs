@@ -302,7 +302,17 @@ fn typed(value: &toml::Value, v: &Variable) -> Result<Value> {
         ("Integer" | "Enumeration", toml::Value::Integer(x)) => Value::Integer(*x),
         ("Boolean", toml::Value::Boolean(x)) => Value::Boolean(*x),
         ("String", toml::Value::String(x)) => Value::String(x.clone()),
-        (kind, value) => bail!("a {kind} variable, given {} {value:?}", value.type_str()),
+        (kind, value) => {
+            let article = if kind.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                "an"
+            } else {
+                "a"
+            };
+            bail!(
+                "{article} {kind} variable, given {} {value:?}",
+                value.type_str()
+            )
+        }
     })
 }
 

@@ -7,7 +7,7 @@ use super::*;
 impl Interface {
     /// A 64-bit fingerprint of what peers must agree on: the interface name,
     /// each node's name, slot and signals (name, type, size, unit), and each
-    /// foreign node's declaration ([`super::declared::facts`]). Start values,
+    /// foreign node's declaration ([`super::declared::Declared::facts`]). Start values,
     /// units of fields and descriptions are each node's own business and are
     /// left out.
     pub fn fingerprint(&self) -> u64 {
@@ -55,7 +55,7 @@ impl Interface {
         for d in declared {
             eat(b"foreign");
             eat(d.name.as_bytes());
-            for (what, value) in &d.facts {
+            for (what, value) in &d.facts() {
                 eat(what.as_bytes());
                 eat(value.as_bytes());
             }

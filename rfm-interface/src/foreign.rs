@@ -27,7 +27,7 @@ use super::Period;
 
 /// How a foreign writer marks a whole struct: the reader's way of never taking
 /// a torn one.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Handshake {
     /// A sequence word (field `field` of the layout).
     Counter {

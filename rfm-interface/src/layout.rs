@@ -31,7 +31,8 @@ pub enum MapError {
     },
     #[error(
         "node `{node}` (bytes {start}..{end}) overlaps node `{other}` (bytes \
-         {other_start}..{other_end}): give it an offset of at least {other_end}, or none"
+         {other_start}..{other_end}): give it an offset of at least {at_least:#x} ({at_least}), \
+         or none"
     )]
     Overlap {
         node: String,
@@ -40,6 +41,9 @@ pub enum MapError {
         other: String,
         other_start: u64,
         other_end: u64,
+        /// The first offset past `other` that the node may take (an FMU
+        /// node's is a multiple of [`ALIGN`]).
+        at_least: u64,
     },
     #[error("offset {offset} of node `{node}` is not a multiple of {ALIGN} bytes")]
     Misaligned { node: String, offset: u64 },
@@ -193,6 +197,7 @@ fn refuse_overlap(
             other: interface.nodes[other.node].name.clone(),
             other_start: other.offset,
             other_end: other.end(),
+            at_least: other.end().next_multiple_of(ALIGN as u64),
         });
     }
     if let Some((f, r)) = foreign
@@ -206,6 +211,7 @@ fn refuse_overlap(
             other: interface.foreign[*f].name.clone(),
             other_start: r.start,
             other_end: r.end,
+            at_least: r.end.next_multiple_of(ALIGN as u64),
         });
     }
     Ok(())
@@ -232,6 +238,8 @@ fn foreign_areas(interface: &Interface) -> Result<Vec<(usize, Range<u64>)>, MapE
                 other: interface.foreign[*j].name.clone(),
                 other_start: other.start,
                 other_end: other.end,
+                // A struct's marker needs its width's alignment, at most 8.
+                at_least: other.end.next_multiple_of(8),
             });
         }
         out.push((i, r));

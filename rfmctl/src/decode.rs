@@ -135,11 +135,14 @@ pub fn describe_foreign(
         if !(node.offset < to && from < node.end()) {
             continue;
         }
-        let mut bytes = vec![0u8; node.layout.size];
         let Ok(offset) = usize::try_from(node.offset) else {
             continue;
         };
-        if let Err(e) = region.read(offset, &mut bytes) {
+        // The memory is read in whole words: those the struct lies in (of
+        // any length, at any offset), of which its own bytes are shown.
+        let first = offset - offset % 4;
+        let mut words = vec![0u8; (offset + node.layout.size).next_multiple_of(4) - first];
+        if let Err(e) = region.read(first, &mut words) {
             lines.push((
                 node.offset,
                 node.end() - 1,
@@ -147,13 +150,14 @@ pub fn describe_foreign(
             ));
             continue;
         }
+        let bytes = &words[offset - first..offset - first + node.layout.size];
         let order = node.layout.order.words();
         let mut parts: Vec<(usize, usize, String)> = Vec::new();
         for f in &node.layout.fields {
             for i in 0..f.elements() {
                 let start = f.element_offset(i);
                 let end = start + f.ctype.size();
-                let value = decode(f, i, &bytes, node.layout.order)
+                let value = decode(f, i, bytes, node.layout.order)
                     .map_or_else(|| "?".to_owned(), |d| d.value.to_string());
                 parts.push((
                     start,

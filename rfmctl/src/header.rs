@@ -34,6 +34,10 @@ pub struct HeaderArgs {
 
 pub fn run(args: &HeaderArgs) -> Result<(), Failure> {
     let file = args.file.display().to_string();
+    // libclang says only "an unknown error occurred" of a file it cannot read.
+    std::fs::File::open(&args.file)
+        .with_context(|| format!("reading the header {file}"))
+        .map_err(Failure::usage)?;
     let imported = rfm_header::import(&args.file, &args.name, &args.clang)
         .with_context(|| format!("importing `{}` from {file}", args.name))
         .map_err(Failure::usage)?;

@@ -67,8 +67,9 @@ impl<'i> Access<'i> {
                 model.variables.len() - 1
             )),
             Some(var) => error(format!(
-                "value reference {vr} is `{}`, a {:?} variable",
-                var.name, var.kind
+                "value reference {vr} is `{}`, {} variable",
+                var.name,
+                var.kind.with_article()
             )),
         }
     }

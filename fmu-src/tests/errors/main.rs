@@ -210,7 +210,7 @@ fn bad_values_and_references_are_refused_by_name() {
         assert_logged(&fmu, fmi2Error, &["unknown value reference 999"]);
         assert_eq!(fmi2_reset(fmu.c), fmi2OK);
         assert_eq!(fmi2_set_real(fmu.c, &int_vr, 1, &1.0), fmi2Error);
-        assert_logged(&fmu, fmi2Error, &["is `status`, a Integer variable"]);
+        assert_logged(&fmu, fmi2Error, &["is `status`, an Integer variable"]);
         assert_eq!(fmi2_reset(fmu.c), fmi2OK);
         assert_eq!(
             fmi2_set_real(fmu.c, &real_vr, 1, std::ptr::null()),

@@ -118,6 +118,7 @@ pub(crate) fn misplaced(c: &Expected, peer: &Peer, found: &Found) -> LinkError {
     let difference = found
         .descriptor
         .first_difference(expected, &geometry.payload)
+        .or_else(|| declared::first_difference(&c.interface.declared(), &found.descriptor.foreign))
         .unwrap_or_else(|| {
             format!(
                 "node `{}` is at offset {} there and {} here (the files differ in the nodes \

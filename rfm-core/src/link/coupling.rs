@@ -211,6 +211,10 @@ impl Link {
     ) -> Result<StepReport, LinkError> {
         match self.step_once(k, sim_time, frame) {
             Ok(report) if self.foreign.is_empty() => Ok(report),
+            Ok(report) if self.player.is_some() => match self.replay_structs(k, report.read_at) {
+                Ok(()) => Ok(report),
+                Err(e) => Err(self.failing(e)),
+            },
             Ok(report) => {
                 match ForeignPeer::read_all(&mut self.foreign, &self.node, k, report.read_at) {
                     Ok(()) => {
@@ -232,6 +236,20 @@ impl Link {
             }
             Err(e) => Err(self.failing(e)),
         }
+    }
+
+    /// A replay's step `k`: each struct as the recorded step had read it
+    /// (the private memory holds none).
+    fn replay_structs(&mut self, k: u64, now: Instant) -> Result<(), LinkError> {
+        let (Some(player), interface) = (&mut self.player, self.node.interface()) else {
+            return Ok(());
+        };
+        for (i, peer) in self.foreign.iter_mut().enumerate() {
+            if let Some(bytes) = player.struct_at(i, k)? {
+                peer.replayed(&interface.foreign[i], bytes, now);
+            }
+        }
+        Ok(())
     }
 
     /// The foreign nodes' readings, in the order of the interface's.

@@ -229,6 +229,22 @@ impl ForeignPeer {
         Ok(())
     }
 
+    /// Takes `bytes` as its newest struct at `now`, as a read that found them
+    /// would (a replay's: the struct the recorded step had read).
+    pub(super) fn replayed(&mut self, node: &ForeignNode, bytes: &[u8], now: Instant) {
+        let reads = matches!(self.io, Io::Read(_));
+        if !reads || bytes.len() != self.bytes.len() || (self.taken && bytes == self.bytes) {
+            return;
+        }
+        self.bytes.copy_from_slice(bytes);
+        if self.taken {
+            self.moved_at = Some(now);
+            self.counts.moves += 1;
+        }
+        self.taken = true;
+        self.count_inexact(node);
+    }
+
     fn count_inexact(&mut self, node: &ForeignNode) {
         for &i in &self.wide {
             let field = &node.layout.fields[i];

@@ -15,6 +15,12 @@
 //! peers' taken: any node of the interface can be replayed from it, the one that
 //! made it or one of its peers (against "the other's recording").
 //!
+//! The lab's structs (foreign nodes) the recording's maker read are played
+//! too: at step k, each struct as the recorded step that published own frame
+//! k + 1 had read it (a struct record follows its step's own frame, as taken
+//! frames do), so a replayed node's foreign outputs are the original run's at
+//! every step.
+//!
 //! The recording is read as the steps go, never whole: frames of one slot come in
 //! step order, and only the few read ahead of the step are kept.
 
@@ -52,6 +58,9 @@ pub(crate) struct Player {
     own_index: Option<u64>,
     /// The last frame index read, per slot (for the end-of-recording message).
     last: HashMap<u8, u64>,
+    /// Struct records read ahead, per struct (its index in the interface's
+    /// foreign nodes): tagged as frames are.
+    structs: HashMap<u8, VecDeque<Queued>>,
     ended: bool,
     divergence: u64,
 }
@@ -120,6 +129,7 @@ impl Player {
             ahead: HashMap::new(),
             own_index: None,
             last: HashMap::new(),
+            structs: HashMap::new(),
             ended: false,
             divergence: 0,
         })
@@ -146,7 +156,21 @@ impl Player {
         // A self-loop's maker took its own frames: the same frames it
         // published, recorded again out of order (step k publishes frame k + 1
         // and takes frame k + 1 - lag); they are played from the published ones.
-        // Foreign structs are not played: their slot byte is no node's.
+        // A struct's slot byte is its index among the foreign nodes; a
+        // recording of no node's steps (`rfmctl record`) has no step to play
+        // them at.
+        if record.kind == Kind::Struct && self.maker.is_none() {
+            return Ok(());
+        }
+        if record.kind == Kind::Struct {
+            let tag = self.own_index.unwrap_or(0);
+            (self.structs.entry(record.slot).or_default()).push_back(Queued {
+                index: tag,
+                tag,
+                body: record.body,
+            });
+            return Ok(());
+        }
         let own_taken = record.kind == Kind::Taken && Some(record.slot) == self.maker;
         let frame = matches!(record.kind, Kind::Published | Kind::Taken);
         if !frame || own_taken || !self.wanted.contains(&record.slot) {
@@ -197,18 +221,29 @@ impl Player {
     /// A peer whose newest frame the node takes (free): the newest frame of
     /// `slot` the recorded step that published own frame `own` had taken.
     fn newest_taken(&mut self, slot: u8, own: u64) -> Result<Option<Vec<u8>>, LinkError> {
-        // Every record of that step is read once the next step's own frame is.
+        self.read_step(own)?;
+        Ok(newest_by(self.ahead.entry(slot).or_default(), own).map(|q| q.body.clone()))
+    }
+
+    /// Reads every record of the recorded step that published own frame
+    /// `own`: they are all read once the next step's own frame is.
+    fn read_step(&mut self, own: u64) -> Result<(), LinkError> {
         while !self.ended && self.own_index.is_none_or(|i| i <= own) {
             self.read_one()?;
         }
-        let queue = self.ahead.entry(slot).or_default();
-        while queue.get(1).is_some_and(|q| q.tag <= own) {
-            queue.pop_front();
-        }
-        Ok(queue
-            .front()
-            .filter(|q| q.tag <= own)
-            .map(|q| q.body.clone()))
+        Ok(())
+    }
+
+    /// Struct `index` of the interface's foreign nodes as the recorded step
+    /// of step `k` (that published own frame k + 1) had read it; `None` before
+    /// the recording holds one.
+    pub fn struct_at(&mut self, index: usize, k: u64) -> Result<Option<&[u8]>, LinkError> {
+        self.read_step(k + 1)?;
+        let Ok(index) = u8::try_from(index) else {
+            return Ok(None);
+        };
+        let queue = self.structs.entry(index).or_default();
+        Ok(newest_by(queue, k + 1).map(|q| q.body.as_slice()))
     }
 
     pub fn play(
@@ -273,6 +308,15 @@ impl Player {
             differs.unwrap_or_else(|| "the padding between signals differs".into())
         );
     }
+}
+
+/// The newest of `queue`'s records tagged at most `own` (the older ones
+/// dropped), if any.
+fn newest_by(queue: &mut VecDeque<Queued>, own: u64) -> Option<&Queued> {
+    while queue.get(1).is_some_and(|q| q.tag <= own) {
+        queue.pop_front();
+    }
+    queue.front().filter(|q| q.tag <= own)
 }
 
 /// The frame index a recorded frame carries (its header's step).

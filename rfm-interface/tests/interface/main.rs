@@ -371,7 +371,7 @@ fn every_bad_layout_period_and_free_names_where_and_what_is_allowed() {
                 with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
             ),
             (9, 10),
-            "node `b` (bytes 256..2560) overlaps node `a` (bytes 0..2304): give it an offset of at least 2304, or none",
+            "node `b` (bytes 256..2560) overlaps node `a` (bytes 0..2304): give it an offset of at least 0x900 (2304), or none",
         ),
         (
             with_node("name = \"a\"\nslot = 0\noffset = 100\nsignals = [{ name = \"x\", type = \"Real\" }]"),

@@ -450,3 +450,49 @@ fn record_with_the_interface_holds_each_struct_once_and_show_and_export_decode_t
         assert!(err.contains(says), "{err}");
     }
 }
+
+/// `dump --decode` shows a struct of any length at any offset (the memory is
+/// read in whole words; only the struct's own bytes are shown).
+#[test]
+fn dump_decodes_a_struct_of_57_bytes_at_an_odd_offset() {
+    let memory = shm(65536);
+    let region = memory.memory.map(0, 65536).unwrap();
+    let text = r#"name = "lab"
+memory_size = 65536
+[[node]]
+name = "ios"
+slot = 0
+signals = [ { name = "freeze", type = "Boolean" } ]
+[[node]]
+name = "rotor"
+offset = 0x4001
+align = "packed"
+handshake = "none"
+fields = [
+  { name = "blade", type = "uint32", count = 14 },
+  { name = "last", type = "uint8" },
+]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rotor.toml");
+    std::fs::write(&file, text).unwrap();
+    let mut bytes = vec![0u8; 64];
+    bytes[1 + 56] = 0xAB; // `last`, the struct's 57th byte
+    bytes[1..5].copy_from_slice(&7u32.to_le_bytes());
+    region.write(0x4000, &bytes).unwrap();
+    let (code, out, err) = run(&[
+        "dump",
+        &memory.device,
+        "0x4001",
+        "57",
+        "--decode",
+        "--interface",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("`last` (uint8, little-endian) = 171"), "{out}");
+    assert!(
+        out.contains("`blade[0]` (uint32, little-endian) = 7"),
+        "{out}"
+    );
+}

@@ -30,3 +30,15 @@ fn header_refuses_a_union_with_its_line_and_exit_2() {
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
     assert!(err.contains("union.h:4: `value` is a union"), "{err}");
 }
+
+/// A header that is not there is named, with the OS's reason (libclang said
+/// only "an unknown error occurred").
+#[test]
+fn header_names_a_missing_file() {
+    let (code, out, err) = run(&["header", "nosuch.h", "S"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("reading the header nosuch.h") && err.contains("No such file"),
+        "{err}"
+    );
+}
