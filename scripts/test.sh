@@ -289,12 +289,14 @@ cargo test --release -p rfm-bridge
 bash scripts/bridge-test.sh loopback
 bash scripts/bridge-test.sh netns
 
-step soak "rfm-bench's tests; soak: two processes, 10^6 lockstep steps, every value checked (scripts/soak.sh runs 10^8)"
+step soak "rfm-bench's tests; soak: two processes, 10^6 lockstep steps, every value checked, over shm: and on two emulated redundant rings with a board of one ring cut every 10^5 steps and mended 5*10^4 later (scripts/soak.sh runs 10^8)"
 # The soak and the benchmark are one crate's binaries: one build, whose
 # package set its tests share (rfm-bench has no dev-dependencies).
 cargo build --release -p rfm-bench
 cargo test --release -p rfm-bench
 target/release/soak --steps 1000000 --fmu target/fmu/rfm_attitude.fmu
+target/release/soak --steps 1000000 --fmu target/fmu/rfm_attitude.fmu \
+    --device A+B --faults 100000 --library "$PWD/target/release/librfm2g.so"
 
 step asan "AddressSanitizer: the hostile master, bad parameters and corruption tests"
 # (The emulator those tests load is the one built for the tests above, not

@@ -148,7 +148,9 @@ def test_a_labs_header_becomes_an_fmu_reading_its_struct_as_written(tmp_path):
         for name in re.findall(r"`([^`]+)`", names):
             assert variables.get(name) == causality, f"{name}: {variables.get(name)}"
     flights = [v for v in variables if v.startswith("flight.")]
-    assert len(flights) == 9 + 5, flights
+    # Its 9 elements, and age, link.ok, link.retries, link.gaveUp,
+    # link.inexact and link.failovers.
+    assert len(flights) == 9 + 6, flights
 
 
 def linked(folder):

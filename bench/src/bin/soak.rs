@@ -10,6 +10,14 @@
 //! (values the peer never sent); the FMU's own `link.lost`, `link.badFrames` and
 //! `link.restarts` are added. All must be 0. It also reports the distribution of
 //! the master's step time (set + fmi2DoStep + get).
+//!
+//! `--device A+B --faults EVERY [--library PATH] [--seed N]`: the two nodes
+//! couple on two emulated redundant rings (each a board of ring A and one of
+//! ring B, through the emulator `--library`, default
+//! target/release/librfm2g.so), and node 0 cuts a board of one ring, drawn
+//! from the printed seed (either ring, either node's board), at every
+//! multiple of EVERY steps and mends it EVERY/2 steps later: every value is
+//! checked as on one memory, and the frames must fail over without a loss.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -18,6 +26,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use fmu_model::fmi2::fmi2OK;
 use rfm_bench::fmu::Fmu;
+use rfm_memory::backend::rfm2g::emulated;
 use serde_json::{json, Value};
 
 /// Node `node`'s inputs at step k: the step is recoverable from each value.
@@ -79,13 +88,83 @@ impl Histogram {
     }
 }
 
-fn node(fmu_path: &Path, device: &str, me: u64, steps: u64) -> Result<Value> {
+/// The faults of a run on redundant rings: a board cut at every multiple of
+/// `every` steps and mended half of it later, drawn from `seed`.
+#[derive(Debug, Clone)]
+struct Faults {
+    every: u64,
+    seed: u64,
+    /// The emulator, which cuts and mends.
+    library: PathBuf,
+    /// The rings' names (A, B).
+    rings: [String; 2],
+}
+
+/// The board of node `me` on `ring`, as the emulator names it.
+fn board(ring: &str, me: u64) -> String {
+    format!("/dev/rfm2g-sim/{ring}/{}/1M", me + 1)
+}
+
+/// The cuts node 0 makes: which board is cut now, and the next draw.
+struct Cutter {
+    faults: Faults,
+    state: u64,
+    cut: Option<String>,
+    made: u64,
+}
+
+impl Cutter {
+    /// At step `k`: a cut at each multiple of `every`, its mend half of it
+    /// later (a fault that fails is the soak's failure).
+    fn at(&mut self, k: u64) -> Result<()> {
+        let every = self.faults.every;
+        if k % every == 0 && k > 0 {
+            // xorshift: the same seed, the same boards.
+            self.state ^= self.state << 13;
+            self.state ^= self.state >> 7;
+            self.state ^= self.state << 17;
+            let ring = &self.faults.rings[(self.state % 2) as usize];
+            let device = board(ring, (self.state >> 1) % 2);
+            emulated::set_link(Some(&self.faults.library), &device, false)
+                .with_context(|| format!("cutting {device} at step {k}"))?;
+            self.cut = Some(device);
+            self.made += 1;
+        } else if k % every == every / 2 {
+            if let Some(device) = self.cut.take() {
+                emulated::set_link(Some(&self.faults.library), &device, true)
+                    .with_context(|| format!("mending {device} at step {k}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One soak process: node `me` on `device` (through the emulator `library`
+/// on emulated rings), cutting and mending boards as `faults` say.
+fn node(
+    fmu_path: &Path,
+    (device, library): (&str, Option<&Path>),
+    me: u64,
+    steps: u64,
+    faults: Option<Faults>,
+) -> Result<Value> {
     let dir = std::env::temp_dir().join("rfm-soak");
     let fmu = Fmu::load(fmu_path, &dir)?;
+    let library = library.map(|l| l.display().to_string());
+    let mut strings = vec![("device", device), ("waitStrategy", "spin")];
+    if let Some(library) = &library {
+        strings.push(("rfm2gLibrary", library));
+    }
     let mut session = fmu.start(
-        &[("device", device), ("waitStrategy", "spin")],
+        &strings,
         &[("nodeSlot", me as i32), ("peerSlot", 1 - me as i32)],
     )?;
+    let mut cutter = faults.filter(|_| me == 0).map(|faults| Cutter {
+        state: faults.seed | 1,
+        faults,
+        cut: None,
+        made: 0,
+    });
     let peer = 1 - me;
     let (mut duplicated, mut out_of_order, mut corrupted) = (0u64, 0u64, 0u64);
     let mut hist = Histogram::new();
@@ -93,6 +172,9 @@ fn node(fmu_path: &Path, device: &str, me: u64, steps: u64) -> Result<Value> {
     let started = Instant::now();
     let mut report = Instant::now();
     for k in 0..steps {
+        if let Some(cutter) = &mut cutter {
+            cutter.at(k)?;
+        }
         let t = Instant::now();
         let status = session.step(k, &inputs(me, k), &mut got);
         hist.add(t.elapsed().as_nanos() as u64);
@@ -117,7 +199,22 @@ fn node(fmu_path: &Path, device: &str, me: u64, steps: u64) -> Result<Value> {
         }
     }
     let seconds = started.elapsed().as_secs_f64();
+    if let Some(c) = &mut cutter {
+        if let Some(cut) = c.cut.take() {
+            emulated::set_link(Some(&c.faults.library), &cut, true).context("the last mend")?;
+        }
+    }
+    let rings = match library {
+        Some(_) => json!({
+            "faults": cutter.as_ref().map_or(0, |c| c.made),
+            "failovers": session.integer("ring.failovers")?,
+            "frames_a": session.integer("ring.a.frames")?,
+            "frames_b": session.integer("ring.b.frames")?,
+        }),
+        None => Value::Null,
+    };
     Ok(json!({
+        "rings": rings,
         "node": me,
         "steps": steps,
         "seconds": seconds,
@@ -146,48 +243,115 @@ fn main() -> ExitCode {
     }
 }
 
+/// The command line.
+struct Args {
+    fmu: PathBuf,
+    steps: u64,
+    /// `--device A+B`: two emulated redundant rings (else one `shm:` memory).
+    redundant: bool,
+    faults: Option<u64>,
+    library: PathBuf,
+    seed: Option<u64>,
+    child: Option<(u64, String)>,
+}
+
+const USAGE: &str = "usage: soak [--steps N (default 100000000)] [--fmu PATH] \
+                     [--device shm|A+B [--faults EVERY] [--library PATH] [--seed N]]";
+
+fn args(root: &Path) -> Result<Option<Args>> {
+    let mut a = Args {
+        fmu: root.join(rfm_bench::fmu::PACKED).join("rfm_attitude.fmu"),
+        steps: 100_000_000,
+        redundant: false,
+        faults: None,
+        library: root.join("target/release/librfm2g.so"),
+        seed: None,
+        child: None,
+    };
+    let mut it = std::env::args().skip(1);
+    let mut value = |what: &str| it.next().with_context(|| format!("{what}: {USAGE}"));
+    while let Ok(arg) = value("") {
+        let number = |text: String, what: &str| {
+            text.parse::<u64>()
+                .with_context(|| format!("{what} takes a whole number, not `{text}`"))
+        };
+        match arg.as_str() {
+            "--steps" => a.steps = number(value("--steps N")?, "--steps")?,
+            "--fmu" => a.fmu = value("--fmu PATH")?.into(),
+            "--device" => match value("--device shm|A+B")?.as_str() {
+                "A+B" => a.redundant = true,
+                "shm" => a.redundant = false,
+                other => bail!("--device `{other}`: shm (one memory) or A+B (two emulated rings)"),
+            },
+            "--faults" => {
+                let every = number(value("--faults EVERY")?, "--faults")?;
+                if every < 2 {
+                    bail!(
+                        "--faults EVERY: a cut every EVERY steps, mended EVERY/2 later: 2 or more"
+                    );
+                }
+                a.faults = Some(every);
+            }
+            "--library" => a.library = value("--library PATH")?.into(),
+            "--seed" => a.seed = Some(number(value("--seed N")?, "--seed")?),
+            "--child" => {
+                let me = number(value("--child NODE DEVICE")?, "--child")?;
+                a.child = Some((me, value("--child NODE DEVICE")?));
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(None);
+            }
+            other => bail!("unknown argument {other}; {USAGE}"),
+        }
+    }
+    if a.faults.is_some() && !a.redundant {
+        bail!("--faults cuts a ring of two: give --device A+B");
+    }
+    Ok(Some(a))
+}
+
 fn run() -> Result<bool> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the workspace")
         .to_path_buf();
-    let mut fmu = root.join(rfm_bench::fmu::PACKED).join("rfm_attitude.fmu");
-    let mut steps = 100_000_000u64;
-    let mut child: Option<(u64, String)> = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--steps" => {
-                steps = args
-                    .next()
-                    .context("--steps N")?
-                    .parse()
-                    .context("--steps N")?
-            }
-            "--fmu" => fmu = args.next().context("--fmu PATH")?.into(),
-            "--child" => {
-                let me = args.next().context("--child NODE DEVICE")?.parse()?;
-                child = Some((me, args.next().context("--child NODE DEVICE")?));
-            }
-            "-h" | "--help" => {
-                println!("usage: soak [--steps N (default 100000000)] [--fmu PATH]");
-                return Ok(true);
-            }
-            other => bail!("unknown argument {other}; see --help"),
-        }
-    }
-    if let Some((me, device)) = child {
-        println!("{}", node(&fmu, &device, me, steps)?);
+    let Some(a) = args(&root)? else {
+        return Ok(true);
+    };
+    let rings = |tag: &str| [format!("{tag}-a"), format!("{tag}-b")];
+    if let Some((me, device)) = &a.child {
+        // A child's rings are named in its device; its faults by its parent.
+        let faults = a.faults.map(|every| Faults {
+            every,
+            seed: a.seed.unwrap_or(1),
+            library: a.library.clone(),
+            rings: rings_of(device),
+        });
+        let library = a.redundant.then_some(a.library.as_path());
+        println!("{}", node(&a.fmu, (device, library), *me, a.steps, faults)?);
         return Ok(true);
     }
-    if !fmu.is_file() {
+    if !a.fmu.is_file() {
         bail!(
             "{} is missing: run `cargo run --release -p build-fmu` first",
-            fmu.display()
+            a.fmu.display()
         );
     }
+    if a.redundant && !a.library.is_file() {
+        bail!(
+            "{} is missing: the emulated rings need the emulator (cargo build --release -p \
+             rfm2g-sim), or name it with --library",
+            a.library.display()
+        );
+    }
+    let tag = format!("rfm-soak-{}", std::process::id());
+    let setup = match a.redundant {
+        true => Setup::Rings(rings(&tag)),
+        false => Setup::Shm(tag),
+    };
     // Every node's line, the failed ones too.
-    let judged: Vec<bool> = pair(&fmu, steps)?.iter().map(judge).collect();
+    let judged: Vec<bool> = pair(&a, &setup)?.iter().map(judge).collect();
     let clean = judged.iter().all(|&exact| exact);
     if clean {
         println!("soak: passed: every value of every step exact on both nodes");
@@ -195,41 +359,101 @@ fn run() -> Result<bool> {
     Ok(clean)
 }
 
-/// Runs the two soak processes over one fresh `shm:` memory; their results.
-fn pair(fmu: &Path, steps: u64) -> Result<Vec<Value>> {
-    let name = format!("rfm-soak-{}", std::process::id());
-    let device = format!("shm:{name}");
+/// The memory of a run: one `shm:` object, or two emulated rings.
+enum Setup {
+    Shm(String),
+    Rings([String; 2]),
+}
+
+impl Setup {
+    /// Node `me`'s device string.
+    fn device(&self, me: u64) -> String {
+        match self {
+            Setup::Shm(name) => format!("shm:{name}"),
+            Setup::Rings([a, b]) => format!("{}+{}", board(a, me), board(b, me)),
+        }
+    }
+
+    /// Removes what the run made, and the islands of boards left cut.
+    fn remove(&self) {
+        match self {
+            Setup::Shm(name) => {
+                let _ = rfm_memory::backend::shm::unlink(name);
+            }
+            Setup::Rings(rings) => {
+                for ring in rings {
+                    let object = format!("rfm2g-sim.{ring}");
+                    let _ = rfm_memory::backend::shm::unlink(&object);
+                    for node in 0..4 {
+                        let _ =
+                            rfm_memory::backend::shm::unlink(&format!("{object}.island.{node}"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The two rings a node's device `A+B` names.
+fn rings_of(device: &str) -> [String; 2] {
+    let ring = |board: &str| board.split('/').nth(3).unwrap_or_default().to_owned();
+    let (a, b) = device.split_once('+').unwrap_or((device, device));
+    [ring(a), ring(b)]
+}
+
+/// Runs the two soak processes over one fresh memory; their results.
+fn pair(a: &Args, setup: &Setup) -> Result<Vec<Value>> {
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    let faults = match a.faults {
+        Some(every) => format!(
+            ", a board of one ring cut every {every} steps and mended {} later (seed {seed}: \
+             --seed {seed} replays the cuts)",
+            every / 2
+        ),
+        None => String::new(),
+    };
     println!(
-        "soak: two processes, {steps} lockstep steps each through {} over {device}",
-        fmu.display()
+        "soak: two processes, {} lockstep steps each through {} over {}{faults}",
+        a.steps,
+        a.fmu.display(),
+        setup.device(0)
     );
     let exe = std::env::current_exe()?;
     let children: Vec<_> = (0..2u64)
         .map(|me| {
-            Command::new(&exe)
-                .arg("--fmu")
-                .arg(fmu)
-                .args([
-                    "--steps",
-                    &steps.to_string(),
-                    "--child",
-                    &me.to_string(),
-                    &device,
-                ])
+            let mut c = Command::new(&exe);
+            c.arg("--fmu").arg(&a.fmu).arg("--library").arg(&a.library);
+            c.args(["--steps", &a.steps.to_string(), "--seed", &seed.to_string()]);
+            if a.redundant {
+                c.args(["--device", "A+B"]);
+            }
+            if let Some(every) = a.faults {
+                c.args(["--faults", &every.to_string()]);
+            }
+            c.args(["--child", &me.to_string(), &setup.device(me)])
                 .stdout(Stdio::piped())
                 .spawn()
                 .context("start a soak process")
         })
         .collect::<Result<_>>()?;
     let mut results = Vec::new();
+    let mut failed = None;
     for c in children {
         let out = c.wait_with_output()?;
-        let _ = rfm_memory::backend::shm::unlink(&name);
         if !out.status.success() {
-            bail!("a soak process failed ({})", out.status);
+            failed.get_or_insert(out.status);
+            continue;
         }
         let text = String::from_utf8_lossy(&out.stdout);
         results.push(serde_json::from_str::<Value>(text.trim()).context("a soak result")?);
+    }
+    setup.remove();
+    if let Some(status) = failed {
+        bail!("a soak process failed ({status})");
     }
     Ok(results)
 }
@@ -268,6 +492,14 @@ fn judge(r: &Value) -> bool {
         r["p99_99_ns"],
         r["max_ns"]
     );
+    if !r["rings"].is_null() {
+        let rings = &r["rings"];
+        println!(
+            "node {}: redundant rings: {} faults made here, {} failovers, {} frames from ring \
+             A, {} from ring B",
+            r["node"], rings["faults"], rings["failovers"], rings["frames_a"], rings["frames_b"]
+        );
+    }
     if !bad.is_empty() {
         println!("node {}: FAILED: {}", r["node"], bad.join(", "));
     }
