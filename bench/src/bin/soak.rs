@@ -118,7 +118,7 @@ impl Cutter {
     /// later (a fault that fails is the soak's failure).
     fn at(&mut self, k: u64) -> Result<()> {
         let every = self.faults.every;
-        if k % every == 0 && k > 0 {
+        if k.is_multiple_of(every) && k > 0 {
             // xorshift: the same seed, the same boards.
             self.state ^= self.state << 13;
             self.state ^= self.state >> 7;
