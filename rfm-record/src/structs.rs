@@ -53,6 +53,19 @@ impl RecordedStruct {
         out
     }
 
+    /// The FMI type of element `i` (of [`RecordedStruct::elements`]'s
+    /// order); `None` past its last.
+    pub fn element_type(&self, i: usize) -> Option<rfm_frames::payload::FmiType> {
+        let mut at = i;
+        for f in &self.layout.fields {
+            if at < f.elements() {
+                return Some(f.ctype.fmi_type());
+            }
+            at -= f.elements();
+        }
+        None
+    }
+
     /// Each element's value in `bytes` (one record of this struct), in the
     /// order of [`RecordedStruct::elements`]; `None` past the end of `bytes`
     /// (the reader refuses a record of another size).

@@ -177,7 +177,8 @@ enum Command {
     )]
     Plot {
         file: PathBuf,
-        /// NODE.SIGNAL names, comma-separated; one panel each (default: every
+        /// NODE.SIGNAL names (or STRUCT.ELEMENT of a foreign struct the
+        /// recording holds), comma-separated; one panel each (default: every
         /// number of every node)
         #[arg(long, value_delimiter = ',')]
         signals: Vec<String>,

@@ -322,3 +322,91 @@ fn export_into_a_closed_pipe_ends_quietly_by_sigpipe() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// A lab of one FMU node and a struct of the lab's programs, `motion`.
+const MOTION_LAB: &str = r#"name = "lab"
+[[node]]
+name = "ios"
+slot = 0
+signals = [ { name = "x", type = "Real" } ]
+[[node]]
+name = "motion"
+offset = 0x4000
+handshake = "none"
+fields = [ { name = "mode", type = "int16" }, { name = "surge", type = "float", unit = "m/s2" } ]
+"#;
+
+/// Node ios's recording of 10 steps, as its FMU records them: each step's own
+/// frame, then `motion` when its program moved it (every other step, surge
+/// = step / 2), with `change` applied to the struct read at `at`.
+fn write_struct_recording(path: &Path, at: u64, change: f32) {
+    let iface =
+        interface::Interface::parse("lab.toml", MOTION_LAB, &interface::Reserved::NONE).unwrap();
+    let map = iface.map().unwrap();
+    let header = Header::for_interface(&iface, Some(0), String::new());
+    let mut recorder = Recorder::create(path, &header, 1 << 20, true, "a test").unwrap();
+    for k in 0..10u64 {
+        let mut f = FrameBuf::new(map.area(0).payload.len);
+        f.seal(&FrameHeader {
+            writer_slot: 0,
+            mode: SyncMode::Lockstep,
+            epoch: 1,
+            fingerprint: iface.fingerprint(),
+            step: k + 1,
+            sim_time: k as f64 * 0.01,
+            ..FrameHeader::default()
+        });
+        assert!(recorder.record(Kind::Published, 0, 0, f.bytes()));
+        if k % 2 == 0 {
+            let surge = if k == at { change } else { k as f32 / 2.0 };
+            let mut s = vec![0u8; 8];
+            s[..2].copy_from_slice(&(k as i16).to_le_bytes());
+            s[4..].copy_from_slice(&surge.to_le_bytes());
+            assert!(recorder.record(Kind::Struct, 0, 0, &s));
+        }
+    }
+    recorder.finish().unwrap();
+}
+
+/// `plot` draws a struct element over the simulation time of the steps that
+/// read it; `diff` compares the structs of two runs and names the first
+/// element that differs.
+#[test]
+fn plot_and_diff_take_the_structs_of_the_labs_programs() {
+    let (a, b) = (temp("structs-a.rec"), temp("structs-b.rec"));
+    write_struct_recording(&a, 4, 2.0);
+    write_struct_recording(&b, 4, 99.0);
+    let png = temp("structs.png");
+    let (code, out, err) = run(&[
+        "plot",
+        a.to_str().unwrap(),
+        "--signals",
+        "ios.x,motion.surge",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2 signals over 0.090 s"), "{out}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let (code, _, err) = run(&["plot", a.to_str().unwrap(), "--signals", "motion.heave"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("foreign struct `motion` has no element `heave` (it has mode, surge)"),
+        "{err}"
+    );
+    let (code, out, err) = run(&["diff", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("5 structs of the lab's programs agree"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "first difference at struct 3 of foreign node `motion`, read at step 5 (t = 0.04): \
+             motion.surge is 2 in"
+        ) && err.contains("and 99 in"),
+        "{err}"
+    );
+}

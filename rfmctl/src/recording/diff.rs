@@ -1,4 +1,5 @@
-//! `diff A B`: the first step and signal where two recordings differ.
+//! `diff A B`: the first step and signal where two recordings differ, or
+//! the first struct of the lab's programs and its element.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -9,7 +10,7 @@ use rfm_frames::value::Value;
 use rfm_interface::descriptor::Descriptor;
 use rfm_record::Reader;
 
-use super::{frames, Frame};
+use super::{items, Described, Frame, Item, Struct};
 use crate::failure::Failure;
 
 /// Which frame of a recording a frame is, to find the same one in another: its
@@ -59,14 +60,37 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
     }
     let theirs = keyed(rb)?;
     let (mut same, mut only_a) = (0u64, 0u64);
+    let (mut same_structs, mut only_a_structs) = (0u64, 0u64);
     let mut seen = std::collections::HashSet::new();
     let mut sessions = Sessions::default();
-    frames(ra, |nodes, f| {
+    let mut nth = HashMap::<usize, usize>::new();
+    items(ra, |described, item| {
+        let f = match item {
+            Item::Frame(f) => f,
+            Item::Struct(s) => {
+                // The n-th struct of a foreign node in each: each is recorded
+                // once, at each move of its program.
+                let n = nth.entry(s.index).or_default();
+                let other = theirs.structs.get(&s.index).and_then(|v| v.get(*n));
+                *n += 1;
+                return match other {
+                    None => {
+                        only_a_structs += 1;
+                        Ok(())
+                    }
+                    Some(o) if *o == s.bytes => {
+                        same_structs += 1;
+                        Ok(())
+                    }
+                    Some(o) => Err(struct_difference((a, b), described, &s, o, *n)),
+                };
+            }
+        };
         let key = sessions.key(f.slot, f.header.epoch, f.header.step);
         if !seen.insert(key) {
             return Ok(());
         }
-        let Some(other) = theirs.get(&key) else {
+        let Some(other) = theirs.frames.get(&key) else {
             only_a += 1;
             return Ok(());
         };
@@ -74,28 +98,85 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
             same += 1;
             return Ok(());
         }
-        Err(difference((a, b), nodes, &f, other, key, same))
+        Err(difference((a, b), &described.nodes, &f, other, key, same))
     })?;
-    let only_b = theirs.len() as u64 - same;
+    let only_b = theirs.frames.len() as u64 - same;
+    let only_b_structs = theirs.structs.values().map(Vec::len).sum::<usize>() as u64 - same_structs;
     println!(
         "no difference: {same} frames of the same slot, session and step agree ({only_a} only \
-         in {}, {only_b} only in {})",
+         in {}, {only_b} only in {}); {same_structs} structs of the lab's programs agree \
+         ({only_a_structs} only in the first, {only_b_structs} only in the second)",
         a.display(),
         b.display()
     );
     Ok(())
 }
 
-/// Every frame's payload by its [`Key`] (the first of a key kept).
-fn keyed(reader: Reader<impl Read>) -> Result<HashMap<Key, Vec<u8>>, Failure> {
-    let mut payloads: HashMap<Key, Vec<u8>> = HashMap::new();
+/// What recording `b` holds, to compare with: every frame's payload by its
+/// [`Key`] (the first of a key kept), and each foreign struct's records in
+/// order.
+struct Theirs {
+    frames: HashMap<Key, Vec<u8>>,
+    structs: HashMap<usize, Vec<Vec<u8>>>,
+}
+
+/// The failure naming the first element in which the `n`-th struct `s` of
+/// recording `a` differs from `other`, the `n`-th of recording `b`.
+fn struct_difference(
+    (a, b): (&Path, &Path),
+    described: &Described,
+    s: &Struct,
+    other: &[u8],
+    n: usize,
+) -> Failure {
+    let Some(of) = described.structs.get(s.index) else {
+        return Failure::check_failed(anyhow!("struct {} of the recordings differs", s.index));
+    };
+    let shown = |v: &Option<Value>| v.as_ref().map_or("?".to_owned(), Value::to_string);
+    let (mine, theirs) = (of.values(&s.bytes), of.values(other));
+    let elements = of.elements();
+    let what = (mine.iter().zip(&theirs).zip(&elements))
+        .find(|((x, y), _)| x != y)
+        .map_or(
+            "they differ only between fields".to_owned(),
+            |((x, y), (e, _))| {
+                format!(
+                    "{}.{e} is {} in {} and {} in {}",
+                    of.name,
+                    shown(x),
+                    a.display(),
+                    shown(y),
+                    b.display()
+                )
+            },
+        );
+    let read = s.at.map_or(String::new(), |(_, step, time)| {
+        format!(", read at step {step} (t = {time})")
+    });
+    Failure::check_failed(anyhow!(
+        "first difference at struct {n} of foreign node `{}`{read}: {what}",
+        of.name
+    ))
+}
+
+/// What recording `reader` holds, for [`Theirs`].
+fn keyed(reader: Reader<impl Read>) -> Result<Theirs, Failure> {
+    let mut theirs = Theirs {
+        frames: HashMap::new(),
+        structs: HashMap::new(),
+    };
     let mut sessions = Sessions::default();
-    frames(reader, |_, f| {
-        let key = sessions.key(f.slot, f.header.epoch, f.header.step);
-        payloads.entry(key).or_insert(f.payload);
+    items(reader, |_, item| {
+        match item {
+            Item::Frame(f) => {
+                let key = sessions.key(f.slot, f.header.epoch, f.header.step);
+                theirs.frames.entry(key).or_insert(f.payload);
+            }
+            Item::Struct(s) => theirs.structs.entry(s.index).or_default().push(s.bytes),
+        }
         Ok(())
     })?;
-    Ok(payloads)
+    Ok(theirs)
 }
 
 /// The failure naming the first signal in which frame `f` of recording `a`

@@ -52,6 +52,11 @@ struct Struct {
     index: usize,
     recorded_ns: u64,
     bytes: Vec<u8>,
+    /// The step that read it: the (epoch, step, simulation time) of the
+    /// frame recorded last before it, its recorder's own where it has one
+    /// (an FMU's `recordFile` records a step's own frame, then the frames
+    /// and structs that step read); `None` before any frame.
+    at: Option<(u64, u64, f64)>,
 }
 
 /// A good record of a recording: a frame or a foreign struct.
@@ -66,21 +71,6 @@ struct Described {
     structs: Vec<RecordedStruct>,
 }
 
-/// Calls `each` with every good frame of the recording `reader` has opened, in
-/// order (bad frames, missed counts and foreign structs are skipped); the
-/// nodes described by its header. An open reader, so that a caller that looked
-/// at the header first reads the file once.
-fn frames<R: Read>(
-    reader: Reader<R>,
-    mut each: impl FnMut(&[Descriptor], Frame) -> Result<(), Failure>,
-) -> Result<Vec<Descriptor>, Failure> {
-    let described = items(reader, |d, item| match item {
-        Item::Frame(f) => each(&d.nodes, f),
-        Item::Struct(_) => Ok(()),
-    })?;
-    Ok(described.nodes)
-}
-
 /// Calls `each` with every good frame and foreign struct of the recording
 /// `reader` has opened, in order (bad frames and missed counts are skipped).
 fn items<R: Read>(
@@ -91,6 +81,8 @@ fn items<R: Read>(
         nodes: reader.header().nodes(),
         structs: reader.header().structs.clone(),
     };
+    let maker = reader.header().node;
+    let mut at = None;
     while let Some(record) = reader.next_record()? {
         match record.kind {
             Kind::Missed => continue,
@@ -99,6 +91,7 @@ fn items<R: Read>(
                     index: usize::from(record.slot),
                     recorded_ns: record.recorded_ns,
                     bytes: record.body,
+                    at,
                 });
                 each(&described, item)?;
                 continue;
@@ -117,6 +110,11 @@ fn items<R: Read>(
             header,
             payload: record.body[HEADER_SIZE..].to_vec(),
         };
+        // The recorder's own frame dates its step's structs; without one
+        // (a third-party recorder), the frame recorded last does.
+        if maker.is_none() || (frame.kind == Kind::Published && Some(frame.slot) == maker) {
+            at = Some((header.epoch, header.step, header.sim_time));
+        }
         each(&described, Item::Frame(frame))?;
     }
     Ok(described)
