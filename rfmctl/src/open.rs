@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rfm_memory::backend::shm::ShmError;
-use rfm_memory::{Device, DeviceError, DeviceSpec, OpenOptions};
+use rfm_memory::{Device, DeviceError, DeviceSpec, OpenOptions, Region};
 
 use crate::failure::Failure;
 
@@ -42,6 +42,37 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
             other => anyhow::Error::new(other).context(format!("cannot open `{device}`")),
         })
     })
+}
+
+/// The coupling's memory of `device` from `region_offset` on, as a link maps
+/// it: of a redundant device (`A+B`), both memories as one window whose
+/// readers take each frame and struct from whichever ring holds it (as the
+/// FMU's do); the device returned is ring A's (its card's state is shown).
+pub fn coupling_memory(
+    device: &str,
+    library: Option<&Path>,
+    region_offset: u64,
+) -> Result<(Device, Region), Failure> {
+    let Some((a, b)) = device.split_once('+') else {
+        let dev = open(device, library)?;
+        let region = coupling_region(&dev, device, region_offset)?;
+        return Ok((dev, region));
+    };
+    rfm_memory::split_rings(device).map_err(Failure::usage)?;
+    let (dev_a, dev_b) = (open(a, library)?, open(b, library)?);
+    let (ra, rb) = (
+        coupling_region(&dev_a, a, region_offset)?,
+        coupling_region(&dev_b, b, region_offset)?,
+    );
+    let (la, lb) = (ra.len(), rb.len());
+    let region = Region::redundant(ra, rb).ok_or_else(|| {
+        Failure::usage(anyhow::anyhow!(
+            "`{device}`: its two memories differ in size ({la} and {lb} bytes from \
+             regionOffset {region_offset:#x}): the two rings of a redundant device are alike"
+        ))
+    })?;
+    // Ring B's window stays valid after its device is dropped.
+    Ok((dev_a, region))
 }
 
 /// How often `--wait` looks again.

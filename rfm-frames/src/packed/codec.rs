@@ -28,7 +28,10 @@ pub enum EncodeError {
         fmi: &'static str,
         given: &'static str,
     },
-    #[error("{value} is outside the range of `{element}`: a {ctype} holds {min} to {max}")]
+    #[error(
+        "{} is outside the range of `{element}`: a {ctype} holds {} to {}",
+        written(.value), bound(.min, .ctype), bound(.max, .ctype)
+    )]
     OutOfRange {
         element: String,
         ctype: CType,
@@ -195,6 +198,25 @@ fn range(ctype: CType) -> (f64, f64) {
         CType::Float => (-f64::from(f32::MAX), f64::from(f32::MAX)),
         CType::Double => (f64::MIN, f64::MAX),
         CType::Bool | CType::Char(_) => (0.0, 0.0),
+    }
+}
+
+/// A number as people write it: `1e40`, not its forty digits; whole numbers
+/// below 10^16 in full.
+fn written(x: &f64) -> String {
+    if x.is_finite() && *x != 0.0 && (x.abs() >= 1e16 || x.abs() < 1e-4) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// A bound of `ctype`'s range: a `float`'s as the `float` it is
+/// (3.4028235e38), others as [`written`].
+fn bound(x: &f64, ctype: &CType) -> String {
+    match ctype {
+        CType::Float => format!("{:e}", *x as f32),
+        _ => written(x),
     }
 }
 
@@ -376,6 +398,34 @@ mod tests {
             assert!(err.to_string().contains(says), "{t} {v:?}: {err}");
             assert!(bytes.iter().all(|&b| b == 0xAA), "{t}: bytes written");
         }
+        // The numbers of the refusal as people write them.
+        let mut bytes = vec![0u8; l.size];
+        let err = encode(
+            field("float"),
+            0,
+            &Value::Real(1e40),
+            &mut bytes,
+            ByteOrder::Little,
+        );
+        let text = err.unwrap_err().to_string();
+        assert!(
+            text.starts_with("1e40 is outside the range of")
+                && text.ends_with("a float holds -3.4028235e38 to 3.4028235e38"),
+            "{text}"
+        );
+        let err = encode(
+            field("uint16"),
+            0,
+            &Value::Integer(70000),
+            &mut bytes,
+            ByteOrder::Little,
+        );
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .ends_with("a uint16 holds 0 to 65535"),
+            "whole numbers in full"
+        );
         // A float rounds to nearest; infinities pass as they are.
         let mut bytes = vec![0u8; l.size];
         encode(

@@ -124,7 +124,7 @@ fn at(text: &str, marker: &str) -> (usize, usize) {
 /// first place it occurs after the change), saying `part`.
 #[test]
 fn every_bad_foreign_node_names_where_and_what_is_allowed() {
-    let cases: [(&str, &str, &str, &str); 18] = [
+    let cases: [(&str, &str, &str, &str); 19] = [
         (
             "offset = 0\n",
             "offset = 2\n",
@@ -166,6 +166,12 @@ fn every_bad_foreign_node_names_where_and_what_is_allowed() {
             "\"uint9\" }",
             "\"uint9\"",
             "expected a C type of `int8`",
+        ),
+        (
+            "\"double\", unit = \"s\"",
+            "\"doubel\", unit = \"s\"",
+            "\"doubel\"",
+            "type `doubel` of field `flight.timestamp` (did you mean `double`?): expected a C type",
         ),
         (
             "\"char[32]\"",

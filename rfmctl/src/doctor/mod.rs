@@ -34,7 +34,8 @@ node-id, ring (RFM2gCheckRingCont), memory (the couplings it describes, and over
 isolated-cores, governor, c-states, rt-throttling, busy-processes (Linux), power-plan,
 timer-resolution (Windows), jitter (a polling loop's longest gap over --seconds, the
 article's DPC-latency check), packet-layout (the
-article's FlightData, packed and little-endian), foreign-structs (with --interface FILE:
+article's FlightData, packed and little-endian; skipped with --interface, whose nodes run the
+framed layout, or where the device's nodes describe themselves), foreign-structs (with --interface FILE:
 each struct a lab's own program writes, read by its handshake for --seconds; a WARN names
 one whose marker, or whose bytes, never changed: its program is stopped or writes
 elsewhere). A redundant device (A+B) gets each
@@ -145,6 +146,28 @@ fn jitter(seconds: f64) -> Check {
              processes on that core (/proc/interrupts, busy-processes)",
         )
     }
+}
+
+/// Why the article's packet is not this lab's, if it is not: an interface
+/// file's nodes run the framed layout (the seed layout is the attitude
+/// FMU's alone), and so do nodes that describe themselves on the device.
+/// `None`: it may be, and the packet is checked.
+fn framed_lab(args: &DoctorArgs, library: Option<&Path>) -> Option<String> {
+    if let Some(file) = &args.interface {
+        return Some(format!(
+            "{}'s nodes run the framed layout, not the article's packet",
+            file.display()
+        ));
+    }
+    let (_, region) = crate::open::coupling_memory(args.device.as_deref()?, library, 0).ok()?;
+    let found = rfm_interface::discover(&region).unwrap_or_default();
+    (!found.is_empty()).then(|| {
+        format!(
+            "{} nodes on the device describe themselves: the framed layout, not the article's \
+             packet",
+            found.len()
+        )
+    })
 }
 
 /// The article's `FlightData` as this build writes it: each field at the
@@ -281,7 +304,10 @@ pub fn run(args: &DoctorArgs, library: Option<&Path>) -> Result<(), Failure> {
     let mut checks = device_checks(args.device.as_deref(), library);
     checks.extend(host_checks());
     checks.push(jitter(args.seconds));
-    checks.push(packet_layout());
+    checks.push(match framed_lab(args, library) {
+        Some(why) => check("packet-layout", Verdict::Skip, why),
+        None => packet_layout(),
+    });
     checks.push(foreign_structs(
         args.device.as_deref(),
         args.interface.as_deref(),

@@ -18,7 +18,7 @@ use rfm_record::{queue_capacity, wall_ns, Header, Kind, RecordedStruct, Recorder
 use crate::failure::Failure;
 use crate::foreign::{self, Structs};
 use crate::numbers::parse_u64;
-use crate::open::{coupling_region, open, parse_wait, waiting};
+use crate::open::{coupling_memory, parse_wait, waiting};
 use rfm_core::link::observer::described;
 
 #[derive(Args, Debug)]
@@ -193,8 +193,7 @@ fn find(
     args: &RecordArgs,
     library: Option<&Path>,
 ) -> Result<(Device, Region, Vec<Found>), Failure> {
-    let device = open(&args.device, library)?;
-    let region = coupling_region(&device, &args.device, args.region_offset)?;
+    let (device, region) = coupling_memory(&args.device, library, args.region_offset)?;
     let found = described(&region, &args.slots).map_err(Failure::device)?;
     let missing: Vec<String> = args
         .slots

@@ -32,7 +32,7 @@ mod others;
 mod slot;
 mod wait;
 use crate::numbers::parse_u64;
-use crate::open::{coupling_region, open, parse_wait, waiting};
+use crate::open::{coupling_memory, parse_wait, waiting};
 use others::{others, Other};
 use slot::{Reader, SlotView};
 
@@ -197,8 +197,7 @@ fn views(
     args: &WatchArgs,
     library: Option<&Path>,
 ) -> Result<(Device, Region, Vec<SlotView>), Failure> {
-    let device = open(&args.device, library)?;
-    let region = coupling_region(&device, &args.device, args.region_offset)?;
+    let (device, region) = coupling_memory(&args.device, library, args.region_offset)?;
     let views = if args.layout == "seed" {
         seed_views(&region, &args.slots)?
     } else {

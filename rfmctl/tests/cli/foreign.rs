@@ -229,6 +229,11 @@ fn the_doctor_passes_structs_that_move_and_skips_without_an_interface() {
         ),
         "{out}"
     );
+    // A lab of the framed layout is not checked for the article's packet.
+    assert!(
+        out.contains("SKIP  packet-layout") && out.contains("nodes run the framed layout"),
+        "{out}"
+    );
     let (code, out, _) = run(&["doctor", &memory.device, "--seconds", "0.1"]);
     assert_eq!(code, 0);
     assert!(
@@ -495,4 +500,64 @@ fields = [
         out.contains("`blade[0]` (uint32, little-endian) = 7"),
         "{out}"
     );
+}
+
+/// `watch` and `record` take a redundant device (`A+B`) and read the lab's
+/// structs as the FMU does: a program whose stores no longer reach ring A
+/// (its transmitter into it failed) is read from ring B, moving.
+#[test]
+fn watch_and_record_read_a_struct_from_ring_b_when_ring_a_stops_carrying_it() {
+    let (a, b) = (shm(65536), shm(65536));
+    let both = rfm_memory::Region::redundant(
+        a.memory.map(0, 65536).unwrap(),
+        b.memory.map(0, 65536).unwrap(),
+    )
+    .unwrap();
+    both.withhold(rfm_memory::Network::A, true);
+    describe_ios(&a.memory.map(0, 65536).unwrap());
+    describe_ios(&b.memory.map(0, 65536).unwrap());
+    let (dir, file) = interface_file();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writing = writer(both, stop.clone());
+    let device = format!("{}+{}", a.device, b.device);
+    let (code, out, err) = run(&[
+        "watch",
+        &device,
+        "--interface",
+        &file,
+        "--once",
+        "--interval",
+        "0.3",
+        "--json",
+    ]);
+    let out_file = dir.path().join("ab.rec");
+    let (rcode, rout, rerr) = run(&[
+        "record",
+        &device,
+        "--out",
+        out_file.to_str().unwrap(),
+        "--seconds",
+        "0.3",
+        "--interface",
+        &file,
+    ]);
+    stop.store(true, Ordering::Relaxed);
+    writing.join().unwrap();
+    assert_eq!(code, 0, "{out} {err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let flight = &v["foreign"][0];
+    assert!(flight["moves"].as_u64().unwrap() > 50, "{flight}");
+    assert_eq!(rcode, 0, "{rout} {rerr}");
+    let flights = (rout.lines())
+        .find(|l| l.starts_with("struct `flight`: "))
+        .and_then(|l| l.split(' ').nth(2))
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("{rout}"));
+    assert!(flights > 50, "{rout}");
+    // A redundant device of two kinds, or of memories of other sizes, is
+    // refused naming it.
+    let small = shm(4096);
+    let (code, _, err) = run(&["watch", &format!("{}+{}", a.device, small.device), "--once"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("its two memories differ in size"), "{err}");
 }

@@ -13,7 +13,10 @@ use super::super::foreign::{FieldInfo, ForeignNode, Handshake};
 use super::super::*;
 use super::{RawNode, Source};
 use handshake::handshake;
-use rfm_frames::packed::{ByteOrder, CType, FieldDecl, Packing, StructLayout, MAX_ELEMENTS};
+use rfm_frames::packed::{
+    ByteOrder, CType, FieldDecl, Packing, StructLayout, C_TYPES, MAX_ELEMENTS,
+};
+use rfm_memory::spelling::did_you_mean;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -322,12 +325,14 @@ fn field_name<'a>(
 fn field_decl(src: &Source<'_>, node: &str, f: &RawField) -> Result<FieldDecl, InterfaceError> {
     let name = f.name.get_ref();
     let ctype = CType::parse(f.kind.get_ref()).ok_or_else(|| {
+        let written = f.kind.get_ref();
+        let names = C_TYPES.iter().map(|(_, row)| row.name);
         src.error(
             f.kind.span(),
             format!(
-                "type `{}` of field `{node}.{name}`: expected a C type of {} (N from 1 to \
-                 65535)",
-                f.kind.get_ref(),
+                "type `{written}` of field `{node}.{name}`{}: expected a C type of {} (N from 1 \
+                 to 65535)",
+                did_you_mean(written, names),
                 CType::names()
             ),
         )
