@@ -281,3 +281,38 @@ def test_every_source_path_the_book_names_exists():
     missing = sorted(f"{page}: {path}" for page, path in named
                      if not (ROOT / path.rstrip(".")).exists())
     assert not missing, "paths that do not exist:\n" + "\n".join(missing)
+
+
+def test_the_rfmctl_reference_gives_each_command_its_positional_arguments():
+    """The reference's arguments of each command start with as many
+    positional arguments as its usage line has (`export FILE --csv [OUT]`:
+    the reference once wrote `--csv FILE`, and a reader passed the recording
+    as the CSV)."""
+    page = (book.BOOK / "reference" / "rfmctl.md").read_text()
+    rows = re.findall(r"^\| `([a-z-]+)` \| `([^`]*)` \|", page, re.M)
+    assert len(rows) >= 15, rows
+    wrong = []
+    for command, arguments in rows:
+        run = subprocess.run([RELEASE / "rfmctl", *command.split(), "--help"],
+                             capture_output=True, text=True)
+        usage = re.search(r"^Usage: rfmctl (.*)$", run.stdout, re.M)
+        if not usage:
+            continue
+        positional, tokens = 0, iter(usage.group(1).split()[1:])
+        for token in tokens:
+            if token == "[OPTIONS]":
+                continue
+            if token.startswith("--"):
+                next(tokens, None)  # the option's value
+            elif token.startswith("[-"):
+                break  # what follows `--` goes to another program
+            elif re.match(r"[<\[][A-Z]", token):
+                positional += 1
+        leading = 0
+        for word in arguments.split():
+            if word.startswith(("--", "[--", "-")):
+                break
+            leading += 1
+        if leading != positional:
+            wrong.append(f"{command}: `{arguments}` against `{usage.group(1)}`")
+    assert not wrong, "\n".join(wrong)
