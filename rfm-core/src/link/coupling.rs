@@ -211,43 +211,25 @@ impl Link {
     ) -> Result<StepReport, LinkError> {
         match self.step_once(k, sim_time, frame) {
             Ok(report) if self.foreign.is_empty() => Ok(report),
-            Ok(report) if self.player.is_some() => match self.replay_structs(k, report.read_at) {
+            Ok(report) => match self.take_foreign(k, report.read_at) {
                 Ok(()) => Ok(report),
                 Err(e) => Err(self.failing(e)),
             },
-            Ok(report) => {
-                match ForeignPeer::read_all(&mut self.foreign, &self.node, k, report.read_at) {
-                    Ok(()) => {
-                        if let Some(red) = &mut self.redundant {
-                            let (interface, timeout) =
-                                (self.node.interface(), self.node.config().timeout);
-                            red.tell_foreign(
-                                k,
-                                &mut self.foreign,
-                                interface,
-                                report.read_at,
-                                timeout,
-                            );
-                        }
-                        Ok(report)
-                    }
-                    Err(e) => Err(self.failing(e)),
-                }
-            }
             Err(e) => Err(self.failing(e)),
         }
     }
 
-    /// A replay's step `k`: each struct as the recorded step had read it
-    /// (the private memory holds none).
-    fn replay_structs(&mut self, k: u64, now: Instant) -> Result<(), LinkError> {
-        let (Some(player), interface) = (&mut self.player, self.node.interface()) else {
-            return Ok(());
-        };
-        for (i, peer) in self.foreign.iter_mut().enumerate() {
-            if let Some(bytes) = player.struct_at(i, k)? {
-                peer.replayed(&interface.foreign[i], bytes, now);
-            }
+    /// The lab's structs after step `k` (read at `now`): from the memory,
+    /// their rings told; or, in a replay, as the recorded step read them.
+    fn take_foreign(&mut self, k: u64, now: Instant) -> Result<(), LinkError> {
+        let interface = self.node.interface();
+        if let Some(player) = &mut self.player {
+            return ForeignPeer::replay_all(&mut self.foreign, player, interface, k, now);
+        }
+        ForeignPeer::read_all(&mut self.foreign, &self.node, k, now)?;
+        if let Some(red) = &mut self.redundant {
+            let timeout = self.node.config().timeout;
+            red.tell_foreign(k, &mut self.foreign, interface, now, timeout);
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ use rfm_frames::value::Value;
 use rfm_interface::{ForeignNode, Handshake, Interface, StepRatio};
 
 use super::observer::RingStats;
-use super::{LinkConfig, LinkError, Node};
+use super::{replay, LinkConfig, LinkError, Node};
 use rfm_memory::{Network, Region, RegionError};
 
 /// One foreign node's reading.
@@ -151,6 +151,23 @@ impl ForeignPeer {
 }
 
 impl ForeignPeer {
+    /// A replay's step `k` (at `now`): each struct as the recorded step had
+    /// read it (the replay's private memory holds none).
+    pub(super) fn replay_all(
+        peers: &mut [ForeignPeer],
+        player: &mut replay::Player,
+        interface: &Interface,
+        k: u64,
+        now: Instant,
+    ) -> Result<(), LinkError> {
+        for (i, peer) in peers.iter_mut().enumerate() {
+            if let Some(bytes) = player.struct_at(i, k)? {
+                peer.replayed(&interface.foreign[i], bytes, now);
+            }
+        }
+        Ok(())
+    }
+
     /// The reading of foreign node `index` of the interface, or its writing
     /// when `writes`.
     pub fn new(
@@ -231,7 +248,7 @@ impl ForeignPeer {
 
     /// Takes `bytes` as its newest struct at `now`, as a read that found them
     /// would (a replay's: the struct the recorded step had read).
-    pub(super) fn replayed(&mut self, node: &ForeignNode, bytes: &[u8], now: Instant) {
+    fn replayed(&mut self, node: &ForeignNode, bytes: &[u8], now: Instant) {
         let reads = matches!(self.io, Io::Read(_));
         if !reads || bytes.len() != self.bytes.len() || (self.taken && bytes == self.bytes) {
             return;

@@ -24,119 +24,19 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use faults::{board, Cutter, Faults};
 use fmu_model::fmi2::fmi2OK;
+use histogram::Histogram;
 use rfm_bench::fmu::Fmu;
-use rfm_memory::backend::rfm2g::emulated;
+
+mod faults;
+mod histogram;
 use serde_json::{json, Value};
 
 /// Node `node`'s inputs at step k: the step is recoverable from each value.
 fn inputs(node: u64, k: u64) -> [f64; 3] {
     let x = k as f64;
     [x, -x - node as f64, (node * 1000 + k % 1000) as f64]
-}
-
-/// Step-time histogram: 16 sub-buckets per power of two, so percentiles are
-/// within 1/16 of their value, in constant memory for 10^8 steps.
-struct Histogram {
-    counts: Vec<u64>,
-    max: u64,
-    total: u64,
-}
-
-impl Histogram {
-    fn new() -> Histogram {
-        Histogram {
-            counts: vec![0; 64 * 16],
-            max: 0,
-            total: 0,
-        }
-    }
-
-    fn index(ns: u64) -> usize {
-        if ns < 16 {
-            return ns as usize;
-        }
-        let top = 63 - ns.leading_zeros() as usize; // >= 4
-        let sub = ((ns >> (top - 4)) & 15) as usize;
-        (top - 3) * 16 + sub
-    }
-
-    fn low(index: usize) -> u64 {
-        if index < 16 {
-            return index as u64;
-        }
-        let (top, sub) = (index / 16 + 3, (index % 16) as u64);
-        (16 + sub) << (top - 4)
-    }
-
-    fn add(&mut self, ns: u64) {
-        self.counts[Self::index(ns)] += 1;
-        self.max = self.max.max(ns);
-        self.total += 1;
-    }
-
-    fn percentile(&self, p: f64) -> u64 {
-        let want = ((self.total as f64) * p).ceil().max(1.0) as u64;
-        let mut seen = 0;
-        for (i, &n) in self.counts.iter().enumerate() {
-            seen += n;
-            if seen >= want {
-                return Self::low(i);
-            }
-        }
-        self.max
-    }
-}
-
-/// The faults of a run on redundant rings: a board cut at every multiple of
-/// `every` steps and mended half of it later, drawn from `seed`.
-#[derive(Debug, Clone)]
-struct Faults {
-    every: u64,
-    seed: u64,
-    /// The emulator, which cuts and mends.
-    library: PathBuf,
-    /// The rings' names (A, B).
-    rings: [String; 2],
-}
-
-/// The board of node `me` on `ring`, as the emulator names it.
-fn board(ring: &str, me: u64) -> String {
-    format!("/dev/rfm2g-sim/{ring}/{}/1M", me + 1)
-}
-
-/// The cuts node 0 makes: which board is cut now, and the next draw.
-struct Cutter {
-    faults: Faults,
-    state: u64,
-    cut: Option<String>,
-    made: u64,
-}
-
-impl Cutter {
-    /// At step `k`: a cut at each multiple of `every`, its mend half of it
-    /// later (a fault that fails is the soak's failure).
-    fn at(&mut self, k: u64) -> Result<()> {
-        let every = self.faults.every;
-        if k.is_multiple_of(every) && k > 0 {
-            // xorshift: the same seed, the same boards.
-            self.state ^= self.state << 13;
-            self.state ^= self.state >> 7;
-            self.state ^= self.state << 17;
-            let ring = &self.faults.rings[(self.state % 2) as usize];
-            let device = board(ring, (self.state >> 1) % 2);
-            emulated::set_link(Some(&self.faults.library), &device, false)
-                .with_context(|| format!("cutting {device} at step {k}"))?;
-            self.cut = Some(device);
-            self.made += 1;
-        } else if k % every == every / 2 {
-            if let Some(device) = self.cut.take() {
-                emulated::set_link(Some(&self.faults.library), &device, true)
-                    .with_context(|| format!("mending {device} at step {k}"))?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// One soak process: node `me` on `device` (through the emulator `library`
@@ -159,12 +59,7 @@ fn node(
         &strings,
         &[("nodeSlot", me as i32), ("peerSlot", 1 - me as i32)],
     )?;
-    let mut cutter = faults.filter(|_| me == 0).map(|faults| Cutter {
-        state: faults.seed | 1,
-        faults,
-        cut: None,
-        made: 0,
-    });
+    let mut cutter = faults.filter(|_| me == 0).map(Cutter::new);
     let peer = 1 - me;
     let (mut duplicated, mut out_of_order, mut corrupted) = (0u64, 0u64, 0u64);
     let mut hist = Histogram::new();
@@ -200,9 +95,7 @@ fn node(
     }
     let seconds = started.elapsed().as_secs_f64();
     if let Some(c) = &mut cutter {
-        if let Some(cut) = c.cut.take() {
-            emulated::set_link(Some(&c.faults.library), &cut, true).context("the last mend")?;
-        }
+        c.finish()?;
     }
     let rings = match library {
         Some(_) => json!({
@@ -504,41 +397,4 @@ fn judge(r: &Value) -> bool {
         println!("node {}: FAILED: {}", r["node"], bad.join(", "));
     }
     bad.is_empty()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Histogram;
-
-    #[test]
-    fn buckets_bracket_their_values_within_a_sixteenth() {
-        for ns in [
-            0u64,
-            1,
-            15,
-            16,
-            17,
-            31,
-            32,
-            100,
-            999,
-            1000,
-            123_456,
-            u64::MAX / 2,
-        ] {
-            let i = Histogram::index(ns);
-            let low = Histogram::low(i);
-            assert!(
-                low <= ns && ns - low <= low / 16 + 1,
-                "{ns}: bucket {i} starts at {low}"
-            );
-            assert!(Histogram::low(i + 1) > ns, "{ns}");
-        }
-        let mut h = Histogram::new();
-        for ns in 1..=1000 {
-            h.add(ns);
-        }
-        assert_eq!(h.percentile(0.5), 496);
-        assert_eq!(h.max, 1000);
-    }
 }
