@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::lab::{interface, not_of_write, write_of};
+use common::lab::{interface, not_of_write, output_of, write_of, Report};
 use common::{c_program, interface_fmu, sim_library, unique, Fmu, RingGuard};
 use fmu_model::fmi2::*;
 
@@ -141,56 +141,31 @@ fn run(test: &str, mode: &str) -> Option<(u64, u64, String)> {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let out = |c: std::process::Child, who: &str| {
-        let o = c.wait_with_output().unwrap();
-        let text = String::from_utf8_lossy(&o.stdout).into_owned();
-        assert!(
-            o.status.success(),
-            "{who}: {text}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        text
-    };
-    let read = out(master, "the FMU's master");
-    let written: u64 = out(writer, "lab_writer").trim().parse().unwrap();
-    let report = read
-        .lines()
-        .find(|l| l.starts_with(&format!("{mode}: ")))
-        .unwrap_or_else(|| panic!("no report in {read}"))
-        .to_owned();
-    println!("{report} (the program made {written} writes)");
+    let read = output_of(master, "the FMU's master");
+    let written: u64 = output_of(writer, "lab_writer").trim().parse().unwrap();
+    let report = Report::of(&read, mode);
+    println!("{} (the program made {written} writes)", report.0);
     for line in
         (read.lines()).filter(|l| l.contains("a torn struct") || l.starts_with("the step after"))
     {
         println!("{line}");
     }
-    let number = |after: &str| -> u64 {
-        let before = report.split(after).next().unwrap();
-        before.split_whitespace().last().unwrap().parse().unwrap()
-    };
     let steps = if mode == "lockstep" {
         LOCKSTEP_STEPS
     } else {
         STEPS
     };
-    assert_eq!(number(" steps"), steps, "{report}");
-    let last: u64 = report
-        .split("the last ")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    assert_eq!(report.number(" steps"), steps, "{}", report.0);
     if mode != "lockstep" {
         assert_eq!(
-            last, written,
-            "the FMU's last struct is the program's last write: {report}"
+            report.last(),
+            written,
+            "the FMU's last struct is the program's last write: {}",
+            report.0
         );
     }
-    assert!(number(" writes seen") > 10, "{report}");
-    Some((number(" torn"), number(" ahead"), report))
+    assert!(report.number(" writes seen") > 10, "{}", report.0);
+    Some((report.number(" torn"), report.number(" ahead"), report.0))
 }
 
 #[test]

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::lab::{interface, not_of_write, write_of};
+use common::lab::{interface, not_of_write, output_of, write_of, Report};
 use common::{c_program, interface_fmu, sim_library, unique, Fmu, RingGuard};
 use fmu_model::fmi2::*;
 use rfm_memory::backend::rfm2g::emulated;
@@ -206,48 +206,26 @@ fn run(test: &str, mode: &str) {
     thread::sleep(RUN - Duration::from_millis(1500));
     stop.store(true, Ordering::Relaxed);
     let cuts = cuts.join().unwrap();
-    let out = |c: std::process::Child, who: &str| {
-        let o = c.wait_with_output().unwrap();
-        let text = String::from_utf8_lossy(&o.stdout).into_owned();
-        assert!(
-            o.status.success(),
-            "{who}: {text}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        text
-    };
-    let read = out(master, "the FMU's master");
-    let written: u64 = out(writer, "lab_writer").trim().parse().unwrap();
+    let read = output_of(master, "the FMU's master");
+    let written: u64 = output_of(writer, "lab_writer").trim().parse().unwrap();
     println!("{mode}: {} cuts: {}", cuts.len(), cuts.join(", "));
     for line in read.lines().filter(|l| l.starts_with("step ")).take(5) {
         println!("{line}");
     }
-    let report = (read.lines())
-        .find(|l| l.starts_with(&format!("{mode}: ")))
-        .unwrap_or_else(|| panic!("no report in {read}"))
-        .to_owned();
-    println!("{report} (the program made {written} writes)");
-    let number = |after: &str| -> u64 {
-        let before = report.split(after).next().unwrap();
-        before.split_whitespace().last().unwrap().parse().unwrap()
-    };
+    let report = Report::of(&read, mode);
+    println!("{} (the program made {written} writes)", report.0);
+    let (number, text) = (|after: &str| report.number(after), &report.0);
     assert!(cuts.len() >= 2, "no cut of both rings: {cuts:?}");
     assert_eq!(
         (number(" torn"), number(" older"), number(" ok drops")),
         (0, 0, 0),
-        "{report}"
+        "{text}"
     );
-    let last: u64 = report
-        .split("the last ")
-        .nth(1)
-        .and_then(|rest| rest.split(',').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no last write in {report}"));
-    assert_eq!(last, written, "{report}");
-    assert!(number(" writes seen") > 100, "{report}");
+    assert_eq!(report.last(), written, "{text}");
+    assert!(number(" writes seen") > 100, "{text}");
     assert!(
-        number(" failovers") > 0 && report.contains("failover logged true"),
-        "{report}"
+        number(" failovers") > 0 && text.contains("failover logged true"),
+        "{text}"
     );
 }
 

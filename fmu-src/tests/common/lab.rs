@@ -123,3 +123,45 @@ pub fn not_of_write(fmu: &Fmu, n: u64) -> Vec<String> {
         })
         .collect()
 }
+
+/// What a child (the program, or a master in its own process) printed on
+/// stdout; it must have succeeded (`who` names it otherwise, with stderr).
+pub fn output_of(child: std::process::Child, who: &str) -> String {
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{who}: {text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    text
+}
+
+/// A master's report line (`MODE: N steps, …, the last N, …`), read back:
+/// the number before `after` (` torn`), or after `the last `.
+pub struct Report(pub String);
+
+impl Report {
+    /// The line of `mode` in a master's output.
+    pub fn of(output: &str, mode: &str) -> Report {
+        let line = (output.lines())
+            .find(|l| l.starts_with(&format!("{mode}: ")))
+            .unwrap_or_else(|| panic!("no report in {output}"));
+        Report(line.to_owned())
+    }
+
+    pub fn number(&self, after: &str) -> u64 {
+        let before = self.0.split(after).next().unwrap();
+        let word = before.split_whitespace().last().unwrap();
+        word.parse()
+            .unwrap_or_else(|_| panic!("no number before `{after}` in {}", self.0))
+    }
+
+    /// The last write the master saw.
+    pub fn last(&self) -> u64 {
+        (self.0.split("the last ").nth(1))
+            .and_then(|rest| rest.split(',').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no last write in {}", self.0))
+    }
+}
