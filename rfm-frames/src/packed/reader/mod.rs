@@ -270,7 +270,7 @@ impl StructReader {
     pub fn read(&mut self, out: &mut [u8]) -> Result<Read, RegionError> {
         if self.rings.len() == 2 {
             return match self.mark {
-                Mark::Counter { .. } => self.read_counted_rings(out),
+                Mark::Counter { at, width, .. } => self.read_counted_rings((at, width), out),
                 _ => self.read_moved_rings(out),
             };
         }

@@ -18,7 +18,7 @@
 
 use rfm_memory::{Network, RegionError};
 
-use super::{Mark, Outcome, Read, StructReader};
+use super::{Outcome, Read, StructReader};
 
 impl StructReader {
     /// Whether counter `c` is newer than `than` (modulo the counter's width:
@@ -29,11 +29,13 @@ impl StructReader {
         ahead != 0 && ahead <= mask / 2
     }
 
-    /// A counted struct on two rings (see the module's table).
-    pub(super) fn read_counted_rings(&mut self, out: &mut [u8]) -> Result<Read, RegionError> {
-        let Mark::Counter { at, width, .. } = self.mark else {
-            unreachable!("a counted struct has a counter");
-        };
+    /// A struct counted by the counter of `width` bytes at `at`, on two
+    /// rings (see the module's table).
+    pub(super) fn read_counted_rings(
+        &mut self,
+        (at, width): (usize, usize),
+        out: &mut [u8],
+    ) -> Result<Read, RegionError> {
         let (cur, other) = (self.current, 1 - self.current);
         let first = self.whole(cur)?;
         let (mut retries, mut marked) = (first.retries, first.marked);
@@ -54,15 +56,14 @@ impl StructReader {
             counters[other] = second.taken.flatten();
         }
         let pick = match counters {
-            [Some(a), Some(b)] if self.newer(b, a) => Some(1),
-            [Some(_), _] => Some(0),
-            [None, Some(_)] => Some(1),
+            [Some(a), Some(b)] if self.newer(b, a) => Some((1, b)),
+            [Some(a), _] => Some((0, a)),
+            [None, Some(b)] => Some((1, b)),
             [None, None] => None,
         };
-        let Some(ring) = pick else {
+        let Some((ring, c)) = pick else {
             return Ok(self.nothing(retries, marked));
         };
-        let c = counters[ring].expect("the picked ring gave a counter");
         // Older than the last taken: a ring that lags (mended, or cut), not
         // given; both rings agreeing on it is the program restarted.
         let lags = behind(self, c) && counters[0] != counters[1];
@@ -79,7 +80,8 @@ impl StructReader {
         // A ring holds the struct taken when its counter is it or newer (the
         // other ring's peek, where it was not read whole): it carries the
         // writes.
-        let last = self.last_counter.expect("a struct was taken");
+        // (Taken now, or before: the older `c` was not.)
+        let last = self.last_counter.unwrap_or(c);
         let carries = |x: u64| x == last || self.newer(x, last);
         let mut holding = [false; 2];
         holding[cur] = counters[cur].is_some_and(carries);
@@ -121,8 +123,8 @@ impl StructReader {
             }
         }
         let bytes = |r: usize| whole[r].then(|| self.rings[r].seen.as_deref()).flatten();
-        let taken = self.last.as_deref();
-        let new = |r: usize| bytes(r).is_some_and(|b| Some(b) != taken);
+        let given = self.last.as_deref();
+        let new = |r: usize| bytes(r).is_some_and(|b| Some(b) != given);
         let both = bytes(0).is_some() && bytes(0) == bytes(1);
         let (cur, other) = (self.current, 1 - self.current);
         let pick = if both && new(0) {
@@ -132,8 +134,7 @@ impl StructReader {
                 .into_iter()
                 .find(|&r| new(r) && self.rings[1 - r].still >= 2)
         };
-        if let Some(r) = pick {
-            let now = bytes(r).expect("a picked ring gave a struct").to_vec();
+        if let Some((r, now)) = pick.and_then(|r| Some((r, bytes(r)?.to_vec()))) {
             out[..self.size].copy_from_slice(&now);
             self.last = Some(now);
             self.current = r;

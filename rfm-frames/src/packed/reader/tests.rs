@@ -237,3 +237,91 @@ fn a_flag_never_set_is_not_marked_and_a_set_one_is_taken() {
     assert_eq!(out[4..8], 7u32.to_le_bytes());
     assert!(!reader.read(&mut out).unwrap().changed, "the same bytes");
 }
+
+/// Two memories as one redundant window (`A+B`), and each ring's own.
+fn rings(name: &str) -> (Region, [Region; 2]) {
+    let (a, b) = (memory(&format!("{name}-a")), memory(&format!("{name}-b")));
+    let both = Region::redundant(a.clone(), b.clone()).unwrap();
+    (both, [a, b])
+}
+
+const SEQLOCK: Mark = Mark::Counter {
+    at: 0,
+    width: 4,
+    counting: Counting::Seqlock,
+};
+
+/// On two rings a counted struct comes from the ring whose counter is
+/// newer; a ring that lags (cut, then mended with what it held) never
+/// gives an older struct; both rings agreeing on a lower counter is the
+/// program restarted, taken.
+#[test]
+fn a_counted_struct_on_two_rings_is_the_newer_and_never_older() {
+    let (both, [_, b]) = rings("two-counted");
+    let mut reader = StructReader::new(&both, 0, SIZE, SEQLOCK, ByteOrder::Little).unwrap();
+    let mut out = [0u8; SIZE];
+    let word = |out: &[u8]| u32::from_le_bytes(out[4..8].try_into().unwrap());
+    write(&both, 0, SEQLOCK, 5);
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!(
+        (r.outcome, r.ring, word(&out)),
+        (Outcome::Taken, Network::A, 5)
+    );
+    // Ring A stops carrying the writes: B's newer struct is taken.
+    write(&b, 0, SEQLOCK, 9);
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!((r.ring, r.changed, word(&out)), (Network::B, true, 9));
+    assert_eq!(r.holding, [false, true]);
+    // Ring B now lags (cut) and A is mended with what it held (write 5):
+    // not taken; the struct stays write 9.
+    b.store_u32(0, 1, Ordering::SeqCst).unwrap(); // B mid-write, forever
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!((r.changed, word(&out)), (false, 9), "{r:?}");
+    // The program writes both again: its next write, from either ring.
+    write(&both, 0, SEQLOCK, 10);
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!((r.changed, word(&out)), (true, 10));
+    // Restarted: both rings at write 1.
+    write(&both, 0, SEQLOCK, 1);
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!((r.changed, word(&out)), (true, 1));
+}
+
+/// Without a counter a struct one ring alone holds is not taken until the
+/// other stood still over two of its moves: a torn struct a cut left on
+/// one ring is never given, and a cut ring's writes come from the other.
+#[test]
+fn a_struct_without_counter_on_two_rings_is_taken_when_both_agree_or_one_is_still() {
+    let (both, [a, b]) = rings("two-none");
+    let mut reader = StructReader::new(&both, 0, SIZE, Mark::None, ByteOrder::Little).unwrap();
+    let mut out = [0u8; SIZE];
+    let word = |out: &[u8]| u32::from_le_bytes(out[4..8].try_into().unwrap());
+    write(&both, 0, Mark::None, 3);
+    assert_eq!(reader.read(&mut out).unwrap().outcome, Outcome::Taken);
+    assert_eq!(word(&out), 3);
+    // A cut in the middle of a write leaves ring A torn (half of write 4):
+    // one ring's struct alone, not taken.
+    a.write(4, &4u32.to_le_bytes()).unwrap();
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!(
+        (r.changed, word(&out), r.holding),
+        (false, 3, [false, true])
+    );
+    // Ring B carries writes 4 and 5 while A stands still: write 5 is taken
+    // from B (write 4 was B's alone while A's state was unclear).
+    write(&b, 0, Mark::None, 4);
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!((r.outcome, r.changed), (Outcome::Unsettled, false));
+    write(&b, 0, Mark::None, 5);
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!((r.changed, r.ring, word(&out)), (true, Network::B, 5));
+    // The torn struct on A is never given, however long it stays.
+    for _ in 0..3 {
+        assert!(!reader.read(&mut out).unwrap().changed);
+        assert_eq!(word(&out), 5);
+    }
+    // Mended: both rings hold the next write.
+    write(&both, 0, Mark::None, 6);
+    let r = reader.read(&mut out).unwrap();
+    assert_eq!((r.changed, word(&out), r.holding), (true, 6, [true, true]));
+}
