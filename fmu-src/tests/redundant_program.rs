@@ -32,6 +32,8 @@ const RUN: Duration = Duration::from_secs(4);
 const TIMEOUT: &str = "0.3";
 const MASTER_ENV: &str = "RFM_REDUNDANT_PROGRAM_MASTER";
 const RINGS_ENV: &str = "RFM_REDUNDANT_PROGRAM_RINGS";
+/// A file the master makes once its FMU is initialized (reading from then).
+const READY_ENV: &str = "RFM_REDUNDANT_PROGRAM_READY";
 
 fn board(ring: &str, node: u8) -> String {
     format!("/dev/rfm2g-sim/{ring}/{node}/64K")
@@ -62,6 +64,7 @@ fn read(mode: &str, rings: &str) {
         ("idleTimeout", TIMEOUT),
     ]);
     assert_eq!(sim.init(), fmi2OK, "{:?}", sim.log());
+    std::fs::write(std::env::var(READY_ENV).unwrap(), "").unwrap();
     let mut seen = Seen::default();
     let mut up = false;
     let mut check = |sim: &Fmu, seen: &mut Seen| {
@@ -129,9 +132,16 @@ impl Draw {
 }
 
 /// Cuts a board of one ring, then mends it, over and over (the rings in
-/// turn, the program's board or the FMU's drawn), until `stop`; every cut
-/// mended before it returns. Returns the cuts made, in words.
-fn cutter(lib: PathBuf, rings: [String; 2], seed: u64, stop: Arc<AtomicBool>) -> Vec<String> {
+/// turn, the program's board or the FMU's drawn), from before the master
+/// starts until `stop`; every cut mended before it returns. Returns the
+/// cuts made, in words, and how many of them came once `ready` existed.
+fn cutter(
+    lib: PathBuf,
+    (rings, ready): ([String; 2], PathBuf),
+    seed: u64,
+    stop: Arc<AtomicBool>,
+) -> (Vec<String>, usize) {
+    let mut reading = 0;
     let mut draw = Draw(seed | 1);
     let mut made = Vec::new();
     let mut ring = draw.below(2) as usize;
@@ -143,6 +153,7 @@ fn cutter(lib: PathBuf, rings: [String; 2], seed: u64, stop: Arc<AtomicBool>) ->
         let down = 100 + draw.below(600);
         // A ring no board opened yet cannot be cut: that moment passes.
         if emulated::set_link(Some(&lib), &device, false).is_ok() {
+            reading += usize::from(ready.exists());
             pause(down);
             emulated::set_link(Some(&lib), &device, true).expect("mend");
             let who = if node == 1 {
@@ -157,7 +168,7 @@ fn cutter(lib: PathBuf, rings: [String; 2], seed: u64, stop: Arc<AtomicBool>) ->
             ring = 1 - ring;
         }
     }
-    made
+    (made, reading)
 }
 
 fn run(test: &str, mode: &str) {
@@ -170,6 +181,8 @@ fn run(test: &str, mode: &str) {
         unique(&format!("rp-{mode}-b")),
     ];
     let _guards = rings.clone().map(RingGuard);
+    let dir = tempfile::tempdir().unwrap();
+    let ready = dir.path().join("reading");
     let seed = std::env::var("RFM_CUT_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -194,28 +207,44 @@ fn run(test: &str, mode: &str) {
         .args(["--exact", test, "--nocapture"])
         .env(MASTER_ENV, mode)
         .env(RINGS_ENV, rings.join(","))
+        .env(READY_ENV, &ready)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let cuts = {
-        let (lib, rings, stop) = (sim_library(), rings.clone(), stop.clone());
-        thread::spawn(move || cutter(lib, rings, seed, stop))
+        let (lib, stop) = (sim_library(), stop.clone());
+        let (rings, ready) = (rings.clone(), ready.clone());
+        thread::spawn(move || cutter(lib, (rings, ready), seed, stop))
     };
+    // Cuts from the start on; the run's own span counted from when the
+    // master reads.
+    let started = std::time::Instant::now();
+    while !ready.exists() && started.elapsed() < Duration::from_secs(30) {
+        thread::sleep(Duration::from_millis(5));
+    }
     thread::sleep(RUN - Duration::from_millis(1500));
     stop.store(true, Ordering::Relaxed);
-    let cuts = cuts.join().unwrap();
+    let (cuts, reading) = cuts.join().unwrap();
     let read = output_of(master, "the FMU's master");
     let written: u64 = output_of(writer, "lab_writer").trim().parse().unwrap();
-    println!("{mode}: {} cuts: {}", cuts.len(), cuts.join(", "));
+    println!(
+        "{mode}: {} cuts ({reading} while the master read): {}",
+        cuts.len(),
+        cuts.join(", ")
+    );
     for line in read.lines().filter(|l| l.starts_with("step ")).take(5) {
         println!("{line}");
     }
     let report = Report::of(&read, mode);
     println!("{} (the program made {written} writes)", report.0);
     let (number, text) = (|after: &str| report.number(after), &report.0);
-    assert!(cuts.len() >= 2, "no cut of both rings: {cuts:?}");
+    // Two cuts while the master reads: one of each ring.
+    assert!(
+        reading >= 2,
+        "{reading} cuts while the master read: {cuts:?}"
+    );
     assert_eq!(
         (number(" torn"), number(" older"), number(" ok drops")),
         (0, 0, 0),
