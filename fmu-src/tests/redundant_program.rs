@@ -103,7 +103,12 @@ fn read(mode: &str, rings: &str) {
         thread::sleep(Duration::from_millis(5));
     }
     let log = format!("{:?}", sim.log());
-    let logged = log.contains("failover; motion.link.failovers counts them");
+    // Said in one sentence: the struct, its step, the ring it came from.
+    let step_named = (log
+        .split("newest whole struct of foreign node `motion` at step ")
+        .nth(1))
+    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    let logged = step_named && log.contains("failover; motion.link.failovers counts them");
     println!(
         "{mode}: {} steps, {} writes seen, the last {}, {} torn, {} older, {} ok drops, {} \
          failovers, failover logged {logged}, {} retries, {} given up",

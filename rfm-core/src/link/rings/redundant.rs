@@ -288,7 +288,8 @@ impl Redundant {
             let name = &interface.foreign[peer.node()].name;
             match peer.rings_mut().take_change() {
                 Some(Network::B) => log::warn!(
-                    "{} did not give the newest whole struct of foreign node `{name}` at step                      {k}: taken from {} (failover; {name}.link.failovers counts them)",
+                    "{} did not give the newest whole struct of foreign node `{name}` at step \
+                     {k}: taken from {} (failover; {name}.link.failovers counts them)",
                     self.name(Network::A),
                     self.name(Network::B)
                 ),
