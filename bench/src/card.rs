@@ -4,6 +4,7 @@
 //! (`rfm_core::link::Link`, built here with the `counts` feature; the FMU
 //! ships without it), on its own board of one emulated ring.
 
+use rfm_interface::settings::LinkSettings;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,14 +99,17 @@ pub fn node(case: &Case, node: usize, steps: u64) -> Result<Vec<u64>> {
     let (boards, device) = open_boards(case, node)?;
     let mut link = Link::open(LinkConfig {
         interface,
-        device,
-        rfm2g_library: Some(case.library.to_path_buf()),
         node_slot: slot,
         peer_slot: if case.nodes == 2 { 1 - slot } else { slot },
-        wait: case.wait,
-        timeout: Duration::from_secs(10),
-        startup_timeout: Duration::from_secs(60),
         card: case.path.card(),
+        settings: LinkSettings {
+            device: device.parse().expect("a device string"),
+            rfm2g_library: Some(case.library.to_path_buf()),
+            wait: case.wait,
+            timeout: Duration::from_secs(10),
+            startup_timeout: Duration::from_secs(60),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     })?;
     let mut frame = FrameBuf::new(link.payload_len());

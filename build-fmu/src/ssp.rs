@@ -68,7 +68,7 @@ fn ssv_with_device(interface: &Interface, node: usize, device: &str) -> String {
     let mut settings: Vec<(String, Value)> = interface
         .settings_of(node)
         .iter()
-        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .map(|(s, v)| (s.key.to_owned(), v.clone()))
         .collect();
     if !settings.iter().any(|(k, _)| k == "device") {
         settings.insert(0, ("device".into(), Value::String(device.to_owned())));

@@ -8,6 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use fmu_model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
 use rfm_card::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
 use rfm_interface::{layout::MapTable, Interface, MemoryMap};
+use rfm_memory::{DeviceSetting, DeviceSpec};
 
 use crate::step;
 
@@ -124,11 +125,16 @@ fn nodes_asked(interface: &Interface, file: &Path, node: &str) -> Result<Vec<usi
 /// the file's `device` settings say: a coupling that never touches a ring.
 fn on_host_memory(interface: &Interface) -> bool {
     (0..interface.nodes.len()).all(|i| {
-        matches!(
-            interface.settings_of(i).get("device"),
-            Some(rfm_frames::value::Value::String(d))
-                if d.starts_with("shm:") || d.starts_with("loopback:")
-        )
+        let device = match interface.settings_of(i).get("device") {
+            Some(rfm_frames::value::Value::String(d)) => d.parse().ok(),
+            _ => None,
+        };
+        let on_host = |m: &DeviceSpec| !matches!(m, DeviceSpec::Rfm2g { .. });
+        match device {
+            Some(DeviceSetting::One(m)) => on_host(&m),
+            Some(DeviceSetting::Rings(a, b)) => on_host(&a) && on_host(&b),
+            Some(DeviceSetting::Replay(_)) | None => false,
+        }
     })
 }
 

@@ -27,7 +27,9 @@ use std::sync::Arc;
 use rfm_interface::{self as interface, Interface, InterfaceError};
 
 pub use category::Category;
-pub use params::{fmu_params, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS};
+pub use params::{
+    fmu_params, of_setting, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS,
+};
 pub use routes::{Reach, Route};
 pub use variables::{Causality, LinkField, PeerValue, Place, RingField, Var};
 pub use variables::{ForeignLink, ForeignValue};
@@ -45,7 +47,7 @@ pub const RESERVED: interface::Reserved = interface::Reserved {
 };
 
 /// The attitude FMU's GUID.
-pub const PRESET_GUID: &str = "{f30eac83-f69d-4e8c-9fd6-7b4c21e9967b}";
+pub const PRESET_GUID: &str = "{83919148-a4e5-4e56-ae64-fbf2790957b0}";
 
 /// The variable convention of this build, written into every description's
 /// `generationTool` and present in the binary: build-fmu refuses to pack a
@@ -292,7 +294,7 @@ mod tests {
     fn the_attitude_guid_changes_with_its_variables() {
         assert_eq!(
             Model::attitude().digest(),
-            "{aa878d52-1e51-ba4d-8aae-528b169c8bba}",
+            "{09906692-2a03-8eda-ad94-7ffc36daf8f1}",
             "the attitude FMU's variables changed: give it a new PRESET_GUID, then put \
              this digest here"
         );

@@ -4,6 +4,7 @@
 //! invocation: its meaning, field, name, type, start value, bounds and text.
 
 use rfm_frames::{payload::FmiType, value::Value};
+use rfm_interface::settings::{spec as setting, Setting, Start};
 
 /// One row of [`PARAMS`].
 #[derive(Debug, Clone, Copy)]
@@ -12,12 +13,13 @@ pub struct ParamSpec {
     pub name: &'static str,
     pub kind: FmiType,
     pub unit: Option<&'static str>,
-    /// What the master's dialog shows; the rule itself is the interface
-    /// file's settings table for the settings (checked at `fmi2Set*`), and
-    /// fmu-src's for the rest (checked at fmi2ExitInitializationMode); each
-    /// message names what it accepts.
-    pub min: Option<f64>,
-    pub max: Option<f64>,
+    /// The link setting it is: its start, bounds and rule are the settings
+    /// table's ([`rfm_interface::settings::SETTINGS`]), held at `fmi2Set*`.
+    pub setting: Option<Setting>,
+    /// The bounds of a parameter that is no setting (what the master's
+    /// dialog shows; fmu-src holds the value to them at initialization).
+    min: Option<f64>,
+    max: Option<f64>,
     pub description: &'static str,
     /// Only the attitude preset has it (an interface file gives the slots).
     pub preset_only: bool,
@@ -34,6 +36,7 @@ const fn row(
         name,
         kind,
         unit: None,
+        setting: None,
         min: None,
         max: None,
         description,
@@ -118,11 +121,14 @@ macro_rules! parameters {
 }
 
 parameters! {
-    Device device "device": String = "/dev/rfm2g0",
+    Device device "device": String = text(Setting::Device),
+        setting: Some(Setting::Device),
         "Reflective memory: /dev/rfm2gN or \\\\.\\rfm2gN (RFM2g board), shm:NAME (shared memory on this host), loopback:NAME (this process), or replay:PATH (the peers played from a recording of this node or a peer)";
-    Rfm2gLibrary rfm2g_library "rfm2gLibrary": String = "",
+    Rfm2gLibrary rfm2g_library "rfm2gLibrary": String = text(Setting::Rfm2gLibrary),
+        setting: Some(Setting::Rfm2gLibrary),
         "RFM2g vendor library to load; empty: librfm2g.so (Linux) or rfm2gdll_stdc_64.dll (Windows) from the search path";
-    RegionOffset region_offset "regionOffset": Integer = 0,
+    RegionOffset region_offset "regionOffset": Integer = integer(Setting::RegionOffset),
+        setting: Some(Setting::RegionOffset),
         "Byte offset in the memory where the coupling's areas start (a multiple of 4; the same on every node)";
     NodeSlot node_slot "nodeSlot": Integer = 0,
         min: Some(0.0),
@@ -134,30 +140,32 @@ parameters! {
         max: Some(255.0),
         preset_only: true,
         "The peer's slot, 0..255 (equal to nodeSlot: a self-loop)";
-    SyncMode sync_mode "syncMode": String = "lockstep",
+    SyncMode sync_mode "syncMode": String = text(Setting::SyncMode),
+        setting: Some(Setting::SyncMode),
         "lockstep: every step waits for each peer's frame of step k - lag (deterministic); free: never waits, takes the newest frames";
-    Lag lag "lag": Integer = 0,
-        min: Some(0.0),
-        max: Some(7.0),
+    Lag lag "lag": Integer = integer(Setting::Lag),
+        setting: Some(Setting::Lag),
         "Lockstep lag in this node's steps (at most the interface's max_lag, 7 unless it says): step k takes each peer's frame of the time (k - lag) x period; 0 for concurrent masters, 1 lets one master step all instances in turn";
-    WaitStrategy wait_strategy "waitStrategy": String = "adaptive",
+    WaitStrategy wait_strategy "waitStrategy": String = text(Setting::WaitStrategy),
+        setting: Some(Setting::WaitStrategy),
         "adaptive (spins a few microseconds, then yields, then sleeps: fast with cores to spare, and it holds with more nodes than cores), spin (lowest latency, one core busy: for pinned dedicated cores), yield, sleep (low CPU), event (RFM2g network interrupts)";
-    Layout layout "layout": String = "framed",
+    Layout layout "layout": String = text(Setting::Layout),
+        setting: Some(Setting::Layout),
         "framed (seqlocked, CRC-checked frames by step) or seed (the article's FlightData, attitude FMU in free mode only)";
-    Timeout timeout "timeout": Real = 1.0,
+    Timeout timeout "timeout": Real = real(Setting::Timeout),
         unit: Some("s"),
-        min: Some(rfm_interface::settings::MIN_TIMEOUT_SECONDS),
+        setting: Some(Setting::Timeout),
         "How long a silent heartbeat means a peer is down, and the longest wait in a step for a peer whose frames are corrupt (at least 0.1 s)";
-    StartupTimeout startup_timeout "startupTimeout": Real = 30.0,
+    StartupTimeout startup_timeout "startupTimeout": Real = real(Setting::StartupTimeout),
         unit: Some("s"),
-        min: Some(0.0),
+        setting: Some(Setting::StartupTimeout),
         "Longest wait for each peer's first frame (first doStep)";
-    IdleTimeout idle_timeout "idleTimeout": Real = 300.0,
+    IdleTimeout idle_timeout "idleTimeout": Real = real(Setting::IdleTimeout),
         unit: Some("s"),
-        min: Some(0.0),
+        setting: Some(Setting::IdleTimeout),
         "Longest wait in a step (lockstep) for a peer whose heartbeat beats but which has not published the frame (paused, frozen, slow); a warning every 5 s names it";
-    RealTimeFactor real_time_factor "realTimeFactor": Real = 0.0,
-        min: Some(0.0),
+    RealTimeFactor real_time_factor "realTimeFactor": Real = real(Setting::RealTimeFactor),
+        setting: Some(Setting::RealTimeFactor),
         "Pacing to the wall clock: step k returns no earlier than factor x (its time - the first step's) after the first step returned (once every lockstep peer had started); 0: as fast as possible, 1: real time (pace.behind counts steps that ended late)";
     RecordFile record_file "recordFile": String = "",
         "File to record every frame this node publishes and takes into (rfmctl show reads it); {start} in it is replaced by the start time (UTC, as 20261201T154632Z), so that every run gets its own file; empty: no recording";
@@ -174,6 +182,55 @@ parameters! {
         "1-99: the stepping thread runs SCHED_FIFO at this priority on Linux (its heartbeat one above), THREAD_PRIORITY_TIME_CRITICAL on Windows, until fmi2Terminate; refused without CAP_SYS_NICE or ulimit -r (a warning, the step runs on); 0: left as it is";
     LockMemory lock_memory "lockMemory": Boolean = false,
         "Lock the master process's memory (mlockall), so that no step waits for a page fault; unlocked at fmi2Terminate unless it was locked before; refused without CAP_IPC_LOCK or ulimit -l (a warning)";
+}
+
+/// A String setting's start.
+fn text(s: Setting) -> String {
+    match setting(s).start {
+        Start::Text(t) => t.to_owned(),
+        other => unreachable!("{other:?} is no String setting's start"),
+    }
+}
+
+/// An Integer setting's start.
+fn integer(s: Setting) -> i32 {
+    match setting(s).start {
+        Start::Integer(i) => i,
+        other => unreachable!("{other:?} is no Integer setting's start"),
+    }
+}
+
+/// A Real setting's start.
+fn real(s: Setting) -> f64 {
+    match setting(s).start {
+        Start::Real(x) => x,
+        other => unreachable!("{other:?} is no Real setting's start"),
+    }
+}
+
+impl ParamSpec {
+    /// The smallest value, as modelDescription.xml's `min` writes it.
+    pub fn min(&self) -> Option<f64> {
+        match self.setting {
+            Some(s) => setting(s).min(),
+            None => self.min,
+        }
+    }
+
+    /// The largest value in an FMU whose interface's `max_lag` is `max_lag`.
+    pub fn max(&self, max_lag: u8) -> Option<f64> {
+        match self.setting {
+            Some(s) => setting(s).max(max_lag),
+            None => self.max,
+        }
+    }
+}
+
+/// The parameter that is `setting`.
+pub fn of_setting(s: Setting) -> &'static ParamSpec {
+    (PARAMS.iter())
+        .find(|p| p.setting == Some(s))
+        .expect("every setting is a parameter (a test of params.rs)")
 }
 
 /// The parameters an FMU has: all but the slot parameters, which only the
@@ -204,17 +261,20 @@ mod tests {
     use super::*;
     use rfm_interface::settings::SETTINGS;
 
-    /// Every key an interface file may set is a parameter of this table, of
-    /// the same type: the two tables cannot drift apart.
+    /// Every setting is one parameter of its name and type, and every
+    /// parameter of a setting's name is that setting.
     #[test]
-    fn every_interface_setting_is_a_parameter_of_its_type() {
+    fn every_setting_is_a_parameter_of_its_name_and_type() {
         for s in &SETTINGS {
-            let p = PARAMS
-                .iter()
-                .find(|p| p.name == s.key)
-                .unwrap_or_else(|| panic!("setting `{}` is no parameter", s.key));
-            assert_eq!(p.kind, s.kind(), "{}", s.key);
+            let p = of_setting(s.setting);
+            assert_eq!((p.name, p.kind), (s.key, s.kind), "{}", s.key);
             assert!(!p.preset_only, "{}", s.key);
+            assert_eq!(p.min(), s.min(), "{}", s.key);
+            assert_eq!(ParamValues::default().get(p.param), s.start.value());
+        }
+        for p in PARAMS {
+            let named = SETTINGS.iter().find(|s| s.key == p.name);
+            assert_eq!(named.map(|s| s.setting), p.setting, "{}", p.name);
         }
     }
 

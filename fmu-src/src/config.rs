@@ -1,14 +1,11 @@
-//! The parameters as a link configuration: each error names the parameter and
-//! the values it accepts.
+//! The parameters as a link configuration: the settings through their table
+//! (`rfm_interface::settings`), the real-time and card parameters by the
+//! rules here; each error names the parameter and the values it accepts.
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use rfm_core::link::{CardReads, Layout, LinkConfig};
+use rfm_core::link::{CardReads, LinkConfig};
 use rfm_core::realtime::{CpuList, RealTime, MAX_PRIORITY};
-use rfm_frames::frame::framed::SyncMode;
-use rfm_frames::wait::WaitStrategy;
-use rfm_interface::Interface;
+use rfm_frames::value::Value;
+use rfm_interface::settings::{spec as setting, LinkSettings, SettingError};
 
 use crate::error::{error, FmiError, FmiResult};
 use fmu_model::{Model, Param, ParamValues};
@@ -17,42 +14,23 @@ fn bad(name: &str, value: &dyn std::fmt::Display, accepted: &str) -> FmiError {
     error(format!("parameter {name} = {value}: {accepted}"))
 }
 
-/// The rule of setting `name` (its row of
-/// [`rfm_interface::settings::SETTINGS`], the one table an interface file's
-/// line is held to), applied to `value`: at `fmi2Set*`, so that the master
-/// learns which value was wrong at the call that gave it, and again here at
-/// initialization for the values no call set. A value of another type is
-/// left to the parameter's own type check; the device, to its opening at
-/// initialization (where its form, board and library are named together, and
-/// `replay:` is the link's).
-pub fn setting_rule(model: &Model, name: &str, value: &rfm_frames::value::Value) -> FmiResult {
-    let Some(spec) = rfm_interface::settings::spec(name) else {
-        return Ok(());
-    };
-    if name == "device" || value.fmi_type() != spec.kind() {
-        return Ok(());
+/// A setting refused by its table, as the master's log reads it.
+fn refused(e: SettingError) -> FmiError {
+    error(format!("parameter {e}"))
+}
+
+/// The rule of parameter `p`'s setting (its row of the settings table, the
+/// one an interface file's line is held to), applied to `value`: at
+/// `fmi2Set*`, so that the master learns which value was wrong at the call
+/// that gave it. A parameter that is no setting is held to its rule at
+/// initialization.
+pub fn setting_rule(model: &Model, p: Param, value: &Value) -> FmiResult {
+    match fmu_model::spec(p).setting {
+        Some(s) => setting(s)
+            .check(value, model.interface.max_lag)
+            .map_err(refused),
+        None => Ok(()),
     }
-    (spec.check(value, model.interface.max_lag)).map_err(|why| bad(name, value, &why))
-}
-
-/// Every setting's rule over the values `params` holds ([`setting_rule`]).
-fn setting_rules(model: &Model, params: &ParamValues) -> FmiResult {
-    for p in fmu_model::PARAMS {
-        setting_rule(model, p.name, &params.get(p.param))?;
-    }
-    Ok(())
-}
-
-/// A String parameter parsed by its rfm-core type, or named with what it takes.
-fn parsed<T: std::str::FromStr>(text: &str, p: Param, accepted: &str) -> FmiResult<T> {
-    text.parse()
-        .map_err(|_| bad(fmu_model::spec(p).name, &format!("{text:?}"), accepted))
-}
-
-/// A time parameter as a duration: its rule ([`setting_rules`]: finite,
-/// over its minimum, at most 1e9 s) already kept.
-fn seconds(v: f64, p: Param) -> FmiResult<Duration> {
-    Duration::try_from_secs_f64(v).map_err(|_| bad(fmu_model::spec(p).name, &v, "expected seconds"))
 }
 
 fn slot(v: i32, p: Param) -> FmiResult<u8> {
@@ -88,71 +66,26 @@ fn realtime(params: &ParamValues) -> FmiResult<RealTime> {
     })
 }
 
-/// The link configuration of `model` with `params`; the first parameter that
-/// is wrong is named, with what it accepts.
+/// The link configuration of `model` with `params`: the settings by their
+/// table (every value held to its rule again, for those no `fmi2Set*` gave),
+/// the rest by this file's rules; the first parameter that is wrong is
+/// named, with what it accepts.
 pub fn link_config(model: &Model, params: &ParamValues) -> FmiResult<LinkConfig> {
-    let device = params.device.clone();
-    if device.is_empty() {
-        return Err(bad("device", &"\"\"", rfm_memory::DEVICE_FORMS));
-    }
-    let mode: SyncMode = parsed(
-        &params.sync_mode,
-        Param::SyncMode,
-        "expected lockstep or free",
-    )?;
-    let wait: WaitStrategy = parsed(
-        &params.wait_strategy,
-        Param::WaitStrategy,
-        "expected adaptive, spin, yield, sleep or event",
-    )?;
-    let layout = layout(model, params)?;
-    setting_rules(model, params)?;
-    let lag = lag(params)?;
-    let factor = params.real_time_factor;
-    let offset = params.region_offset;
-    let region_offset =
-        u64::try_from(offset).map_err(|_| bad("regionOffset", &offset, "expected bytes ≥ 0"))?;
-    let library = &params.rfm2g_library;
-    let card = card_reads(params)?;
-    let (interface, node_slot, peer_slot) = slots(model, params)?;
+    let interface = (!model.preset).then(|| model.interface.clone());
+    let settings = LinkSettings::from_values(
+        |s| params.get(fmu_model::of_setting(s).param),
+        interface.as_deref(),
+    )
+    .map_err(refused)?;
+    let (node_slot, peer_slot) = slots(model, params)?;
     Ok(LinkConfig {
         realtime: realtime(params)?,
         interface,
-        device,
-        rfm2g_library: (!library.is_empty()).then(|| library.into()),
-        region_offset,
+        settings,
         node_slot,
         peer_slot,
-        mode,
-        lag,
-        wait,
-        layout,
-        timeout: seconds(params.timeout, Param::Timeout)?,
-        startup_timeout: seconds(params.startup_timeout, Param::StartupTimeout)?,
-        idle_timeout: seconds(params.idle_timeout, Param::IdleTimeout)?,
-        real_time_factor: factor,
-        card,
+        card: card_reads(params)?,
     })
-}
-
-/// `layout`: framed, or the article's seed packet, which only the attitude
-/// FMU has.
-fn layout(model: &Model, params: &ParamValues) -> FmiResult<Layout> {
-    let layout: Layout = parsed(&params.layout, Param::Layout, "expected framed or seed")?;
-    if layout == Layout::Seed && !model.preset {
-        return Err(bad(
-            "layout",
-            &"\"seed\"",
-            "the seed layout is the article's attitude packet: only the attitude FMU has it; use framed",
-        ));
-    }
-    Ok(layout)
-}
-
-/// `lag` in steps: its rule ([`setting_rules`]: 0 to the interface's
-/// `max_lag`, which sized the rings) already kept.
-fn lag(params: &ParamValues) -> FmiResult<u8> {
-    u8::try_from(params.lag).map_err(|_| bad("lag", &params.lag, "expected a lag of steps"))
 }
 
 /// `rfm2gReadThreshold`: from how many bytes a peer's frame is one block read.
@@ -171,29 +104,50 @@ fn card_reads(params: &ParamValues) -> FmiResult<CardReads> {
     })
 }
 
-/// The interface the link couples by and this node's and its peer's slots:
-/// the attitude FMU's from `nodeSlot` and `peerSlot`, another's from its file.
-fn slots(model: &Model, params: &ParamValues) -> FmiResult<(Option<Arc<Interface>>, u8, u8)> {
+/// This node's and its peer's slots: the attitude FMU's from `nodeSlot` and
+/// `peerSlot`, another's from its file (every other node is a peer).
+fn slots(model: &Model, params: &ParamValues) -> FmiResult<(u8, u8)> {
     if model.preset {
         return Ok((
-            None,
             slot(params.node_slot, Param::NodeSlot)?,
             slot(params.peer_slot, Param::PeerSlot)?,
         ));
     }
     let me = model.interface.nodes[model.node].slot;
-    Ok((Some(model.interface.clone()), me, me))
+    Ok((me, me))
 }
 
 #[cfg(test)]
 mod tests {
-    use fmu_model::{spec, Param};
+    use super::*;
+    use rfm_interface::settings::SETTINGS;
+    use std::sync::Arc;
 
-    /// The XML's `min` of `timeout` is the link's own bound: one number for the
-    /// master's dialog and for the check.
+    /// Initialization holds every value to the settings' table as `fmi2Set*`
+    /// and a file's line do (`tests/errors/parameters.rs`): each value just
+    /// outside a rule of the table, put where no set call checked it, fails
+    /// the link's configuration naming the parameter; the starts pass. With
+    /// an interface of `max_lag = 3`, the lag's bound is the file's.
     #[test]
-    fn the_timeout_minimum_is_the_links() {
-        let min = spec(Param::Timeout).min.unwrap();
-        assert_eq!(min, rfm_core::link::MIN_TIMEOUT.as_secs_f64());
+    fn every_bound_of_the_settings_table_is_refused_at_initialization() {
+        let file = "name = \"lab\"\nmax_lag = 3\n[[node]]\nname = \"a\"\nslot = 0\n\
+                    signals = [{ name = \"x\", type = \"Real\" }]\n";
+        let none = rfm_interface::Reserved::NONE;
+        let lab = rfm_interface::Interface::parse("lab.toml", file, &none).unwrap();
+        for model in [Model::attitude(), Model::of_node(Arc::new(lab), 0)] {
+            let max_lag = model.interface.max_lag;
+            assert!(link_config(&model, &model.param_starts).is_ok());
+            for spec in &SETTINGS {
+                for bad in spec.refused_near(max_lag) {
+                    let mut params = model.param_starts.clone();
+                    params
+                        .set(fmu_model::of_setting(spec.setting).param, bad.clone())
+                        .unwrap();
+                    let err = link_config(&model, &params).expect_err(spec.key);
+                    let named = format!("parameter {} = ", spec.key);
+                    assert!(err.message.starts_with(&named), "{bad:?}: {err:?}");
+                }
+            }
+        }
     }
 }

@@ -216,7 +216,7 @@ impl Instance {
             "node `{}` (slot {}) on {} published its initial frame (session {:#018x})",
             link.interface().nodes[link.me()].name,
             link.config().node_slot,
-            link.config().device,
+            link.config().settings.device,
             link.epoch()
         );
         v.link = Some(link);
@@ -232,7 +232,7 @@ impl Instance {
             .values
             .link
             .as_ref()
-            .filter(|l| l.config().wait == WaitStrategy::Event)
+            .filter(|l| l.config().settings.wait == WaitStrategy::Event)
         {
             let waits = link.event_waits();
             log::info!(

@@ -6,8 +6,9 @@
 
 use std::path::Path;
 
-use rfm_core::link::{Layout, Link, StepReport};
+use rfm_core::link::{Link, StepReport};
 use rfm_frames::frame::framed::{crc_of, FrameBuf};
+use rfm_frames::frame::Layout;
 use rfm_record::{
     expand_file_name, queue_capacity, wall_ns, Header, Kind, LossNews, Recorder, RecorderError,
     MAX_STRUCTS, START_PLACEHOLDER,
@@ -45,7 +46,7 @@ impl Recording {
         instance: &str,
         (template, overwrite): (&str, bool),
     ) -> Result<Recording, FmiError> {
-        if link.config().layout != Layout::Framed {
+        if link.config().settings.layout != Layout::Framed {
             return Err(error(format!(
                 "recordFile `{template}`: recording needs layout = framed (the seed layout's \
                  packets are the article's, without steps)"

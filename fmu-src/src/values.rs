@@ -110,7 +110,7 @@ impl Values {
                 .value(spec, field, index)
                 .unwrap_or_else(|| var.start.clone()),
             ForeignValue::Link(ForeignLink::Ok) => {
-                Value::Boolean(peer.alive(report.read_at, link.config().timeout))
+                Value::Boolean(peer.alive(report.read_at, link.config().settings.timeout))
             }
             ForeignValue::Link(ForeignLink::Age) => {
                 Value::Real(peer.age(report.read_at).map_or(-1.0, |a| a.as_secs_f64()))
@@ -158,8 +158,8 @@ fn link_field(
         // frames are taken from is running (its heartbeat), however old its
         // newest frame.
         LinkField::Ok => Value::Boolean(match outcome {
-            Outcome::Ok if link.config().mode == SyncMode::Free => {
-                p.alive(report.read_at, link.config().timeout)
+            Outcome::Ok if link.config().settings.mode == SyncMode::Free => {
+                p.alive(report.read_at, link.config().settings.timeout)
             }
             Outcome::Ok => true,
             Outcome::None | Outcome::Failed => false,

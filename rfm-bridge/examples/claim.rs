@@ -7,6 +7,7 @@
 //!
 //! `claim DEVICE SLOT AT_NS HOLD_MS`
 
+use rfm_interface::settings::LinkSettings;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rfm_core::link::{Link, LinkConfig};
@@ -27,9 +28,12 @@ fn main() {
     let slot = parse("SLOT", slot) as u8;
     let (at_ns, hold) = (parse("AT_NS", at_ns), parse("HOLD_MS", hold_ms));
     let mut link = match Link::open(LinkConfig {
-        device: device.clone(),
         node_slot: slot,
         peer_slot: slot,
+        settings: LinkSettings {
+            device: device.clone().parse().expect("a device string"),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     }) {
         Ok(link) => link,

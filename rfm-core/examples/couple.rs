@@ -224,7 +224,12 @@ fn main() -> ExitCode {
             (format!("shm:{name}"), Some(name))
         }
     };
-    if device.starts_with("loopback:") {
+    if matches!(
+        device.parse(),
+        Ok(rfm_memory::DeviceSetting::One(
+            rfm_memory::DeviceSpec::Loopback { .. }
+        ))
+    ) {
         eprintln!(
             "couple: `loopback:` memory does not cross processes; use shm:NAME or an RFM2g device"
         );

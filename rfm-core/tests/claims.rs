@@ -8,6 +8,7 @@
 
 mod common;
 
+use rfm_interface::settings::LinkSettings;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -33,9 +34,12 @@ fn claimant(spec: &str) {
     let (device, at_ns) = spec.split_once('@').unwrap();
     let at_ns: u128 = at_ns.parse().unwrap();
     let mut link = Link::open(LinkConfig {
-        device: device.to_owned(),
         node_slot: 3,
         peer_slot: 3,
+        settings: LinkSettings {
+            device: device.to_owned().parse().expect("a device string"),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     })
     .unwrap();

@@ -9,6 +9,7 @@
 
 mod common;
 
+use rfm_interface::settings::LinkSettings;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,9 +63,12 @@ fn counted(
         .collect();
     let config = |node: usize| LinkConfig {
         interface: interface.clone(),
-        device: device(node),
-        rfm2g_library: Some(library.clone()),
         card,
+        settings: LinkSettings {
+            device: device(node).parse().expect("a device string"),
+            rfm2g_library: Some(library.clone()),
+            ..config(node).settings
+        },
         ..config(node)
     };
     let counted = pair(config(0), config(1));
@@ -77,9 +81,12 @@ fn config(node: usize) -> LinkConfig {
     LinkConfig {
         node_slot: node as u8,
         peer_slot: 1 - node as u8,
-        wait: WaitStrategy::Spin,
-        timeout: Duration::from_secs(10),
-        startup_timeout: Duration::from_secs(10),
+        settings: LinkSettings {
+            wait: WaitStrategy::Spin,
+            timeout: Duration::from_secs(10),
+            startup_timeout: Duration::from_secs(10),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     }
 }
@@ -220,7 +227,10 @@ fn the_old_poll_loads_three_words_a_try() {
 fn host_memory_polls_the_entry_whose_line_the_frame_is_copied_from() {
     let device = format!("loopback:{}", common::unique("counts"));
     let on = |node| LinkConfig {
-        device: device.clone(),
+        settings: LinkSettings {
+            device: device.clone().parse().expect("a device string"),
+            ..config(node).settings
+        },
         ..config(node)
     };
     let (c, frame) = pair(on(0), on(1));

@@ -11,6 +11,7 @@
 
 mod common;
 
+use rfm_interface::settings::LinkSettings;
 use std::process::Command;
 use std::sync::atomic::Ordering;
 
@@ -77,7 +78,10 @@ fn inside_a_small_dev_shm() {
     );
     // The same through a link, as the FMU's fmi2ExitInitializationMode opens it.
     let err = AttitudeLink::open(LinkConfig {
-        device: "shm:too-big".into(),
+        settings: LinkSettings {
+            device: "shm:too-big".parse().expect("a device string"),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     })
     .unwrap_err();

@@ -9,6 +9,7 @@
 mod common;
 
 use common::input;
+use rfm_interface::settings::LinkSettings;
 
 use std::time::{Duration, Instant};
 
@@ -20,12 +21,15 @@ const STEPS: u64 = 10_000;
 
 fn config(device: &str, node: u8) -> LinkConfig {
     LinkConfig {
-        device: device.to_owned(),
         node_slot: node,
         peer_slot: 1 - node,
-        wait: WaitStrategy::Yield,
-        timeout: Duration::from_secs(2),
-        startup_timeout: Duration::from_secs(10),
+        settings: LinkSettings {
+            device: device.to_owned().parse().expect("a device string"),
+            wait: WaitStrategy::Yield,
+            timeout: Duration::from_secs(2),
+            startup_timeout: Duration::from_secs(10),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     }
 }

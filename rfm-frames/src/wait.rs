@@ -148,10 +148,10 @@ impl Waiter {
 /// The sleep between polls of [`WaitStrategy::Sleep`].
 pub const SLEEP_QUANTUM: Duration = Duration::from_micros(100);
 
-impl WaitStrategy {
-    /// Each strategy by the name the FMU's `waitStrategy` parameter gives it:
-    /// both directions read this one table.
-    const NAMES: [(&'static str, WaitStrategy); 5] = [
+/// Each strategy by the word the FMU's `waitStrategy` parameter gives it.
+impl crate::names::Named for WaitStrategy {
+    const KIND: &'static str = "wait strategy";
+    const NAMES: &'static [(&'static str, WaitStrategy)] = &[
         ("adaptive", WaitStrategy::Adaptive),
         ("spin", WaitStrategy::Spin),
         ("yield", WaitStrategy::Yield),
@@ -160,21 +160,7 @@ impl WaitStrategy {
     ];
 }
 
-impl std::str::FromStr for WaitStrategy {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<WaitStrategy, String> {
-        crate::names::parse(&WaitStrategy::NAMES, s).ok_or_else(|| {
-            format!("unknown wait strategy `{s}`; expected adaptive, spin, yield, sleep or event")
-        })
-    }
-}
-
-impl std::fmt::Display for WaitStrategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::names::name_of(&WaitStrategy::NAMES, self))
-    }
-}
+crate::named_words!(WaitStrategy);
 
 /// Why no frame came.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -402,9 +388,10 @@ mod tests {
         assert_eq!("sleep".parse(), Ok(WaitStrategy::Sleep));
         assert_eq!("event".parse(), Ok(WaitStrategy::Event));
         let err = "poll".parse::<WaitStrategy>().unwrap_err();
-        assert!(
-            err.contains("expected adaptive, spin, yield, sleep or event"),
-            "{err}"
+        assert_eq!(err.words, ["adaptive", "spin", "yield", "sleep", "event"]);
+        assert_eq!(
+            err.to_string(),
+            "unknown wait strategy `poll`; expected adaptive, spin, yield, sleep or event"
         );
     }
 }

@@ -18,6 +18,10 @@ mod syntax;
 use foreign::{check_foreign, RawField};
 use node::{check_node, check_node_name};
 
+/// How many settings a file may set: the fields below, each looked up in
+/// the table by its key (a key not there is refused as no setting).
+const SETTINGS_IN_FILES: usize = settings::in_files();
+
 /// A level of the file that takes the link settings ([`settings::SETTINGS`],
 /// the FMU parameters' names): its own fields, then the settings' fields,
 /// written once here because serde's `flatten` does not go with
@@ -53,7 +57,7 @@ macro_rules! level_with_settings {
 
         impl $name {
             /// The settings fields, by key.
-            fn settings(&self) -> [(&str, &Option<Spanned<toml::Value>>); settings::SETTINGS.len()] {
+            fn settings(&self) -> [(&str, &Option<Spanned<toml::Value>>); SETTINGS_IN_FILES] {
                 [
                     ("device", &self.device),
                     ("lag", &self.lag),
@@ -121,14 +125,14 @@ struct RawSignal {
 /// The settings one level of the file gives, each checked at its place.
 fn settings_of(
     src: &Source,
-    fields: [(&str, &Option<Spanned<toml::Value>>); settings::SETTINGS.len()],
+    fields: [(&str, &Option<Spanned<toml::Value>>); SETTINGS_IN_FILES],
     max_lag: u8,
 ) -> Result<Settings, InterfaceError> {
     let mut out = Settings::default();
     for (key, field) in fields {
         if let Some(value) = field {
             out.set(key, value.get_ref(), max_lag)
-                .map_err(|what| src.error(value.span(), what))?;
+                .map_err(|what| src.error(value.span(), what.to_string()))?;
         }
     }
     Ok(out)

@@ -77,7 +77,12 @@ pub struct DeviceInfo {
 impl Device {
     /// Opens the memory a device string names.
     pub fn open(device: &str, options: &OpenOptions) -> Result<Device, DeviceError> {
-        let spec = DeviceSpec::parse(device)?;
+        Device::open_spec(DeviceSpec::parse(device)?, options)
+    }
+
+    /// Opens one memory of a parsed device string.
+    pub fn open_spec(spec: DeviceSpec, options: &OpenOptions) -> Result<Device, DeviceError> {
+        let device = &spec.to_string();
         let sized = |size: usize| {
             if size == 0 || !size.is_multiple_of(WORD) {
                 Err(DeviceError::BadSize {

@@ -59,4 +59,7 @@ pub(crate) fn board_candidates(path: &str) -> Vec<String> {
 
 /// The other forms' prefixes, which a misspelt prefix (`smh:`) is matched
 /// against.
-pub(crate) const PREFIXES: [&str; 3] = ["shm:", "loopback:", "replay:"];
+pub(crate) const PREFIXES: [&str; 3] = ["shm:", "loopback:", REPLAY];
+
+/// What a replay's device string starts with.
+pub(crate) const REPLAY: &str = "replay:";

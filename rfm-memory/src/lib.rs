@@ -5,7 +5,7 @@
 //!   RFM2g board through the vendor library loaded at run time
 //!   ([`backend::rfm2g`]), POSIX shared memory or a Windows file mapping
 //!   ([`backend::shm`]), an in-process loopback buffer ([`backend::loopback`]),
-//!   or two of one kind as a redundant pair ([`split_rings`]). Each backend
+//!   or two of one kind as a redundant pair ([`DeviceSetting`]). Each backend
 //!   only provides storage and its own error.
 //! - [`Region`] is a bounds-checked window of it, and the only code in the
 //!   workspace that dereferences mapped memory: every access an aligned 32-bit
@@ -32,4 +32,4 @@ pub use device::{Device, DeviceInfo, Events, OpenOptions, DEFAULT_MEMORY_SIZE, M
 pub use error::DeviceError;
 pub use forms::DEVICE_FORMS;
 pub use region::{Network, OutsideMemory, Region, RegionError, WORD};
-pub use spec::{split_rings, DeviceSpec};
+pub use spec::{DeviceSetting, DeviceSpec};

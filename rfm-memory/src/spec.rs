@@ -5,7 +5,10 @@
 //!   (vendor library), or `/dev/rfm2g-sim/RING/NODE[/SIZE]` on the emulator;
 //! - `shm:NAME`: shared memory on this host (POSIX, or a named file mapping on Windows);
 //! - `loopback:NAME`: memory shared inside this process;
-//! - two of one kind joined by `+`: redundant rings ([`split_rings`]).
+//! - two of one kind joined by `+`: redundant rings;
+//! - `replay:PATH`: the peers played from a recording.
+//!
+//! [`DeviceSetting`] is the whole string parsed; [`DeviceSpec`] one memory.
 //!
 //! A path that is none of the board paths is refused here, naming the nearest
 //! (`/dev/rfmg20`: did you mean `/dev/rfm2g0`?), before any library is loaded:
@@ -14,7 +17,7 @@
 
 use crate::backend::shm;
 use crate::error::DeviceError;
-use crate::forms::{board_candidates, is_board_path, DEVICE_FORMS, PREFIXES};
+use crate::forms::{board_candidates, is_board_path, DEVICE_FORMS, PREFIXES, REPLAY};
 use crate::spelling::{did_you_mean, nearest};
 
 /// Longest `loopback:` name.
@@ -28,32 +31,93 @@ pub enum DeviceSpec {
     Loopback { name: String },
 }
 
-/// A redundant device: two memories of one kind joined by `+`
-/// (`/dev/rfm2g0+/dev/rfm2g1`, `shm:A+shm:B`): the same coupling over two
-/// rings, every store on both. The one rule of the `+`, for the link and for
-/// interface files alike.
-pub fn split_rings(device: &str) -> Result<(DeviceSpec, Option<DeviceSpec>), DeviceError> {
-    let Some((a, b)) = device.split_once('+') else {
-        return Ok((DeviceSpec::parse(device)?, None));
-    };
-    let bad = |reason: &str| DeviceError::BadDevice {
-        device: device.escape_debug().to_string(),
-        reason: format!(
-            "{reason}; a redundant device is two memories of one kind joined by one `+`, as \
-             `/dev/rfm2g0+/dev/rfm2g1` or `shm:A+shm:B`"
-        ),
-    };
-    if b.contains('+') {
-        return Err(bad("it joins more than two memories"));
+/// The `device` setting, parsed once, in every form it takes: what every
+/// user of the string matches on instead of splitting it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceSetting {
+    /// One memory.
+    One(DeviceSpec),
+    /// Two memories of one kind joined by `+` (`/dev/rfm2g0+/dev/rfm2g1`,
+    /// `shm:A+shm:B`): the same coupling over two rings, every store on both.
+    Rings(DeviceSpec, DeviceSpec),
+    /// `replay:PATH`: the peers played from a recording.
+    Replay(std::path::PathBuf),
+}
+
+impl DeviceSetting {
+    /// Parses a device string in any of its forms; the error names the forms
+    /// that are accepted.
+    pub fn parse(device: &str) -> Result<DeviceSetting, DeviceError> {
+        if let Some(path) = device.strip_prefix(REPLAY) {
+            if path.is_empty() {
+                return Err(DeviceError::BadDevice {
+                    device: device.escape_debug().to_string(),
+                    reason: "the path after `replay:` is empty: name a recording".to_owned(),
+                });
+            }
+            return Ok(DeviceSetting::Replay(path.into()));
+        }
+        let Some((a, b)) = device.split_once('+') else {
+            return Ok(DeviceSetting::One(DeviceSpec::parse(device)?));
+        };
+        let bad = |reason: &str| DeviceError::BadDevice {
+            device: device.escape_debug().to_string(),
+            reason: format!(
+                "{reason}; a redundant device is two memories of one kind joined by one `+`, as \
+                 `/dev/rfm2g0+/dev/rfm2g1` or `shm:A+shm:B`"
+            ),
+        };
+        if b.contains('+') {
+            return Err(bad("it joins more than two memories"));
+        }
+        let (a, b) = (DeviceSpec::parse(a)?, DeviceSpec::parse(b)?);
+        if std::mem::discriminant(&a) != std::mem::discriminant(&b) {
+            return Err(bad("its two memories are of different kinds"));
+        }
+        if a == b {
+            return Err(bad("its two memories are one"));
+        }
+        Ok(DeviceSetting::Rings(a, b))
     }
-    let (a, b) = (DeviceSpec::parse(a)?, DeviceSpec::parse(b)?);
-    if std::mem::discriminant(&a) != std::mem::discriminant(&b) {
-        return Err(bad("its two memories are of different kinds"));
+
+    /// The memories it names: one, two, or none for a replay.
+    pub fn memories(&self) -> Vec<&DeviceSpec> {
+        match self {
+            DeviceSetting::One(a) => vec![a],
+            DeviceSetting::Rings(a, b) => vec![a, b],
+            DeviceSetting::Replay(_) => Vec::new(),
+        }
     }
-    if a == b {
-        return Err(bad("its two memories are one"));
+}
+
+impl std::str::FromStr for DeviceSetting {
+    type Err = DeviceError;
+
+    fn from_str(s: &str) -> Result<DeviceSetting, DeviceError> {
+        DeviceSetting::parse(s)
     }
-    Ok((a, Some(b)))
+}
+
+/// The device string as it was written.
+impl std::fmt::Display for DeviceSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSetting::One(a) => write!(f, "{a}"),
+            DeviceSetting::Rings(a, b) => write!(f, "{a}+{b}"),
+            DeviceSetting::Replay(path) => write!(f, "{REPLAY}{}", path.display()),
+        }
+    }
+}
+
+/// The device string of one memory.
+impl std::fmt::Display for DeviceSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSpec::Rfm2g { path } => f.write_str(path),
+            DeviceSpec::Shm { name } => write!(f, "shm:{name}"),
+            DeviceSpec::Loopback { name } => write!(f, "loopback:{name}"),
+        }
+    }
 }
 
 impl DeviceSpec {

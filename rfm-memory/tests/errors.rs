@@ -102,7 +102,7 @@ fn a_board_path_of_no_known_form_is_refused_naming_the_nearest() {
             None => assert!(!text.contains("did you mean"), "{text}"),
         }
         // The interface files' device setting keeps the same rule.
-        assert!(rfm_memory::split_rings(device).is_err());
+        assert!(rfm_memory::DeviceSetting::parse(device).is_err());
     }
     for device in [
         "/dev/rfm2g0",

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rfm_memory::backend::shm::ShmError;
-use rfm_memory::{Device, DeviceError, DeviceSpec, OpenOptions, Region};
+use rfm_memory::{Device, DeviceError, DeviceSetting, DeviceSpec, OpenOptions, Region};
 
 use crate::failure::Failure;
 
@@ -44,6 +44,16 @@ pub fn open(device: &str, library: Option<&Path>) -> Result<Device, Failure> {
     })
 }
 
+/// The memories a device string names, each as its own device string: two
+/// of a redundant device, else the string itself (whose opening says what is
+/// wrong with it).
+pub fn memories(device: &str) -> Vec<String> {
+    match device.parse() {
+        Ok(DeviceSetting::Rings(a, b)) => vec![a.to_string(), b.to_string()],
+        _ => vec![device.to_owned()],
+    }
+}
+
 /// The coupling's memory of `device` from `region_offset` on, as a link maps
 /// it: of a redundant device (`A+B`), both memories as one window whose
 /// readers take each frame and struct from whichever ring holds it (as the
@@ -53,12 +63,22 @@ pub fn coupling_memory(
     library: Option<&Path>,
     region_offset: u64,
 ) -> Result<(Device, Region), Failure> {
-    let Some((a, b)) = device.split_once('+') else {
-        let dev = open(device, library)?;
-        let region = coupling_region(&dev, device, region_offset)?;
-        return Ok((dev, region));
+    let (a, b) = match device.parse() {
+        Ok(DeviceSetting::Rings(a, b)) => (a.to_string(), b.to_string()),
+        Ok(DeviceSetting::Replay(_)) => {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "`{device}` plays a recording, which holds no memory to read: open it with \
+                 `rfmctl show`, or name the memory the nodes run on"
+            )))
+        }
+        // One memory, or none: its opening says what is wrong.
+        _ => {
+            let dev = open(device, library)?;
+            let region = coupling_region(&dev, device, region_offset)?;
+            return Ok((dev, region));
+        }
     };
-    rfm_memory::split_rings(device).map_err(Failure::usage)?;
+    let (a, b) = (a.as_str(), b.as_str());
     let (dev_a, dev_b) = (open(a, library)?, open(b, library)?);
     let (ra, rb) = (
         coupling_region(&dev_a, a, region_offset)?,

@@ -32,7 +32,7 @@ fn a_refused_node_is_reported_with_what_the_fmu_said() {
     for node in ["aircraft0", "aircraft1"] {
         assert!(
             err.lines().any(|l| l.starts_with(node)
-                && l.contains("[Error, logStatusError]: fmi2ExitInitializationMode")
+                && l.contains("[Error, logStatusError]: fmi2SetString: parameter device")
                 && l.contains("'/' is not allowed")),
             "{node}: {err}"
         );

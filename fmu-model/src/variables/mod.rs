@@ -150,11 +150,9 @@ impl Var {
 /// the table's.
 pub fn param_starts(interface: &Interface, me: usize) -> ParamValues {
     let mut values = ParamValues::default();
-    for (key, value) in interface.settings_of(me).iter() {
-        let spec = params::PARAMS.iter().find(|p| p.name == *key);
-        let spec = spec.expect("every setting is a parameter (a test of params.rs)");
+    for (setting, value) in interface.settings_of(me).iter() {
         values
-            .set(spec.param, value.clone())
+            .set(params::of_setting(setting.setting).param, value.clone())
             .expect("every setting has its parameter's type (a test of params.rs)");
     }
     values
@@ -223,12 +221,8 @@ fn parameters(interface: &Interface, preset: bool, starts: &ParamValues) -> Vec<
             causality: Causality::Parameter,
             start: starts.get(p.param),
             unit: p.unit.map(str::to_owned),
-            min: p.min,
-            // The rings are sized for the interface's max_lag.
-            max: match p.param {
-                Param::Lag => Some(f64::from(interface.max_lag)),
-                _ => p.max,
-            },
+            min: p.min(),
+            max: p.max(interface.max_lag),
             description: p.description.to_owned(),
             place: Place::Param(p.param),
         })

@@ -216,7 +216,7 @@ impl<'i> Access<'i> {
         }
         match (var.place, &value) {
             (Place::Param(q), _) => {
-                crate::config::setting_rule(self.model, &var.name, &value)?;
+                crate::config::setting_rule(self.model, q, &value)?;
                 self.values.params.set(q, value).map_err(|value| {
                     error(format!(
                         "`{}` is {}, not {}",

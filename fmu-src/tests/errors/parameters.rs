@@ -49,37 +49,63 @@ fn bad_settings_are_refused_at_the_set_call_naming_the_parameter() {
         (
             "timeout",
             "0",
-            "parameter timeout = 0: expected seconds of at least 0.1 and at most 1e9",
+            "parameter timeout = 0: expected 0.1..1e9 seconds",
         ),
         (
             "timeout",
             "0.01",
-            "parameter timeout = 0.01: expected seconds of at least 0.1",
+            "parameter timeout = 0.01: expected 0.1..1e9 seconds",
         ),
         (
             "timeout",
             "0.05",
-            "parameter timeout = 0.05: expected seconds of at least 0.1",
+            "parameter timeout = 0.05: expected 0.1..1e9 seconds",
         ),
         (
             "timeout",
             "2e9",
-            "parameter timeout = 2000000000: expected seconds of at least 0.1 and at most 1e9",
+            "parameter timeout = 2000000000: expected 0.1..1e9 seconds",
         ),
         (
             "startupTimeout",
             "-3",
-            "parameter startupTimeout = -3: expected seconds greater than 0",
+            "parameter startupTimeout = -3: expected seconds greater than 0, at most 1e9",
         ),
         (
             "idleTimeout",
             "0",
-            "parameter idleTimeout = 0: expected seconds greater than 0",
+            "parameter idleTimeout = 0: expected seconds greater than 0, at most 1e9",
         ),
         (
             "realTimeFactor",
             "-1",
-            "parameter realTimeFactor = -1: expected 0 (as fast as possible), 1 (real time)",
+            "parameter realTimeFactor = -1: expected 0..1e6 times real time (0: as fast as possible, 1: real time)",
+        ),
+        (
+            "layout",
+            "json",
+            "parameter layout = \"json\": unknown layout `json`; expected framed or seed",
+        ),
+        ("device", "", "parameter device = \"\": "),
+        (
+            "device",
+            "tcp:host",
+            "`tcp:host` is not a form this FMU knows",
+        ),
+        ("device", "shm:a/b", "'/' is not allowed"),
+        // The logger prints the format alone (common::printed): a `%` the user
+        // wrote shows as itself, not as a conversion.
+        (
+            "device",
+            "tcp:50%s%n%%",
+            "`tcp:50%s%n%%` is not a form this FMU knows",
+        ),
+        // A typo of the board path: named with the nearest form before any
+        // library is looked for (it used to earn advice to build one).
+        (
+            "device",
+            "/dev/rfmg20",
+            "device = \"/dev/rfmg20\": device `/dev/rfmg20`: no RFM2g board path (did you mean `/dev/rfm2g0`?)",
         ),
         (
             "regionOffset",
@@ -116,10 +142,6 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
     let dev = format!("loopback:{}", unique("params"));
     let cases: Vec<Case> = vec![
         (
-            vec![("layout", "json".into())],
-            vec!["parameter layout = \"json\": expected framed or seed"],
-        ),
-        (
             vec![("nodeSlot", "300".into())],
             vec!["parameter nodeSlot = 300: expected a slot number 0..255"],
         ),
@@ -135,26 +157,8 @@ fn bad_parameters_fail_initialization_naming_the_parameter() {
             ],
         ),
         (
-            vec![("device", "".into())],
-            vec!["parameter device", "shm:NAME"],
-        ),
-        (
-            vec![("device", "tcp:host".into())],
-            vec!["`tcp:host` is not a form this FMU knows"],
-        ),
-        (
-            vec![("device", "shm:a/b".into())],
-            vec!["device `shm:a/b`", "'/' is not allowed"],
-        ),
-        // The logger prints the format alone (common::printed): a `%` the user
-        // wrote shows as itself, not as a conversion.
-        (
-            vec![("device", "tcp:50%s%n%%".into())],
-            vec!["`tcp:50%s%n%%` is not a form this FMU knows"],
-        ),
-        (
             vec![("layout", "seed".into())],
-            vec!["parameter layout = seed", "syncMode = free"],
+            vec!["parameter layout = \"seed\"", "syncMode = free"],
         ),
         (
             vec![("waitStrategy", "event".into())],
@@ -182,18 +186,6 @@ fn bad_rfm2g_parameters_fail_initialization_naming_the_parameter() {
                 ("rfm2gLibrary", "/nonexistent/librfm2g.so".into()),
             ],
             vec!["/nonexistent/librfm2g.so", "gcc -shared -fPIC"],
-        ),
-        // A typo of the board path: named with the nearest form before any
-        // library is looked for (it used to earn advice to build one).
-        (
-            vec![
-                ("device", "/dev/rfmg20".into()),
-                ("rfm2gLibrary", "/nonexistent/librfm2g.so".into()),
-            ],
-            vec![
-                "device `/dev/rfmg20`: no RFM2g board path (did you mean `/dev/rfm2g0`?)",
-                "/dev/rfm2gN",
-            ],
         ),
         // A board path the emulator's configuration does not name: no board
         // (it used to open one of a default ring, where nobody else was).
@@ -289,4 +281,49 @@ fn do_step_checks_time_step_size_and_stop_time() {
     assert_eq!(fmu.step(0.0, 0.2), fmi2OK);
     assert_eq!(fmu.step(0.2, 0.1), fmi2Error);
     assert_logged(&fmu, fmi2Error, &["passes the stop time 0.25"]);
+}
+
+/// Every value just outside a rule of the settings' table (each bound, step
+/// and word list, read from the table itself: `SettingSpec::refused_near`) is
+/// refused where a master gives it, at its fmi2Set* call, naming the
+/// parameter, and where an interface file gives it, at its line, by the
+/// parser build-fmu checks a file with; fmu-src's `config` unit test holds
+/// initialization to the same values. A bound added to the table is tried in
+/// all three places without a line of this test changed.
+#[test]
+fn every_bound_of_the_settings_table_is_refused_at_the_set_call_and_in_files() {
+    use rfm_interface::settings::SETTINGS;
+    let mut tried = 0;
+    for spec in &SETTINGS {
+        for bad in spec.refused_near(rfm_frames::area::MAX_LAG) {
+            let fmu = Fmu::new("table");
+            let written = bad.written();
+            assert_eq!(
+                fmu.set(spec.key, &written),
+                fmi2Error,
+                "{} = {written}",
+                spec.key
+            );
+            assert_logged(&fmu, fmi2Error, &[&format!("parameter {} = ", spec.key)]);
+            tried += 1;
+            if !spec.in_files {
+                continue;
+            }
+            let line = match &bad {
+                rfm_frames::value::Value::String(s) => format!("{s:?}"),
+                rfm_frames::value::Value::Real(x) => format!("{x:?}"),
+                other => other.written(),
+            };
+            let file = format!(
+                "name = \"lab\"\n{} = {line}\n[[node]]\nname = \"a\"\nslot = 0\n\
+                 signals = [{{ name = \"x\", type = \"Real\" }}]\n",
+                spec.key
+            );
+            let none = rfm_interface::Reserved::NONE;
+            let err = rfm_interface::Interface::parse("lab.toml", &file, &none)
+                .expect_err(&format!("{} = {line} taken from a file", spec.key));
+            assert_eq!(err.line, 2, "{err}");
+        }
+    }
+    assert!(tried >= 18, "{tried} values tried");
 }

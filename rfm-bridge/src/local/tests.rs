@@ -1,5 +1,6 @@
 //! The watcher against a real link of the attitude pair on loopback memory.
 
+use rfm_interface::settings::LinkSettings;
 use std::time::Duration;
 
 use rfm_core::link::{Link, LinkConfig};
@@ -64,10 +65,13 @@ fn started(name: &str) -> Watched {
     let memory = Device::open(&device, &OpenOptions::default()).unwrap();
     let memory = memory.map(0, memory.size() as usize).unwrap();
     let mut link = Link::open(LinkConfig {
-        device,
         node_slot: 1,
         peer_slot: 0,
-        mode: SyncMode::Free,
+        settings: LinkSettings {
+            device: device.parse().expect("a device string"),
+            mode: SyncMode::Free,
+            ..Default::default()
+        },
         ..LinkConfig::default()
     })
     .unwrap();

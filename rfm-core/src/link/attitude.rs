@@ -107,7 +107,7 @@ impl AttitudeLink {
     /// session frames are taken from is running.
     pub fn peer_alive(&self) -> bool {
         let read_at = self.link.report().read_at;
-        self.link.peers()[0].alive(read_at, self.link.config().timeout)
+        self.link.peers()[0].alive(read_at, self.link.config().settings.timeout)
     }
 
     /// [`Link::abandon`]: leaves the slot as a killed process would.

@@ -30,7 +30,7 @@ pub(crate) struct Expected {
 
 fn incompatible(expected: &Expected, peer: &Peer, what: String) -> LinkError {
     LinkError::Incompatible {
-        device: expected.config.device.clone(),
+        device: expected.config.settings.device.to_string(),
         peer_slot: peer.slot(),
         peer_session: peer.session(),
         what,
@@ -146,7 +146,7 @@ fn built_apart(
     let me = &c.interface.nodes[c.me];
     let expected = &c.interface.nodes[peer.node()];
     LinkError::Incompatible {
-        device: c.config.device.clone(),
+        device: c.config.settings.device.to_string(),
         peer_slot: peer.slot(),
         peer_session: session,
         what: format!(
@@ -221,19 +221,19 @@ fn holds_framed(area: &Region, ring: Ring) -> Result<bool, RegionError> {
 pub(crate) fn check_layout(
     c: &Expected,
     peer: &Peer,
-    reading: super::Layout,
+    reading: rfm_frames::frame::Layout,
 ) -> Result<(), LinkError> {
     if !peer.may_be_writing() {
         return Ok(());
     }
     let ring = Ring::of(peer.observed().geometry());
     let found = match reading {
-        super::Layout::Framed => {
+        rfm_frames::frame::Layout::Framed => {
             let word = peer.observed().area().load_u32(0, Relaxed)?;
             (u32::from_le(word) == seed::MAGIC && !holds_framed(peer.observed().area(), ring)?)
                 .then_some(("seed (the article's FlightData)", "framed"))
         }
-        super::Layout::Seed => {
+        rfm_frames::frame::Layout::Seed => {
             holds_framed(peer.observed().area(), ring)?.then_some(("framed", "seed"))
         }
     };

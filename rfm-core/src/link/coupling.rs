@@ -75,7 +75,6 @@ impl Link {
     /// Validates `config`, opens the device and maps the slots used. Writes nothing.
     pub fn open(mut config: LinkConfig) -> Result<Link, LinkError> {
         config.validate()?;
-        let preset = config.interface.is_none();
         let interface = config
             .interface
             .clone()
@@ -89,11 +88,11 @@ impl Link {
             player,
             events,
             twin,
-        } = memory::open(&mut config, &interface, &map, preset)?;
+        } = memory::open(&mut config, &interface, &map)?;
         let in_process = matches!(device.spec(), rfm_memory::DeviceSpec::Loopback { .. });
         let (card, redundant) = rings::watched(&config, &interface, &map, &region, device, twin);
         let foreign = ForeignPeer::all(&region, &interface, &config)?;
-        let (real_time_factor, wait) = (config.real_time_factor, config.wait);
+        let (real_time_factor, wait) = (config.settings.real_time_factor, config.settings.wait);
         let mut node = Node::new(
             config,
             interface,
@@ -228,7 +227,7 @@ impl Link {
         }
         ForeignPeer::read_all(&mut self.foreign, &self.node, k, now)?;
         if let Some(red) = &mut self.redundant {
-            let timeout = self.node.config().timeout;
+            let timeout = self.node.config().settings.timeout;
             red.tell_foreign(k, &mut self.foreign, interface, now, timeout);
         }
         Ok(())
@@ -275,7 +274,7 @@ impl Link {
         if let Some(owner) = self.heartbeat.as_ref().and_then(Heartbeat::taken_by) {
             let c = self.node.config();
             return Err(LinkError::SlotTakenOver {
-                device: c.device.clone(),
+                device: c.settings.device.to_string(),
                 slot: c.node_slot,
                 owner,
             });
@@ -288,7 +287,7 @@ impl Link {
         self.signal(k + 1)?;
         // One clock read per step (while spinning, more only every 64 polls).
         let mut now = self.clock.now();
-        if self.node.config().mode == SyncMode::Free {
+        if self.node.config().settings.mode == SyncMode::Free {
             self.node.exchange().free_read(now)?;
             self.tell_rings(k);
             self.pace(k, sim_time);
@@ -342,7 +341,7 @@ impl Link {
                      (t = {sim_time}): it ended {:.3} ms after its time; pace.behind counts \
                      such steps",
                     self.node.interface().nodes[self.node.me()].name,
-                    c.real_time_factor,
+                    c.settings.real_time_factor,
                     behind.late.as_secs_f64() * 1e3
                 );
             }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::block::{Ended, Ending};
 use super::claim::describe;
 use super::liveness::DEAD_AFTER;
+use rfm_interface::settings::SettingError;
 use rfm_memory::{DeviceError, RegionError};
 
 /// Where a holder runs, for messages: this host, or another one whose bridge
@@ -44,6 +45,9 @@ pub enum LinkError {
         value: String,
         problem: String,
     },
+    /// A setting refused by its table, or two that do not go together.
+    #[error("parameter {0}")]
+    Setting(#[from] SettingError),
     #[error(transparent)]
     Device(#[from] DeviceError),
     #[error(transparent)]

@@ -77,7 +77,7 @@ impl ForeignPeer {
         let mut foreign = (interface.foreign.iter().enumerate())
             .map(|(i, f)| ForeignPeer::new(region, i, f, f.writer.is_some() && f.writer == me))
             .collect::<Result<Vec<_>, _>>()?;
-        if config.mode == SyncMode::Lockstep {
+        if config.settings.mode == SyncMode::Lockstep {
             let mine = me.and_then(|m| interface.nodes[m].period);
             for (peer, f) in foreign.iter_mut().zip(&interface.foreign) {
                 if let (
@@ -105,9 +105,9 @@ impl ForeignPeer {
         k: u64,
         now: Instant,
     ) -> Result<(), LinkError> {
-        let device = &node.config().device;
+        let device = &node.config().settings.device;
         let interface = node.interface();
-        let (lag, timeout) = (node.config().lag, node.config().timeout);
+        let (lag, timeout) = (node.config().settings.lag, node.config().settings.timeout);
         for peer in peers {
             let foreign = &interface.foreign[peer.node()];
             peer.read(foreign, now)?;
@@ -126,7 +126,7 @@ impl ForeignPeer {
                         _ => String::new(),
                     };
                     return Err(LinkError::ForeignBehind {
-                        device: device.clone(),
+                        device: device.to_string(),
                         node: foreign.name.clone(),
                         period,
                         step: k,

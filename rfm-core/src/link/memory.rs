@@ -3,12 +3,11 @@
 //! the interface, with an error that names what to change when it does not fit.
 
 use super::error::config_error;
-use super::{clock::new_epoch, replay, LinkConfig, LinkError, WaitPoll, REPLAY_PREFIX};
-use rfm_frames::frame::framed::SyncMode;
+use super::{clock::new_epoch, replay, LinkConfig, LinkError, WaitPoll};
 use rfm_frames::wait::WaitStrategy;
 use rfm_interface::{Interface, MemoryMap};
 use rfm_memory::OutsideMemory;
-use rfm_memory::{Device, DeviceError, Events, OpenOptions, Region};
+use rfm_memory::{Device, DeviceError, DeviceSetting, DeviceSpec, Events, OpenOptions, Region};
 
 /// What [`open`] opened.
 pub(super) struct Opened {
@@ -23,19 +22,16 @@ pub(super) struct Opened {
     pub events: Option<Events>,
 }
 
-/// Opens the memory `config` names for `interface` (laid out as `map`;
-/// `preset`: the attitude pair the slots define), and settles how the link
+/// Opens the memory `config` names for `interface` (laid out as `map`), and settles how the link
 /// polls it (`config.card.poll`, if not given).
 pub(super) fn open(
     config: &mut LinkConfig,
     interface: &Interface,
     map: &MemoryMap,
-    preset: bool,
 ) -> Result<Opened, LinkError> {
     let len = usize::try_from(map.len()).expect("the map fits its memory_size");
-    let (player, memory) = replay_or_device(config, interface)?;
     let options = OpenOptions {
-        rfm2g_library: config.rfm2g_library.clone(),
+        rfm2g_library: config.settings.rfm2g_library.clone(),
         // A `shm:` object this node creates is the memory the interface
         // declares, as a card's would be: an interface placed beyond it
         // is refused below, on every device alike.
@@ -44,23 +40,25 @@ pub(super) fn open(
         block_reads_from: config.card.block_from,
         ..OpenOptions::default()
     };
-    // A redundant device (`A+B`): the second memory is opened and checked
-    // against the first, then mapped alike below.
-    let (memory, twin) = match memory.split_once('+') {
-        Some((a, b)) if player.is_none() => {
-            rfm_memory::split_rings(&memory)?;
-            (a.to_owned(), Some(b.to_owned()))
+    let (player, device, twin) = match &config.settings.device {
+        // Replay: the node runs on a loopback memory of its own and the
+        // peers are played from the recording.
+        DeviceSetting::Replay(path) => {
+            let player = replay::Player::open(path, interface, config.node_slot)?;
+            let own = DeviceSpec::Loopback {
+                name: format!("replay-{:x}", new_epoch()),
+            };
+            (Some(player), Device::open_spec(own, &options)?, None)
         }
-        _ => (memory, None),
-    };
-    let device = Device::open(&memory, &options)?;
-    let twin = match twin {
-        Some(b) => {
-            let twin = Device::open(&b, &options)?;
+        DeviceSetting::One(a) => (None, Device::open_spec(a.clone(), &options)?, None),
+        // A redundant device: the second memory is opened and checked
+        // against the first, then mapped alike below.
+        DeviceSetting::Rings(a, b) => {
+            let device = Device::open_spec(a.clone(), &options)?;
+            let twin = Device::open_spec(b.clone(), &options)?;
             check_twins(config, &device, &twin)?;
-            Some(twin)
+            (None, device, Some(twin))
         }
-        None => None,
     };
     // A card counts loads (each a PCIe round trip), host memory cache lines.
     let on_card = device.info().node_id.is_some();
@@ -70,7 +68,7 @@ pub(super) fn open(
         WaitPoll::Entry
     });
     let events = events(config, &device)?;
-    let region = window(config, interface, (&device, twin.as_ref()), len, preset)?;
+    let region = window(config, interface, (&device, twin.as_ref()), len)?;
     Ok(Opened {
         device,
         region,
@@ -80,29 +78,9 @@ pub(super) fn open(
     })
 }
 
-/// Replay: the node runs on a loopback memory of its own and the peers are
-/// played from the recording; otherwise the device named.
-fn replay_or_device(
-    config: &LinkConfig,
-    interface: &Interface,
-) -> Result<(Option<replay::Player>, String), LinkError> {
-    let Some(path) = config.device.strip_prefix(REPLAY_PREFIX) else {
-        return Ok((None, config.device.clone()));
-    };
-    if config.mode != SyncMode::Lockstep {
-        return Err(config_error(
-            "syncMode",
-            "free",
-            "a replay is step by step: use lockstep",
-        ));
-    }
-    let player = replay::Player::open(path, interface, config.node_slot)?;
-    Ok((Some(player), format!("loopback:replay-{:x}", new_epoch())))
-}
-
 /// Network interrupts, for waitStrategy = event.
 fn events(config: &LinkConfig, device: &Device) -> Result<Option<Events>, LinkError> {
-    if config.wait != WaitStrategy::Event {
+    if config.settings.wait != WaitStrategy::Event {
         return Ok(None);
     }
     let events = device.events()?.ok_or_else(|| {
@@ -112,7 +90,7 @@ fn events(config: &LinkConfig, device: &Device) -> Result<Option<Events>, LinkEr
             format!(
                 "RFM2g network interrupts need an RFM2g device whose library has the event \
                  functions; `{}` has none: use spin, yield or sleep",
-                config.device
+                config.settings.device
             ),
         )
     })?;
@@ -128,13 +106,12 @@ fn window(
     interface: &Interface,
     (device, twin): (&Device, Option<&Device>),
     len: usize,
-    preset: bool,
 ) -> Result<Region, LinkError> {
     let scanned = (interface.memory_size)
-        .min(device.size().saturating_sub(config.region_offset))
+        .min(device.size().saturating_sub(config.settings.region_offset))
         .try_into()
         .unwrap_or(len);
-    let window = |device: &Device| device.map(config.region_offset, len.max(scanned));
+    let window = |device: &Device| device.map(config.settings.region_offset, len.max(scanned));
     window(device)
         .and_then(|a| match twin {
             Some(twin) => Ok(Region::redundant(a, window(twin)?)
@@ -143,7 +120,7 @@ fn window(
         })
         .map_err(|e| match e {
             DeviceError::WindowOutOfRange(OutsideMemory { size, .. }) => {
-                does_not_fit(config, interface, len, size, preset, &e)
+                does_not_fit(config, interface, len, size, &e)
             }
             other => other.into(),
         })
@@ -155,10 +132,10 @@ fn does_not_fit(
     interface: &Interface,
     len: usize,
     size: u64,
-    preset: bool,
     e: &DeviceError,
 ) -> LinkError {
-    let (what, remedy) = if preset {
+    // The attitude preset's slots are the config's; an interface places its nodes.
+    let (what, remedy) = if config.interface.is_none() {
         (
             format!(
                 "slots 0..={} (nodeSlot {}, peerSlot {})",
@@ -176,11 +153,11 @@ fn does_not_fit(
     };
     config_error(
         "regionOffset",
-        config.region_offset,
+        config.settings.region_offset,
         format!(
             "{what} need {len} bytes from there, which does not fit the \
              {size}-byte memory of `{}`: {remedy} ({e})",
-            config.device
+            config.settings.device
         ),
     )
 }
@@ -194,7 +171,7 @@ fn check_twins(config: &LinkConfig, a: &Device, b: &Device) -> Result<(), LinkEr
     if ia.size != ib.size {
         return Err(config_error(
             "device",
-            &config.device,
+            &config.settings.device,
             format!(
                 "the two memories of a redundant device differ in size: `{}` holds {} bytes, \
                  `{}` {}; both rings carry one coupling, so give both the same memory",
@@ -205,7 +182,7 @@ fn check_twins(config: &LinkConfig, a: &Device, b: &Device) -> Result<(), LinkEr
     if ia.node_id != ib.node_id {
         return Err(config_error(
             "device",
-            &config.device,
+            &config.settings.device,
             format!(
                 "the two boards of a redundant device are different nodes: `{}` is node {}, \
                  `{}` node {}; a PC is one node on both rings, so set both boards' node \
@@ -222,7 +199,7 @@ fn check_twins(config: &LinkConfig, a: &Device, b: &Device) -> Result<(), LinkEr
             log::warn!(
                 "redundant device {}: `{}` is {} redundant mode and `{}` {} (the switch on \
                  each card): both rings couple, but set the cards alike",
-                config.device,
+                config.settings.device,
                 ia.device,
                 if la.redundant() { "in" } else { "not in" },
                 ib.device,

@@ -45,10 +45,7 @@ mod rings;
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 pub use claim::{BRIDGE_SETTLE, CLAIM_SETTLE};
 pub(crate) use clock::wall_clock_ns;
-pub use config::{
-    CardReads, Layout, LinkConfig, WaitPoll, BLOCK_READ_FROM, IDLE_TIMEOUT, MIN_TIMEOUT,
-    REPLAY_PREFIX,
-};
+pub use config::{CardReads, LinkConfig, WaitPoll, BLOCK_READ_FROM};
 pub use coupling::Link;
 pub use error::{Foreign, Host, LinkError};
 pub use exchange::{Exchange, MasterStep, LATE_WARNING};

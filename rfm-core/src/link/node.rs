@@ -19,10 +19,11 @@ use super::liveness::Beater;
 use super::lookout;
 use super::ownership;
 use super::peer::{Peer, Rate};
-use super::{Layout, LinkConfig, LinkError};
+use super::{LinkConfig, LinkError};
 use rfm_frames::area::{Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed::{FrameBuf, Header};
 use rfm_frames::frame::seed;
+use rfm_frames::frame::Layout;
 use rfm_frames::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
 use rfm_interface::{descriptor, Interface, MemoryMap};
 use rfm_memory::Region;
@@ -181,7 +182,7 @@ impl Node {
             })?;
         let geometry = map.area(me);
         let own = rfm_frames::area::window(region, geometry)?;
-        let writer = Writer::of(config.layout, &own, geometry)?;
+        let writer = Writer::of(config.settings.layout, &own, geometry)?;
         let peers = peers(&config, &interface, map, region, me, epoch, now)?;
         let fingerprint = interface.fingerprint();
         let claimant = claimant(region, map, &interface, me, epoch);
@@ -334,7 +335,7 @@ impl Node {
     /// The error of a claim refused.
     fn refusal(&self, refusal: Refusal) -> LinkError {
         let c = self.config();
-        let (device, slot) = (c.device.clone(), c.node_slot);
+        let (device, slot) = (c.settings.device.to_string(), c.node_slot);
         match refusal {
             Refusal::Held { owner, ago, remote } => LinkError::SlotInUse {
                 device,
@@ -398,8 +399,8 @@ impl Node {
                 frame,
                 &Header {
                     writer_slot: expected.config.node_slot,
-                    lag: expected.config.lag,
-                    mode: expected.config.mode,
+                    lag: expected.config.settings.lag,
+                    mode: expected.config.settings.mode,
                     epoch: self.claimant.epoch,
                     fingerprint: expected.fingerprint,
                     step: index,

@@ -82,7 +82,7 @@ impl Rate {
         peer: usize,
     ) -> Result<Rate, super::LinkError> {
         let (mine, theirs) = (&interface.nodes[me], &interface.nodes[peer]);
-        if config.mode == SyncMode::Free || (peer != me && !mine.waits_for(peer)) {
+        if config.settings.mode == SyncMode::Free || (peer != me && !mine.waits_for(peer)) {
             return Ok(Rate::Newest);
         }
         let ratio = match (mine.period, theirs.period) {
@@ -126,14 +126,14 @@ impl Peer {
         let mut observed = Observer::new(
             rfm_frames::area::window(region, geometry)?.own_source(),
             geometry,
-            config.layout,
+            config.settings.layout,
         )?;
         observed.poll_entries(config.card.poll == Some(super::WaitPoll::Entry));
         let handshake = Handshake::new(
             observed.words()?,
             now,
             rate.mode(),
-            config.timeout,
+            config.settings.timeout,
             own_epoch,
         );
         observed.expect(handshake.life().owner());

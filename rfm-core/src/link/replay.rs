@@ -41,7 +41,7 @@ use rfm_record::{Kind, Reader};
 /// A recording being played to a node.
 #[derive(Debug)]
 pub(crate) struct Player {
-    path: String,
+    path: std::path::PathBuf,
     reader: Reader<BufReader<File>>,
     /// This node's slot.
     own_slot: u8,
@@ -76,9 +76,9 @@ struct Queued {
     body: Vec<u8>,
 }
 
-fn problem(path: &str, problem: String) -> LinkError {
+fn problem(path: &Path, problem: String) -> LinkError {
     LinkError::Replay {
-        path: path.to_owned(),
+        path: path.display().to_string(),
         problem,
     }
 }
@@ -86,8 +86,8 @@ fn problem(path: &str, problem: String) -> LinkError {
 impl Player {
     /// Opens the recording at `path` for node `slot` of `interface`: it must have
     /// been made with the same interface, by that node or one of its peers.
-    pub fn open(path: &str, interface: &Interface, slot: u8) -> Result<Player, LinkError> {
-        let reader = Reader::open(Path::new(path)).map_err(|e| problem(path, e.to_string()))?;
+    pub fn open(path: &Path, interface: &Interface, slot: u8) -> Result<Player, LinkError> {
+        let reader = Reader::open(path).map_err(|e| problem(path, e.to_string()))?;
         let header = reader.header().clone();
         let nodes = header.nodes();
         if header.fingerprint != interface.fingerprint() {
@@ -253,7 +253,7 @@ impl Player {
         now: Instant,
         payload: &[u8],
     ) -> Result<(), LinkError> {
-        let lag = node.config().lag;
+        let lag = node.config().settings.lag;
         for i in 0..node.peers().len() {
             let slot = node.peers()[i].slot();
             let Some(need) = node.peers()[i].frame_needed(k, lag) else {
@@ -267,7 +267,7 @@ impl Player {
             };
             let Some(frame) = self.frame(slot, need, false)? else {
                 return Err(LinkError::ReplayEnded {
-                    path: self.path.clone(),
+                    path: self.path.display().to_string(),
                     slot,
                     index: need,
                     last: self.last.get(&slot).copied(),
@@ -304,7 +304,7 @@ impl Player {
         log::warn!(
             "replay:{}: first divergence at step {k}: {} (counted in replay.divergence; the \
              step goes on with the recorded peers)",
-            self.path,
+            self.path.display(),
             differs.unwrap_or_else(|| "the padding between signals differs".into())
         );
     }

@@ -1,6 +1,7 @@
 //! The model's world: one loopback memory on a virtual clock, the sessions
 //! claiming it, and what a run of another interface left there.
 
+use rfm_interface::settings::LinkSettings;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -76,10 +77,13 @@ impl World {
         self.next_epoch += 0x1_0000_0002;
         let map = iface.map().unwrap();
         let config = LinkConfig {
-            device: "loopback:model".into(),
             node_slot: slot,
             peer_slot: peer,
             interface: (!preset).then(|| iface.clone()),
+            settings: LinkSettings {
+                device: "loopback:model".parse().expect("a device string"),
+                ..Default::default()
+            },
             ..LinkConfig::default()
         };
         let node = Node::new(

@@ -3,6 +3,7 @@
 //! the checks made after it.
 
 use super::*;
+use rfm_interface::settings::LinkSettings;
 
 impl World {
     pub(super) fn new(
@@ -29,15 +30,18 @@ impl World {
             [a.clone(), a]
         };
         let cfg = |node: u8| LinkConfig {
-            device: name.clone(),
             node_slot: node,
             peer_slot: 1 - node,
-            mode,
-            lag,
-            timeout: TIMEOUT,
-            startup_timeout: STARTUP_TIMEOUT,
-            idle_timeout: IDLE_TIMEOUT,
             interface: periods.is_some().then(|| interface.clone()),
+            settings: LinkSettings {
+                device: name.clone().parse().expect("a device string"),
+                mode,
+                lag,
+                timeout: TIMEOUT,
+                startup_timeout: STARTUP_TIMEOUT,
+                idle_timeout: IDLE_TIMEOUT,
+                ..Default::default()
+            },
             ..LinkConfig::default()
         };
         let mut w = World {
@@ -202,7 +206,7 @@ impl World {
     /// here from the periods alone.
     fn need(&self, node: usize) -> u64 {
         let s = self.nodes[node].last().unwrap();
-        let Some(behind) = s.taken.checked_sub(u64::from(self.cfg[node].lag)) else {
+        let Some(behind) = s.taken.checked_sub(u64::from(self.cfg[node].settings.lag)) else {
             return 0;
         };
         let (mine, theirs) = match (
@@ -230,7 +234,7 @@ impl World {
             None => true,
             Some(e) => e == peer.epoch,
         };
-        let frame_there = match self.cfg[node].mode {
+        let frame_there = match self.cfg[node].settings.mode {
             SyncMode::Lockstep => peer.published > self.need(node),
             SyncMode::Free => true,
         };
@@ -243,7 +247,7 @@ impl World {
         let t = self.t;
         let satisfiable = self.satisfiable(node);
         let need = self.need(node);
-        let mode = self.cfg[node].mode;
+        let mode = self.cfg[node].settings.mode;
         let label = self.label.clone();
         let s = self.nodes[node].last_mut().unwrap();
         let Some(since) = s.pending else { return };
@@ -365,7 +369,7 @@ impl World {
             producer.ended_at.is_none_or(|end| end > me.started_at),
             "{label}: node {node} took a frame of a session that ended before it started"
         );
-        if self.cfg[node].mode == SyncMode::Lockstep {
+        if self.cfg[node].settings.mode == SyncMode::Lockstep {
             assert!(
                 me.sources.iter().all(|&s| s == source),
                 "{label}: node {node} took values of two peer sessions in one lockstep run"

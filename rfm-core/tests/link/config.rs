@@ -2,6 +2,7 @@
 //! that cannot work, naming the parameter.
 
 use super::*;
+use rfm_interface::settings::{LinkSettings, SettingError};
 
 #[test]
 fn incompatible_peers_are_refused_at_first_contact() {
@@ -10,7 +11,10 @@ fn incompatible_peers_are_refused_at_first_contact() {
     let dev = loopback();
     let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
     let mut b = AttitudeLink::open(LinkConfig {
-        mode: SyncMode::Free,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            ..config(&dev, 1, 0, 1).settings
+        },
         ..config(&dev, 1, 0, 1)
     })
     .unwrap();
@@ -24,13 +28,19 @@ fn incompatible_peers_are_refused_at_first_contact() {
     // A peer writing the article's layout where ours is expected.
     let dev = loopback();
     let mut a = AttitudeLink::open(LinkConfig {
-        mode: SyncMode::Free,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            ..config(&dev, 0, 1, 0).settings
+        },
         ..config(&dev, 0, 1, 0)
     })
     .unwrap();
     let mut b = AttitudeLink::open(LinkConfig {
-        mode: SyncMode::Free,
-        layout: Layout::Seed,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            layout: Layout::Seed,
+            ..config(&dev, 1, 0, 0).settings
+        },
         ..config(&dev, 1, 0, 0)
     })
     .unwrap();
@@ -56,13 +66,19 @@ fn incompatible_peers_are_refused_at_first_contact() {
     // And a lockstep node meets the seed writer while it waits for its first frame.
     let dev = loopback();
     let mut a = AttitudeLink::open(LinkConfig {
-        startup_timeout: Duration::from_secs(60),
+        settings: LinkSettings {
+            startup_timeout: Duration::from_secs(60),
+            ..config(&dev, 0, 1, 0).settings
+        },
         ..config(&dev, 0, 1, 0)
     })
     .unwrap();
     let mut b = AttitudeLink::open(LinkConfig {
-        mode: SyncMode::Free,
-        layout: Layout::Seed,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            layout: Layout::Seed,
+            ..config(&dev, 1, 0, 0).settings
+        },
         ..config(&dev, 1, 0, 0)
     })
     .unwrap();
@@ -74,51 +90,56 @@ fn incompatible_peers_are_refused_at_first_contact() {
 
 #[test]
 fn configurations_that_cannot_work_name_the_parameter() {
+    // What the link holds settings to itself: each other and the interface
+    // (each value alone is the settings table's, by its type).
     let dev = loopback();
+    let with = |f: &dyn Fn(&mut LinkSettings)| {
+        let mut c = config(&dev, 0, 1, 0);
+        f(&mut c.settings);
+        AttitudeLink::open(c).unwrap_err()
+    };
+    let err = with(&|s| s.lag = 8);
+    assert!(
+        matches!(
+            &err,
+            LinkError::Setting(SettingError::Range { key: "lag", .. })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "parameter lag = 8: expected 0..7 steps (the file's max_lag: the rings are sized for it)"
+    );
+    let err = with(&|s| s.layout = Layout::Seed);
+    assert!(
+        matches!(
+            &err,
+            LinkError::Setting(SettingError::Combination { key: "layout", .. })
+        ),
+        "{err:?}"
+    );
+    // What only the memory can tell: the message is what a user reads.
     let cases: Vec<(LinkConfig, &str)> = vec![
         (
             LinkConfig {
-                lag: 8,
-                ..config(&dev, 0, 1, 0)
-            },
-            "parameter lag = 8: at most 7",
-        ),
-        (
-            LinkConfig {
-                region_offset: 6,
-                ..config(&dev, 0, 1, 0)
-            },
-            "parameter regionOffset = 6: must be a multiple of 4",
-        ),
-        (
-            LinkConfig {
-                layout: Layout::Seed,
-                ..config(&dev, 0, 1, 0)
-            },
-            "parameter layout = seed",
-        ),
-        (
-            LinkConfig {
-                timeout: Duration::ZERO,
-                ..config(&dev, 0, 1, 0)
-            },
-            "parameter timeout",
-        ),
-        (
-            LinkConfig {
-                region_offset: 1 << 20,
+                settings: LinkSettings {
+                    region_offset: 1 << 20,
+                    ..config(&dev, 0, 1, 0).settings
+                },
                 ..config(&dev, 0, 1, 0)
             },
             "does not fit its 1048576-byte memory",
         ),
         (
             LinkConfig {
-                region_offset: 600 << 10,
+                settings: LinkSettings {
+                    region_offset: 600 << 10,
+                    ..config(&dev, 0, 255, 0).settings
+                },
                 ..config(&dev, 0, 255, 0)
             },
             "does not fit its 1048576-byte memory",
         ),
-        (config("udp:host", 0, 1, 0), "not a form this FMU knows"),
     ];
     for (cfg, part) in cases {
         let err = AttitudeLink::open(cfg).unwrap_err();

@@ -2,6 +2,7 @@
 //! free readers, free mode, the seed layout, and frame numbers past the ring.
 
 use super::*;
+use rfm_interface::settings::LinkSettings;
 
 #[test]
 fn lag_one_in_one_thread_exchanges_exactly() {
@@ -69,7 +70,10 @@ fn peers_of_different_lags_and_a_free_reader_of_a_lockstep_node_couple_exactly()
     let dev = loopback();
     let mut a = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
     let mut b = AttitudeLink::open(LinkConfig {
-        mode: SyncMode::Free,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            ..config(&dev, 1, 0, 0).settings
+        },
         ..config(&dev, 1, 0, 0)
     })
     .unwrap();
@@ -93,7 +97,10 @@ fn peers_of_different_lags_and_a_free_reader_of_a_lockstep_node_couple_exactly()
 fn free_mode_takes_the_newest_frame_and_never_waits() {
     let dev = loopback();
     let free = |node, peer| LinkConfig {
-        mode: SyncMode::Free,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            ..config(&dev, node, peer, 0).settings
+        },
         ..config(&dev, node, peer, 0)
     };
     let mut a = AttitudeLink::open(free(0, 1)).unwrap();
@@ -135,8 +142,11 @@ fn free_mode_takes_the_newest_frame_and_never_waits() {
 fn the_seed_layout_interoperates_in_free_mode() {
     let dev = loopback();
     let seed = |node, peer| LinkConfig {
-        mode: SyncMode::Free,
-        layout: Layout::Seed,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            layout: Layout::Seed,
+            ..config(&dev, node, peer, 0).settings
+        },
         ..config(&dev, node, peer, 0)
     };
     let mut a = AttitudeLink::open(seed(0, 1)).unwrap();
@@ -168,7 +178,10 @@ fn a_framed_peer_whose_step_number_looks_like_the_seed_magic_is_not_a_seed_write
 
     let dev = loopback();
     let mut a = AttitudeLink::open(LinkConfig {
-        mode: SyncMode::Free,
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            ..config(&dev, 0, 1, 0).settings
+        },
         ..config(&dev, 0, 1, 0)
     })
     .unwrap();

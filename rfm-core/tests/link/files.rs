@@ -2,6 +2,7 @@
 //! refused or told, naming the difference, whichever starts first.
 
 use super::*;
+use rfm_interface::settings::LinkSettings;
 
 const LAB: &str = r#"
 name = "lab"
@@ -131,7 +132,10 @@ fn opened_apart() -> [(rfm_core::link::Link, FrameBuf); 2] {
     [(0, cockpit), (1, visual)].map(|(slot, interface)| {
         let mut link = rfm_core::link::Link::open(LinkConfig {
             interface: Some(Arc::new(interface)),
-            startup_timeout: Duration::from_secs(20),
+            settings: LinkSettings {
+                startup_timeout: Duration::from_secs(20),
+                ..config(&dev, slot, 1 - slot, 0).settings
+            },
             ..config(&dev, slot, 1 - slot, 0)
         })
         .unwrap();

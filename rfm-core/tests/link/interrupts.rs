@@ -1,6 +1,7 @@
 //! Waiting on the RFM2g network interrupts of an emulated ring.
 
 use super::*;
+use rfm_interface::settings::LinkSettings;
 
 /// Two emulated boards (nodes 1 and 2) on a fresh ring, and the emulator library.
 fn two_boards() -> (common::RingGuard, [String; 2], Option<std::path::PathBuf>) {
@@ -40,8 +41,11 @@ fn network_interrupts_reach_the_other_nodes_of_the_ring() {
 fn lockstep_on_network_interrupts_exchanges_exactly() {
     let (_ring, dev, lib) = two_boards();
     let cfg = |node: u8, peer| LinkConfig {
-        wait: WaitStrategy::Event,
-        rfm2g_library: lib.clone(),
+        settings: LinkSettings {
+            wait: WaitStrategy::Event,
+            rfm2g_library: lib.clone(),
+            ..config(&dev[usize::from(node)], node, peer, 0).settings
+        },
         ..config(&dev[usize::from(node)], node, peer, 0)
     };
     for (me, link) in exchange_in_two_threads(cfg(0, 1), cfg(1, 0), 2_000)
@@ -65,8 +69,11 @@ fn lockstep_on_network_interrupts_exchanges_exactly() {
 fn freeing_one_coupling_leaves_the_interrupts_of_another_on_the_same_board_nodes() {
     let (_ring, dev, lib) = two_boards();
     let cfg = |board: usize, node: u8, peer: u8| LinkConfig {
-        wait: WaitStrategy::Event,
-        rfm2g_library: lib.clone(),
+        settings: LinkSettings {
+            wait: WaitStrategy::Event,
+            rfm2g_library: lib.clone(),
+            ..config(&dev[board], node, peer, 0).settings
+        },
         ..config(&dev[board], node, peer, 0)
     };
     let started = |c: LinkConfig, me: u8| {
@@ -84,7 +91,10 @@ fn freeing_one_coupling_leaves_the_interrupts_of_another_on_the_same_board_nodes
 #[test]
 fn waiting_on_interrupts_is_refused_without_an_rfm2g_board() {
     let err = AttitudeLink::open(LinkConfig {
-        wait: WaitStrategy::Event,
+        settings: LinkSettings {
+            wait: WaitStrategy::Event,
+            ..config(&loopback(), 0, 1, 0).settings
+        },
         ..config(&loopback(), 0, 1, 0)
     })
     .unwrap_err();

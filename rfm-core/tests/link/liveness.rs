@@ -2,6 +2,7 @@
 //! a node takes, how long it waits and what its error says.
 
 use super::*;
+use rfm_interface::settings::LinkSettings;
 
 /// Frames a crashed earlier session left in both slots are never taken for the new
 /// session's: the new pair exchanges its own values from the first step.
@@ -77,7 +78,7 @@ fn a_slot_another_live_node_writes_is_refused() {
 fn a_silent_peer_times_out_with_device_slots_step_and_time() {
     let dev = loopback();
     let mut cfg = config(&dev, 2, 5, 0);
-    cfg.startup_timeout = Duration::from_millis(50);
+    cfg.settings.startup_timeout = Duration::from_millis(50);
     let mut a = AttitudeLink::open(cfg).unwrap();
     a.start(&input(2, u64::MAX)).unwrap();
     let err = a.step(0, &input(2, 0)).unwrap_err();
@@ -266,8 +267,11 @@ fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alon
 fn a_pause_of_the_peer(pause: Duration, idle: Duration) -> Result<Duration, LinkError> {
     let dev = loopback();
     let mut a = AttitudeLink::open(LinkConfig {
-        timeout: Duration::from_millis(200),
-        idle_timeout: idle,
+        settings: LinkSettings {
+            timeout: Duration::from_millis(200),
+            idle_timeout: idle,
+            ..config(&dev, 0, 1, 0).settings
+        },
         ..config(&dev, 0, 1, 0)
     })
     .unwrap();

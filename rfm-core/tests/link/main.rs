@@ -6,12 +6,14 @@
 mod common;
 
 use common::input;
+use rfm_interface::settings::LinkSettings;
 
 use std::time::{Duration, Instant};
 
-use rfm_core::link::{AttitudeLink, Layout, LinkConfig, LinkError, Sample};
+use rfm_core::link::{AttitudeLink, LinkConfig, LinkError, Sample};
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_frames::frame::framed::SyncMode;
+use rfm_frames::frame::Layout;
 use rfm_frames::wait::WaitStrategy;
 
 mod config;
@@ -22,13 +24,16 @@ mod liveness;
 
 fn config(device: &str, node: u8, peer: u8, lag: u8) -> LinkConfig {
     LinkConfig {
-        device: device.to_owned(),
         node_slot: node,
         peer_slot: peer,
-        lag,
-        wait: WaitStrategy::Yield,
-        timeout: Duration::from_secs(10),
-        startup_timeout: Duration::from_secs(10),
+        settings: LinkSettings {
+            device: device.to_owned().parse().expect("a device string"),
+            lag,
+            wait: WaitStrategy::Yield,
+            timeout: Duration::from_secs(10),
+            startup_timeout: Duration::from_secs(10),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     }
 }

@@ -62,27 +62,14 @@ pub enum SyncMode {
     Lockstep,
 }
 
-impl SyncMode {
-    /// Each mode by the name the FMU's `syncMode` parameter gives it: both
-    /// directions read this one table.
-    const NAMES: [(&'static str, SyncMode); 2] =
-        [("lockstep", SyncMode::Lockstep), ("free", SyncMode::Free)];
+/// Each mode by the word the FMU's `syncMode` parameter gives it.
+impl crate::names::Named for SyncMode {
+    const KIND: &'static str = "sync mode";
+    const NAMES: &'static [(&'static str, SyncMode)] =
+        &[("lockstep", SyncMode::Lockstep), ("free", SyncMode::Free)];
 }
 
-impl std::str::FromStr for SyncMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<SyncMode, String> {
-        crate::names::parse(&SyncMode::NAMES, s)
-            .ok_or_else(|| format!("unknown sync mode `{s}`; expected lockstep or free"))
-    }
-}
-
-impl std::fmt::Display for SyncMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::names::name_of(&SyncMode::NAMES, self))
-    }
-}
+crate::named_words!(SyncMode);
 
 /// A frame's header, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

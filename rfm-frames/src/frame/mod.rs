@@ -19,6 +19,24 @@ pub mod seed;
 mod message;
 pub use message::{Message, MessageError, MESSAGE_LEN};
 
+/// Which of the two layouts a node's area holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    #[default]
+    Framed,
+    /// The article's `FlightData`: free mode only (it has no step ring or session).
+    Seed,
+}
+
+/// Each layout by the word the FMU's `layout` parameter gives it.
+impl crate::names::Named for Layout {
+    const KIND: &'static str = "layout";
+    const NAMES: &'static [(&'static str, Layout)] =
+        &[("framed", Layout::Framed), ("seed", Layout::Seed)];
+}
+
+crate::named_words!(Layout);
+
 /// Highest slot number: RFM2g rings have at most 256 nodes.
 pub const MAX_SLOT: u8 = 255;
 

@@ -47,7 +47,7 @@ fn settings_reach_each_node_and_a_wrong_one_is_refused_where_it_is() {
         (
             "timeout = 0.01",
             (2, 11),
-            "timeout = 0.01: expected seconds of at least 0.1",
+            "timeout = 0.01: expected 0.1..1e9 seconds",
         ),
         (
             "syncMode = \"sometimes\"",
@@ -97,4 +97,51 @@ fn settings_reach_each_node_and_a_wrong_one_is_refused_where_it_is() {
         err.to_string().contains("unknown field `lagg`") && err.to_string().contains("`lag`"),
         "{err}"
     );
+}
+
+/// The reference's table of a file's settings is the code's: a row for each
+/// key a file may set, with its default and every word it accepts, and no
+/// row for a key it may not.
+#[test]
+fn the_references_settings_table_is_the_codes() {
+    use rfm_interface::settings::{Start, SETTINGS};
+    let book = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/src/reference/interface-file.md"
+    );
+    let text = std::fs::read_to_string(book).unwrap();
+    let section = text.split("## Settings").nth(1).unwrap();
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    for spec in &SETTINGS {
+        let row = rows
+            .iter()
+            .find(|r| r.starts_with(&format!("| `{}` |", spec.key)));
+        let Some(row) = row else {
+            assert!(!spec.in_files, "no row for `{}`", spec.key);
+            continue;
+        };
+        assert!(
+            spec.in_files,
+            "a row for `{}`, which no file may set",
+            spec.key
+        );
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let default = match spec.start {
+            Start::Text(t) => t.to_owned(),
+            Start::Integer(i) => i.to_string(),
+            Start::Real(x) => x.to_string(),
+        };
+        assert!(
+            cells[3].contains(&default),
+            "`{}`: default {default} not in {row}",
+            spec.key
+        );
+        for word in spec.words() {
+            assert!(
+                cells[2].contains(&format!("`{word}`")),
+                "`{}`: {word} not in {row}",
+                spec.key
+            );
+        }
+    }
 }

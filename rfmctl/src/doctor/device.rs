@@ -22,9 +22,9 @@ pub(super) fn device_checks(device: Option<&str>, library: Option<&Path>) -> Vec
             .map(|n| check(n, Verdict::Skip, "no device given"))
             .collect();
     };
-    match device.split_once('+') {
-        Some((a, b)) => redundant_checks([a, b], library),
-        None => memory_checks(device, library).0,
+    match crate::open::memories(device).as_slice() {
+        [a, b] => redundant_checks([a, b], library),
+        _ => memory_checks(device, library).0,
     }
 }
 

@@ -243,9 +243,9 @@ fn foreign_structs(
         _ => 0,
     };
     let mut watched = Vec::new();
-    for memory in device.split('+') {
-        let dev = open(memory, library)?;
-        let region = coupling_region(&dev, memory, region_offset)?;
+    for memory in crate::open::memories(device) {
+        let dev = open(&memory, library)?;
+        let region = coupling_region(&dev, &memory, region_offset)?;
         watched.push((memory, Structs::new(&interface, &region, file)?));
     }
     let still = unmoved(&mut watched, seconds);
@@ -275,7 +275,7 @@ fn foreign_structs(
 
 /// Polls each memory's structs for `seconds`; the structs no program moved,
 /// named with their memory when there are several.
-fn unmoved(watched: &mut [(&str, Structs)], seconds: f64) -> Vec<String> {
+fn unmoved(watched: &mut [(String, Structs)], seconds: f64) -> Vec<String> {
     let started = Instant::now();
     while started.elapsed().as_secs_f64() < seconds {
         let now = Instant::now();

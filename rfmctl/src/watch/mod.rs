@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Args;
 use rfm_core::link::observer::{described, Observer};
-use rfm_core::link::Layout;
+use rfm_frames::frame::Layout;
 use rfm_interface as interface;
 use rfm_memory::{Device, Region};
 use serde_json::json;

@@ -2,6 +2,7 @@
 //! before the memory exists.
 
 use super::*;
+use rfm_interface::settings::LinkSettings;
 
 /// `rfmctl record` on a live node: it records what it can read and counts the
 /// frames its ring reused before it got to them, so that frames and missed add
@@ -105,9 +106,12 @@ fn watch_and_record_wait_for_a_memory_created_later() {
     std::thread::sleep(std::time::Duration::from_secs(2));
     // A node that runs: `watch --wait` waits for it to beat.
     let mut node = rfm_core::link::AttitudeLink::open(rfm_core::link::LinkConfig {
-        device: device.clone(),
         node_slot: 0,
         peer_slot: 0,
+        settings: LinkSettings {
+            device: device.clone().parse().expect("a device string"),
+            ..rfm_core::link::LinkConfig::default().settings
+        },
         ..rfm_core::link::LinkConfig::default()
     })
     .unwrap();

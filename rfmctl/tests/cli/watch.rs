@@ -1,6 +1,7 @@
 //! `rfmctl watch` on live and left-over areas.
 
 use super::*;
+use rfm_interface::settings::LinkSettings;
 
 #[test]
 fn watch_decodes_framed_slots_and_reports_an_empty_one() {
@@ -218,9 +219,12 @@ fn watch_tells_a_live_holder_from_a_silent_and_a_closed_one() {
     let m = shm(1 << 20);
     let link = |slot: u8| {
         let mut l = AttitudeLink::open(LinkConfig {
-            device: m.device.clone(),
             node_slot: slot,
             peer_slot: slot,
+            settings: LinkSettings {
+                device: m.device.clone().parse().expect("a device string"),
+                ..Default::default()
+            },
             ..LinkConfig::default()
         })
         .unwrap();
@@ -268,10 +272,13 @@ fn watch_judges_every_area_as_the_protocol_does_leftovers_of_another_interface_t
     );
     let left = Interface::parse("left.toml", &text, &Reserved::NONE).unwrap();
     let mut wide = Link::open(LinkConfig {
-        device: m.device.clone(),
         interface: Some(std::sync::Arc::new(left)),
         node_slot: 1,
         peer_slot: 1,
+        settings: LinkSettings {
+            device: m.device.clone().parse().expect("a device string"),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     })
     .unwrap();
@@ -292,9 +299,12 @@ fn watch_judges_every_area_as_the_protocol_does_leftovers_of_another_interface_t
         "{v}"
     );
     let mut live = AttitudeLink::open(LinkConfig {
-        device: m.device.clone(),
         node_slot: 1,
         peer_slot: 1,
+        settings: LinkSettings {
+            device: m.device.clone().parse().expect("a device string"),
+            ..Default::default()
+        },
         ..LinkConfig::default()
     })
     .unwrap();
@@ -373,9 +383,12 @@ fn watch_wait_waits_past_an_earlier_runs_closed_node_for_the_live_one() {
     let m = shm(1 << 20);
     let link = |device: String, slot: u8| {
         let mut l = AttitudeLink::open(LinkConfig {
-            device,
             node_slot: slot,
             peer_slot: slot,
+            settings: LinkSettings {
+                device: device.parse().expect("a device string"),
+                ..Default::default()
+            },
             ..LinkConfig::default()
         })
         .unwrap();

@@ -28,6 +28,7 @@ use faults::{board, Cutter, Faults};
 use fmu_model::fmi2::fmi2OK;
 use histogram::Histogram;
 use rfm_bench::fmu::Fmu;
+use rfm_memory::{DeviceSetting, DeviceSpec};
 
 mod faults;
 mod histogram;
@@ -298,9 +299,15 @@ impl Setup {
 
 /// The two rings a node's device `A+B` names.
 fn rings_of(device: &str) -> [String; 2] {
-    let ring = |board: &str| board.split('/').nth(3).unwrap_or_default().to_owned();
-    let (a, b) = device.split_once('+').unwrap_or((device, device));
-    [ring(a), ring(b)]
+    let ring = |board: &DeviceSpec| match board {
+        DeviceSpec::Rfm2g { path } => path.split('/').nth(3).unwrap_or_default().to_owned(),
+        other => other.to_string(),
+    };
+    match device.parse() {
+        Ok(DeviceSetting::Rings(a, b)) => [ring(&a), ring(&b)],
+        Ok(DeviceSetting::One(a)) => [ring(&a), ring(&a)],
+        _ => [device.to_owned(), device.to_owned()],
+    }
 }
 
 /// Runs the two soak processes over one fresh memory; their results.

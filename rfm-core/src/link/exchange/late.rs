@@ -20,7 +20,7 @@ impl Exchange {
                      FMUs one after the other in one thread (then every node needs lag 1 or \
                      more)"
                         .to_owned(),
-                    c.idle_timeout,
+                    c.settings.idle_timeout,
                     "idleTimeout",
                 ),
                 None => match peer.closed_before(&self.expected.interface) {
@@ -30,7 +30,7 @@ impl Exchange {
                              node alone was restarted it will not come back: a lockstep lab \
                              restarted in part needs every node restarted"
                         ),
-                        c.startup_timeout,
+                        c.settings.startup_timeout,
                         "startupTimeout",
                     ),
                     None => (
@@ -38,7 +38,7 @@ impl Exchange {
                          FMUs one after the other in one thread: then every node needs lag 1 \
                          or more)"
                             .to_owned(),
-                        c.startup_timeout,
+                        c.settings.startup_timeout,
                         "startupTimeout",
                     ),
                 },
@@ -59,7 +59,7 @@ impl Exchange {
         let peer = &mut self.peers[i];
         peer.count_restart();
         LinkError::PeerRestarted {
-            device: self.expected.config.device.clone(),
+            device: self.expected.config.settings.device.to_string(),
             peer: peer.name(&self.expected.interface).to_owned(),
             peer_slot: peer.slot(),
             step: k,
@@ -91,11 +91,11 @@ impl Exchange {
                 m.steps,
                 m.size,
                 m.steps,
-                self.expected.config.lag
+                self.expected.config.settings.lag
             ));
         }
         LinkError::Timeout {
-            device: self.expected.config.device.clone(),
+            device: self.expected.config.settings.device.to_string(),
             node_slot: self.expected.config.node_slot,
             peer: peer.name(&self.expected.interface).to_owned(),
             peer_slot: peer.slot(),

@@ -12,7 +12,8 @@ use super::compat::{self, Expected};
 use super::handshake::{Admit, Fault};
 use super::lookout::Lookout;
 use super::peer::Peer;
-use super::{Layout, LinkError};
+use super::LinkError;
+use rfm_frames::frame::Layout;
 use rfm_frames::slot::{ReadError, StepPoll};
 use rfm_memory::RegionError;
 
@@ -187,7 +188,7 @@ impl Exchange {
             Some(w) if w.step == k => w,
             _ => {
                 self.stepped_at = now;
-                let lag = self.expected.config.lag;
+                let lag = self.expected.config.settings.lag;
                 for peer in &mut self.peers {
                     peer.begin_step(k, lag);
                 }
@@ -221,10 +222,12 @@ impl Exchange {
             // `timeout`); corrupt frames, and a peer not bound yet, are not late.
             let later = self.master_step.filter(|m| m.index > 0);
             let limit = match (peer.bound(), peer.saw_bad_frame()) {
-                (Some(_), false) if later.is_some() => c.timeout.min(c.idle_timeout),
-                (Some(_), false) => c.idle_timeout,
-                (Some(_), true) => c.timeout,
-                (None, _) => c.startup_timeout,
+                (Some(_), false) if later.is_some() => {
+                    c.settings.timeout.min(c.settings.idle_timeout)
+                }
+                (Some(_), false) => c.settings.idle_timeout,
+                (Some(_), true) => c.settings.timeout,
+                (None, _) => c.settings.startup_timeout,
             };
             if waited >= limit {
                 self.wait = None;
@@ -288,7 +291,7 @@ impl Exchange {
             // bound session's ring.)
             Ok(StepPoll::Overwritten { found, epoch }) if peer.bound() == Some(epoch) => {
                 return Err(LinkError::Overwritten {
-                    device: self.expected.config.device.clone(),
+                    device: self.expected.config.settings.device.to_string(),
                     peer: peer.name(&self.expected.interface).to_owned(),
                     depth: peer.observed().geometry().depth,
                     step: k,
@@ -317,14 +320,14 @@ impl Exchange {
         }
         match fault {
             Some(Fault::Stopped) => Err(LinkError::PeerStopped {
-                device: self.expected.config.device.clone(),
+                device: self.expected.config.settings.device.to_string(),
                 peer: name(),
                 peer_slot: peer.slot(),
                 step: k,
                 ended: peer.ended()?.map(|e| e.describe(&self.expected.interface)),
             }),
             Some(Fault::Dead { silent }) => Err(LinkError::PeerDead {
-                device: self.expected.config.device.clone(),
+                device: self.expected.config.settings.device.to_string(),
                 peer: name(),
                 peer_slot: peer.slot(),
                 step: k,
@@ -359,7 +362,7 @@ impl Exchange {
         self.last_wait = Duration::ZERO;
         self.stepped_at = now;
         for i in 0..self.peers.len() {
-            match self.expected.config.layout {
+            match self.expected.config.settings.layout {
                 Layout::Framed => self.free_read_framed(i, now)?,
                 Layout::Seed => {
                     // The words too: a peer's layout is judged only while its

@@ -15,11 +15,11 @@ mod two_rings;
 use std::time::Instant;
 
 use super::block::Words;
-use super::Layout;
 use crate::health::{FrameId, Observation, PeerHealth};
 use rfm_frames::area::Area;
 use rfm_frames::frame::framed::{self, FrameBuf, Header};
 use rfm_frames::frame::seed;
+use rfm_frames::frame::Layout;
 use rfm_frames::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
 use rfm_interface::{discover, Found};
 use rfm_memory::{Region, RegionError};

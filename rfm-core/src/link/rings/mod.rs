@@ -42,8 +42,8 @@ pub(crate) fn watched(
         .iter()
         .position(|n| n.slot == config.node_slot)
         .map_or(0, |me| map.area(me).offset)
-        + config.region_offset
+        + config.settings.region_offset
         + super::block::PROBE as u64;
-    let redundant = Redundant::of(region, &config.device, (device, twin), probe);
+    let redundant = Redundant::of(region, &config.settings.device, (device, twin), probe);
     (None, redundant)
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::watch::{CardFault, RingWatch};
 use crate::link::{ForeignPeer, Node};
 use rfm_interface::Interface;
-use rfm_memory::{Device, DeviceSpec};
+use rfm_memory::{Device, DeviceSetting, DeviceSpec};
 use rfm_memory::{Network, Region};
 
 /// The two rings of a link: their names, the watch of their cards, and what
@@ -37,11 +37,13 @@ impl Redundant {
     /// cards get a watch, whose probe goes to byte `probe` of the memory.
     pub(crate) fn of(
         region: &Region,
-        device: &str,
+        device: &DeviceSetting,
         devices: (Device, Option<Device>),
         probe: u64,
     ) -> Option<Redundant> {
-        let (a, b) = device.split_once('+').filter(|_| region.is_redundant())?;
+        let DeviceSetting::Rings(a, b) = device else {
+            return None;
+        };
         let cards = match devices {
             (a, Some(b))
                 if matches!(a.spec(), DeviceSpec::Rfm2g { .. })
@@ -53,7 +55,7 @@ impl Redundant {
         };
         Some(Redundant {
             region: region.clone(),
-            names: [a.to_owned(), b.to_owned()],
+            names: [a.to_string(), b.to_string()],
             ok: [true, true],
             cards,
             watch: None,
@@ -138,7 +140,7 @@ impl Redundant {
                      (step {k}): the coupling goes on over {}; check that ring's fibres and cards",
                     self.name(ring),
                     lagging(node, ring),
-                    node.config().timeout,
+                    node.config().settings.timeout,
                     self.name(ring.other())
                 );
             }
@@ -328,7 +330,7 @@ impl Redundant {
 /// Whether each ring held every peer's newest frame within `timeout` of the
 /// last step.
 fn delivering(node: &Node) -> [bool; 2] {
-    let (now, timeout) = (node.stepped_at(), node.config().timeout);
+    let (now, timeout) = (node.stepped_at(), node.config().settings.timeout);
     Network::BOTH.map(|ring| {
         node.peers()
             .iter()
@@ -338,7 +340,7 @@ fn delivering(node: &Node) -> [bool; 2] {
 
 /// The peers whose newest frames `ring` has not held within `timeout`, named.
 fn lagging(node: &Node, ring: Network) -> String {
-    let (now, timeout) = (node.stepped_at(), node.config().timeout);
+    let (now, timeout) = (node.stepped_at(), node.config().settings.timeout);
     let names: Vec<String> = node
         .peers()
         .iter()
