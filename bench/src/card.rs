@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use rfm_card::{StepCost, READ_ROUND_TRIPS_NS};
-use rfm_core::link::{CardReads, Link, LinkConfig, WaitPoll, BLOCK_READ_FROM};
+use rfm_core::link::{CardReads, Link, LinkConfig, BLOCK_READ_FROM};
 use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::slot::WaitPoll;
 use rfm_frames::wait::WaitStrategy;
 use rfm_interface::{Interface, Reserved};
 use rfm_memory::counts::{self, Counts};

@@ -1,6 +1,7 @@
 //! `documentation/index.html`: what a user of the .fmu needs, without the repository.
 
 use crate::model::Model;
+use fmu_model::FmuKind;
 use fmu_model::Model as FmuModel;
 use rfm_interface::layout::MapTable;
 
@@ -13,7 +14,7 @@ fn escape(s: &str) -> String {
 
 /// What the FMU does, for the attitude FMU or a node of an interface.
 fn what_it_does(fmu: &FmuModel) -> String {
-    if fmu.preset {
+    if fmu.kind == FmuKind::Attitude {
         return r#"<p>Every <code>fmi2DoStep</code> writes this simulator's attitude (<code>roll</code>, <code>pitch</code>,
 <code>yaw</code>, <code>status</code>, <code>message</code>) into this node's slot of a reflective memory and
 reads the peer's into the <code>peer.*</code> outputs.</p>"#
@@ -37,7 +38,7 @@ the link diagnostics <code>NODE.link.*</code> of each. The interface file is in
 /// How many nodes couple, in words: the attitude FMU's pair, or an
 /// interface's nodes.
 fn nodes_in_words(fmu: &FmuModel) -> String {
-    let n = if fmu.preset {
+    let n = if fmu.kind == FmuKind::Attitude {
         2
     } else {
         fmu.interface.nodes.len()
@@ -52,7 +53,7 @@ fn nodes_in_words(fmu: &FmuModel) -> String {
 
 /// How to wire the nodes, with the memory map for an interface.
 fn wiring(fmu: &FmuModel) -> String {
-    if fmu.preset {
+    if fmu.kind == FmuKind::Attitude {
         return "<li>Give one instance <code>nodeSlot = 0</code>, <code>peerSlot = 1</code> and the \
                 other <code>nodeSlot = 1</code>, <code>peerSlot = 0</code>.</li>"
             .to_owned();

@@ -80,14 +80,23 @@ pub enum ModelError {
     },
 }
 
+/// Which FMU a model is: what names its outputs and which parameters it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmuKind {
+    /// The attitude FMU: its interface follows the slot parameters, its
+    /// outputs are `peer.*` and `link.*`.
+    Attitude,
+    /// A node of an interface file: its outputs are named by the peers'.
+    Node,
+}
+
 /// One FMU's model.
 #[derive(Debug, Clone)]
 pub struct Model {
     pub interface: Arc<Interface>,
     /// This node's index in the interface.
     pub node: usize,
-    /// The attitude FMU: its interface follows the slot parameters.
-    pub preset: bool,
+    pub kind: FmuKind,
     pub model_identifier: String,
     pub guid: String,
     /// Other nodes, in interface order: the peers whose outputs the FMU has
@@ -110,7 +119,7 @@ impl Model {
     /// The attitude FMU. Its variables are those of slots 0 and 1; the payload
     /// layout, and so every variable, is the same for any pair of slots.
     pub fn attitude() -> Model {
-        let mut model = Model::build(Arc::new(interface::attitude(0, 1)), 0, true);
+        let mut model = Model::build(Arc::new(interface::attitude(0, 1)), 0, FmuKind::Attitude);
         model.model_identifier = interface::ATTITUDE_NAME.to_owned();
         model.guid = PRESET_GUID.to_owned();
         model
@@ -118,15 +127,15 @@ impl Model {
 
     /// The FMU of node `node` of `interface`, named `<interface>_<node>`.
     pub fn of_node(interface: Arc<Interface>, node: usize) -> Model {
-        let mut model = Model::build(interface, node, false);
+        let mut model = Model::build(interface, node, FmuKind::Node);
         model.guid = model.digest();
         model
     }
 
-    fn build(interface: Arc<Interface>, node: usize, preset: bool) -> Model {
+    fn build(interface: Arc<Interface>, node: usize, kind: FmuKind) -> Model {
         let peers: Vec<usize> = (0..interface.nodes.len()).filter(|&i| i != node).collect();
         let param_starts = variables::param_starts(&interface, node);
-        let variables = variables::variables(&interface, node, &peers, preset, &param_starts);
+        let variables = variables::variables(&interface, node, &peers, kind, &param_starts);
         let routes = routes::routes(&variables);
         Model {
             param_starts,
@@ -136,7 +145,7 @@ impl Model {
             guid: String::new(),
             interface,
             node,
-            preset,
+            kind,
             peers,
             variables,
         }
@@ -196,7 +205,7 @@ impl Model {
 
     /// The description's `description` attribute.
     pub fn description(&self) -> String {
-        if self.preset {
+        if self.kind == FmuKind::Attitude {
             return "Exchanges aircraft attitude with a peer simulator through reflective memory \
                     (RFM2g), POSIX shared memory or an in-process loopback, at every communication \
                     step"

@@ -3,6 +3,7 @@
 //! accessors are made. Each parameter is written once, in [`parameters!`]'s
 //! invocation: its meaning, field, name, type, start value, bounds and text.
 
+use crate::FmuKind;
 use rfm_frames::{payload::FmiType, value::Value};
 use rfm_interface::settings::{spec as setting, Setting, Start};
 
@@ -235,8 +236,10 @@ pub fn of_setting(s: Setting) -> &'static ParamSpec {
 
 /// The parameters an FMU has: all but the slot parameters, which only the
 /// attitude preset has (an interface file gives the slots).
-pub fn fmu_params(preset: bool) -> impl Iterator<Item = &'static ParamSpec> {
-    PARAMS.iter().filter(move |p| preset || !p.preset_only)
+pub fn fmu_params(kind: FmuKind) -> impl Iterator<Item = &'static ParamSpec> {
+    PARAMS
+        .iter()
+        .filter(move |p| kind == FmuKind::Attitude || !p.preset_only)
 }
 
 /// The row of `param`.

@@ -2,6 +2,7 @@
 //! (`rfm_interface::settings`), the real-time and card parameters by the
 //! rules here; each error names the parameter and the values it accepts.
 
+use fmu_model::FmuKind;
 use rfm_core::link::{CardReads, LinkConfig};
 use rfm_core::realtime::{CpuList, RealTime, MAX_PRIORITY};
 use rfm_frames::value::Value;
@@ -71,7 +72,7 @@ fn realtime(params: &ParamValues) -> FmiResult<RealTime> {
 /// the rest by this file's rules; the first parameter that is wrong is
 /// named, with what it accepts.
 pub fn link_config(model: &Model, params: &ParamValues) -> FmiResult<LinkConfig> {
-    let interface = (!model.preset).then(|| model.interface.clone());
+    let interface = (model.kind == FmuKind::Node).then(|| model.interface.clone());
     let settings = LinkSettings::from_values(
         |s| params.get(fmu_model::of_setting(s).param),
         interface.as_deref(),
@@ -107,7 +108,7 @@ fn card_reads(params: &ParamValues) -> FmiResult<CardReads> {
 /// This node's and its peer's slots: the attitude FMU's from `nodeSlot` and
 /// `peerSlot`, another's from its file (every other node is a peer).
 fn slots(model: &Model, params: &ParamValues) -> FmiResult<(u8, u8)> {
-    if model.preset {
+    if model.kind == FmuKind::Attitude {
         return Ok((
             slot(params.node_slot, Param::NodeSlot)?,
             slot(params.peer_slot, Param::PeerSlot)?,

@@ -54,7 +54,7 @@ impl Recording {
         }
         let started_ns = wall_ns();
         let file = expand_file_name(template, started_ns);
-        let parameters: String = fmu_params(model.preset)
+        let parameters: String = fmu_params(model.kind)
             .map(|p| format!("{}={}\n", p.name, params.get(p.param)))
             .chain([format!("instanceName={instance}\n")])
             .collect();

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use rfm_core::link::block::{self, Words};
-use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
+use rfm_frames::area::{self, Area};
 use rfm_frames::mirror;
 use rfm_interface::descriptor::{self, Descriptor};
 use rfm_memory::{Region, RegionError};
@@ -176,8 +176,7 @@ impl Writer {
             .areas
             .get(&offset)
             .is_some_and(|m| m.token == words.owner && !m.refused);
-        block::write_mirrored(&window, words, from.word())?;
-        window.write(DESCRIPTOR_OFFSET, bytes)?;
+        block::write_mirrored(&window, words, from.word(), bytes)?;
         self.areas.insert(offset, mirrored(false));
         Ok(if taken_over {
             Some(Decision::TakenOver {

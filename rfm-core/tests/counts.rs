@@ -13,9 +13,10 @@ use rfm_interface::settings::LinkSettings;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rfm_core::link::{CardReads, Link, LinkConfig, WaitPoll};
+use rfm_core::link::{CardReads, Link, LinkConfig};
 use rfm_frames::area::FRAME_HEADER;
 use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::slot::WaitPoll;
 use rfm_frames::wait::WaitStrategy;
 use rfm_interface::{Interface, Reserved};
 use rfm_memory::counts::{self, Counts};

@@ -208,6 +208,19 @@ pub enum StepPoll {
     Overwritten { found: u64, epoch: u64 },
 }
 
+/// What a try of a lockstep wait loads before it reads the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitPoll {
+    /// The writer's head word, stored after the frame: one load a try, what a
+    /// card wants (each load is a PCIe round trip).
+    Head,
+    /// The entry's sequence and step: three loads, but in host memory one
+    /// cache line, the one the frame is then copied from (the head word would
+    /// cost a second line a step). On a card, the path before its costs were
+    /// counted, kept so that the benchmark measures both in one run.
+    Entry,
+}
+
 /// A reader of a framed area.
 #[derive(Debug, Clone)]
 pub struct FramedReader {
@@ -278,11 +291,11 @@ impl FramedReader {
     /// Exactly `step`, into `buf`, if the writer has published it and it is still
     /// in the ring.
     pub fn poll_step(&self, step: u64, buf: &mut FrameBuf) -> Result<StepPoll, ReadError> {
-        self.poll_step_by(step, buf, false)
+        self.poll_step_by(step, buf, WaitPoll::Head)
     }
 
     /// As [`FramedReader::poll_step`], loading the entry's sequence and step
-    /// on this try if `by_entry` instead of the head word: in host memory,
+    /// on this try with `WaitPoll::Entry` instead of the head word: in host memory,
     /// where they share the cache line the frame is copied from; for a writer
     /// not yet known, whose head word may not be where this reader's map
     /// expects it (a node built from another file), while its entries, read,
@@ -291,9 +304,9 @@ impl FramedReader {
         &self,
         step: u64,
         buf: &mut FrameBuf,
-        by_entry: bool,
+        poll: WaitPoll,
     ) -> Result<StepPoll, ReadError> {
-        if !self.published(step, by_entry)? {
+        if !self.published(step, poll)? {
             return Ok(StepPoll::NotYet);
         }
         match self.read_entry(step, buf) {
@@ -313,8 +326,8 @@ impl FramedReader {
     /// delivers a writer's stores in order). On a card each load is a PCIe
     /// round trip, so a try loads one word, never the frame.
     #[inline]
-    fn published(&self, step: u64, by_entry: bool) -> Result<bool, RegionError> {
-        if by_entry {
+    fn published(&self, step: u64, poll: WaitPoll) -> Result<bool, RegionError> {
+        if poll == WaitPoll::Entry {
             let at = self.ring.entry_offset(step);
             let seq = self.area.load_u32(at, Ordering::Acquire)?;
             if seq & 1 == 1 {

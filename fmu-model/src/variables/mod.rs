@@ -2,6 +2,7 @@
 //! publishes, and per other node its signals, time, step and link diagnostics.
 //! Value references are the positions in this list.
 
+use crate::FmuKind;
 use rfm_frames::{payload::FmiType, value::Value};
 use rfm_interface::Interface;
 use rfm_memory::Network;
@@ -158,7 +159,7 @@ pub fn param_starts(interface: &Interface, me: usize) -> ParamValues {
     values
 }
 
-/// Every variable of the FMU of node `me` of `interface`; `preset` names the
+/// Every variable of the FMU of node `me` of `interface`; the attitude `kind` names the
 /// outputs as the attitude FMU does (`peer.*`, `link.*`) and keeps its slot
 /// parameters. `starts` are the parameters' start values ([`param_starts`]):
 /// the file's settings, so a master that sets nothing couples as the file says.
@@ -166,10 +167,10 @@ pub fn variables(
     interface: &Interface,
     me: usize,
     peers: &[usize],
-    preset: bool,
+    kind: FmuKind,
     starts: &ParamValues,
 ) -> Vec<Var> {
-    let mut vars = parameters(interface, preset, starts);
+    let mut vars = parameters(interface, kind, starts);
     let map = interface.map().expect("a parsed interface has a map");
     let node = &interface.nodes[me];
     for (s, f) in node.signals.iter().zip(&map.area(me).payload.fields) {
@@ -196,7 +197,7 @@ pub fn variables(
             interface,
             i,
             p,
-            preset,
+            kind,
             &map.area(i).payload.fields,
         ));
     }
@@ -213,8 +214,8 @@ pub fn variables(
 }
 
 /// The FMU's parameters, starting at `starts`.
-fn parameters(interface: &Interface, preset: bool, starts: &ParamValues) -> Vec<Var> {
-    params::fmu_params(preset)
+fn parameters(interface: &Interface, kind: FmuKind, starts: &ParamValues) -> Vec<Var> {
+    params::fmu_params(kind)
         .map(|p| Var {
             name: p.name.to_owned(),
             kind: p.kind,

@@ -1,6 +1,7 @@
 //! A peer node's outputs: its signals as it published them, then what the
 //! frame read took (its time and step) and the link's diagnostics of it.
 
+use crate::FmuKind;
 use rfm_frames::value::Value;
 use rfm_interface::{Interface, NodeSpec};
 
@@ -38,11 +39,11 @@ pub(super) fn peer_outputs(
     interface: &Interface,
     node: usize,
     peer: usize,
-    preset: bool,
+    kind: FmuKind,
     fields: &[rfm_frames::payload::Field],
 ) -> Vec<Var> {
     let spec: &NodeSpec = &interface.nodes[node];
-    let (prefix, whose) = if preset {
+    let (prefix, whose) = if kind == FmuKind::Attitude {
         ("peer".to_owned(), "the peer".to_owned())
     } else {
         (spec.name.clone(), format!("node `{}`", spec.name))
@@ -63,13 +64,13 @@ pub(super) fn peer_outputs(
             )
         })
         .collect();
-    out.extend(read_outputs(peer, &prefix, &whose, preset));
+    out.extend(read_outputs(peer, &prefix, &whose, kind));
     out
 }
 
 /// What a peer's frame read took (its time and step), then the link's
 /// diagnostics of the peer.
-fn read_outputs(peer: usize, prefix: &str, whose: &str, preset: bool) -> Vec<Var> {
+fn read_outputs(peer: usize, prefix: &str, whose: &str, kind: FmuKind) -> Vec<Var> {
     let mut out = vec![
         peer_output(
             peer,
@@ -88,7 +89,7 @@ fn read_outputs(peer: usize, prefix: &str, whose: &str, preset: bool) -> Vec<Var
             PeerValue::Step,
         ),
     ];
-    let link = if preset {
+    let link = if kind == FmuKind::Attitude {
         "link".to_owned()
     } else {
         format!("{prefix}.link")

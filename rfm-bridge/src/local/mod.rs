@@ -10,10 +10,11 @@
 //! hosts' claims of the area can have arrived, and announced once it beats:
 //! two hosts' claims of one area are decided while both still settle.
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use rfm_core::link::block::{self, Words};
-use rfm_core::link::ownership::{AreaWatch, Holder};
+use rfm_core::link::ownership::{self, AreaWatch, Holder, Verdict, Watched};
 use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed;
 use rfm_frames::mirror;
@@ -44,6 +45,16 @@ struct Session {
 struct Candidate {
     found: Found,
     watch: AreaWatch,
+}
+
+impl Watched for Candidate {
+    fn found(&self) -> &Found {
+        &self.found
+    }
+
+    fn watch(&mut self) -> &mut AreaWatch {
+        &mut self.watch
+    }
 }
 
 /// Where the watcher's output goes: messages for the other bridges, the
@@ -116,10 +127,8 @@ impl Watcher {
             let window = area::window(&self.memory, &found.area)?;
             let session = found.descriptor.session;
             // Held by the session that described it, from this host.
-            let (watch, holder) = AreaWatch::start(&window, now)?;
-            if !matches!(holder, Holder::Unproven { owner, .. } if owner == session)
-                || block::remote_holder(&window)?.is_some()
-            {
+            let (watch, verdict) = AreaWatch::start_for(&window, now, session)?;
+            if !verdict.is_unproven() || block::remote_holder(&window)?.is_some() {
                 continue;
             }
             let known = self
@@ -183,15 +192,16 @@ impl Watcher {
         while i < self.sessions.len() {
             let s = &mut self.sessions[i];
             let words = Words::read(&s.window)?;
-            let ended = words.owner != s.token || words.is_closed();
-            if ended && words.owner == s.token {
+            let held = ownership::owned_by(&words, s.token);
+            let ended = !held || words.is_closed();
+            if ended && held {
                 // Its writer closed: the frames it stored since the last
                 // poll go out before its closed mark, or a reader still
                 // waiting for one of them would see the close first and
                 // fail ("stopped before step ..."), and they would never go.
                 send_new_frames(s, &shared.traffic, out)?;
             }
-            if words != s.words && (words.owner == s.token) {
+            if words != s.words && held {
                 out.send(&Message::Beat {
                     offset: s.area.offset,
                     words,
@@ -209,7 +219,7 @@ impl Watcher {
             out.event(Event::Ended {
                 node: s.node,
                 slot: s.area.slot,
-                closed: words.owner == s.token,
+                closed: held,
             });
         }
         Ok(())
@@ -223,28 +233,20 @@ impl Watcher {
         shared: &Shared,
         out: &mut dyn Sink,
     ) -> Result<(), RegionError> {
-        let mut j = 0;
-        while j < self.candidates.len() {
-            let c = &mut self.candidates[j];
-            let window = area::window(&self.memory, &c.found.area)?;
-            let session = c.found.descriptor.session;
-            match c.watch.judge(&window, now)? {
-                Holder::Live {
-                    owner,
-                    remote: None,
-                    ..
-                } if owner == session => {
-                    let c = self.candidates.remove(j);
-                    let words = Words::read(&window)?;
-                    self.start(c.found, window, words, shared, out)?;
-                }
-                Holder::Unproven { owner, .. } if owner == session => j += 1,
-                // Closed, dead, taken, or held from another host since.
-                _ => {
-                    self.candidates.remove(j);
-                }
+        let memory = self.memory.clone();
+        let mut candidates = std::mem::take(&mut self.candidates);
+        let swept = ownership::sweep(&memory, &mut candidates, now, |c, verdict| {
+            // Closed, dead, taken, or held from another host since: dropped.
+            if let Verdict::Its(Holder::Live { remote: None, .. }) = verdict {
+                let window = area::window(&memory, &c.found.area)?;
+                let words = Words::read(&window)?;
+                self.start(c.found, window, words, shared, out)?;
             }
-        }
+            Ok(ControlFlow::<()>::Continue(()))
+        });
+        self.candidates = candidates;
+        // Every candidate is judged: none stops the sweep.
+        let _pending = swept?;
         Ok(())
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::LinkError;
 use crate::realtime::RealTime;
+use rfm_frames::slot::WaitPoll;
 use rfm_interface::settings::LinkSettings;
 use rfm_interface::Interface;
 
@@ -76,19 +77,6 @@ pub struct CardReads {
     /// What a try of a lockstep wait loads; `None`: by the memory, [`WaitPoll::Head`]
     /// on an RFM2g board, [`WaitPoll::Entry`] in host memory.
     pub poll: Option<WaitPoll>,
-}
-
-/// What a try of a lockstep wait loads before it reads the frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WaitPoll {
-    /// The writer's head word, stored after the frame: one load a try, what a
-    /// card wants (each load is a PCIe round trip).
-    Head,
-    /// The entry's sequence and step: three loads, but in host memory one
-    /// cache line, the one the frame is then copied from (the head word would
-    /// cost a second line a step). On a card, the path before its costs were
-    /// counted, kept so that the benchmark measures both in one run.
-    Entry,
 }
 
 /// The default [`CardReads::block_from`]: one 64-byte ring packet. From about

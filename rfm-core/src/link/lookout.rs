@@ -11,10 +11,11 @@
 //! first and give up before this node's next look sees it beat (a look every
 //! [`LOOK_EVERY`]), and then only its ending says that it ran, and why.
 
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use super::block::Ending;
-use super::ownership::{AreaWatch, Holder, Whose};
+use super::ownership::{sweep, AreaWatch, Holder, Verdict, Watched, Whose};
 use rfm_frames::area::window;
 use rfm_interface::{discover, Found};
 use rfm_interface::{Interface, MemoryMap};
@@ -50,11 +51,22 @@ impl Sighting {
     }
 }
 
-/// Whether `holder`, the holder of an area described by `session`, closed
-/// refusing session `me`: it ran beside this node.
-fn refused(holder: &Holder, session: u32, me: u32) -> bool {
-    matches!(holder, Holder::Closed { owner, ended: Some(e) }
-        if *owner == session && e.how == Ending::Incompatible && e.about_session == Some(me))
+/// Whether the session an area was judged for (`verdict`) closed refusing
+/// session `me`: it ran beside this node.
+fn refused(verdict: &Verdict, me: u32) -> bool {
+    verdict
+        .ended()
+        .is_some_and(|e| e.how == Ending::Incompatible && e.about_session == Some(me))
+}
+
+impl Watched for Stranger {
+    fn found(&self) -> &Found {
+        &self.found
+    }
+
+    fn watch(&mut self) -> &mut AreaWatch {
+        &mut self.watch
+    }
 }
 
 /// The strangers of `region` that hold their areas (a session's token, not
@@ -75,11 +87,11 @@ pub(crate) fn find(
         }
         // Held by the session that described it: open, its owner word the
         // descriptor's token.
-        let (watch, holder) = AreaWatch::start(&window(region, &found.area)?, now)?;
         let session = found.descriptor.session;
-        if refused(&holder, session, me) {
+        let (watch, verdict) = AreaWatch::start_for(&window(region, &found.area)?, now, session)?;
+        if refused(&verdict, me) {
             sightings.push(Sighting::Refused(found));
-        } else if matches!(holder, Holder::Unproven { owner, .. } if owner == session) {
+        } else if verdict.is_unproven() {
             sightings.push(Sighting::Held(Stranger { found, watch }));
         }
     }
@@ -95,24 +107,18 @@ pub(crate) fn judge(
     me: u32,
     now: Instant,
 ) -> Result<Option<Found>, RegionError> {
-    let mut i = 0;
-    while i < strangers.len() {
-        let s = &mut strangers[i];
-        let session = s.found.descriptor.session;
-        match s.watch.judge(&window(region, &s.found.area)?, now)? {
-            Holder::Live { owner, .. } if owner == session => {
-                return Ok(Some(strangers.swap_remove(i).found));
-            }
-            holder if refused(&holder, session, me) => {
-                return Ok(Some(strangers.swap_remove(i).found));
-            }
-            Holder::Unproven { owner, .. } if owner == session => i += 1,
-            _ => {
-                strangers.swap_remove(i);
-            }
-        }
-    }
-    Ok(None)
+    let met = sweep(region, strangers, now, |s, verdict| {
+        Ok(match verdict {
+            Verdict::Its(Holder::Live { .. }) => ControlFlow::Break(s.found),
+            v if refused(&v, me) => ControlFlow::Break(s.found),
+            // Closed otherwise, dead, or written over: dropped.
+            _ => ControlFlow::Continue(()),
+        })
+    })?;
+    Ok(match met {
+        ControlFlow::Break(found) => Some(found),
+        ControlFlow::Continue(_) => None,
+    })
 }
 
 /// The whole coupling memory and this file's map of it, and the strangers of

@@ -3,7 +3,8 @@
 //! the interface, with an error that names what to change when it does not fit.
 
 use super::error::config_error;
-use super::{clock::new_epoch, replay, LinkConfig, LinkError, WaitPoll};
+use super::{clock::new_epoch, replay, LinkConfig, LinkError};
+use rfm_frames::slot::WaitPoll;
 use rfm_frames::wait::WaitStrategy;
 use rfm_interface::{Interface, MemoryMap};
 use rfm_memory::OutsideMemory;

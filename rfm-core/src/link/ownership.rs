@@ -49,6 +49,7 @@
 //! | beat seen moving, owner ≠ mirrored | `Live` | live, this coupling / this interface from another file / another interface |
 //! | beat seen moving, owner == mirrored | `Live` (remote) | live, on another host |
 
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use super::block::{self, Ended, Words};
@@ -130,6 +131,113 @@ impl Holder {
     }
 }
 
+/// Whether session `session` holds the area whose words are `words`: the
+/// owner word is its token, open or closed.
+pub fn owned_by(words: &Words, session: u32) -> bool {
+    words.owner != 0 && words.owner == session
+}
+
+/// The verdict on an area for the session a reader looks for (the one whose
+/// descriptor it found there, or its own): whether that session holds it,
+/// and how. The one question every reader of an area asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Never held.
+    Free,
+    /// The session looked for holds it (or left it so).
+    Its(Holder),
+    /// Another session holds it (or left it): what was looked for was
+    /// written over.
+    Other(Holder),
+}
+
+impl Verdict {
+    /// `holder` judged for session `session`.
+    pub fn of(holder: Holder, session: u32) -> Verdict {
+        match holder.owner() {
+            None => Verdict::Free,
+            Some(owner) if owner == session => Verdict::Its(holder),
+            Some(_) => Verdict::Other(holder),
+        }
+    }
+
+    /// The session looked for holds the area and its beat has not been seen
+    /// to move yet: watch on.
+    pub fn is_unproven(&self) -> bool {
+        matches!(self, Verdict::Its(Holder::Unproven { .. }))
+    }
+
+    /// The session looked for closed the area, saying how.
+    pub fn ended(&self) -> Option<Ended> {
+        match self {
+            Verdict::Its(Holder::Closed { ended, .. }) => *ended,
+            _ => None,
+        }
+    }
+
+    /// The verdict as every reader shows it; `whose` when the reader has an
+    /// interface file.
+    pub fn text(&self, whose: Option<Whose>) -> &'static str {
+        match (self, whose) {
+            (Verdict::Free, _) => "free",
+            (Verdict::Other(_), _) => "left over, written over",
+            (Verdict::Its(Holder::Free), _) => "free",
+            (Verdict::Its(Holder::Closed { .. }), _) => "left over, closed",
+            (Verdict::Its(Holder::Dead { .. }), _) => "left over, dead",
+            (Verdict::Its(Holder::Unproven { .. }), _) => "held, watching",
+            (
+                Verdict::Its(Holder::Live {
+                    remote: Some(_), ..
+                }),
+                _,
+            ) => "live, on another host",
+            (Verdict::Its(Holder::Live { .. }), Some(Whose::ThisCoupling)) => "live, this coupling",
+            (Verdict::Its(Holder::Live { .. }), Some(Whose::OtherFile)) => {
+                "live, this interface from another file"
+            }
+            (Verdict::Its(Holder::Live { .. }), Some(Whose::OtherInterface)) => {
+                "live, another interface"
+            }
+            (Verdict::Its(Holder::Live { .. }), None) => "live",
+        }
+    }
+}
+
+/// An area watched for the session whose descriptor was found there.
+pub trait Watched {
+    fn found(&self) -> &Found;
+    fn watch(&mut self) -> &mut AreaWatch;
+}
+
+/// The loop every watcher of sessions runs (the lookout, the claim, the
+/// bridge): each of `watched` judged again at `now` for its session; those
+/// still unproven kept, every other (live, closed, dead, written over)
+/// removed and handed to `seen` with its verdict, which may stop the sweep
+/// with a value. Otherwise, whether any is still unproven.
+pub fn sweep<W: Watched, B>(
+    region: &Region,
+    watched: &mut Vec<W>,
+    now: Instant,
+    mut seen: impl FnMut(W, Verdict) -> Result<ControlFlow<B>, RegionError>,
+) -> Result<ControlFlow<B, bool>, RegionError> {
+    let (mut i, mut pending) = (0, false);
+    while i < watched.len() {
+        let w = &mut watched[i];
+        let (area, session) = (
+            window(region, &w.found().area)?,
+            w.found().descriptor.session,
+        );
+        let verdict = w.watch().judge_for(&area, now, session)?;
+        if verdict.is_unproven() {
+            pending = true;
+            i += 1;
+        } else if let ControlFlow::Break(b) = seen(watched.remove(i), verdict)? {
+            return Ok(ControlFlow::Break(b));
+        }
+    }
+    Ok(ControlFlow::Continue(pending))
+}
+
 /// Watches one area's holder over time, on the reader's monotonic clock.
 #[derive(Debug, Clone)]
 pub struct AreaWatch {
@@ -147,6 +255,26 @@ impl AreaWatch {
         };
         let holder = watch.verdict(area, words, now)?;
         Ok((watch, holder))
+    }
+
+    /// [`AreaWatch::start`], judged for session `session`.
+    pub fn start_for(
+        area: &Region,
+        now: Instant,
+        session: u32,
+    ) -> Result<(AreaWatch, Verdict), RegionError> {
+        let (watch, holder) = AreaWatch::start(area, now)?;
+        Ok((watch, Verdict::of(holder, session)))
+    }
+
+    /// [`AreaWatch::judge`], for session `session`.
+    pub fn judge_for(
+        &mut self,
+        area: &Region,
+        now: Instant,
+        session: u32,
+    ) -> Result<Verdict, RegionError> {
+        Ok(Verdict::of(self.judge(area, now)?, session))
     }
 
     /// Judges the area (its own window) as read at `now`.
@@ -210,30 +338,6 @@ impl Whose {
             Some(_) if d.interface == interface.name => Whose::OtherFile,
             _ => Whose::OtherInterface,
         }
-    }
-}
-
-/// The judgement of an area found by its descriptor, as every reader tells
-/// it: `holders` when the descriptor is its holder's ([`is_holders`]), `whose`
-/// when the reader has an interface file.
-pub fn verdict(holder: &Holder, holders: bool, whose: Option<Whose>) -> &'static str {
-    match (holder, whose) {
-        (Holder::Free, _) if !holders => "free",
-        (_, _) if !holders => "left over, written over",
-        (Holder::Free, _) => "free",
-        (Holder::Closed { .. }, _) => "left over, closed",
-        (Holder::Dead { .. }, _) => "left over, dead",
-        (Holder::Unproven { .. }, _) => "held, watching",
-        (
-            Holder::Live {
-                remote: Some(_), ..
-            },
-            _,
-        ) => "live, on another host",
-        (Holder::Live { .. }, Some(Whose::ThisCoupling)) => "live, this coupling",
-        (Holder::Live { .. }, Some(Whose::OtherFile)) => "live, this interface from another file",
-        (Holder::Live { .. }, Some(Whose::OtherInterface)) => "live, another interface",
-        (Holder::Live { .. }, None) => "live",
     }
 }
 

@@ -2,13 +2,14 @@
 //! taken, kept in place because outputs are read from it, and its health), and
 //! the session its frames are taken from (the handshake).
 
+use rfm_frames::slot::WaitPoll;
 use std::time::{Duration, Instant};
 
 use super::block::token;
 use super::handshake::{Admit, Fault, Handshake};
 use super::liveness::{self, MIN_SILENCE};
 use super::observer::Observer;
-use super::LinkConfig;
+use super::{Late, LeftBy, LinkConfig};
 use rfm_frames::area::Area;
 use rfm_frames::frame::framed::{Header, SyncMode};
 use rfm_frames::slot::ReadError;
@@ -128,7 +129,7 @@ impl Peer {
             geometry,
             config.settings.layout,
         )?;
-        observed.poll_entries(config.card.poll == Some(super::WaitPoll::Entry));
+        observed.set_poll(config.card.poll.unwrap_or(WaitPoll::Head));
         let handshake = Handshake::new(
             observed.words()?,
             now,
@@ -408,38 +409,32 @@ impl Peer {
         })
     }
 
-    /// Why a lockstep step waited out its timeout for this peer, as the
-    /// timeout's message says it; `interface` and `fingerprint` are this node's.
-    pub(crate) fn why_late(&self, now: Instant, interface: &Interface, fingerprint: u64) -> String {
+    /// Why a lockstep step waited out its timeout for this peer;
+    /// `interface` and `fingerprint` are this node's.
+    pub(crate) fn why_late(&self, now: Instant, interface: &Interface, fingerprint: u64) -> Late {
         let silent = self.handshake.life().silent_for(now);
         if self.step.bad_seen {
-            "its area holds corrupted frames (bad magic or CRC)".to_owned()
+            Late::Corrupt
         } else if let Some(epoch) = self.step.unproven {
             let holder = match self.handshake.life() {
-                liveness::Life::Closed { .. } => "which has closed the slot".to_owned(),
+                liveness::Life::Closed { .. } => LeftBy::Closed,
                 liveness::Life::Beating { owner, .. } if owner != token(epoch) => {
-                    format!("while session token {owner:#010x} holds the slot")
+                    LeftBy::Other(owner)
                 }
-                _ => "whose heartbeat has not moved since this node started".to_owned(),
+                _ => LeftBy::Still,
             };
-            format!(
-                "its area holds a frame of session {epoch:#018x}, {holder}: frames left by an \
-                 earlier run are never taken; is the peer's master running?"
-            )
+            Late::LeftOver { epoch, holder }
         } else if self.bound().is_none() {
-            format!(
-                "nothing from node `{}`: is it running, on the same device and regionOffset, \
-                 built from the same interface (`{}`, fingerprint {:#018x}), and has its \
-                 master left initialization?",
-                interface.nodes[self.node].name, interface.name, fingerprint
-            )
+            Late::Nothing {
+                node: interface.nodes[self.node].name.clone(),
+                interface: interface.name.clone(),
+                fingerprint,
+            }
         } else if silent >= MIN_SILENCE {
             // The step's timeout ran out just before the silence reached it.
-            format!("it stopped beating {silent:.3?} ago: its process died or is stalled")
+            Late::Silent { silent }
         } else {
-            "it has not published that frame though its heartbeat beats (its master is paused, \
-             stalled or much slower): raise idleTimeout to wait longer"
-                .to_owned()
+            Late::Paused
         }
     }
 }

@@ -201,7 +201,7 @@ impl World {
             beat: 1,
             closed: 0,
         };
-        block::write_mirrored(&own, words, 0xb1).unwrap();
+        block::write_mirrored(&own, words, 0xb1, &[]).unwrap();
         own.write(DESCRIPTOR_OFFSET, &bytes).unwrap();
         self.protected
             .push((area.clone(), own.clone(), token, "mirrored"));

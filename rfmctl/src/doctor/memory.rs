@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use rfm_core::link::ownership::{AreaWatch, Holder};
+use rfm_core::link::ownership::{self, AreaWatch, Holder};
 use rfm_frames::area::window;
 use rfm_interface::{self as interface, Found};
 use rfm_memory::Region;
@@ -30,14 +30,16 @@ enum Standing {
 /// Where `found`'s area stands, by one read of its words: the first verdict
 /// names the holder's session, which the descriptor's must be.
 fn standing(region: &Region, found: &Found) -> Standing {
+    let session = found.descriptor.session;
     let first = window(region, &found.area)
-        .and_then(|area| AreaWatch::start(&area, Instant::now()))
-        .map(|(_, holder)| holder);
+        .and_then(|area| AreaWatch::start_for(&area, Instant::now(), session))
+        .map(|(_, verdict)| verdict);
     match first {
-        Ok(holder) if holder.owner() != Some(found.descriptor.session) => Standing::Overwritten,
-        Ok(Holder::Closed { .. }) => Standing::Closed,
-        Ok(_) => Standing::Held,
-        Err(_) => Standing::Overwritten,
+        Ok(ownership::Verdict::Its(Holder::Closed { .. })) => Standing::Closed,
+        Ok(ownership::Verdict::Its(_)) => Standing::Held,
+        Ok(ownership::Verdict::Free | ownership::Verdict::Other(_)) | Err(_) => {
+            Standing::Overwritten
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use rfm_core::link::ownership::{self, AreaWatch, Holder};
+use rfm_core::link::ownership::{AreaWatch, Holder, Verdict};
 use rfm_interface::{self as interface, Found};
 use rfm_memory::Region;
 
@@ -28,9 +28,7 @@ impl Other {
     }
 
     pub(super) fn judged(&self) -> &'static str {
-        let holders =
-            ownership::describes_holder(&self.area, self.found.descriptor.session).unwrap_or(false);
-        ownership::verdict(&self.holder, holders, None)
+        Verdict::of(self.holder, self.found.descriptor.session).text(None)
     }
 
     pub(super) fn text(&self) -> String {

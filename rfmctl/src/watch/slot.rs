@@ -7,7 +7,7 @@ use rfm_core::health::PeerHealth;
 use rfm_core::link::block;
 use rfm_core::link::liveness::MIN_SILENCE;
 use rfm_core::link::observer::Observer;
-use rfm_core::link::ownership::{self, AreaWatch, Holder};
+use rfm_core::link::ownership::{AreaWatch, Holder, Verdict};
 use rfm_frames::frame::{self, seed::FlightData};
 use rfm_frames::slot::ReadError;
 use rfm_frames::value::Value;
@@ -54,8 +54,6 @@ pub(super) struct SlotView {
     unobserved: PeerHealth,
     /// The area's holder, watched as every reader of the protocol does.
     holder: Option<(AreaWatch, Holder)>,
-    /// Whether the descriptor shown is its holder's.
-    holders: bool,
     /// The bridge that writes the holder here from another host (its id).
     remote: Option<u32>,
     pub(super) reader: Reader,
@@ -99,7 +97,6 @@ impl SlotView {
             observer,
             unobserved: PeerHealth::new(),
             holder,
-            holders: true,
             remote: None,
             reader,
             latest: None,
@@ -133,12 +130,18 @@ impl SlotView {
         }
     }
 
-    /// The protocol's judgement of the area ([`ownership::verdict`]).
+    /// The protocol's judgement of the area ([`ownership::Verdict`]): for
+    /// the session whose descriptor is shown; an article program's packet
+    /// has none, and its area is judged as it is.
     fn judged(&self) -> &'static str {
-        match &self.holder {
-            Some((_, holder)) => ownership::verdict(holder, self.holders, None),
-            None => "undescribed",
+        let Some((_, holder)) = self.holder else {
+            return "undescribed";
+        };
+        match &self.reader {
+            Reader::Framed(found) => Verdict::of(holder, found.descriptor.session),
+            _ => Verdict::Its(holder),
         }
+        .text(None)
     }
 
     /// The holder's state, and "remote" when a bridge writes it from another
@@ -175,13 +178,6 @@ impl SlotView {
                 *judged = holder;
             }
         }
-        self.holders = match &self.reader {
-            Reader::Framed(found) => {
-                ownership::describes_holder(observer.area(), found.descriptor.session)
-                    .unwrap_or(false)
-            }
-            _ => true,
-        };
         // The liveness block is at the same place in both layouts.
         self.remote = block::remote_holder(observer.area()).ok().flatten();
         let read = if observer.is_seed() {

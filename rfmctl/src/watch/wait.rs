@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use rfm_core::link::ownership::{AreaWatch, Holder};
+use rfm_core::link::ownership::{AreaWatch, Holder, Verdict};
 use rfm_frames::area::{window, HEARTBEAT_PERIOD};
 use rfm_memory::Region;
 
@@ -32,8 +32,9 @@ pub(super) fn not_live(region: &Region, views: &[SlotView], wanted: &[u8]) -> Ve
             continue;
         };
         let name = format!("slot {slot} (`{}`)", found.descriptor.node);
+        let session = found.descriptor.session;
         let started = window(region, &found.area)
-            .and_then(|area| Ok((AreaWatch::start(&area, start)?.0, area)));
+            .and_then(|area| Ok((AreaWatch::start_for(&area, start, session)?.0, area)));
         match started {
             Ok((watch, area)) => watched.push((name, found.descriptor.session, watch, area)),
             Err(e) => why.push(format!("{name}: {e}")),
@@ -45,11 +46,17 @@ pub(super) fn not_live(region: &Region, views: &[SlotView], wanted: &[u8]) -> Ve
     std::thread::sleep(LOOK);
     let now = Instant::now();
     for (name, session, mut watch, area) in watched {
-        match watch.judge(&area, now) {
-            Ok(Holder::Live { owner, .. }) if owner == session => {}
-            Ok(Holder::Closed { .. }) => why.push(format!("{name} is closed (an earlier run's)")),
-            Ok(Holder::Dead { .. }) => why.push(format!("{name} is dead (an earlier run's)")),
-            Ok(Holder::Free) => why.push(format!("{name} is described but held by no session")),
+        match watch.judge_for(&area, now, session) {
+            Ok(Verdict::Its(Holder::Live { .. })) => {}
+            Ok(Verdict::Its(Holder::Closed { .. })) => {
+                why.push(format!("{name} is closed (an earlier run's)"))
+            }
+            Ok(Verdict::Its(Holder::Dead { .. })) => {
+                why.push(format!("{name} is dead (an earlier run's)"))
+            }
+            Ok(Verdict::Free | Verdict::Other(_)) => {
+                why.push(format!("{name} is described but held by no session"))
+            }
             Ok(_) => why.push(format!("{name} does not beat yet")),
             Err(e) => why.push(format!("{name}: {e}")),
         }

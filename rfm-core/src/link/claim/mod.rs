@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use super::block::{self, Words};
 use super::ownership::{self, AreaWatch, Whose};
-use observe::{Observation, Watched};
+use observe::{Observation, Other};
 use rfm_frames::area::window;
 use rfm_interface::{discover, Found, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
@@ -177,7 +177,7 @@ impl Claim {
             };
             if relevant {
                 let (watch, _) = AreaWatch::start(&window(&claimant.region, &found.area)?, now)?;
-                others.push(Watched {
+                others.push(Other {
                     found,
                     watch,
                     whose,

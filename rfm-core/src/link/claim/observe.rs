@@ -7,15 +7,14 @@ use std::time::{Duration, Instant};
 
 use super::super::block::Words;
 use super::super::liveness::DEAD_AFTER;
-use super::super::ownership::{AreaWatch, Holder, Whose};
+use super::super::ownership::{sweep, AreaWatch, Holder, Verdict, Watched, Whose};
 use super::{ClaimPoll, Claimant, Leftovers, Refusal};
-use rfm_frames::area::window;
 use rfm_interface::Found;
 use rfm_memory::{Region, RegionError};
 
 /// One described area over the coupling, watched during the claim.
 #[derive(Debug, Clone)]
-pub(super) struct Watched {
+pub(super) struct Other {
     pub(super) found: Found,
     pub(super) watch: AreaWatch,
     pub(super) whose: Whose,
@@ -27,7 +26,7 @@ pub(super) struct Watched {
 #[derive(Debug, Clone)]
 pub(super) struct Observation {
     /// The other areas described over the coupling's, not yet judged.
-    pub(super) others: Vec<Watched>,
+    pub(super) others: Vec<Other>,
     /// This node's own area's holder.
     pub(super) own: AreaWatch,
     pub(super) since: Instant,
@@ -96,43 +95,35 @@ impl Observation {
         leftovers: &mut Leftovers,
         now: Instant,
     ) -> Result<ControlFlow<ClaimPoll, bool>, RegionError> {
-        let others = &mut self.others;
-        let mut pending = false;
-        let mut i = 0;
-        while i < others.len() {
-            let area = window(&claimant.region, &others[i].found.area)?;
-            let session = others[i].found.descriptor.session;
-            match others[i].watch.judge(&area, now)? {
-                Holder::Live {
-                    owner,
-                    last,
-                    remote,
-                } if owner == session => {
-                    let w = others.swap_remove(i);
-                    match w.whose {
-                        Whose::OtherFile if w.over_mine => *leftovers = Leftovers::Spare,
-                        Whose::OtherFile | Whose::ThisCoupling => {}
-                        Whose::OtherInterface => {
-                            return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Foreign {
-                                found: Box::new(w.found),
-                                ago: now.saturating_duration_since(last),
-                                remote,
-                            })))
-                        }
-                    }
-                }
-                Holder::Unproven { owner, .. } if owner == session => {
-                    pending = true;
-                    i += 1;
-                }
+        sweep(&claimant.region, &mut self.others, now, |w, verdict| {
+            let Verdict::Its(Holder::Live { last, remote, .. }) = verdict else {
                 // Closed, dead, free, or another session's since (a claim of
                 // that area after this observation began, which the verify
                 // weighs).
-                _ => {
-                    others.swap_remove(i);
+                return Ok(ControlFlow::Continue(()));
+            };
+            match w.whose {
+                Whose::OtherFile if w.over_mine => *leftovers = Leftovers::Spare,
+                Whose::OtherFile | Whose::ThisCoupling => {}
+                Whose::OtherInterface => {
+                    return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Foreign {
+                        found: Box::new(w.found),
+                        ago: now.saturating_duration_since(last),
+                        remote,
+                    })))
                 }
             }
-        }
-        Ok(ControlFlow::Continue(pending))
+            Ok(ControlFlow::Continue(()))
+        })
+    }
+}
+
+impl Watched for Other {
+    fn found(&self) -> &Found {
+        &self.found
+    }
+
+    fn watch(&mut self) -> &mut AreaWatch {
+        &mut self.watch
     }
 }

@@ -76,12 +76,13 @@ impl Exchange {
         now: Instant,
     ) -> LinkError {
         let peer = &self.peers[i];
-        let mut why = peer.why_late(now, &self.expected.interface, self.expected.fingerprint);
+        let why = peer.why_late(now, &self.expected.interface, self.expected.fingerprint);
+        let mut also = String::new();
         if let Some(m) = self
             .master_step
             .filter(|m| m.index > 0 && peer.bound().is_some())
         {
-            why.push_str(&format!(
+            also.push_str(&format!(
                 "; this is step {} of {} of this node that one master step of {} s takes, and \
                  a master that steps its FMUs one after the other cannot let a peer publish \
                  during this node's step: give this node lag {} or more (it runs lag {}), step \
@@ -101,7 +102,8 @@ impl Exchange {
             peer_slot: peer.slot(),
             step: wait.step,
             waited,
-            why,
+            why: Box::new(why),
+            also,
         }
     }
 }

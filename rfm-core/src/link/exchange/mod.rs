@@ -3,6 +3,7 @@
 //! newest, and the frames a replay hands in. The node publishes and holds the
 //! slot; this is the other half of a step.
 
+use rfm_frames::slot::WaitPoll;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -267,7 +268,13 @@ impl Exchange {
         // node built from another file has where this map puts its head word
         // tells nothing, its entries name it (compat).
         let unbound = peer.bound().is_none();
-        let polled = peer.observer().poll_step(need, unbound);
+        let observer = peer.observer();
+        let poll = if unbound {
+            WaitPoll::Entry
+        } else {
+            observer.poll()
+        };
+        let polled = observer.poll_step(need, poll);
         if !matches!(polled, Ok(StepPoll::Ready(_))) {
             rfm_memory::counts::try_found_nothing(began);
         }

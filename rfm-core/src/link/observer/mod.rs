@@ -12,9 +12,11 @@
 mod ring_stats;
 mod two_rings;
 
+use rfm_frames::slot::WaitPoll;
 use std::time::Instant;
 
 use super::block::Words;
+use super::ownership;
 use crate::health::{FrameId, Observation, PeerHealth};
 use rfm_frames::area::Area;
 use rfm_frames::frame::framed::{self, FrameBuf, Header};
@@ -46,9 +48,10 @@ pub struct Observer {
     /// `latest.is_some()`, in a byte of its own for the per-step getters: the
     /// header is stored as vectors, and a byte loaded from it waited for them.
     has_taken: bool,
-    /// Every lockstep try loads the entry, not the head word (host memory, or
-    /// the card's path before its costs were counted).
-    poll_entry: bool,
+    /// What a lockstep try of a bound peer loads: the entry in host memory
+    /// (or on the card's path before its costs were counted), else the head
+    /// word.
+    poll: WaitPoll,
     /// A redundant device: which ring the frames came from.
     rings: RingStats,
     /// A redundant device: the token of the session whose frames are looked
@@ -87,16 +90,20 @@ impl Observer {
             taken: 0,
             latest: None,
             has_taken: false,
-            poll_entry: false,
+            poll: WaitPoll::Head,
             rings: RingStats::default(),
             want: None,
         })
     }
 
-    /// Lockstep tries poll the entry's sequence and step, not the head word
-    /// ([`FramedReader::poll_step_by`]).
-    pub(crate) fn poll_entries(&mut self, yes: bool) {
-        self.poll_entry = yes;
+    /// What lockstep tries of a bound peer load ([`FramedReader::poll_step_by`]).
+    pub(crate) fn set_poll(&mut self, poll: WaitPoll) {
+        self.poll = poll;
+    }
+
+    /// What lockstep tries of a bound peer load.
+    pub(crate) fn poll(&self) -> WaitPoll {
+        self.poll
     }
 
     /// On a redundant device, frames are looked for of the session of token
@@ -169,22 +176,18 @@ impl Observer {
     /// whole, else from B ([`super::rings`]); when neither does, loads read
     /// the ring the last frame came from (its liveness words are current).
     #[inline]
-    pub(crate) fn poll_step(&mut self, need: u64, by_entry: bool) -> Result<StepPoll, ReadError> {
+    pub(crate) fn poll_step(&mut self, need: u64, poll: WaitPoll) -> Result<StepPoll, ReadError> {
         if !self.area.is_redundant() {
-            return self.poll_step_here(need, by_entry);
+            return self.poll_step_here(need, poll);
         }
-        self.poll_step_of_rings(need, by_entry)
+        self.poll_step_of_rings(need, poll)
     }
 
-    fn poll_step_here(&mut self, need: u64, by_entry: bool) -> Result<StepPoll, ReadError> {
+    fn poll_step_here(&mut self, need: u64, poll: WaitPoll) -> Result<StepPoll, ReadError> {
         let Reader::Framed(reader) = &self.reader else {
             unreachable!("validate() refuses lockstep with the seed layout")
         };
-        reader.poll_step_by(
-            need,
-            &mut self.frames[1 - self.taken],
-            by_entry || self.poll_entry,
-        )
+        reader.poll_step_by(need, &mut self.frames[1 - self.taken], poll)
     }
 
     /// Framed layout: the newest frame of the ring, read into the scratch
@@ -265,7 +268,7 @@ impl Observer {
         let depth = self.geometry.depth as u64;
         let from = (last.step + 1).max(until.saturating_sub(depth - 1));
         for k in from..until {
-            match self.poll_step(k, false) {
+            match self.poll_step(k, self.poll) {
                 Ok(StepPoll::Ready(h)) if h.epoch == last.epoch => {
                     self.accept(h, Some(h.epoch), now);
                 }
@@ -378,7 +381,7 @@ pub fn described(region: &Region, slots: &[u8]) -> Result<Vec<Found>, RegionErro
         rfm_frames::area::window(region, &f.area)
             .ok()
             .and_then(|a| Words::read(&a).ok())
-            .is_some_and(|w| w.is_held() && w.owner == f.descriptor.session)
+            .is_some_and(|w| w.is_held() && ownership::owned_by(&w, f.descriptor.session))
     };
     let mut chosen: Vec<Found> = Vec::new();
     for f in found {

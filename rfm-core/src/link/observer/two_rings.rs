@@ -3,6 +3,7 @@
 //! line, so that one memory's path stays the few instructions it was.
 
 use rfm_frames::frame::framed::Header;
+use rfm_frames::slot::WaitPoll;
 use rfm_frames::slot::{ReadError, StepPoll};
 use rfm_memory::Network;
 
@@ -15,26 +16,26 @@ impl Observer {
     pub(super) fn poll_step_of_rings(
         &mut self,
         need: u64,
-        by_entry: bool,
+        poll: WaitPoll,
     ) -> Result<StepPoll, ReadError> {
         self.area.read_from(Network::A);
-        let a = self.poll_step_here(need, by_entry);
+        let a = self.poll_step_here(need, poll);
         if self.wanted(&a) {
             return a;
         }
         self.area.read_from(Network::B);
-        let b = self.poll_step_here(need, by_entry);
+        let b = self.poll_step_here(need, poll);
         if self.wanted(&b) {
             // A writer stores to A before B: a frame B holds whole that A
             // did not a moment ago may have reached A since. Taking it from A
             // then keeps a healthy ring A from counting as failed.
             self.area.read_from(Network::A);
-            let again = self.poll_step_here(need, by_entry);
+            let again = self.poll_step_here(need, poll);
             if self.wanted(&again) {
                 return again;
             }
             self.area.read_from(Network::B);
-            return self.poll_step_here(need, by_entry);
+            return self.poll_step_here(need, poll);
         }
         // Neither ring holds the frame of the session looked for. Both
         // holding one other session's (a restart both rings carry) is that

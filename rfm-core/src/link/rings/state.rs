@@ -8,7 +8,7 @@
 //! The card is asked only when a step has already failed: each look is a
 //! driver call (the ring check sends a packet round the ring).
 
-use crate::link::LinkError;
+use crate::link::{Late, LinkError};
 use rfm_memory::{Device, DeviceError};
 
 /// What a card says of its ring.
@@ -141,7 +141,9 @@ pub(crate) fn explain(card: &Device, e: LinkError) -> LinkError {
 fn peer_off_ring(mut e: LinkError, also: &str) -> LinkError {
     match &mut e {
         LinkError::PeerDead { also: more, .. } => more.push_str(also),
-        LinkError::Timeout { why, .. } if why.contains("stopped beating") => why.push_str(also),
+        LinkError::Timeout {
+            why, also: more, ..
+        } if matches!(**why, Late::Silent { .. }) => more.push_str(also),
         _ => {}
     }
     e
