@@ -1,6 +1,6 @@
 //! The card's costs (issue 27): what a lockstep step does to a PCIE-5565,
 //! counted exactly on emulated RFM2g boards, and its modeled time on the card
-//! ([`rfm_card`]). A node is a process running the link the FMU steps
+//! ([`rfm_card_model`]). A node is a process running the link the FMU steps
 //! (`rfm_core::link::Link`, built here with the `counts` feature; the FMU
 //! ships without it), on its own board of one emulated ring.
 
@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use rfm_card::{StepCost, READ_ROUND_TRIPS_NS};
-use rfm_core::link::{CardReads, Link, LinkConfig, BLOCK_READ_FROM};
+use rfm_card_model::{StepCost, READ_ROUND_TRIPS_NS};
+use rfm_core::link::{CardReads, Link, LinkConfig, DMA_READ_FROM};
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_frames::slot::WaitPoll;
 use rfm_frames::wait::WaitStrategy;
@@ -55,7 +55,7 @@ impl ReadPath {
     fn card(self) -> CardReads {
         match self {
             ReadPath::Today => CardReads {
-                block_from: None,
+                dma_from: None,
                 poll: Some(WaitPoll::Entry),
             },
             ReadPath::New | ReadPath::NewWithoutDma => CardReads::default(),
@@ -229,12 +229,11 @@ pub fn report(path: ReadPath, steps: u64, c: &Counts, peer_frames: &[usize]) -> 
         modeled.insert(key.into(), json!(cost.total().round()));
         dominant.insert(key.into(), json!(cost.dominant()));
     }
-    let block_read =
-        |frame: usize| path == ReadPath::New && frame - WORD >= BLOCK_READ_FROM as usize;
+    let dma_read = |frame: usize| path == ReadPath::New && frame - WORD >= DMA_READ_FROM as usize;
     let frame_words: u64 = peer_frames
         .iter()
         .map(|&f| {
-            if block_read(f) {
+            if dma_read(f) {
                 0
             } else {
                 (f / WORD - 1) as u64

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use fmu_model::{Model as FmuModel, RESOURCE_INTERFACE, RESOURCE_NODE};
-use rfm_card::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
+use rfm_card_model::budget::{RingBudget, Verdict, RING_BYTES_PER_SECOND};
 use rfm_interface::{layout::MapTable, Interface, MemoryMap};
 use rfm_memory::{DeviceSetting, DeviceSpec};
 

@@ -89,10 +89,10 @@ pub fn link_config(model: &Model, params: &ParamValues) -> FmiResult<LinkConfig>
     })
 }
 
-/// `rfm2gReadThreshold`: from how many bytes a peer's frame is one block read.
+/// `rfm2gReadThreshold`: from how many bytes a peer's frame is one DMA read.
 fn card_reads(params: &ParamValues) -> FmiResult<CardReads> {
     let threshold = params.rfm2g_read_threshold;
-    let block_from = u32::try_from(threshold).map_err(|_| {
+    let dma_from = u32::try_from(threshold).map_err(|_| {
         bad(
             "rfm2gReadThreshold",
             &threshold,
@@ -100,7 +100,7 @@ fn card_reads(params: &ParamValues) -> FmiResult<CardReads> {
         )
     })?;
     Ok(CardReads {
-        block_from: (block_from > 0).then_some(block_from),
+        dma_from: (dma_from > 0).then_some(dma_from),
         ..CardReads::default()
     })
 }

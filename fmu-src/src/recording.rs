@@ -10,8 +10,8 @@ use rfm_core::link::{Link, StepReport};
 use rfm_frames::frame::framed::{crc_of, FrameBuf};
 use rfm_frames::frame::Layout;
 use rfm_record::{
-    expand_file_name, queue_capacity, wall_ns, Header, Kind, LossNews, Recorder, RecorderError,
-    MAX_STRUCTS, START_PLACEHOLDER,
+    expand_file_name, queue_capacity, Header, Kind, LossNews, Recorder, RecorderError, MAX_STRUCTS,
+    START_PLACEHOLDER,
 };
 
 use crate::error::{error, FmiError};
@@ -52,7 +52,7 @@ impl Recording {
                  packets are the article's, without steps)"
             )));
         }
-        let started_ns = wall_ns();
+        let started_ns = rfm_frames::wall::now_ns();
         let file = expand_file_name(template, started_ns);
         let parameters: String = fmu_params(model.kind)
             .map(|p| format!("{}={}\n", p.name, params.get(p.param)))

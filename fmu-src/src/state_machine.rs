@@ -1,6 +1,6 @@
 //! The FMI 2.0 co-simulation state machine: which state each function may be
 //! called in, as one table (the Reference FMUs' `MASK_fmi2*` constants). It is
-//! checked once, in lib.rs's `call`, before any function's body runs, so no body
+//! checked once, in component.rs's `call`, before any function's body runs, so no body
 //! repeats it.
 
 /// Where an instance is in its life.

@@ -19,7 +19,10 @@ use rfm_record::{Kind, Reader};
 const CHILD: &str = "RFM_FULL_DISK_CHILD";
 const TEST: &str = "a_recording_onto_a_full_disk_counts_and_tells_the_loss_as_it_happens";
 
+// Needs a private mount namespace (root, as CI runs it; scripts/test.sh runs
+// it with --run-ignored): a plain run reports it as skipped, never as passed.
 #[test]
+#[ignore = "needs a private mount namespace (unshare -m): run as root, as scripts/test.sh does"]
 fn a_recording_onto_a_full_disk_counts_and_tells_the_loss_as_it_happens() {
     if let Some(dir) = std::env::var_os(CHILD) {
         return on_a_small_disk(std::path::Path::new(&dir));
@@ -28,7 +31,7 @@ fn a_recording_onto_a_full_disk_counts_and_tells_the_loss_as_it_happens() {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new("unshare")
         .args(["-m", "--propagation", "private", "sh", "-c"])
-        .arg("mount -t tmpfs -o size=1m tmpfs \"$2\" && exec \"$0\" --exact \"$1\" --nocapture")
+        .arg("mount -t tmpfs -o size=1m tmpfs \"$2\" && exec \"$0\" --exact \"$1\" --include-ignored --nocapture")
         .arg(&exe)
         .arg(TEST)
         .arg(dir.path())
@@ -37,13 +40,11 @@ fn a_recording_onto_a_full_disk_counts_and_tells_the_loss_as_it_happens() {
         .expect("unshare runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success()
-        && (stderr.contains("Operation not permitted") || stderr.contains("Permission denied"))
-        && !stdout.contains("running 1 test")
-    {
-        println!("skipped: a private mount namespace was refused here: {stderr}");
-        return;
-    }
+    assert!(
+        !(stderr.contains("Operation not permitted") || stderr.contains("Permission denied"))
+            || stdout.contains("running 1 test"),
+        "a private mount namespace was refused here (run as root, as CI does): {stderr}"
+    );
     assert!(
         out.status.success() && stdout.contains("1 passed"),
         "the run on a 1 MiB disk failed ({}):\n{stdout}\n{stderr}",

@@ -8,7 +8,7 @@
 //! - [`link`]: one node coupled to its peers (ownership, heartbeat, exchange,
 //!   redundant rings), with [`health`], [`realtime`].
 //!
-//! What a step costs on a card is `rfm-card`'s, beside the link, not in it.
+//! What a step costs on a card is `rfm-card-model`'s, beside the link, not in it.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod health;

@@ -187,7 +187,7 @@ fn a_thousand_real_step_reads_its_frame_in_one_dma_transfer() {
 #[test]
 fn below_the_threshold_frames_are_read_word_by_word_even_with_dma() {
     let card = CardReads {
-        block_from: Some(129),
+        dma_from: Some(129),
         ..CardReads::default()
     };
     let (c, frame) = counted(None, card, Some(0));
@@ -197,7 +197,7 @@ fn below_the_threshold_frames_are_read_word_by_word_even_with_dma() {
 /// The driver makes DMA of reads longer than its threshold (the vendor's
 /// words): a frame body of exactly the threshold is read word by word.
 #[test]
-fn only_reads_longer_than_the_drivers_threshold_are_block_reads() {
+fn only_reads_longer_than_the_drivers_threshold_are_dma_reads() {
     let body = 128 - WORD as u32;
     let (c, frame) = counted(None, CardReads::default(), Some(body));
     word_by_word(&c, frame);
@@ -209,7 +209,7 @@ fn only_reads_longer_than_the_drivers_threshold_are_block_reads() {
 #[test]
 fn the_old_poll_loads_three_words_a_try() {
     let card = CardReads {
-        block_from: None,
+        dma_from: None,
         poll: Some(WaitPoll::Entry),
     };
     let (c, frame) = counted(None, card, Some(0));

@@ -1,6 +1,7 @@
 //! A node's area of reflective memory, the floor above the memory
-//! (`rfm-memory`) and below interface files, the link and recordings
-//! (`rfm-core`), each module naming only those above it in this list:
+//! (`rfm-memory`) and below interface files (`rfm-interface`), recordings
+//! (`rfm-record`) and the link (`rfm-core`), each module naming only those
+//! above it in this list:
 //!
 //! - [`payload`]: a node's signals as bytes, laid out as a C struct;
 //! - [`area`]: an area's parts (head block, liveness, descriptor, ring) and
@@ -13,7 +14,8 @@
 //! - [`mirror`]: the raw entry copies a bridge makes;
 //! - [`names`]: settings spelt as words, one table each;
 //! - [`value`]: one value of FMI's types;
-//! - [`packed`]: the lab's own packed C structs, their layouts and values.
+//! - [`packed`]: the lab's own packed C structs, their layouts and values;
+//! - [`wall`]: the wall clock frames and recordings are stamped with.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod area;
@@ -25,3 +27,4 @@ pub mod payload;
 pub mod slot;
 pub mod value;
 pub mod wait;
+pub mod wall;

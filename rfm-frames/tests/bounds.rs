@@ -153,7 +153,7 @@ fn loopback_windows_cannot_be_left() {
             memory_size: SIZE,
             rfm2g_library: None,
             existing_only: false,
-            block_reads_from: None,
+            dma_reads_from: None,
         },
     )
     .unwrap();
@@ -171,7 +171,7 @@ fn shm_windows_cannot_be_left() {
             memory_size: SIZE,
             rfm2g_library: None,
             existing_only: false,
-            block_reads_from: None,
+            dma_reads_from: None,
         },
     )
     .unwrap();
@@ -189,7 +189,7 @@ fn rfm2g_windows_cannot_be_left() {
             memory_size: SIZE,
             rfm2g_library: Some(common::sim_library()),
             existing_only: false,
-            block_reads_from: None,
+            dma_reads_from: None,
         },
     )
     .unwrap();

@@ -19,7 +19,7 @@ pub struct Counts {
     /// Stores through a mapping (posted on a card).
     pub pio_writes: u64,
     pub pio_write_bytes: u64,
-    /// Calls into the vendor library made while stepping: block reads, and
+    /// Calls into the vendor library made while stepping: DMA reads, and
     /// the network interrupts of `waitStrategy = event`.
     pub vendor_calls: u64,
     /// Bytes moved by the vendor library's `RFM2gRead`.

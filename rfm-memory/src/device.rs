@@ -32,7 +32,7 @@ pub struct OpenOptions {
     pub existing_only: bool,
     /// RFM2g: read frames of at least this many bytes with one `RFM2gRead`,
     /// when the driver turns a read that long into DMA; `None`: word by word.
-    pub block_reads_from: Option<u32>,
+    pub dma_reads_from: Option<u32>,
 }
 
 impl Default for OpenOptions {
@@ -41,7 +41,7 @@ impl Default for OpenOptions {
             memory_size: DEFAULT_MEMORY_SIZE,
             rfm2g_library: None,
             existing_only: false,
-            block_reads_from: None,
+            dma_reads_from: None,
         }
     }
 }
@@ -102,7 +102,7 @@ impl Device {
             DeviceSpec::Rfm2g { path } => Memory::Rfm2g(rfm2g::open(
                 path,
                 options.rfm2g_library.as_deref(),
-                options.block_reads_from,
+                options.dma_reads_from,
             )?),
             DeviceSpec::Shm { name } => {
                 let size = if options.existing_only {

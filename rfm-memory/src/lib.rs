@@ -9,12 +9,13 @@
 //!   only provides storage and its own error.
 //! - [`Region`] is a bounds-checked window of it, and the only code in the
 //!   workspace that dereferences mapped memory: every access an aligned 32-bit
-//!   atomic load or store, a block read handed to the vendor's `RFM2gRead`.
+//!   atomic load or store, a DMA read handed to the vendor's `RFM2gRead`.
 //! - [`seqlock`] writes and reads a byte range whole across processes, bounded.
 //! - [`counts`] counts exactly what a thread does to the memory (compiled in
 //!   with the `counts` feature only).
 //!
-//! `rfm-core` builds the area, frames, interfaces and the link on top of it.
+//! Above it: a node's area and its frames (`rfm-frames`), interface files
+//! (`rfm-interface`), recordings (`rfm-record`) and the link (`rfm-core`).
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod backend;

@@ -87,7 +87,7 @@ pub fn read_once(
     // sequence, then the rest: from byte 8 on, the copy's 8-byte stores line up
     // with an 8-aligned `buf`, so 8-byte loads of it (the CRC) are forwarded
     // instead of stalling.
-    if !region.read_block(offset + WORD, &mut buf[WORD..])? {
+    if !region.read_dma(offset + WORD, &mut buf[WORD..])? {
         region.read(offset + WORD, &mut buf[WORD..2 * WORD])?;
         region.read(offset + 2 * WORD, &mut buf[2 * WORD..])?;
     }

@@ -150,7 +150,7 @@ fn unusable_sizes_are_refused() {
             memory_size: size,
             rfm2g_library: None,
             existing_only: false,
-            block_reads_from: None,
+            dma_reads_from: None,
         };
         let err = Device::open("loopback:sizes", &options).unwrap_err();
         assert!(matches!(err, DeviceError::BadSize { .. }), "{err:?}");
@@ -172,7 +172,7 @@ fn a_memory_of_another_size_is_an_error_not_a_remap() {
                 memory_size: 2 << 20,
                 rfm2g_library: None,
                 existing_only: false,
-                block_reads_from: None,
+                dma_reads_from: None,
             },
         )
         .unwrap_err();

@@ -32,7 +32,7 @@ fn options(size: usize) -> OpenOptions {
         memory_size: size,
         rfm2g_library: None,
         existing_only: false,
-        block_reads_from: None,
+        dma_reads_from: None,
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use rtrb::Consumer;
 
-use super::{wall_ns, Kind, RECORD_HEAD};
+use super::{Kind, RECORD_HEAD};
 
 /// Where a recording's bytes go: a file, or what a test holds up.
 pub trait Sink: Write + Send + 'static {
@@ -205,7 +205,7 @@ fn with_crcs(taken: &[u8], out: &mut Vec<u8>) -> Vec<(u8, u64)> {
 fn missed_record(slot: u8, count: u64, out: &mut Vec<u8>) {
     let mut body = Vec::with_capacity(RECORD_HEAD + 8);
     body.extend_from_slice(&[Kind::Missed.code(), slot, 0, 0]);
-    body.extend_from_slice(&wall_ns().to_le_bytes());
+    body.extend_from_slice(&rfm_frames::wall::now_ns().to_le_bytes());
     body.extend_from_slice(&count.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&body);

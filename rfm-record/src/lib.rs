@@ -139,7 +139,7 @@ impl Header {
         Header {
             fingerprint,
             node: slot,
-            started_ns: wall_ns(),
+            started_ns: rfm_frames::wall::now_ns(),
             interface: interface.name.clone(),
             parameters,
             descriptors: (0..interface.nodes.len())
@@ -242,13 +242,6 @@ impl Record {
             _ => None,
         }
     }
-}
-
-/// Wall clock now, ns since 1970.
-pub fn wall_ns() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 // Not under Miri: the module has no unsafe code, its writer reads the wall clock

@@ -239,6 +239,11 @@ pub fn events(command: &EventsCommand, library: Option<&Path>) -> Result<(), Fai
                     what: "waiting for a network interrupt",
                 }),
             })?;
+            // Enabled: what a script (or a test) starting the senders waits for.
+            eprintln!(
+                "rfmctl: waiting for {} {} on `{}`",
+                args.count, args.kind, args.device
+            );
             for _ in 0..args.count {
                 match events.wait(args.timeout_ms).map_err(Failure::device)? {
                     Some((from, data)) => {

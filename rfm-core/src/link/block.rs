@@ -4,7 +4,7 @@
 //! and only this module reads or writes them (and the descriptor an announce
 //! writes with them): [`super::ownership`] states the protocol and gives the
 //! one verdict on an area, [`super::liveness`] beats the heartbeat, both
-//! through what is here. A block read whole, word by word in several places,
+//! through what is here. A liveness block read whole, word by word in several places,
 //! is how a protocol's verdict drifts; one reader keeps the order of its
 //! loads and stores (owner before beat, descriptor before owner) in one file.
 //!

@@ -57,7 +57,7 @@ impl Clock {
             base: Instant::now(),
             // Miri's isolation has no wall clock; nothing it runs records.
             #[cfg(not(miri))]
-            wall_at_base: rfm_record::wall_ns(),
+            wall_at_base: rfm_frames::wall::now_ns(),
             #[cfg(miri)]
             wall_at_base: 0,
             at: 0,
@@ -111,26 +111,6 @@ pub(crate) fn new_epoch() -> u64 {
     );
     h.write_u32(std::process::id());
     h.finish() | 1
-}
-
-/// The wall clock for the frame's `wall_clock_ns` (diagnostics: `rfmctl watch`
-/// shows it; no decision reads it). On Linux the coarse clock is read without a
-/// syscall or a TSC read: this runs every step.
-pub(crate) fn wall_clock_ns() -> u64 {
-    #[cfg(target_os = "linux")]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid out pointer; CLOCK_REALTIME_COARSE always exists on Linux.
-        if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0 {
-            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
-        }
-    }
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ impl std::fmt::Display for LinkConfig {
             )?,
         }
         write!(f, ", {}", self.settings)?;
-        match self.card.block_from {
+        match self.card.dma_from {
             Some(bytes) => write!(f, ", rfm2gReadThreshold = {bytes}")?,
             None => f.write_str(", rfm2gReadThreshold = 0 (word by word)")?,
         }
@@ -73,21 +73,21 @@ pub struct CardReads {
     /// Frames of at least this many bytes are read with one `RFM2gRead`, which
     /// the driver turns into DMA (only used when the driver's DMA threshold
     /// lets it); `None`: always word by word. The FMU's `rfm2gReadThreshold`.
-    pub block_from: Option<u32>,
+    pub dma_from: Option<u32>,
     /// What a try of a lockstep wait loads; `None`: by the memory, [`WaitPoll::Head`]
     /// on an RFM2g board, [`WaitPoll::Entry`] in host memory.
     pub poll: Option<WaitPoll>,
 }
 
-/// The default [`CardReads::block_from`]: one 64-byte ring packet. From about
+/// The default [`CardReads::dma_from`]: one 64-byte ring packet. From about
 /// 60 bytes on, one DMA transfer (14.5 µs fixed) costs less than word loads at
-/// 1 µs each (`rfm_card`); at 3 µs a read it pays from about 20 bytes.
-pub const BLOCK_READ_FROM: u32 = 64;
+/// 1 µs each (`rfm_card_model`); at 3 µs a read it pays from about 20 bytes.
+pub const DMA_READ_FROM: u32 = 64;
 
 impl Default for CardReads {
     fn default() -> CardReads {
         CardReads {
-            block_from: Some(BLOCK_READ_FROM),
+            dma_from: Some(DMA_READ_FROM),
             poll: None,
         }
     }
@@ -110,11 +110,14 @@ mod tests {
     /// less than word loads at the cheapest round trip modeled.
     #[test]
     fn the_default_block_read_is_where_dma_starts_to_pay() {
-        let at_1us = rfm_card::READ_ROUND_TRIPS_NS[0].1;
-        let from = u64::from(BLOCK_READ_FROM);
-        assert!(rfm_card::dma_pays(from, at_1us), "DMA pays at the default");
+        let at_1us = rfm_card_model::READ_ROUND_TRIPS_NS[0].1;
+        let from = u64::from(DMA_READ_FROM);
         assert!(
-            !rfm_card::dma_pays(from - 8, at_1us),
+            rfm_card_model::dma_pays(from, at_1us),
+            "DMA pays at the default"
+        );
+        assert!(
+            !rfm_card_model::dma_pays(from - 8, at_1us),
             "DMA pays already two words below the default: lower it"
         );
     }

@@ -38,7 +38,7 @@ pub(super) fn open(
         // is refused below, on every device alike.
         memory_size: usize::try_from(interface.memory_size)
             .expect("memory_size was checked against the map"),
-        block_reads_from: config.card.block_from,
+        dma_reads_from: config.card.dma_from,
         ..OpenOptions::default()
     };
     let (player, device, twin) = match &config.settings.device {

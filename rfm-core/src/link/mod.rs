@@ -44,8 +44,7 @@ mod rings;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 pub use claim::{BRIDGE_SETTLE, CLAIM_SETTLE};
-pub(crate) use clock::wall_clock_ns;
-pub use config::{CardReads, LinkConfig, BLOCK_READ_FROM};
+pub use config::{CardReads, LinkConfig, DMA_READ_FROM};
 pub use coupling::Link;
 pub use error::{Foreign, Host, Late, LeftBy, LinkError};
 pub use exchange::{Exchange, MasterStep, LATE_WARNING};

@@ -405,7 +405,7 @@ impl Node {
                     fingerprint: expected.fingerprint,
                     step: index,
                     sim_time,
-                    wall_clock_ns: super::wall_clock_ns(),
+                    wall_clock_ns: rfm_frames::wall::coarse_ns(),
                 },
             )?,
             Writer::Seed { writer, .. } => {

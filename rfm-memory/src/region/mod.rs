@@ -74,24 +74,24 @@ pub enum RegionError {
     /// A single access of a width other than 1, 2, 4 or 8 bytes.
     #[error("a single access is 1, 2, 4 or 8 bytes wide, not {width}")]
     BadWidth { width: usize },
-    /// A block read through the vendor library failed.
+    /// A DMA read through the vendor library failed.
     #[error(transparent)]
     Call(Rfm2gError),
 }
 
-/// What reads a block of a window in one call instead of word by word: the
+/// What reads a range of a window in one call instead of word by word: the
 /// vendor library's `RFM2gRead`, which the driver runs as one DMA transfer.
 /// On a card that is one fixed cost instead of a PCIe round trip per word.
-pub(crate) trait BlockRead: Send + Sync {
+pub(crate) trait DmaRead: Send + Sync {
     /// Reads `buf.len()` bytes at `offset` of the whole memory.
-    fn read_block(&self, offset: u64, buf: &mut [u8]) -> Result<(), Rfm2gError>;
+    fn read_dma(&self, offset: u64, buf: &mut [u8]) -> Result<(), Rfm2gError>;
 }
 
-/// A window's block reads: where its first byte lies in the whole memory, and
-/// from how many bytes on a read goes through [`BlockRead`].
+/// A window's DMA reads: where its first byte lies in the whole memory, and
+/// from how many bytes on a read goes through [`DmaRead`].
 #[derive(Clone)]
-struct Blocks {
-    reader: Arc<dyn BlockRead>,
+struct Dma {
+    reader: Arc<dyn DmaRead>,
     base: u64,
     from: usize,
 }
@@ -106,8 +106,8 @@ pub struct Region {
     len: usize,
     /// Unmaps on drop (munmap, `RFM2gUnMapUserMemory`, or frees the loopback buffer).
     _owner: Arc<dyn Any + Send + Sync>,
-    /// Blocks of at least `from` bytes read in one vendor call ([`Region::read_block`]).
-    blocks: Option<Blocks>,
+    /// Dma of at least `from` bytes read in one vendor call ([`Region::read_dma`]).
+    dma: Option<Dma>,
     /// The same window of a second memory on a redundant ring ([`Region::redundant`]).
     twin: Option<Twin>,
 }
@@ -145,20 +145,20 @@ impl Region {
             base: base.cast(),
             len: len - len % WORD,
             _owner: owner,
-            blocks: None,
+            dma: None,
             twin: None,
         }
     }
 
-    /// Reads blocks of at least `from` bytes through `reader`, this window's
+    /// Reads ranges of at least `from` bytes through `reader`, this window's
     /// first byte being byte `base` of the memory `reader` reads.
-    pub(crate) fn with_block_reads(
+    pub(crate) fn with_dma_reads(
         mut self,
-        reader: Arc<dyn BlockRead>,
+        reader: Arc<dyn DmaRead>,
         base: u64,
         from: usize,
     ) -> Region {
-        self.blocks = Some(Blocks { reader, base, from });
+        self.dma = Some(Dma { reader, base, from });
         self
     }
 
@@ -184,7 +184,7 @@ impl Region {
             base: unsafe { self.base.add(offset / WORD) },
             len,
             _owner: Arc::clone(&self._owner),
-            blocks: self.blocks.as_ref().map(|b| Blocks {
+            dma: self.dma.as_ref().map(|b| Dma {
                 reader: Arc::clone(&b.reader),
                 base: b.base + offset as u64,
                 from: b.from,
@@ -257,20 +257,19 @@ impl Region {
     }
 
     /// Reads `buf.len()` bytes at `offset` in one vendor call when this window
-    /// reads blocks that long that way; `Ok(false)`, having read nothing, when
+    /// reads ranges that long that way (DMA); `Ok(false)`, having read nothing, when
     /// it does not (the caller then reads word by word).
     #[inline]
-    pub(crate) fn read_block(&self, offset: usize, buf: &mut [u8]) -> Result<bool, RegionError> {
-        let Some(blocks) = self.blocks.as_ref().filter(|b| buf.len() >= b.from) else {
+    pub(crate) fn read_dma(&self, offset: usize, buf: &mut [u8]) -> Result<bool, RegionError> {
+        let Some(dma) = self.dma.as_ref().filter(|b| buf.len() >= b.from) else {
             return Ok(false);
         };
         if self.reading() == Network::B {
             return Ok(false);
         }
         self.check(offset, buf.len())?;
-        blocks
-            .reader
-            .read_block(blocks.base + offset as u64, buf)
+        dma.reader
+            .read_dma(dma.base + offset as u64, buf)
             .map_err(RegionError::Call)?;
         counts::vendor_call(buf.len(), true);
         Ok(true)

@@ -95,7 +95,7 @@ pub fn rfm2g_sim() -> Fixture {
 #[cfg(all(not(miri), target_os = "linux"))]
 pub fn rfm2g_sim_dma() -> Fixture {
     let mut fixture = rfm2g_sim();
-    fixture.options.block_reads_from = Some(4);
+    fixture.options.dma_reads_from = Some(4);
     fixture.open().set_dma_threshold(0).unwrap();
     fixture
 }

@@ -13,7 +13,7 @@ use clap::Args;
 use rfm_frames::slot::{FramedReader, Ring, StepPoll};
 use rfm_interface::{declared, descriptor, Found};
 use rfm_memory::{Device, Region};
-use rfm_record::{queue_capacity, wall_ns, Header, Kind, RecordedStruct, Recorder, MAX_STRUCTS};
+use rfm_record::{queue_capacity, Header, Kind, RecordedStruct, Recorder, MAX_STRUCTS};
 
 use crate::failure::Failure;
 use crate::foreign::{self, Structs};
@@ -70,7 +70,7 @@ impl Foreign {
             if *last != Some(which) {
                 *last = Some(which);
                 // `last` has at most MAX_STRUCTS entries: `i` fits the slot byte.
-                recorder.record(Kind::Struct, i as u8, wall_ns(), bytes);
+                recorder.record(Kind::Struct, i as u8, rfm_frames::wall::now_ns(), bytes);
                 self.recorded[i] += 1;
                 any = true;
             }
@@ -223,7 +223,7 @@ fn header(args: &RecordArgs, found: &[Found]) -> Header {
     Header {
         fingerprint: first.descriptor.fingerprint,
         node: None,
-        started_ns: wall_ns(),
+        started_ns: rfm_frames::wall::now_ns(),
         interface: first.descriptor.interface.clone(),
         parameters: format!(
             "device={}\nregionOffset={}\nrecorder=rfmctl record\n",
@@ -286,7 +286,7 @@ fn sweep(s: &mut Source, recorder: &mut Recorder) -> bool {
     loop {
         match s.reader.poll_step(k, &mut s.buf) {
             Ok(StepPoll::Ready(_)) => {
-                let now = wall_ns();
+                let now = rfm_frames::wall::now_ns();
                 recorder.record(Kind::Taken, s.slot, now, s.buf.bytes());
                 s.frames += 1;
                 k += 1;
@@ -297,7 +297,7 @@ fn sweep(s: &mut Source, recorder: &mut Recorder) -> bool {
                     break;
                 };
                 let missed = h.step.saturating_sub(k);
-                let now = wall_ns();
+                let now = rfm_frames::wall::now_ns();
                 recorder.record(Kind::Missed, s.slot, now, &missed.to_le_bytes());
                 s.missed += missed;
                 k = h.step;

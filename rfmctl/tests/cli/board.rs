@@ -81,43 +81,23 @@ fn interrupts_sent_by_one_node_are_received_by_another() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let (status, text, errors) = send_until_received(&lib, &dev1, waiter);
-    assert!(status.success(), "{errors}");
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "{text}");
-    for line in lines {
-        assert!(
-            line.starts_with("INTR2 from node 1, data 0x000000"),
-            "{line}"
-        );
-    }
-}
-
-/// Sends INTR2 from `dev1` to node 2 every 50 ms until `waiter` (an `rfmctl
-/// events wait` of two) exits: it enables the interrupt when it starts, and
-/// until then a send is not latched (as on hardware). Its status, output and
-/// errors.
-fn send_until_received(
-    lib: &str,
-    dev1: &str,
-    mut waiter: std::process::Child,
-) -> (std::process::ExitStatus, String, String) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let mut sent = 0u32;
-    let status = loop {
-        let data = (40 + sent).to_string();
+    // Sends are latched only once the waiter enabled the interrupt, which it
+    // says on stderr.
+    let mut waiter = Following::new(waiter);
+    waiter.until("rfmctl: waiting for 2 INTR2");
+    for (sent, data) in ["40", "41"].into_iter().enumerate() {
         let (code, out, err) = run(&[
             "--library",
-            lib,
+            &lib,
             "events",
             "send",
-            dev1,
+            &dev1,
             "--to",
             "2",
             "--type",
             "intr2",
             "--data",
-            &data,
+            data,
         ]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -127,31 +107,17 @@ fn send_until_received(
                 40 + sent
             )
         );
-        sent += 1;
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        if let Some(status) = waiter.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = waiter.kill();
-            let _ = waiter.wait();
-            panic!("the waiter never got two interrupts");
-        }
-    };
-    let (mut text, mut errors) = (String::new(), String::new());
-    waiter
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
-    waiter
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut errors)
-        .unwrap();
-    (status, text, errors)
+    }
+    let (status, text, errors) = waiter.finish();
+    assert!(status.success(), "{errors}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for (line, data) in lines.into_iter().zip([40, 41]) {
+        assert_eq!(
+            line,
+            format!("INTR2 from node 1, data {data:#010x} ({data})")
+        );
+    }
 }
 
 #[test]

@@ -4,7 +4,6 @@
 #[path = "../../../rfm2g-sim/tests/support/library.rs"]
 mod sim;
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::Ordering;
@@ -28,6 +27,59 @@ mod header;
 mod memory;
 mod record;
 mod watch;
+
+/// A child whose stderr is read as it comes, so that a test waits for what
+/// the child prints instead of sleeping.
+struct Following {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Following {
+    /// `child`, spawned with its stderr piped.
+    fn new(mut child: std::process::Child) -> Following {
+        use std::io::BufRead;
+        let stderr = child.stderr.take().expect("stderr piped");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Following {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Returns once the child printed a line holding `what` on stderr.
+    fn until(&mut self, what: &str) {
+        loop {
+            let line = (self.lines.recv_timeout(Duration::from_secs(30)))
+                .unwrap_or_else(|e| panic!("no `{what}` on stderr ({e}): {:?}", self.seen));
+            self.seen.push(line);
+            if self.seen.last().is_some_and(|l| l.contains(what)) {
+                return;
+            }
+        }
+    }
+
+    /// The child's status, its stdout and all its stderr, once it exits.
+    fn finish(self) -> (std::process::ExitStatus, String, String) {
+        let out = self.child.wait_with_output().unwrap();
+        let mut seen = self.seen;
+        seen.extend(self.lines.iter());
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status, stdout, seen.join("\n"))
+    }
+}
 
 fn rfmctl(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rfmctl"))

@@ -21,7 +21,16 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Recording once the file is there (the recorder makes it at its start).
+    let started = Instant::now();
+    while !out.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no {}",
+            out.display()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
     // 200 steps at 1 kHz, which it keeps up with, then 2,000 at once, which a
     // ring of 16 frames cannot hold for it.
     for k in 1..=200 {
@@ -103,7 +112,10 @@ fn watch_and_record_wait_for_a_memory_created_later() {
         "--out",
         rec.to_str().unwrap(),
     ]);
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // Both say once what they wait for: then the memory is made.
+    let (mut watch, mut record) = (Following::new(watch), Following::new(record));
+    watch.until("rfmctl: waiting (");
+    record.until("rfmctl: waiting (");
     // A node that runs: `watch --wait` waits for it to beat.
     let mut node = rfm_core::link::AttitudeLink::open(rfm_core::link::LinkConfig {
         node_slot: 0,
@@ -117,12 +129,8 @@ fn watch_and_record_wait_for_a_memory_created_later() {
     .unwrap();
     node.start(&rfm_core::link::Sample::default()).unwrap();
     for (what, child) in [("watch", watch), ("record", record)] {
-        let out = child.wait_with_output().unwrap();
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr),
-        );
-        assert!(out.status.success(), "{what}: {stdout} {stderr}");
+        let (status, stdout, stderr) = child.finish();
+        assert!(status.success(), "{what}: {stdout} {stderr}");
         assert!(
             stderr.contains("rfmctl: waiting (")
                 && stderr.contains("does not exist")

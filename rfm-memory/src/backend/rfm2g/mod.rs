@@ -24,7 +24,7 @@ use ffi::{RFM2GHANDLE, RFM2G_NODE, RFM2G_STATUS, RFM2G_UINT32};
 
 use crate::counts;
 use crate::region::OutsideMemory;
-use crate::region::{BlockRead, Region};
+use crate::region::{DmaRead, Region};
 
 /// The library loaded when the caller names none.
 pub const DEFAULT_LIBRARY: &str = if cfg!(windows) {
@@ -55,9 +55,9 @@ pub(crate) struct Board {
     size: u64,
     node_id: u16,
     board_id: Option<u8>,
-    /// Blocks of at least this many bytes are read with one `RFM2gRead`
-    /// ([`Board::block_reads`], decided at open).
-    block_reads: Option<usize>,
+    /// Dma of at least this many bytes are read with one `RFM2gRead`
+    /// ([`Board::dma_reads`], decided at open).
+    dma_reads: Option<usize>,
 }
 
 // SAFETY: the handle is an opaque token the vendor library accepts from any thread;
@@ -219,7 +219,7 @@ impl Board {
     /// DMA (one longer than its threshold). Without DMA the driver copies by
     /// PIO itself, the same round trip per word plus a system call, so word
     /// loads of the mapping are cheaper.
-    fn block_reads(&self, asked: Option<u32>) -> Option<usize> {
+    fn dma_reads(&self, asked: Option<u32>) -> Option<usize> {
         let asked = asked?;
         self.api.read?;
         let dma = match self.dma_threshold() {
@@ -312,19 +312,19 @@ impl Board {
         // `offset`; the mapping lives until `Mapping` is dropped, and the board and
         // other nodes change it only by aligned word writes.
         let region = unsafe { Region::from_raw_parts(base, len, mapping as _) };
-        Ok(match self.block_reads {
-            Some(from) => region.with_block_reads(Arc::clone(self) as _, offset, from),
+        Ok(match self.dma_reads {
+            Some(from) => region.with_dma_reads(Arc::clone(self) as _, offset, from),
             None => region,
         })
     }
 }
 
-impl BlockRead for Board {
-    fn read_block(&self, offset: u64, buf: &mut [u8]) -> Result<(), Rfm2gError> {
+impl DmaRead for Board {
+    fn read_dma(&self, offset: u64, buf: &mut [u8]) -> Result<(), Rfm2gError> {
         let read = self
             .api
             .read
-            .expect("block reads are set up only with RFM2gRead");
+            .expect("DMA reads are set up only with RFM2gRead");
         // Region checked the window, which lies inside the board's memory,
         // whose size is a u32.
         let (offset, len) = (offset as RFM2G_UINT32, buf.len() as RFM2G_UINT32);
@@ -404,7 +404,7 @@ impl Drop for Mapping {
 pub(crate) fn open(
     device: &str,
     library: Option<&Path>,
-    block_reads_from: Option<u32>,
+    dma_reads_from: Option<u32>,
 ) -> Result<Arc<Board>, BoardError> {
     let api = load(library)?;
     let path = CString::new(device).map_err(|_| BoardError::BadPath {
@@ -424,7 +424,7 @@ pub(crate) fn open(
         size: 0,
         node_id: 0,
         board_id: None,
-        block_reads: None,
+        dma_reads: None,
     };
     let mut size: RFM2G_UINT32 = 0;
     // SAFETY: open handle, valid out pointer.
@@ -445,6 +445,6 @@ pub(crate) fn open(
             board.board_id = Some(id);
         }
     }
-    board.block_reads = board.block_reads(block_reads_from);
+    board.dma_reads = board.dma_reads(dma_reads_from);
     Ok(Arc::new(board))
 }

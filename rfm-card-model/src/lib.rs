@@ -90,7 +90,7 @@ impl StepCost {
 
 /// Whether reading a block of `bytes` costs less as one DMA transfer than as
 /// word loads, each a round trip of `round_trip_ns`: where a link's block
-/// reads should start (`rfm_core::link::BLOCK_READ_FROM` is chosen by it).
+/// reads should start (`rfm_core::link::DMA_READ_FROM` is chosen by it).
 pub fn dma_pays(bytes: u64, round_trip_ns: f64) -> bool {
     let cost = |c: &Counts| StepCost::of(c, 1, round_trip_ns).total();
     cost(&dma(bytes)) < cost(&pio(bytes))
