@@ -214,10 +214,9 @@ pub enum WaitPoll {
     /// The writer's head word, stored after the frame: one load a try, what a
     /// card wants (each load is a PCIe round trip).
     Head,
-    /// The entry's sequence and step: three loads, but in host memory one
-    /// cache line, the one the frame is then copied from (the head word would
-    /// cost a second line a step). On a card, the path before its costs were
-    /// counted, kept so that the benchmark measures both in one run.
+    /// The entry's sequence and step: three loads, but in host memory the one
+    /// cache line the frame is then copied from (the head word costs another).
+    /// On a card, the path before its costs were counted, kept for the bench.
     Entry,
 }
 

@@ -120,6 +120,23 @@ impl std::fmt::Display for DeviceSpec {
     }
 }
 
+/// A board path: one of the forms, or why not (the nearest form named).
+fn board(device: &str) -> Result<DeviceSpec, String> {
+    if device.contains('\0') {
+        return Err("it contains a NUL byte".into());
+    }
+    if !is_board_path(device) {
+        let candidates = board_candidates(device);
+        let meant = did_you_mean(device, candidates.iter().map(String::as_str));
+        return Err(format!(
+            "no RFM2g board path{meant}; expected {DEVICE_FORMS}"
+        ));
+    }
+    Ok(DeviceSpec::Rfm2g {
+        path: device.to_owned(),
+    })
+}
+
 impl DeviceSpec {
     /// Parses a device string; the error names the forms that are accepted.
     pub fn parse(device: &str) -> Result<DeviceSpec, DeviceError> {
@@ -163,19 +180,7 @@ impl DeviceSpec {
             )));
         }
         if device.starts_with('/') || device.starts_with(r"\\.\") {
-            if device.contains('\0') {
-                return Err(bad("it contains a NUL byte".into()));
-            }
-            if !is_board_path(device) {
-                let candidates = board_candidates(device);
-                let meant = did_you_mean(device, candidates.iter().map(String::as_str));
-                return Err(bad(format!(
-                    "no RFM2g board path{meant}; expected {DEVICE_FORMS}"
-                )));
-            }
-            return Ok(DeviceSpec::Rfm2g {
-                path: device.to_owned(),
-            });
+            return board(device).map_err(bad);
         }
         let meant = (device.split_once(':'))
             .and_then(|(prefix, rest)| {

@@ -151,35 +151,7 @@ pub fn describe_foreign(
             continue;
         }
         let bytes = &words[offset - first..offset - first + node.layout.size];
-        let order = node.layout.order.words();
-        let mut parts: Vec<(usize, usize, String)> = Vec::new();
-        for f in &node.layout.fields {
-            for i in 0..f.elements() {
-                let start = f.element_offset(i);
-                let end = start + f.ctype.size();
-                let value = decode(f, i, bytes, node.layout.order)
-                    .map_or_else(|| "?".to_owned(), |d| d.value.to_string());
-                parts.push((
-                    start,
-                    end,
-                    format!(
-                        "foreign node `{}`: `{}` ({}, {order}) = {value}",
-                        node.name,
-                        f.element_name(i),
-                        f.ctype
-                    ),
-                ));
-            }
-        }
-        for pad in &node.layout.padding {
-            parts.push((
-                pad.start,
-                pad.end,
-                format!("foreign node `{}`: padding", node.name),
-            ));
-        }
-        parts.sort_by_key(|p| p.0);
-        for (start, end, text) in parts {
+        for (start, end, text) in struct_parts(node, bytes) {
             let (start, end) = (node.offset + start as u64, node.offset + end as u64);
             if start < to && from < end {
                 lines.push((start, end - 1, text));
@@ -187,6 +159,32 @@ pub fn describe_foreign(
         }
     }
     lines
+}
+
+/// Each element of `node`'s struct (its `bytes`) with its value, and each
+/// padding, in the struct's order: (start, end, text) from the struct's start.
+fn struct_parts(node: &ForeignNode, bytes: &[u8]) -> Vec<(usize, usize, String)> {
+    let order = node.layout.order.words();
+    let mut parts: Vec<(usize, usize, String)> = Vec::new();
+    for f in &node.layout.fields {
+        for i in 0..f.elements() {
+            let start = f.element_offset(i);
+            let value = decode(f, i, bytes, node.layout.order)
+                .map_or_else(|| "?".to_owned(), |d| d.value.to_string());
+            let (name, ctype) = (f.element_name(i), f.ctype);
+            let text = format!(
+                "foreign node `{}`: `{name}` ({ctype}, {order}) = {value}",
+                node.name
+            );
+            parts.push((start, start + f.ctype.size(), text));
+        }
+    }
+    for pad in &node.layout.padding {
+        let text = format!("foreign node `{}`: padding", node.name);
+        parts.push((pad.start, pad.end, text));
+    }
+    parts.sort_by_key(|p| p.0);
+    parts
 }
 
 /// The parts of the area `f` describes (`area`, its window), from its start:

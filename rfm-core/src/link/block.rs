@@ -142,8 +142,7 @@ pub fn remote_holder(slot: &Region) -> Result<Option<u32>, RegionError> {
 /// Writes the words of a session of another host into `slot`, as `bridge`
 /// mirrors them: the mark first, so that no reader of this memory (a bridge
 /// restarted here) ever sees that owner without it, then the words in the
-/// order their writer stores them (owner, closed, beat), then the session's
-/// descriptor (`described`, whole words; empty: none written).
+/// order their writer stores them (owner, closed, beat), then its descriptor.
 pub fn write_mirrored(
     slot: &Region,
     words: Words,
@@ -155,10 +154,7 @@ pub fn write_mirrored(
     slot.store_u32(OWNER, words.owner, Ordering::Release)?;
     slot.store_u32(CLOSED, words.closed, Ordering::Release)?;
     slot.store_u32(BEAT, words.beat, Ordering::Release)?;
-    match described {
-        [] => Ok(()),
-        bytes => slot.write(DESCRIPTOR_OFFSET, bytes),
-    }
+    slot.write(DESCRIPTOR_OFFSET, described)
 }
 
 /// A mirrored session's later words: its beat, then whether it closed.

@@ -43,6 +43,7 @@ use rfm_core::link::{LinkConfig, Node, PeerSample, Sample, StartPoll};
 use rfm_frames::area::HEARTBEAT_PERIOD;
 use rfm_frames::frame::framed::{FrameBuf, SyncMode};
 use rfm_frames::frame::Message;
+use rfm_interface::settings::LinkSettings;
 use rfm_interface::{self as interface, Interface};
 use rfm_memory::{Device, Network, OpenOptions, Region};
 

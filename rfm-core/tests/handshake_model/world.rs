@@ -3,7 +3,6 @@
 //! the checks made after it.
 
 use super::*;
-use rfm_interface::settings::LinkSettings;
 
 impl World {
     pub(super) fn new(

@@ -24,6 +24,7 @@
 mod error;
 mod file;
 mod link;
+mod near;
 mod table;
 
 pub use error::SettingError;

@@ -47,17 +47,7 @@ impl Sessions {
 /// compared.
 pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
     let (ra, rb) = (Reader::open(a)?, Reader::open(b)?);
-    let (ha, hb) = (ra.header(), rb.header());
-    if ha.fingerprint != hb.fingerprint {
-        return Err(Failure::check_failed(anyhow!(
-            "the recordings are of different interfaces: `{}` (fingerprint {:#018x}) and `{}` \
-             ({:#018x})",
-            ha.interface,
-            ha.fingerprint,
-            hb.interface,
-            hb.fingerprint
-        )));
-    }
+    same_interface(ra.header(), rb.header())?;
     let theirs = keyed(rb)?;
     let (mut same, mut only_a) = (0u64, 0u64);
     let (mut same_structs, mut only_a_structs) = (0u64, 0u64);
@@ -110,6 +100,21 @@ pub fn diff(a: &Path, b: &Path) -> Result<(), Failure> {
         b.display()
     );
     Ok(())
+}
+
+/// Two recordings compare only when they are of one interface.
+fn same_interface(ha: &rfm_record::Header, hb: &rfm_record::Header) -> Result<(), Failure> {
+    if ha.fingerprint == hb.fingerprint {
+        return Ok(());
+    }
+    Err(Failure::check_failed(anyhow!(
+        "the recordings are of different interfaces: `{}` (fingerprint {:#018x}) and `{}` \
+         ({:#018x})",
+        ha.interface,
+        ha.fingerprint,
+        hb.interface,
+        hb.fingerprint
+    )))
 }
 
 /// What recording `b` holds, to compare with: every frame's payload by its

@@ -61,52 +61,21 @@ fn node(
         &[("nodeSlot", me as i32), ("peerSlot", 1 - me as i32)],
     )?;
     let mut cutter = faults.filter(|_| me == 0).map(Cutter::new);
-    let peer = 1 - me;
-    let (mut duplicated, mut out_of_order, mut corrupted) = (0u64, 0u64, 0u64);
-    let mut hist = Histogram::new();
-    let mut got = [0.0; 3];
     let started = Instant::now();
-    let mut report = Instant::now();
-    for k in 0..steps {
-        if let Some(cutter) = &mut cutter {
-            cutter.at(k)?;
-        }
-        let t = Instant::now();
-        let status = session.step(k, &inputs(me, k), &mut got);
-        hist.add(t.elapsed().as_nanos() as u64);
-        if status != fmi2OK {
-            bail!("node {me}: step {k} failed (status {status})");
-        }
-        if got != inputs(peer, k) {
-            let j = got[0];
-            let sent = j >= 0.0 && j.fract() == 0.0 && got == inputs(peer, j as u64);
-            match (sent, j as u64) {
-                (true, j) if j + 1 == k => duplicated += 1,
-                (true, j) if j < k => out_of_order += 1,
-                _ => corrupted += 1,
-            }
-        }
-        if me == 0 && report.elapsed().as_secs() >= 10 {
-            report = Instant::now();
-            eprintln!(
-                "soak: {k} of {steps} steps, {:.0} steps/s",
-                k as f64 / started.elapsed().as_secs_f64()
-            );
-        }
-    }
+    let (received, hist) = run_steps(&mut session, cutter.as_mut(), me, steps)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some(c) = &mut cutter {
         c.finish()?;
     }
     let rings = match library {
-        Some(_) => json!({
-            "faults": cutter.as_ref().map_or(0, |c| c.made),
-            "failovers": session.integer("ring.failovers")?,
-            "frames_a": session.integer("ring.a.frames")?,
-            "frames_b": session.integer("ring.b.frames")?,
-        }),
+        Some(_) => rings(&session, cutter.as_ref())?,
         None => Value::Null,
     };
+    let Received {
+        duplicated,
+        out_of_order,
+        corrupted,
+    } = received;
     Ok(json!({
         "rings": rings,
         "node": me,
@@ -124,6 +93,73 @@ fn node(
         "p99_99_ns": hist.percentile(0.9999),
         "max_ns": hist.max,
     }))
+}
+
+/// Node `me`'s `steps` steps, each checked against what its peer sent, the
+/// cuts and mends of `cutter` made on the way: what it received, and how
+/// long each step took.
+fn run_steps(
+    session: &mut rfm_bench::fmu::Session,
+    mut cutter: Option<&mut Cutter>,
+    me: u64,
+    steps: u64,
+) -> Result<(Received, Histogram)> {
+    let (mut received, mut hist, mut got) = (Received::default(), Histogram::new(), [0.0; 3]);
+    let (started, mut report) = (Instant::now(), Instant::now());
+    for k in 0..steps {
+        if let Some(cutter) = cutter.as_deref_mut() {
+            cutter.at(k)?;
+        }
+        let t = Instant::now();
+        let status = session.step(k, &inputs(me, k), &mut got);
+        hist.add(t.elapsed().as_nanos() as u64);
+        if status != fmi2OK {
+            bail!("node {me}: step {k} failed (status {status})");
+        }
+        received.check(&got, 1 - me, k);
+        if me == 0 && report.elapsed().as_secs() >= 10 {
+            report = Instant::now();
+            let rate = k as f64 / started.elapsed().as_secs_f64();
+            eprintln!("soak: {k} of {steps} steps, {rate:.0} steps/s");
+        }
+    }
+    Ok((received, hist))
+}
+
+/// The rings' figures of a node on emulated rings: the cuts made, the
+/// failovers and the frames each ring gave.
+fn rings(session: &rfm_bench::fmu::Session, cutter: Option<&Cutter>) -> Result<Value> {
+    Ok(json!({
+        "faults": cutter.map_or(0, |c| c.made),
+        "failovers": session.integer("ring.failovers")?,
+        "frames_a": session.integer("ring.a.frames")?,
+        "frames_b": session.integer("ring.b.frames")?,
+    }))
+}
+
+/// What a node's step gave of its peer's values that was not the peer's
+/// value of that step.
+#[derive(Default)]
+struct Received {
+    duplicated: u64,
+    out_of_order: u64,
+    corrupted: u64,
+}
+
+impl Received {
+    /// `got` at step `k` against what `peer` sent at `k`.
+    fn check(&mut self, got: &[f64; 3], peer: u64, k: u64) {
+        if *got == inputs(peer, k) {
+            return;
+        }
+        let j = got[0];
+        let sent = j >= 0.0 && j.fract() == 0.0 && *got == inputs(peer, j as u64);
+        match (sent, j as u64) {
+            (true, j) if j + 1 == k => self.duplicated += 1,
+            (true, j) if j < k => self.out_of_order += 1,
+            _ => self.corrupted += 1,
+        }
+    }
 }
 
 fn main() -> ExitCode {

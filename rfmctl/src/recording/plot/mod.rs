@@ -58,44 +58,7 @@ pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> 
     };
     let structs = reader.header().structs.clone();
     let mut traces = traces(&nodes, &structs, signals)?;
-    let mut seen = HashSet::new();
-    items(reader, |described, item| {
-        match item {
-            Item::Frame(f) => {
-                // A frame recorded twice (published and taken) is plotted once.
-                if !seen.insert((f.slot, f.header.epoch, f.header.step)) {
-                    return Ok(());
-                }
-                let Some(node) = described.nodes.iter().find(|n| n.slot == f.slot) else {
-                    return Ok(());
-                };
-                let values = super::values(node, &f.payload);
-                for t in &mut traces {
-                    if let Source::Signal { slot, index } = t.source {
-                        if slot == f.slot {
-                            let y = values[index].as_ref().and_then(number);
-                            t.add((f.header.epoch, f.header.step), f.header.sim_time, y);
-                        }
-                    }
-                }
-            }
-            Item::Struct(s) => {
-                let (Some((epoch, step, time)), Some(of)) = (s.at, structs.get(s.index)) else {
-                    return Ok(());
-                };
-                let values = of.values(&s.bytes);
-                for t in &mut traces {
-                    if let Source::Element { index, element } = t.source {
-                        if index == s.index {
-                            let y = values[element].as_ref().and_then(number);
-                            t.add((epoch, step), time, y);
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    })?;
+    fill(reader, &structs, &mut traces)?;
     let points = traces.iter().flat_map(|t| t.runs.iter().flatten());
     let (t0, t1) = points
         .clone()
@@ -119,6 +82,53 @@ pub fn plot(file: &Path, signals: &[String], out: &Path) -> Result<(), Failure> 
         traces.len(),
         t1 - t0
     );
+    Ok(())
+}
+
+/// Each trace's points, from every frame and struct of the recording.
+fn fill<R: std::io::Read>(
+    reader: Reader<R>,
+    structs: &[rfm_record::RecordedStruct],
+    traces: &mut [Trace],
+) -> Result<(), Failure> {
+    let mut seen = HashSet::new();
+    items(reader, |described, item| {
+        match item {
+            Item::Frame(f) => {
+                // A frame recorded twice (published and taken) is plotted once.
+                if !seen.insert((f.slot, f.header.epoch, f.header.step)) {
+                    return Ok(());
+                }
+                let Some(node) = described.nodes.iter().find(|n| n.slot == f.slot) else {
+                    return Ok(());
+                };
+                let values = super::values(node, &f.payload);
+                for t in traces.iter_mut() {
+                    if let Source::Signal { slot, index } = t.source {
+                        if slot == f.slot {
+                            let y = values[index].as_ref().and_then(number);
+                            t.add((f.header.epoch, f.header.step), f.header.sim_time, y);
+                        }
+                    }
+                }
+            }
+            Item::Struct(s) => {
+                let (Some((epoch, step, time)), Some(of)) = (s.at, structs.get(s.index)) else {
+                    return Ok(());
+                };
+                let values = of.values(&s.bytes);
+                for t in traces.iter_mut() {
+                    if let Source::Element { index, element } = t.source {
+                        if index == s.index {
+                            let y = values[element].as_ref().and_then(number);
+                            t.add((epoch, step), time, y);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 
