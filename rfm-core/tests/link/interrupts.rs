@@ -15,29 +15,6 @@ fn two_boards() -> (common::RingGuard, [String; 2], Option<std::path::PathBuf>) 
 }
 
 #[test]
-fn network_interrupts_reach_the_other_nodes_of_the_ring() {
-    let (_ring, dev, lib) = two_boards();
-    let options = rfm_memory::OpenOptions {
-        rfm2g_library: lib,
-        ..Default::default()
-    };
-    let a = rfm_memory::Device::open(&dev[0], &options).unwrap();
-    let b = rfm_memory::Device::open(&dev[1], &options).unwrap();
-    let (ea, eb) = (a.events().unwrap().unwrap(), b.events().unwrap().unwrap());
-    ea.broadcast(42).unwrap();
-    assert_eq!(
-        eb.wait(1000).unwrap(),
-        Some((a.info().node_id.unwrap(), 42))
-    );
-    assert_eq!(eb.wait(5).unwrap(), None, "one event, one wake-up");
-    assert_eq!(
-        ea.wait(5).unwrap(),
-        None,
-        "a broadcast does not come back to its sender"
-    );
-}
-
-#[test]
 fn lockstep_on_network_interrupts_exchanges_exactly() {
     let (_ring, dev, lib) = two_boards();
     let cfg = |node: u8, peer| LinkConfig {

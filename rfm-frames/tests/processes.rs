@@ -8,27 +8,18 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use rfm_core::link::Sample;
 use rfm_frames::frame::framed::{FrameBuf, Header};
-use rfm_frames::frame::Message;
 use rfm_frames::slot::{FramedReader, FramedWriter};
 use rfm_frames::wait::{wait_step, WaitStrategy};
 use rfm_memory::{Device, OpenOptions};
 
 const STEPS: u64 = 20_000;
-const PEER_ENV: &str = "RFM_CORE_TEST_PEER";
+const PEER_ENV: &str = "RFM_FRAMES_TEST_PEER";
 
 /// What node `slot` publishes at `step`: exact values the other side can predict.
 fn frame_of(slot: u8, step: u64) -> (FrameBuf, Header) {
-    let x = step as f64 + f64::from(slot) / 10.0;
-    let sample = Sample {
-        sim_time: step as f64 * 1e-3,
-        status: (step % 251) as u8,
-        attitude: [x, -x, x * 1e-7],
-        message: Message::new(&format!("node {slot} step {step}")).unwrap(),
-    };
-    let (mut frame, header) =
-        common::attitude_frame(slot, 1 - slot, step, 1 + u64::from(slot), &sample);
+    let words = std::array::from_fn(|i| (step << 16) ^ ((i as u64) << 8) ^ u64::from(slot));
+    let (mut frame, header) = common::frame(slot, step, 1 + u64::from(slot), words);
     frame.seal(&header);
     (frame, header)
 }
@@ -36,10 +27,10 @@ fn frame_of(slot: u8, step: u64) -> (FrameBuf, Header) {
 /// One side of the exchange; returns how many peer frames matched.
 fn run_node(device: &str, me: u8, peer: u8) -> u64 {
     let d = Device::open(device, &OpenOptions::default()).unwrap();
-    let region = d.map(0, rfm_interface::attitude_region_len(1)).unwrap();
-    let ring = common::attitude_ring();
-    let mut writer = FramedWriter::new(common::attitude_area(&region, me), ring).unwrap();
-    let reader = FramedReader::new(common::attitude_area(&region, peer), ring).unwrap();
+    let region = d.map(0, common::region_len(1)).unwrap();
+    let ring = common::ring();
+    let mut writer = FramedWriter::new(common::window(&region, me), ring).unwrap();
+    let reader = FramedReader::new(common::window(&region, peer), ring).unwrap();
     let mut buf = reader.buffer();
     let mut matched = 0;
     for step in 0..STEPS {
