@@ -186,7 +186,7 @@ impl Instance {
         // The step's thread first: the link's own threads take what it got.
         config.realtime = v.realtime.start(&config.realtime);
         log::debug!("opening the link: {config}");
-        let mut link = Link::open(config).map_err(|e| error(e.to_string()))?;
+        let mut link = Link::open(config)?;
         // The lab's programs read this node's structs from its start on.
         write_foreign(&mut link, &v.foreign_out)?;
         let mut recording = match v.params.record_file.is_empty() {
@@ -205,7 +205,7 @@ impl Instance {
                 if let Some(recording) = recording {
                     recording.discard();
                 }
-                return Err(error(e.to_string()));
+                return Err(e.into());
             }
         };
         if let Some(recording) = &mut recording {
@@ -248,7 +248,7 @@ impl Instance {
         let v = &mut self.values;
         end_each([
             &mut || match v.link.as_mut() {
-                Some(link) => link.close().map_err(|e| error(e.to_string())),
+                Some(link) => link.close().map_err(FmiError::from),
                 None => Ok(()),
             },
             &mut || {
@@ -403,7 +403,7 @@ impl Instance {
                 // their last good values.
                 v.outcome = Outcome::Failed;
                 v.report = Some(link.report());
-                return Err(error(e.to_string()).at(format!("step {k}, t = {t}")));
+                return Err(FmiError::from(e).at(format!("step {k}, t = {t}")));
             }
         };
         if let Some(recording) = &mut v.recording {

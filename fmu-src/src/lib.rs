@@ -15,6 +15,7 @@ mod config;
 mod error;
 mod instance;
 mod instantiate;
+mod link_failure;
 mod logger;
 mod realtime;
 mod recording;

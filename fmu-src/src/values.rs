@@ -10,7 +10,7 @@ use rfm_core::link::{Link, StepReport};
 use rfm_frames::frame::framed::{FrameBuf, SyncMode};
 use rfm_frames::{payload::FmiType, payload::SignalType};
 
-use crate::error::{error, FmiError};
+use crate::error::FmiError;
 use crate::realtime::StepThread;
 use crate::recording::Recording;
 
@@ -128,8 +128,7 @@ impl Values {
 pub fn write_foreign(link: &mut Link, foreign_out: &[Vec<u8>]) -> Result<(), FmiError> {
     for (node, bytes) in foreign_out.iter().enumerate() {
         if !bytes.is_empty() {
-            link.write_foreign(node, bytes)
-                .map_err(|e| error(e.to_string()))?;
+            link.write_foreign(node, bytes)?;
         }
     }
     Ok(())

@@ -5,7 +5,7 @@
 
 use std::ops::{Deref, DerefMut};
 
-use super::{Link, LinkConfig, LinkError};
+use super::{Link, LinkConfig, LinkError, OpenError};
 use crate::health::PeerHealth;
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_frames::frame::seed::payload as at;
@@ -68,7 +68,7 @@ pub struct AttitudeLink {
 
 impl AttitudeLink {
     /// [`Link::open`], with a frame of the link's payload.
-    pub fn open(config: LinkConfig) -> Result<AttitudeLink, LinkError> {
+    pub fn open(config: LinkConfig) -> Result<AttitudeLink, OpenError> {
         let link = Link::open(config)?;
         let frame = FrameBuf::new(link.payload_len());
         Ok(AttitudeLink { link, frame })

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::LinkError;
+use super::OpenError;
 use crate::realtime::RealTime;
 use rfm_frames::slot::WaitPoll;
 use rfm_interface::settings::LinkSettings;
@@ -97,7 +97,7 @@ impl LinkConfig {
     /// The settings held to each other and to the interface (the table's
     /// rule for what comes to the link apart: a lag and the rings it must
     /// fit); each value alone is the table's already, by its type.
-    pub fn validate(&self) -> Result<(), LinkError> {
+    pub fn validate(&self) -> Result<(), OpenError> {
         Ok(self.settings.together(self.interface.as_deref())?)
     }
 }

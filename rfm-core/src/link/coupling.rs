@@ -11,15 +11,15 @@ use std::time::{Duration, Instant};
 use rfm_frames::frame::framed::{FrameBuf, SyncMode};
 use rfm_frames::wait::{WaitStrategy, Waiter};
 use rfm_interface::{self as interface, Interface};
-use rfm_memory::{DeviceError, Events, Network};
+use rfm_memory::{DeviceError, Events, Network, RegionError};
 
 use super::clock::{self, new_epoch};
-use super::error::config_error;
+use super::error::open_config;
 use super::liveness::Heartbeat;
 use super::{block, memory, pace, replay, rings};
 use super::{
-    EventWaits, ForeignPeer, LinkConfig, LinkError, MasterStep, Node, Peer, RingsReport, StartPoll,
-    StepReport,
+    EventWaits, ForeignPeer, LinkConfig, LinkError, MasterStep, Node, OpenError, Peer, RingsReport,
+    StartPoll, StepReport,
 };
 
 /// How long [`Link::start`] sleeps between polls of its claim.
@@ -73,7 +73,7 @@ impl std::fmt::Debug for Link {
 
 impl Link {
     /// Validates `config`, opens the device and maps the slots used. Writes nothing.
-    pub fn open(mut config: LinkConfig) -> Result<Link, LinkError> {
+    pub fn open(mut config: LinkConfig) -> Result<Link, OpenError> {
         config.validate()?;
         let interface = config
             .interface
@@ -81,7 +81,7 @@ impl Link {
             .unwrap_or_else(|| Arc::new(interface::attitude(config.node_slot, config.peer_slot)));
         let map = interface
             .map()
-            .map_err(|e| config_error("interface", &interface.name, e.to_string()))?;
+            .map_err(|e| open_config("interface", &interface.name, e.to_string()))?;
         let memory::Opened {
             device,
             region,
@@ -412,7 +412,7 @@ impl Link {
     /// ended (terminated, or the first failure of its start or steps): a
     /// lockstep peer stops waiting at once and says why, and a later session
     /// may take the slot at once.
-    pub fn close(&mut self) -> Result<(), LinkError> {
+    pub fn close(&mut self) -> Result<(), RegionError> {
         if let Some(mut heartbeat) = self.heartbeat.take() {
             heartbeat.stop();
         }

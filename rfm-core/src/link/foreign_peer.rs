@@ -72,7 +72,7 @@ impl ForeignPeer {
         region: &Region,
         interface: &Interface,
         config: &LinkConfig,
-    ) -> Result<Vec<ForeignPeer>, LinkError> {
+    ) -> Result<Vec<ForeignPeer>, RegionError> {
         let me = (interface.nodes.iter()).position(|n| n.slot == config.node_slot);
         let mut foreign = (interface.foreign.iter().enumerate())
             .map(|(i, f)| ForeignPeer::new(region, i, f, f.writer.is_some() && f.writer == me))

@@ -2,8 +2,8 @@
 //! loopback memory of the node's own), its wait events, and the window over
 //! the interface, with an error that names what to change when it does not fit.
 
-use super::error::config_error;
-use super::{clock::new_epoch, replay, LinkConfig, LinkError};
+use super::error::open_config;
+use super::{clock::new_epoch, replay, LinkConfig, OpenError};
 use rfm_frames::slot::WaitPoll;
 use rfm_frames::wait::WaitStrategy;
 use rfm_interface::{Interface, MemoryMap};
@@ -29,7 +29,7 @@ pub(super) fn open(
     config: &mut LinkConfig,
     interface: &Interface,
     map: &MemoryMap,
-) -> Result<Opened, LinkError> {
+) -> Result<Opened, OpenError> {
     let len = usize::try_from(map.len()).expect("the map fits its memory_size");
     let options = OpenOptions {
         rfm2g_library: config.settings.rfm2g_library.clone(),
@@ -80,12 +80,12 @@ pub(super) fn open(
 }
 
 /// Network interrupts, for waitStrategy = event.
-fn events(config: &LinkConfig, device: &Device) -> Result<Option<Events>, LinkError> {
+fn events(config: &LinkConfig, device: &Device) -> Result<Option<Events>, OpenError> {
     if config.settings.wait != WaitStrategy::Event {
         return Ok(None);
     }
     let events = device.events()?.ok_or_else(|| {
-        config_error(
+        open_config(
             "waitStrategy",
             "event",
             format!(
@@ -107,7 +107,7 @@ fn window(
     interface: &Interface,
     (device, twin): (&Device, Option<&Device>),
     len: usize,
-) -> Result<Region, LinkError> {
+) -> Result<Region, OpenError> {
     let scanned = (interface.memory_size)
         .min(device.size().saturating_sub(config.settings.region_offset))
         .try_into()
@@ -134,7 +134,7 @@ fn does_not_fit(
     len: usize,
     size: u64,
     e: &DeviceError,
-) -> LinkError {
+) -> OpenError {
     // The attitude preset's slots are the config's; an interface places its nodes.
     let (what, remedy) = if config.interface.is_none() {
         (
@@ -152,7 +152,7 @@ fn does_not_fit(
             "lower regionOffset, or give the nodes smaller offsets",
         )
     };
-    config_error(
+    open_config(
         "regionOffset",
         config.settings.region_offset,
         format!(
@@ -167,10 +167,10 @@ fn does_not_fit(
 /// and, on cards, the same node on both rings. Two cards that disagree in the
 /// redundant-mode switch (each packet sent on both of a card's fibres) still
 /// couple, with a warning.
-fn check_twins(config: &LinkConfig, a: &Device, b: &Device) -> Result<(), LinkError> {
+fn check_twins(config: &LinkConfig, a: &Device, b: &Device) -> Result<(), OpenError> {
     let (ia, ib) = (a.info(), b.info());
     if ia.size != ib.size {
-        return Err(config_error(
+        return Err(open_config(
             "device",
             &config.settings.device,
             format!(
@@ -181,7 +181,7 @@ fn check_twins(config: &LinkConfig, a: &Device, b: &Device) -> Result<(), LinkEr
         ));
     }
     if ia.node_id != ib.node_id {
-        return Err(config_error(
+        return Err(open_config(
             "device",
             &config.settings.device,
             format!(

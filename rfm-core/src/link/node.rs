@@ -19,14 +19,14 @@ use super::liveness::Beater;
 use super::lookout;
 use super::ownership;
 use super::peer::{Peer, Rate};
-use super::{LinkConfig, LinkError};
+use super::{LinkConfig, LinkError, OpenError};
 use rfm_frames::area::{Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed::{FrameBuf, Header};
 use rfm_frames::frame::seed;
 use rfm_frames::frame::Layout;
 use rfm_frames::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
 use rfm_interface::{descriptor, Interface, MemoryMap};
-use rfm_memory::Region;
+use rfm_memory::{Region, RegionError};
 
 enum Writer {
     Framed(FramedWriter),
@@ -40,7 +40,7 @@ enum Writer {
 
 impl Writer {
     /// The writer of `layout` into `own`, the node's area of `geometry`.
-    fn of(layout: Layout, own: &Region, geometry: &Area) -> Result<Writer, LinkError> {
+    fn of(layout: Layout, own: &Region, geometry: &Area) -> Result<Writer, OpenError> {
         Ok(match layout {
             Layout::Framed => Writer::Framed(FramedWriter::new(own.clone(), Ring::of(geometry))?),
             Layout::Seed => Writer::Seed {
@@ -112,8 +112,8 @@ fn peers(
     me: usize,
     epoch: u64,
     now: Instant,
-) -> Result<Vec<Peer>, LinkError> {
-    let peer = |i: usize, own_epoch: Option<u64>| -> Result<Peer, LinkError> {
+) -> Result<Vec<Peer>, OpenError> {
+    let peer = |i: usize, own_epoch: Option<u64>| -> Result<Peer, OpenError> {
         let rate = Rate::of(config, interface, me, i)?;
         Ok(Peer::new(
             config,
@@ -168,13 +168,13 @@ impl Node {
         region: &Region,
         epoch: u64,
         now: Instant,
-    ) -> Result<Node, LinkError> {
+    ) -> Result<Node, OpenError> {
         let me = interface
             .nodes
             .iter()
             .position(|n| n.slot == config.node_slot)
             .ok_or_else(|| {
-                super::error::config_error(
+                super::error::open_config(
                     "nodeSlot",
                     config.node_slot,
                     format!("interface `{}` has no node in that slot", interface.name),
@@ -418,7 +418,7 @@ impl Node {
     /// Marks this session's slot closed (how it ended, and about which
     /// peer), if this session still holds it: a lockstep peer stops
     /// waiting with a clear error, and a later session may take the slot at once.
-    pub fn end(&mut self, ended: Ended) -> Result<(), LinkError> {
+    pub fn end(&mut self, ended: Ended) -> Result<(), RegionError> {
         let announced = match &self.phase {
             Phase::Claiming(claim) => claim.announced(),
             Phase::Running => true,
@@ -432,7 +432,7 @@ impl Node {
     }
 
     /// [`Node::end`] as its master terminated it.
-    pub fn close(&mut self) -> Result<(), LinkError> {
+    pub fn close(&mut self) -> Result<(), RegionError> {
         self.end(Ended::TERMINATED)
     }
 

@@ -81,14 +81,14 @@ impl Rate {
         interface: &Interface,
         me: usize,
         peer: usize,
-    ) -> Result<Rate, super::LinkError> {
+    ) -> Result<Rate, super::OpenError> {
         let (mine, theirs) = (&interface.nodes[me], &interface.nodes[peer]);
         if config.settings.mode == SyncMode::Free || (peer != me && !mine.waits_for(peer)) {
             return Ok(Rate::Newest);
         }
         let ratio = match (mine.period, theirs.period) {
             (Some(a), Some(b)) => StepRatio::of(a, b).ok_or_else(|| {
-                super::error::config_error(
+                super::error::open_config(
                     "interface",
                     &interface.name,
                     format!(

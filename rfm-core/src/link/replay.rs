@@ -31,7 +31,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::node::Node;
-use super::LinkError;
+use super::{LinkError, OpenError};
 use rfm_frames::frame::framed::HEADER_SIZE;
 use rfm_frames::value::Value;
 use rfm_interface::descriptor::Descriptor;
@@ -76,6 +76,14 @@ struct Queued {
     body: Vec<u8>,
 }
 
+/// A recording that cannot be replayed as this node.
+fn cannot_open(path: &Path, problem: String) -> OpenError {
+    OpenError::Replay {
+        path: path.display().to_string(),
+        problem,
+    }
+}
+
 fn problem(path: &Path, problem: String) -> LinkError {
     LinkError::Replay {
         path: path.display().to_string(),
@@ -86,12 +94,14 @@ fn problem(path: &Path, problem: String) -> LinkError {
 impl Player {
     /// Opens the recording at `path` for node `slot` of `interface`: it must have
     /// been made with the same interface, by that node or one of its peers.
-    pub fn open(path: &Path, interface: &Interface, slot: u8) -> Result<Player, LinkError> {
-        let reader = Reader::open(path).map_err(|e| problem(path, e.to_string()))?;
+    pub fn open(path: &Path, interface: &Interface, slot: u8) -> Result<Player, OpenError> {
+        let reader = Reader::open(path).map_err(|e| cannot_open(path, e.to_string()))?;
         let header = reader.header().clone();
         let nodes = header.nodes();
         if header.fingerprint != interface.fingerprint() {
-            let map = interface.map().map_err(|e| problem(path, e.to_string()))?;
+            let map = interface
+                .map()
+                .map_err(|e| cannot_open(path, e.to_string()))?;
             let difference = interface
                 .nodes
                 .iter()
@@ -103,7 +113,7 @@ impl Player {
                     },
                 )
                 .unwrap_or_else(|| "the interfaces' names or sizes differ".into());
-            return Err(problem(
+            return Err(cannot_open(
                 path,
                 format!(
                     "it was recorded with interface `{}` (fingerprint {:#018x}), this node's is \
@@ -118,7 +128,7 @@ impl Player {
         let own = nodes
             .into_iter()
             .find(|d| d.slot == slot)
-            .ok_or_else(|| problem(path, format!("it describes no node in slot {slot}")))?;
+            .ok_or_else(|| cannot_open(path, format!("it describes no node in slot {slot}")))?;
         Ok(Player {
             path: path.to_owned(),
             reader,

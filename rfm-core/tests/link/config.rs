@@ -102,7 +102,7 @@ fn configurations_that_cannot_work_name_the_parameter() {
     assert!(
         matches!(
             &err,
-            LinkError::Setting(SettingError::Range { key: "lag", .. })
+            OpenError::Setting(SettingError::Range { key: "lag", .. })
         ),
         "{err:?}"
     );
@@ -114,7 +114,7 @@ fn configurations_that_cannot_work_name_the_parameter() {
     assert!(
         matches!(
             &err,
-            LinkError::Setting(SettingError::Combination { key: "layout", .. })
+            OpenError::Setting(SettingError::Combination { key: "layout", .. })
         ),
         "{err:?}"
     );

@@ -128,6 +128,7 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
             e => Failure::device(e),
         })?;
     let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
+    let mut first = true;
     while Instant::now() < deadline {
         let mut idle = true;
         for s in &mut sources {
@@ -135,6 +136,11 @@ pub fn record(args: &RecordArgs, library: Option<&Path>) -> Result<(), Failure> 
         }
         if let Some(f) = &mut foreign {
             idle &= !f.sweep(&mut recorder);
+        }
+        if std::mem::take(&mut first) {
+            // Once what the memory holds now is taken: what a script that
+            // starts the writers after the recorder waits for.
+            eprintln!("rfmctl: recording into {}", args.out.display());
         }
         if idle {
             std::thread::sleep(Duration::from_micros(100));

@@ -21,16 +21,9 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Recording once the file is there (the recorder makes it at its start).
-    let started = Instant::now();
-    while !out.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "no {}",
-            out.display()
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    // Recording once it says so: step 0, there now, is taken.
+    let mut child = Following::new(child);
+    child.until("rfmctl: recording into");
     // 200 steps at 1 kHz, which it keeps up with, then 2,000 at once, which a
     // ring of 16 frames cannot hold for it.
     for k in 1..=200 {
@@ -38,13 +31,8 @@ fn record_follows_a_live_node_and_counts_what_it_missed() {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     publish_attitude_steps(&region, 3, 201..=2200);
-    let done = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&done.stdout);
-    assert!(
-        done.status.success(),
-        "{text} {}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    let (status, text, stderr) = child.finish();
+    assert!(status.success(), "{text} {stderr}");
     assert!(text.contains("slot   3: "), "{text}");
     let mut reader = rfm_record::Reader::open(&out).unwrap();
     assert_eq!(reader.header().node, None);

@@ -1,0 +1,68 @@
+//! What the master is told when the link fails: each operation's errors
+//! mapped to a status by one `match`, so that a new way to fail is a compile
+//! error here, not a message flattened into whatever status was at hand.
+//! Every one is `fmi2Error` today: the instance can be reset or freed, and
+//! nothing of the master's process is broken (the memory is mapped until the
+//! instance is freed).
+
+use rfm_core::link::{LinkError, OpenError};
+use rfm_memory::RegionError;
+
+use crate::error::{Failure, FmiError};
+
+fn failed(status: Failure, e: &dyn std::fmt::Display) -> FmiError {
+    FmiError {
+        status,
+        message: e.to_string(),
+        context: None,
+    }
+}
+
+/// Opening the link (fmi2ExitInitializationMode): a setting, the memory or
+/// the recording replayed.
+impl From<OpenError> for FmiError {
+    fn from(e: OpenError) -> FmiError {
+        let status = match &e {
+            OpenError::Setting(_)
+            | OpenError::Config { .. }
+            | OpenError::Device(_)
+            | OpenError::Region(_)
+            | OpenError::Replay { .. } => Failure::Error,
+        };
+        failed(status, &e)
+    }
+}
+
+/// Starting and stepping the link: the claim, the peers, the rings, the
+/// lab's programs, the recording replayed.
+impl From<LinkError> for FmiError {
+    fn from(e: LinkError) -> FmiError {
+        let status = match &e {
+            LinkError::Setting(_) | LinkError::Config { .. } | LinkError::Heartbeat(_) => {
+                Failure::Error
+            }
+            LinkError::Device(_) | LinkError::Region(_) => Failure::Error,
+            LinkError::SlotInUse { .. }
+            | LinkError::SlotContended { .. }
+            | LinkError::SlotTakenOver { .. }
+            | LinkError::Foreign { .. } => Failure::Error,
+            LinkError::Timeout { .. }
+            | LinkError::PeerRestarted { .. }
+            | LinkError::PeerStopped { .. }
+            | LinkError::PeerDead { .. }
+            | LinkError::RingOpenHere { .. }
+            | LinkError::Incompatible { .. }
+            | LinkError::Overwritten { .. }
+            | LinkError::ForeignBehind { .. } => Failure::Error,
+            LinkError::Replay { .. } | LinkError::ReplayEnded { .. } => Failure::Error,
+        };
+        failed(status, &e)
+    }
+}
+
+/// Closing the link (fmi2Terminate): marking its slot closed.
+impl From<RegionError> for FmiError {
+    fn from(e: RegionError) -> FmiError {
+        failed(Failure::Error, &e)
+    }
+}
