@@ -146,7 +146,7 @@ parameters! {
         "lockstep: every step waits for each peer's frame of step k - lag (deterministic); free: never waits, takes the newest frames";
     Lag lag "lag": Integer = integer(Setting::Lag),
         setting: Some(Setting::Lag),
-        "Lockstep lag in this node's steps (at most the interface's max_lag, 7 unless it says): step k takes each peer's frame of the time (k - lag) x period; 0 for concurrent masters, 1 lets one master step all instances in turn";
+        "Lockstep lag in this node's steps (at most the interface's max_lag: see max): step k takes each peer's frame of the time (k - lag) x period; 0 for concurrent masters, 1 lets one master step all instances in turn";
     WaitStrategy wait_strategy "waitStrategy": String = text(Setting::WaitStrategy),
         setting: Some(Setting::WaitStrategy),
         "adaptive (spins a few microseconds, then yields, then sleeps: fast with cores to spare, and it holds with more nodes than cores), spin (lowest latency, one core busy: for pinned dedicated cores), yield, sleep (low CPU), event (RFM2g network interrupts)";
@@ -156,7 +156,7 @@ parameters! {
     Timeout timeout "timeout": Real = real(Setting::Timeout),
         unit: Some("s"),
         setting: Some(Setting::Timeout),
-        "How long a silent heartbeat means a peer is down, and the longest wait in a step for a peer whose frames are corrupt (at least 0.1 s)";
+        "How long a silent heartbeat means a peer is down, and the longest wait in a step for a peer whose frames are corrupt (at least ten heartbeats: see min)";
     StartupTimeout startup_timeout "startupTimeout": Real = real(Setting::StartupTimeout),
         unit: Some("s"),
         setting: Some(Setting::StartupTimeout),
