@@ -5,11 +5,12 @@ work tree): what issue 62 asked to see before and after.
 
     scripts/assertions.py [REV]
 
-An assertion is a statement of assert!, assert_eq!, assert_ne! or
-assert_logged( in test code (a tests/ folder, a tests.rs, or after
-#[cfg(test)]). It matches text when it reads a message (.contains(,
-starts_with(, ends_with(, to_string(), .message, assert_logged), and a
-variant when it names one (matches!( or Err(Path::Variant...)). One that does
+An assertion is a statement of assert!, assert_eq!, assert_ne!,
+assert_logged( or a `let Enum::Variant {..} = .. else { panic!(..) }` in
+test code (a tests/ folder, a tests.rs, or after #[cfg(test)]). It matches
+text when it reads a message (.contains(, starts_with(, ends_with(,
+to_string(), .message, assert_logged), and a variant when it names one
+(matches!(, Err(Path::Variant, SomeError::Variant, a let-else). One that does
 both counts as a variant assertion that also checks the text.
 """
 import re
@@ -44,9 +45,9 @@ def test_code(path, text):
     return text[at:] if at >= 0 else ""
 
 
-START = re.compile(r"\b(assert!|assert_eq!|assert_ne!|assert_logged\()")
+START = re.compile(r"\b(assert!|assert_eq!|assert_ne!|assert_logged\(|let [A-Z]\w*::[A-Z]\w*)")
 TEXT = re.compile(r"\.contains\(|starts_with\(|ends_with\(|to_string\(\)|\.message\b|assert_logged\(")
-VARIANT = re.compile(r"matches!\(|Err\(\s*[A-Z]\w*::[A-Z]|\bErr\([A-Z]\w*::")
+VARIANT = re.compile(r"matches!\(|Err\(\s*[A-Z]\w*::[A-Z]|\b[A-Z]\w*(Error|Fault|Late|Verdict|Holder)::[A-Z]|^let [A-Z]")
 
 
 def statements(code):

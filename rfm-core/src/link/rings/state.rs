@@ -148,3 +148,41 @@ fn peer_off_ring(mut e: LinkError, also: &str) -> LinkError {
     }
     e
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn timeout(why: Late) -> LinkError {
+        LinkError::Timeout {
+            device: "/dev/rfm2g0".into(),
+            node_slot: 0,
+            peer: "visual".into(),
+            peer_slot: 1,
+            step: 7,
+            waited: Duration::from_secs(1),
+            why: Box::new(why),
+            also: String::new(),
+        }
+    }
+
+    /// The ring explains a timeout only when the peer stopped beating (a
+    /// decision on the reason's variant, not its words); a paused peer's
+    /// timeout is the master's, not the ring's.
+    #[test]
+    fn only_a_peer_that_stopped_beating_is_explained_by_the_ring() {
+        let silent = Late::Silent {
+            silent: Duration::from_millis(300),
+        };
+        let LinkError::Timeout { also, .. } = peer_off_ring(timeout(silent), "; off the ring")
+        else {
+            unreachable!()
+        };
+        assert_eq!(also, "; off the ring");
+        let LinkError::Timeout { also, .. } = peer_off_ring(timeout(Late::Paused), "; off") else {
+            unreachable!()
+        };
+        assert_eq!(also, "");
+    }
+}
