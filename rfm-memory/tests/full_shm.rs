@@ -12,7 +12,6 @@
 
 mod common;
 
-use std::process::Command;
 use std::sync::atomic::Ordering;
 
 use rfm_memory::backend::shm;
@@ -32,26 +31,11 @@ fn a_full_dev_shm_is_an_error_at_open_never_a_sigbus() {
     }
     // Built outside the namespace: the nested cargo build needs the real /dev/shm.
     let library = common::sim_library();
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new("unshare")
-        .args(["-m", "--propagation", "private", "sh", "-c"])
-        .arg("mount -t tmpfs -o size=256k tmpfs /dev/shm && exec \"$0\" --exact \"$1\" --include-ignored --nocapture")
-        .arg(&exe)
-        .arg(TEST)
-        .env(CHILD, &library)
-        .output()
-        .expect("unshare runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        !(stderr.contains("Operation not permitted") || stderr.contains("Permission denied"))
-            || stdout.contains("running 1 test"),
-        "a private mount namespace was refused here (run as root, as CI does): {stderr}"
-    );
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "the run in a private /dev/shm failed ({}):\n{stdout}\n{stderr}",
-        out.status
+    let stdout = common::in_private_mount(
+        TEST,
+        "mount -t tmpfs -o size=256k tmpfs /dev/shm",
+        (CHILD, library.as_os_str()),
+        &[],
     );
     for line in stdout.lines().filter(|l| l.contains("256 KiB /dev/shm")) {
         println!("{line}");

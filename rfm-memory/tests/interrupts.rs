@@ -4,20 +4,9 @@
 
 mod common;
 
-/// Two emulated boards (nodes 1 and 2) on a fresh ring, and the emulator library.
-fn two_boards() -> (common::RingGuard, [String; 2], Option<std::path::PathBuf>) {
-    let ring = common::unique("evt");
-    let dev = |node| format!("/dev/rfm2g-sim/{ring}/{node}/1M");
-    (
-        common::RingGuard(ring.clone()),
-        [dev(1), dev(2)],
-        Some(common::sim_library()),
-    )
-}
-
 #[test]
 fn network_interrupts_reach_the_other_nodes_of_the_ring() {
-    let (_ring, dev, lib) = two_boards();
+    let (_ring, dev, lib) = common::two_boards();
     let options = rfm_memory::OpenOptions {
         rfm2g_library: lib,
         ..Default::default()

@@ -3,20 +3,9 @@
 use super::*;
 use rfm_interface::settings::LinkSettings;
 
-/// Two emulated boards (nodes 1 and 2) on a fresh ring, and the emulator library.
-fn two_boards() -> (common::RingGuard, [String; 2], Option<std::path::PathBuf>) {
-    let ring = common::unique("evt");
-    let dev = |node| format!("/dev/rfm2g-sim/{ring}/{node}/1M");
-    (
-        common::RingGuard(ring.clone()),
-        [dev(1), dev(2)],
-        Some(common::sim_library()),
-    )
-}
-
 #[test]
 fn lockstep_on_network_interrupts_exchanges_exactly() {
-    let (_ring, dev, lib) = two_boards();
+    let (_ring, dev, lib) = common::two_boards();
     let cfg = |node: u8, peer| LinkConfig {
         settings: LinkSettings {
             wait: WaitStrategy::Event,
@@ -44,7 +33,7 @@ fn lockstep_on_network_interrupts_exchanges_exactly() {
 /// `RFM2gWaitForEvent` with RFM2G_NOT_ENABLED.
 #[test]
 fn freeing_one_coupling_leaves_the_interrupts_of_another_on_the_same_board_nodes() {
-    let (_ring, dev, lib) = two_boards();
+    let (_ring, dev, lib) = common::two_boards();
     let cfg = |board: usize, node: u8, peer: u8| LinkConfig {
         settings: LinkSettings {
             wait: WaitStrategy::Event,

@@ -28,6 +28,27 @@ impl Drop for ShmGuard {
     }
 }
 
+/// Two emulated boards (nodes 1 and 2) on a fresh ring, and the emulator
+/// library: the network interrupts' tests, of the memory and of the link.
+#[cfg(not(miri))]
+pub fn two_boards() -> (RingGuard, [String; 2], Option<std::path::PathBuf>) {
+    let ring = unique("evt");
+    let dev = |node| format!("/dev/rfm2g-sim/{ring}/{node}/1M");
+    (
+        RingGuard(ring.clone()),
+        [dev(1), dev(2)],
+        Some(sim_library()),
+    )
+}
+
+// The run in a private mount namespace, also fmu-src's (which has the
+// emulator's helpers of its own, so it takes this file alone).
+#[cfg(all(not(miri), target_os = "linux"))]
+mod namespace;
+#[cfg(all(not(miri), target_os = "linux"))]
+#[allow(unused_imports)]
+pub use namespace::in_private_mount;
+
 /// Bytes of every conformance fixture's memory.
 pub const FIXTURE_SIZE: usize = 1 << 20;
 

@@ -130,7 +130,7 @@ impl SlotView {
         }
     }
 
-    /// The protocol's judgement of the area ([`ownership::Verdict`]): for
+    /// The protocol's judgement of the area ([`Verdict`]): for
     /// the session whose descriptor is shown; an article program's packet
     /// has none, and its area is judged as it is.
     fn judged(&self) -> &'static str {
