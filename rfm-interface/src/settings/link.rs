@@ -68,13 +68,14 @@ impl LinkSettings {
             _ => unreachable!("a String setting's rule refuses other types"),
         };
         let seconds = |s| number(s).map(Duration::from_secs_f64);
-        let word = |s| text(s).map(|t| t.parse().expect("its rule parsed it"));
         let library = text(Setting::Rfm2gLibrary)?;
         let settings = LinkSettings {
             device: text(Setting::Device)?.parse().expect("its rule parsed it"),
             rfm2g_library: (!library.is_empty()).then(|| library.into()),
             region_offset: number(Setting::RegionOffset)? as u64,
-            mode: word(Setting::SyncMode)?,
+            mode: text(Setting::SyncMode)?
+                .parse()
+                .expect("its rule parsed it"),
             lag: number(Setting::Lag)? as u8,
             wait: text(Setting::WaitStrategy)?
                 .parse()
