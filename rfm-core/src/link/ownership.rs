@@ -88,8 +88,7 @@ pub fn is_holders(region: &Region, found: &Found) -> Result<bool, RegionError> {
 /// Whether a descriptor of session `session` is the holder's of `area` (its
 /// own window): the owner word is that session's, open or closed.
 pub fn describes_holder(area: &Region, session: u32) -> Result<bool, RegionError> {
-    let owner = Words::read(area)?.owner;
-    Ok(owner != 0 && owner == session)
+    Ok(owned_by(&Words::read(area)?, session))
 }
 
 /// The holder of an area, judged from its words watched over time.
