@@ -20,7 +20,7 @@ use std::path::Path;
 use crate::system::System;
 use anyhow::{Context, Result};
 use fmu_model::xml_attr as attr;
-use rfm_frames::value::Value;
+use rfm_frames::fmi::Value;
 use rfm_interface::{Interface, Period};
 
 /// The namespaces of SSP 1.0, and the Open Simulation Platform's annotations.

@@ -125,15 +125,12 @@ fn nodes_asked(interface: &Interface, file: &Path, node: &str) -> Result<Vec<usi
 /// the file's `device` settings say: a coupling that never touches a ring.
 fn on_host_memory(interface: &Interface) -> bool {
     (0..interface.nodes.len()).all(|i| {
-        let device = match interface.settings_of(i).get("device") {
-            Some(rfm_frames::value::Value::String(d)) => d.parse().ok(),
-            _ => None,
-        };
+        let device = interface.settings_of(i).link(interface).map(|s| s.device);
         let on_host = |m: &DeviceSpec| !matches!(m, DeviceSpec::Rfm2g { .. });
         match device {
-            Some(DeviceSetting::One(m)) => on_host(&m),
-            Some(DeviceSetting::Rings(a, b)) => on_host(&a) && on_host(&b),
-            Some(DeviceSetting::Replay(_)) | None => false,
+            Ok(DeviceSetting::One(m)) => on_host(&m),
+            Ok(DeviceSetting::Rings(a, b)) => on_host(&a) && on_host(&b),
+            Ok(DeviceSetting::Replay(_)) | Err(_) => false,
         }
     })
 }

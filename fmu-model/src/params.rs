@@ -4,7 +4,7 @@
 //! invocation: its meaning, field, name, type, start value, bounds and text.
 
 use crate::FmuKind;
-use rfm_frames::{payload::FmiType, value::Value};
+use rfm_frames::fmi::{FmiType, Value};
 use rfm_interface::settings::{spec as setting, Setting, Start};
 
 /// One row of [`PARAMS`].

@@ -4,7 +4,7 @@
 //! Derived from [`Var::place`], never written by hand: the variable list stays
 //! the one source.
 
-use rfm_frames::payload::FmiType;
+use rfm_frames::fmi::FmiType;
 
 use super::variables::{PeerValue, Place, Var};
 

@@ -5,7 +5,7 @@
 use fmu_model::FmuKind;
 use rfm_core::link::{CardReads, LinkConfig};
 use rfm_core::realtime::{CpuList, RealTime, MAX_PRIORITY};
-use rfm_frames::value::Value;
+use rfm_frames::fmi::Value;
 use rfm_interface::settings::{spec as setting, LinkSettings, SettingError};
 
 use crate::error::{error, FmiError, FmiResult};

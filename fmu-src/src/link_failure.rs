@@ -5,7 +5,7 @@
 //! nothing of the master's process is broken (the memory is mapped until the
 //! instance is freed).
 
-use rfm_core::link::{LinkError, OpenError};
+use rfm_core::link::{LinkError, OpenError, PublishError, StartError};
 use rfm_memory::RegionError;
 
 use crate::error::{Failure, FmiError};
@@ -33,19 +33,36 @@ impl From<OpenError> for FmiError {
     }
 }
 
-/// Starting and stepping the link: the claim, the peers, the rings, the
-/// lab's programs, the recording replayed.
+/// Starting the link (fmi2ExitInitializationMode): the claim, the
+/// heartbeat, frame 0.
+impl From<StartError> for FmiError {
+    fn from(e: StartError) -> FmiError {
+        let status = match &e {
+            StartError::SlotInUse { .. }
+            | StartError::SlotContended { .. }
+            | StartError::Foreign { .. } => Failure::Error,
+            StartError::Heartbeat(_) | StartError::Events(_) => Failure::Error,
+            StartError::Publish(p) => publish_status(p),
+            StartError::Region(_) => Failure::Error,
+        };
+        failed(status, &e)
+    }
+}
+
+fn publish_status(e: &PublishError) -> Failure {
+    match e {
+        PublishError::FrameSize { .. } | PublishError::Region(_) => Failure::Error,
+    }
+}
+
+/// Stepping the link: the peers, the rings, the lab's programs, the
+/// recording replayed.
 impl From<LinkError> for FmiError {
     fn from(e: LinkError) -> FmiError {
         let status = match &e {
-            LinkError::Setting(_) | LinkError::Config { .. } | LinkError::Heartbeat(_) => {
-                Failure::Error
-            }
-            LinkError::Device(_) | LinkError::Region(_) => Failure::Error,
-            LinkError::SlotInUse { .. }
-            | LinkError::SlotContended { .. }
-            | LinkError::SlotTakenOver { .. }
-            | LinkError::Foreign { .. } => Failure::Error,
+            LinkError::Publish(p) => publish_status(p),
+            LinkError::Region(_) | LinkError::Events(_) => Failure::Error,
+            LinkError::SlotTakenOver { .. } => Failure::Error,
             LinkError::Timeout { .. }
             | LinkError::PeerRestarted { .. }
             | LinkError::PeerStopped { .. }

@@ -7,14 +7,15 @@ use std::ffi::CString;
 
 use fmu_model::{ForeignLink, ForeignValue, LinkField, ParamValues, PeerValue, Place, Var};
 use rfm_core::link::{Link, StepReport};
+use rfm_frames::fmi::FmiType;
 use rfm_frames::frame::framed::{FrameBuf, SyncMode};
-use rfm_frames::{payload::FmiType, payload::SignalType};
+use rfm_frames::payload::SignalType;
 
 use crate::error::FmiError;
 use crate::realtime::StepThread;
 use crate::recording::Recording;
 
-pub(crate) use rfm_frames::value::Value;
+pub(crate) use rfm_frames::fmi::Value;
 
 /// The sources of an instance's variables.
 #[derive(Debug)]

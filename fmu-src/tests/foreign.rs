@@ -77,10 +77,10 @@ fn values(k: i64) -> Vec<(&'static str, String)> {
 fn shown(reader: &Fmu, name: &str) -> String {
     let (_, kind) = reader.vr(name);
     match kind {
-        rfm_frames::payload::FmiType::Real => format!("{}", reader.real(name)),
-        rfm_frames::payload::FmiType::Integer => reader.integer(name).to_string(),
-        rfm_frames::payload::FmiType::Boolean => reader.boolean(name).to_string(),
-        rfm_frames::payload::FmiType::String => reader.string(name),
+        rfm_frames::fmi::FmiType::Real => format!("{}", reader.real(name)),
+        rfm_frames::fmi::FmiType::Integer => reader.integer(name).to_string(),
+        rfm_frames::fmi::FmiType::Boolean => reader.boolean(name).to_string(),
+        rfm_frames::fmi::FmiType::String => reader.string(name),
     }
 }
 
@@ -246,8 +246,8 @@ fn a_recording_holds_each_struct_the_fmu_read_once_as_it_read_it() {
             let i = names.iter().position(|n| n == field).unwrap();
             let v = recorded[i].clone().unwrap();
             let text = match v {
-                rfm_frames::value::Value::Boolean(b) => b.to_string(),
-                rfm_frames::value::Value::String(s) => s,
+                rfm_frames::fmi::Value::Boolean(b) => b.to_string(),
+                rfm_frames::fmi::Value::String(s) => s,
                 v => v.to_string(),
             };
             assert_eq!(&text, shown, "step {k}: {name}");

@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
             if encode(f, i, &d.value, &mut back, order).is_ok() && d.exact {
                 let again = decode(f, i, &back, order).unwrap().value;
                 let same = match (&again, &d.value) {
-                    (rfm_frames::value::Value::Real(a), rfm_frames::value::Value::Real(b)) => {
+                    (rfm_frames::fmi::Value::Real(a), rfm_frames::fmi::Value::Real(b)) => {
                         a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
                     }
                     (a, b) => a == b,

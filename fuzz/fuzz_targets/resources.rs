@@ -12,7 +12,7 @@ mod master;
 use libfuzzer_sys::fuzz_target;
 use fmu_model::fmi2::*;
 use fmu_model::{Model, RESOURCE_INTERFACE, RESOURCE_NODE};
-use rfm_frames::payload::FmiType;
+use rfm_frames::fmi::FmiType;
 use rfm_attitude::*;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,9 +6,11 @@
 
 use std::collections::HashMap;
 
-use rfm_core::link::block::{self, Words};
+use rfm_core::link::ownership::block::{self, Words};
+use rfm_core::link::ownership::{self, Verdict};
 use rfm_frames::area::{self, Area};
 use rfm_frames::mirror;
+use rfm_frames::session::Token;
 use rfm_interface::descriptor::{self, Descriptor};
 use rfm_memory::{Region, RegionError};
 
@@ -20,7 +22,7 @@ use crate::wire::{Message, Stamp};
 struct Mirrored {
     area: Area,
     window: Region,
-    token: u32,
+    token: Option<Token>,
     node: String,
     /// This host's session holds the area: nothing is written.
     refused: bool,
@@ -69,7 +71,7 @@ pub struct Writer {
 
 /// Of two claims of one slot, the earlier wins; equal stamps (never from
 /// two bridges: the id is each one's own) by token.
-fn earlier(a: (Stamp, u32), b: (Stamp, u32)) -> bool {
+fn earlier(a: (Stamp, Option<Token>), b: (Stamp, Option<Token>)) -> bool {
     a < b
 }
 
@@ -123,7 +125,7 @@ impl Writer {
                 // A node of this host took the slot since (the other host's
                 // session had gone silent for the claim's bound): it is not
                 // overwritten.
-                if Words::read(&m.window)?.owner != m.token {
+                if !ownership::owned_by(&Words::read(&m.window)?, m.token) {
                     m.refused = true;
                     return Ok(Some(Decision::Refused {
                         node: m.node.clone(),
@@ -175,7 +177,7 @@ impl Writer {
         let known = self
             .areas
             .get(&offset)
-            .is_some_and(|m| m.token == words.owner && !m.refused);
+            .is_some_and(|m| Verdict::of(words.owner, m.token).is_its() && !m.refused);
         block::write_mirrored(&window, words, from.word(), bytes)?;
         self.areas.insert(offset, mirrored(false));
         Ok(if taken_over {
@@ -230,11 +232,11 @@ enum First {
 /// Weighs the other host's claim (`stamp`, `owner`) of `area` against the
 /// claims this host's sessions announced over it; when the other host's came
 /// first, this host's announce is forgotten.
-fn first_claim(shared: &Shared, area: &Area, (stamp, owner): (Stamp, u32)) -> First {
+fn first_claim(shared: &Shared, area: &Area, (stamp, owner): (Stamp, Option<Token>)) -> First {
     let rival: Option<Announced> = shared
         .announced()
         .iter()
-        .find(|a| area.overlaps_bytes(a.start, a.end) && a.token != owner)
+        .find(|a| area.overlaps_bytes(a.start, a.end) && !Verdict::of(a.token, owner).is_its())
         .copied();
     let Some(local) = rival else {
         return First::Alone;
@@ -244,7 +246,7 @@ fn first_claim(shared: &Shared, area: &Area, (stamp, owner): (Stamp, u32)) -> Fi
     }
     shared
         .announced()
-        .retain(|a| !(a.start == local.start && a.token == local.token));
+        .retain(|a| !(a.start == local.start && Verdict::of(a.token, local.token).is_its()));
     First::There
 }
 
@@ -270,7 +272,7 @@ mod tests {
             interface.fingerprint(),
             (node, &[]),
             &payload,
-            9,
+            Some(Token::of(9)),
         );
         bytes.resize(area.descriptor_len, 0);
         (memory, bytes, area)
@@ -282,9 +284,9 @@ mod tests {
 
     fn words(owner: u32) -> Words {
         Words {
-            owner,
+            owner: Token::from_word(owner),
             beat: 1,
-            closed: 0,
+            closed: None,
         }
     }
 
@@ -311,7 +313,7 @@ mod tests {
         shared.announced().push(Announced {
             start: area.offset,
             end: area.end(),
-            token: 7,
+            token: Token::from_word(7),
             stamp: stamp(10),
             slot: area.slot,
         });
@@ -344,7 +346,7 @@ mod tests {
             matches!(d, Some(Decision::Refused { slot: 1, .. })),
             "{d:?}"
         );
-        assert_eq!(Words::read(&window).unwrap().owner, 7);
+        assert_eq!(Words::read(&window).unwrap().owner, Token::from_word(7));
         assert_eq!(block::remote_holder(&window).unwrap(), None);
         // Nor are its frames written.
         w.apply(
@@ -364,7 +366,7 @@ mod tests {
             "{d:?}"
         );
         // The node here finds another owner at its next beat.
-        assert_eq!(Words::read(&window).unwrap().owner, 9);
+        assert_eq!(Words::read(&window).unwrap().owner, Token::from_word(9));
         assert_eq!(block::remote_holder(&window).unwrap(), Some(0xb000_0002));
         assert!(shared.announced().is_empty());
         w.apply(

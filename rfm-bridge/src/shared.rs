@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::wire::Stamp;
+use rfm_frames::session::Token;
 
 /// A session of this host the bridge announced: the receiving side orders
 /// another host's claim of an overlapping area against it.
@@ -15,7 +16,7 @@ use crate::wire::Stamp;
 pub struct Announced {
     pub start: u64,
     pub end: u64,
-    pub token: u32,
+    pub token: Option<Token>,
     pub stamp: Stamp,
     pub slot: u8,
 }

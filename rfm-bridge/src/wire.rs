@@ -12,7 +12,8 @@
 //! | 5 | [`Message::Ping`] | id (u64) |
 //! | 6 | [`Message::Pong`] | id (u64), the pinging bridge (u32) |
 
-use rfm_core::link::block::Words;
+use rfm_core::link::ownership::block::Words;
+use rfm_frames::session::Token;
 
 /// The prefix of every key the bridges use.
 pub const PREFIX: &str = "rfm/bridge";
@@ -107,9 +108,9 @@ impl<'a> Reader<'a> {
 
     fn words(&mut self) -> Result<Words, WireError> {
         Ok(Words {
-            owner: self.u32()?,
+            owner: Token::from_word(self.u32()?),
             beat: self.u32()?,
-            closed: self.u32()?,
+            closed: Token::from_word(self.u32()?),
         })
     }
 
@@ -121,7 +122,7 @@ impl<'a> Reader<'a> {
 }
 
 fn put_words(out: &mut Vec<u8>, w: &Words) {
-    for v in [w.owner, w.beat, w.closed] {
+    for v in [Token::word(w.owner), w.beat, Token::word(w.closed)] {
         out.extend_from_slice(&v.to_le_bytes());
     }
 }
@@ -225,9 +226,9 @@ mod tests {
     #[test]
     fn every_message_round_trips_and_a_short_one_is_refused() {
         let words = Words {
-            owner: 3,
+            owner: Token::from_word(3),
             beat: 9,
-            closed: 0,
+            closed: None,
         };
         let messages = [
             Message::Hello {

@@ -119,8 +119,9 @@ fn seed_layout(c: &mut Criterion) {
 /// What liveness adds: a beat (the heartbeat thread's work, every 10 ms) and a
 /// reading of a peer's liveness words (a free-mode step's, at most once per ms).
 fn liveness(c: &mut Criterion) {
-    use rfm_core::link::block::Words;
-    use rfm_core::link::liveness::{Beater, PeerWatch};
+    use rfm_core::link::liveness::Beater;
+    use rfm_core::link::ownership::block::Words;
+    use rfm_core::link::ownership::PeerWatch;
     let mut g = c.benchmark_group("liveness");
     let r = region("liveness");
     let slot = area(&r);

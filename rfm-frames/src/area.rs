@@ -1,13 +1,13 @@
 //! A node's area of the coupling region: how it is divided, the ring of frames
 //! it holds, and how deep that ring is. One module owns these facts; the memory
 //! map (`rfm_interface::layout`) places areas, the frame layouts
-//! ([`crate::frame`]) and the liveness words (`rfm_core::link::block`) fill
+//! ([`crate::frame`]) and the liveness words (`rfm_core::link::ownership::block`) fill
 //! them in.
 //!
 //! | offset | size | part |
 //! |---|---|---|
 //! | 0 | 128 | head block: the framed layout's head word, or the seed layout's packet |
-//! | 128 | 64 | liveness: owner, heartbeat and closed words (`rfm_core::link::block`) |
+//! | 128 | 64 | liveness: owner, heartbeat and closed words (`rfm_core::link::ownership::block`) |
 //! | 192 | d | descriptor: what the node publishes, by name (`rfm_interface::descriptor`) |
 //! | 192 + d | n × e | ring: the frame of step s in entry s mod n (n a power of two, 16 unless rates need more) |
 //!

@@ -13,18 +13,20 @@
 //! - [`wait`]: how a lockstep step waits for a peer's frame;
 //! - [`mirror`]: the raw entry copies a bridge makes;
 //! - [`names`]: settings spelt as words, one table each;
-//! - [`value`]: one value of FMI's types;
+//! - [`fmi`]: FMI's types and one value of them;
 //! - [`packed`]: the lab's own packed C structs, their layouts and values;
+//! - [`session`]: a session's token, the word that names it in an area;
 //! - [`wall`]: the wall clock frames and recordings are stamped with.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod area;
+pub mod fmi;
 pub mod frame;
 pub mod mirror;
 pub mod names;
 pub mod packed;
 pub mod payload;
+pub mod session;
 pub mod slot;
-pub mod value;
 pub mod wait;
 pub mod wall;

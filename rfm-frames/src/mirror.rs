@@ -6,7 +6,7 @@
 //! sequence: a reader there sees an odd sequence while the bridge is inside,
 //! then the writer's even one, never a torn frame; and the head word is
 //! stored after the entry, as the writer stores it. Liveness words are
-//! `rfm_core::link::block`'s (`rfm_core::link::block::write_mirrored`).
+//! `rfm_core::link::ownership::block`'s (`rfm_core::link::ownership::block::write_mirrored`).
 
 use std::sync::atomic::Ordering;
 

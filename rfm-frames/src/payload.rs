@@ -10,38 +10,7 @@
 
 use std::fmt;
 
-/// One of FMI 2.0's four variable types: what a parameter, an input and an
-/// output alike have, and what `fmi2SetReal` and its kin check a reference
-/// against. A signal's [`SignalType`] adds a String's size in memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FmiType {
-    Real,
-    Integer,
-    Boolean,
-    String,
-}
-
-impl FmiType {
-    /// The element name of modelDescription.xml (`<Real …/>`).
-    pub fn name(self) -> &'static str {
-        match self {
-            FmiType::Real => "Real",
-            FmiType::Integer => "Integer",
-            FmiType::Boolean => "Boolean",
-            FmiType::String => "String",
-        }
-    }
-
-    /// The type with its article, for sentences ("an Integer", "a Real").
-    pub fn with_article(self) -> &'static str {
-        match self {
-            FmiType::Real => "a Real",
-            FmiType::Integer => "an Integer",
-            FmiType::Boolean => "a Boolean",
-            FmiType::String => "a String",
-        }
-    }
-}
+use crate::fmi::{FmiType, Value};
 
 /// A signal's FMI type (String signals have a fixed size in memory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +110,30 @@ impl Payload {
             fields,
             len: align_up(at, 8),
         }
+    }
+}
+
+/// A value as a payload holds it: typed by the signal's [`SignalType`].
+impl Value {
+    /// The value a `kind` signal starts from when its file gives none: its
+    /// type's zero.
+    pub fn zero(kind: SignalType) -> Value {
+        Value::zero_of(kind.fmi_type())
+    }
+
+    /// The value of a `kind` signal at `offset` of `payload`; `None` if it does not
+    /// lie inside the payload.
+    pub fn read(kind: SignalType, payload: &[u8], offset: usize) -> Option<Value> {
+        let b = payload.get(offset..offset.checked_add(size_of_kind(kind))?)?;
+        Some(match kind {
+            SignalType::Real => Value::Real(f64::from_le_bytes(b.try_into().ok()?)),
+            SignalType::Integer => Value::Integer(i32::from_le_bytes(b.try_into().ok()?)),
+            SignalType::Boolean => Value::Boolean(b[0] != 0),
+            SignalType::String { .. } => {
+                let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                Value::String(String::from_utf8_lossy(&b[..end]).into_owned())
+            }
+        })
     }
 }
 

@@ -133,7 +133,7 @@ mod tests {
                 interface.fingerprint(),
                 (node, &[]),
                 &payload,
-                1,
+                Some(rfm_frames::session::Token::of(1)),
             );
             bytes.resize(bytes.len().next_multiple_of(WORD), 0);
             region

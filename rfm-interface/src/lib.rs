@@ -42,8 +42,8 @@ pub use preset::{attitude, attitude_area, attitude_region_len, ATTITUDE_NAME, AT
 pub use rates::{Period, StepRatio};
 pub use settings::Settings;
 
+use rfm_frames::fmi::Value;
 use rfm_frames::payload::SignalType;
-use rfm_frames::value::Value;
 
 /// Longest String signal, in bytes.
 pub const MAX_STRING_SIZE: u16 = 1024;

@@ -150,7 +150,7 @@ impl Header {
                         (&interface.nodes[i], &interface.declared()),
                         &map.area(i).payload,
                         // A recording is of no session.
-                        0,
+                        None,
                     )
                 })
                 .collect(),

@@ -18,8 +18,8 @@
 //! | 4 | its offset in the struct |
 //! | 2 + n | its unit: length (0: none), UTF-8 |
 
+use rfm_frames::fmi::Value;
 use rfm_frames::packed::{self, ByteOrder, CType, FieldDecl, Packing, StructLayout, C_TYPES};
-use rfm_frames::value::Value;
 use rfm_interface::ForeignNode;
 
 /// A foreign struct a recording holds records of.
@@ -55,7 +55,7 @@ impl RecordedStruct {
 
     /// The FMI type of element `i` (of [`RecordedStruct::elements`]'s
     /// order); `None` past its last.
-    pub fn element_type(&self, i: usize) -> Option<rfm_frames::payload::FmiType> {
+    pub fn element_type(&self, i: usize) -> Option<rfm_frames::fmi::FmiType> {
         let mut at = i;
         for f in &self.layout.fields {
             if at < f.elements() {

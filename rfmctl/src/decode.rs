@@ -1,11 +1,12 @@
 //! What the bytes of a coupling's memory are, by the descriptors its nodes wrote:
 //! for `dump --decode`, and the signal text `watch` shows.
 
-use rfm_core::link::block::Words;
+use rfm_core::link::ownership::block::Words;
 use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
+use rfm_frames::fmi::Value;
 use rfm_frames::packed::decode;
+use rfm_frames::session::Token;
 use rfm_frames::slot::{FramedReader, ReadError, Ring};
-use rfm_frames::value::Value;
 use rfm_interface::descriptor::{Described, Descriptor};
 use rfm_interface::{ForeignNode, Found};
 use rfm_memory::Region;
@@ -199,7 +200,9 @@ fn parts(area: &Region, f: &Found) -> Vec<(usize, usize, String)> {
     let liveness = match Words::read(area) {
         Ok(w) => format!(
             "liveness, owner token {:#010x}, beat {}, closed {:#010x}",
-            w.owner, w.beat, w.closed
+            Token::word(w.owner),
+            w.beat,
+            Token::word(w.closed)
         ),
         Err(e) => format!("liveness, unreadable: {e}"),
     };

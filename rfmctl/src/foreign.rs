@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 use rfm_core::link::ForeignPeer;
-use rfm_frames::value::Value;
+use rfm_frames::fmi::Value;
 use rfm_interface::foreign::{describe, ForeignNode};
 use rfm_interface::{Interface, Reserved};
 use rfm_memory::Region;

@@ -2,7 +2,7 @@
 //! this node's FMU writes, or one output per element it reads, and the link
 //! outputs of each (one table, [`FOREIGN_LINK`]).
 
-use rfm_frames::value::Value;
+use rfm_frames::fmi::Value;
 use rfm_interface::ForeignNode;
 
 use super::{Causality, Place, Var};

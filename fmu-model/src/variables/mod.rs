@@ -3,7 +3,7 @@
 //! Value references are the positions in this list.
 
 use crate::FmuKind;
-use rfm_frames::{payload::FmiType, value::Value};
+use rfm_frames::fmi::{FmiType, Value};
 use rfm_interface::Interface;
 use rfm_memory::Network;
 

@@ -2,7 +2,7 @@
 //! frame read took (its time and step) and the link's diagnostics of it.
 
 use crate::FmuKind;
-use rfm_frames::value::Value;
+use rfm_frames::fmi::Value;
 use rfm_interface::{Interface, NodeSpec};
 
 use super::{Causality, LinkField, PeerValue, Place, Var};

@@ -15,8 +15,8 @@ use crate::state_machine::{fixed_parameters_settable, State};
 use crate::values::{count, load, store, Value, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{Causality, Model, Place, Reach, RingField, Route, Var};
+use rfm_frames::fmi::FmiType;
 use rfm_frames::packed;
-use rfm_frames::payload::FmiType;
 
 mod plain;
 mod runs;

@@ -3,7 +3,7 @@
 
 use crate::values::Value;
 use fmu_model::fmi2::*;
-use rfm_frames::payload::FmiType;
+use rfm_frames::fmi::FmiType;
 
 /// A numeric FMI type, as the master passes it and as the payload holds it.
 pub trait Plain {

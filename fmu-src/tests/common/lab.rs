@@ -93,7 +93,7 @@ pub fn expected(n: u64) -> Vec<(String, String)> {
 }
 
 pub fn shown(fmu: &Fmu, name: &str) -> String {
-    use rfm_frames::payload::FmiType;
+    use rfm_frames::fmi::FmiType;
     match fmu.vr(name).1 {
         FmiType::Real => format!("{}", fmu.real(name)),
         FmiType::Integer => fmu.integer(name).to_string(),

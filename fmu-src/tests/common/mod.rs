@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use fmu_model::fmi2::*;
 use fmu_model::Model;
 use rfm_attitude::*;
-use rfm_frames::payload::FmiType;
+use rfm_frames::fmi::FmiType;
 
 pub mod lab;
 

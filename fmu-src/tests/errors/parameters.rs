@@ -310,8 +310,8 @@ fn every_bound_of_the_settings_table_is_refused_at_the_set_call_and_in_files() {
                 continue;
             }
             let line = match &bad {
-                rfm_frames::value::Value::String(s) => format!("{s:?}"),
-                rfm_frames::value::Value::Real(x) => format!("{x:?}"),
+                rfm_frames::fmi::Value::String(s) => format!("{s:?}"),
+                rfm_frames::fmi::Value::Real(x) => format!("{x:?}"),
                 other => other.written(),
             };
             let file = format!(

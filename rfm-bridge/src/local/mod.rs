@@ -13,11 +13,12 @@
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-use rfm_core::link::block::{self, Words};
+use rfm_core::link::ownership::block::{self, Words};
 use rfm_core::link::ownership::{self, AreaWatch, Holder, Verdict, Watched};
 use rfm_frames::area::{self, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed;
 use rfm_frames::mirror;
+use rfm_frames::session::Token;
 use rfm_interface::{Found, Scan};
 use rfm_memory::{Region, RegionError, WORD};
 
@@ -30,7 +31,7 @@ struct Session {
     area: Area,
     node: String,
     window: Region,
-    token: u32,
+    token: Option<Token>,
     head: u32,
     words: Words,
     buf: Vec<u8>,
@@ -131,15 +132,16 @@ impl Watcher {
             if !verdict.is_unproven() || block::remote_holder(&window)?.is_some() {
                 continue;
             }
-            let known = self
-                .sessions
-                .iter()
-                .any(|s| s.area.offset == found.area.offset && s.token == session);
+            let known = self.sessions.iter().any(|s| {
+                s.area.offset == found.area.offset && Verdict::of(s.token, session).is_its()
+            });
             if known {
                 continue;
             }
             self.seen.push(found.area.offset);
-            block::acknowledge(&window, session)?;
+            if let Some(session) = session {
+                block::acknowledge(&window, session)?;
+            }
             let candidate = Candidate { found, watch };
             match self
                 .candidates
@@ -215,7 +217,7 @@ impl Watcher {
             let s = self.sessions.remove(i);
             shared
                 .announced()
-                .retain(|a| !(a.start == s.area.offset && a.token == s.token));
+                .retain(|a| !(a.start == s.area.offset && Verdict::of(a.token, s.token).is_its()));
             out.event(Event::Ended {
                 node: s.node,
                 slot: s.area.slot,
@@ -301,7 +303,7 @@ impl Watcher {
         for s in &mut self.sessions {
             let stamp = announced
                 .iter()
-                .find(|a| a.start == s.area.offset && a.token == s.token)
+                .find(|a| a.start == s.area.offset && Verdict::of(a.token, s.token).is_its())
                 .map(|a| a.stamp);
             if let Some(stamp) = stamp {
                 announce(s, stamp, out)?;
@@ -315,7 +317,7 @@ impl Watcher {
 /// (`owner`): a node announces its claim, clears its ring once the claim
 /// holds and then publishes frame 0; until then the ring holds the last
 /// session's frames, which are never sent as the new session's.
-fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionError> {
+fn published(window: &Region, area: &Area, owner: Option<Token>) -> Result<bool, RegionError> {
     let head = mirror::head(window)?;
     let mut buf = vec![0u8; carried(area)];
     if !mirror::read_entry(window, area.entry_offset(u64::from(head)), &mut buf)? {
@@ -323,7 +325,7 @@ fn published(window: &Region, area: &Area, owner: u32) -> Result<bool, RegionErr
     }
     Ok(
         match framed::check(&buf[..area.frame_len()], area.payload.len) {
-            Ok(h) => block::token(h.epoch) == owner,
+            Ok(h) => owner.is_some_and(|t| t.is_of(h.epoch)),
             Err(_) => false,
         },
     )

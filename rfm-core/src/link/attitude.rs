@@ -5,7 +5,7 @@
 
 use std::ops::{Deref, DerefMut};
 
-use super::{Link, LinkConfig, LinkError, OpenError};
+use super::{Link, LinkConfig, LinkError, OpenError, StartError};
 use crate::health::PeerHealth;
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_frames::frame::seed::payload as at;
@@ -75,7 +75,7 @@ impl AttitudeLink {
     }
 
     /// [`Link::start`] with `init` as the initial frame.
-    pub fn start(&mut self, init: &Sample) -> Result<(), LinkError> {
+    pub fn start(&mut self, init: &Sample) -> Result<(), StartError> {
         init.write(self.frame.payload_mut());
         self.link.start(init.sim_time, &mut self.frame)?;
         Ok(())

@@ -11,6 +11,7 @@ use super::peer::Peer;
 use super::{LinkConfig, LinkError};
 use rfm_frames::frame::framed::{self, Header, SyncMode};
 use rfm_frames::frame::{seed, FrameError};
+use rfm_frames::session::Token;
 use rfm_frames::slot::{ReadError, Ring};
 use rfm_interface::Interface;
 use rfm_interface::{declared, Found};
@@ -87,7 +88,7 @@ fn other_interface(c: &Expected, peer: &Peer, theirs: &str) -> LinkError {
             }),
         None => "its descriptor cannot be read".to_owned(),
     };
-    let session = described.map(|d| d.session).or(peer.session());
+    let session = described.and_then(|d| d.session).or(peer.session());
     built_apart(c, (peer, session), &difference, &fingerprints)
 }
 
@@ -131,7 +132,7 @@ pub(crate) fn misplaced(c: &Expected, peer: &Peer, found: &Found) -> LinkError {
          {:#018x}",
         found.area.offset, found.descriptor.fingerprint, c.fingerprint
     );
-    let session = Some(found.descriptor.session);
+    let session = found.descriptor.session;
     built_apart(c, (peer, session), &difference, &fingerprints)
 }
 
@@ -139,7 +140,7 @@ pub(crate) fn misplaced(c: &Expected, peer: &Peer, found: &Found) -> LinkError {
 /// whose session (its token) is the one compared with.
 fn built_apart(
     c: &Expected,
-    (peer, session): (&Peer, Option<u32>),
+    (peer, session): (&Peer, Option<Token>),
     difference: &str,
     fingerprints: &str,
 ) -> LinkError {

@@ -16,10 +16,11 @@ use rfm_memory::{DeviceError, Events, Network, RegionError};
 use super::clock::{self, new_epoch};
 use super::error::open_config;
 use super::liveness::Heartbeat;
-use super::{block, memory, pace, replay, rings};
+use super::ownership::ending::Ended;
+use super::{memory, pace, replay, rings};
 use super::{
     EventWaits, ForeignPeer, LinkConfig, LinkError, MasterStep, Node, OpenError, Peer, RingsReport,
-    StartPoll, StepReport,
+    StartError, StartPoll, StepReport,
 };
 
 /// How long [`Link::start`] sleeps between polls of its claim.
@@ -52,7 +53,7 @@ pub struct Link {
     /// The wait strategy, with what its adaptive waits learned.
     waiter: Waiter,
     /// How the link failed, if it did: recorded at its close for its peers.
-    failed: Option<block::Ended>,
+    failed: Option<Ended>,
     /// A redundant device's two rings.
     redundant: Option<rings::Redundant>,
     /// The card of a single RFM2g device, asked what it saw when a step
@@ -153,10 +154,10 @@ impl Link {
     }
 
     /// Takes this node's slot (waiting while a silent holder may still be alive, at
-    /// most [`super::liveness::DEAD_AFTER`] plus [`super::CLAIM_SETTLE`]), starts the
+    /// most [`super::ownership::DEAD_AFTER`] plus [`super::CLAIM_SETTLE`]), starts the
     /// heartbeat and publishes `frame`'s payload as the initial frame (index 0) at
     /// `sim_time`. Never waits for the peer.
-    pub fn start(&mut self, sim_time: f64, frame: &mut FrameBuf) -> Result<StepReport, LinkError> {
+    pub fn start(&mut self, sim_time: f64, frame: &mut FrameBuf) -> Result<StepReport, StartError> {
         loop {
             let polled = if self.in_process {
                 let _claims = IN_PROCESS_CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
@@ -170,18 +171,18 @@ impl Link {
                     let beater = self.node.beater()?;
                     let realtime = self.node.config().realtime.clone();
                     self.heartbeat =
-                        Some(Heartbeat::start(beater, realtime).map_err(LinkError::Heartbeat)?);
+                        Some(Heartbeat::start(beater, realtime).map_err(StartError::Heartbeat)?);
                     if let Some(red) = &mut self.redundant {
-                        red.start_watch().map_err(LinkError::Heartbeat)?;
+                        red.start_watch().map_err(StartError::Heartbeat)?;
                     }
                 }
                 Ok(StartPoll::Started) => {
-                    self.signal(0)?;
+                    self.signal(0).map_err(StartError::Events)?;
                     return Ok(self.report());
                 }
                 Err(e) => {
                     self.heartbeat = None;
-                    self.failed.get_or_insert(e.ending());
+                    self.failed.get_or_insert(Ended::FAILED);
                     return Err(e);
                 }
             }
@@ -189,10 +190,10 @@ impl Link {
     }
 
     /// Wakes peers waiting on network interrupts (waitStrategy = event).
-    fn signal(&self, index: u64) -> Result<(), LinkError> {
+    fn signal(&self, index: u64) -> Result<(), DeviceError> {
         if let Some(events) = &self.events {
             let data = u32::from(self.node.config().node_slot) << 24 | (index as u32 & 0x00ff_ffff);
-            events.broadcast(data).map_err(DeviceError::from)?;
+            events.broadcast(data)?;
         }
         Ok(())
     }
@@ -284,7 +285,7 @@ impl Link {
             player.play(&mut self.node, k, self.clock.now(), frame.payload())?;
             return Ok(self.report());
         }
-        self.signal(k + 1)?;
+        self.signal(k + 1).map_err(LinkError::Events)?;
         // One clock read per step (while spinning, more only every 64 polls).
         let mut now = self.clock.now();
         if self.node.config().settings.mode == SyncMode::Free {
@@ -308,7 +309,7 @@ impl Link {
                 (WaitStrategy::Event, Some(events)) => {
                     // Slices of at most 10 ms: the driver queues one event per type, so
                     // a wake-up that raced the last poll costs at most one slice.
-                    match events.wait(10).map_err(DeviceError::from)? {
+                    match events.wait(10).map_err(|e| LinkError::Events(e.into()))? {
                         Some(_) => self.event_waits.woken += 1,
                         None => self.event_waits.timed_out += 1,
                     }
@@ -419,12 +420,11 @@ impl Link {
         if let Some(red) = &mut self.redundant {
             red.stop_watch();
         }
-        self.node
-            .end(self.failed.unwrap_or(block::Ended::TERMINATED))
+        self.node.end(self.failed.unwrap_or(Ended::TERMINATED))
     }
 
     /// Stops the heartbeat and leaves the slot as a killed process would: held and
-    /// not closed, so that others take it only after [`super::liveness::DEAD_AFTER`].
+    /// not closed, so that others take it only after [`super::ownership::DEAD_AFTER`].
     /// For fault tests and tools that simulate a crash in one process.
     pub fn abandon(mut self) {
         self.heartbeat = None;

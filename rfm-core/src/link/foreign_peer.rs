@@ -7,9 +7,9 @@
 
 use std::time::{Duration, Instant};
 
+use rfm_frames::fmi::Value;
 use rfm_frames::frame::framed::SyncMode;
 use rfm_frames::packed::{self, CType, Outcome, StructReader, StructWriter};
-use rfm_frames::value::Value;
 use rfm_interface::{ForeignNode, Handshake, Interface, StepRatio};
 
 use super::observer::RingStats;

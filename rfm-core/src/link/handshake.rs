@@ -3,7 +3,10 @@
 //! Memory keeps what dead sessions wrote, so a frame is taken only from a session
 //! that holds the peer slot and is proven live by its heartbeat
 //! ([`super::liveness`]): its beat seen moving since this node started watching,
-//! and no closed mark. No acknowledgement is needed, so a peer's initial frame is
+//! and no closed mark. Whether the peer's slot is held by the session a frame
+//! is of is the ownership verdict ([`super::ownership::Verdict`]), the one
+//! every reader of an area asks, given here of the words alone ([`Life`]):
+//! the handshake reads them on the step's path, and nothing more. No acknowledgement is needed, so a peer's initial frame is
 //! taken as soon as its heartbeat is seen, in whatever order two masters (or one
 //! master with two instances) initialize and step.
 //!
@@ -28,9 +31,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::block::{token, Words};
-use super::liveness::{Life, PeerWatch, MIN_SILENCE};
+use super::liveness::MIN_SILENCE;
+use super::ownership::block::Words;
+use super::ownership::{Held, Life, PeerWatch, Verdict};
 use rfm_frames::frame::framed::SyncMode;
+use rfm_frames::session::Token;
 
 /// How often a bound link reads the peer's liveness words: a tenth of a heartbeat
 /// period, so that a beat is seen within a millisecond of happening while the
@@ -69,7 +74,7 @@ pub(crate) enum Admit {
 pub(crate) enum Fault {
     Stopped,
     Dead { silent: Duration },
-    Restarted { old: u64, owner: u32 },
+    Restarted { old: u64, owner: Token },
 }
 
 /// One node's view of its peer's session.
@@ -83,7 +88,7 @@ pub(crate) struct Handshake {
     silence: Duration,
     /// The holder last seen beating since this node began watching, bound or not:
     /// when it closes or falls silent, the wait for its frames is over.
-    seen_beating: Option<u32>,
+    seen_beating: Option<Token>,
     /// The words when this node began watching: a session that closes and was
     /// not closed then ran since (the peer of this run that failed before this
     /// node saw it beat), and its close ends the wait at once.
@@ -164,26 +169,41 @@ impl Handshake {
         life
     }
 
-    /// Whether the session of token `owner` ran since this node began
-    /// watching: seen beating, claimed since, or closed since (it was not
-    /// closed then).
-    pub(crate) fn of_this_run(&self, owner: u32) -> bool {
-        match self.life() {
-            Life::Beating { owner: o, .. } if o == owner => true,
-            Life::Unproven { owner: o, .. } if o == owner && o != self.first.owner => true,
-            Life::Closed { owner: o } if o == owner && self.closed_since(o) => true,
-            _ => self.seen_beating == Some(owner),
+    /// Whether session `session` ran since this node began watching: seen
+    /// beating, claimed since, or closed since (it was not closed then).
+    pub(crate) fn of_this_run(&self, session: Token) -> bool {
+        match self.verdict(session) {
+            Verdict::Its(Life::Beating { .. }) => true,
+            Verdict::Its(Life::Unproven { .. }) if !self.held_at_first(session) => true,
+            Verdict::Its(Life::Closed { .. }) if self.closed_since(session) => true,
+            _ => Verdict::of(self.seen_beating, session).is_its(),
         }
     }
 
+    /// Whether `owner` held the slot when this node began watching.
+    fn held_at_first(&self, owner: Token) -> bool {
+        Verdict::of(self.first.owner, owner).is_its()
+    }
+
     /// Whether `owner`'s closed mark was not there when this node began watching.
-    fn closed_since(&self, owner: u32) -> bool {
-        owner != self.first.owner || !self.first.is_closed()
+    fn closed_since(&self, owner: Token) -> bool {
+        !self.held_at_first(owner) || !self.first.is_closed()
     }
 
     /// The verdict of the last reading.
     pub(crate) fn life(&self) -> Life {
         self.watch.life()
+    }
+
+    /// The last reading judged for session `session`.
+    pub(crate) fn verdict(&self, session: impl Into<Option<Token>>) -> Verdict<Life> {
+        Verdict::of(self.life(), session)
+    }
+
+    /// The last reading judged for the session whose token is that of the
+    /// seen beating one (if one was).
+    fn seen_beating_verdict(&self) -> Verdict<Life> {
+        self.verdict(self.seen_beating)
     }
 
     /// Decides on a frame of session `epoch` found at `now`. Unless it is the bound
@@ -200,7 +220,7 @@ impl Handshake {
             }
             // This node's slot holds only its own session's frames.
             Binding::Itself { .. } => Admit::NotLive,
-            _ if self.life().is_live(token(epoch), now, self.silence) => {
+            _ if self.verdict(Token::of(epoch)).is_live(now, self.silence) => {
                 self.state = Binding::Bound { epoch };
                 Admit::Take { bound_now: true }
             }
@@ -215,14 +235,13 @@ impl Handshake {
             Binding::Itself { .. } => return None,
             Binding::Seeking => return self.fault_unbound(now),
         };
-        match self.life() {
-            Life::Closed { owner } if owner == token(epoch) => Some(Fault::Stopped),
-            Life::Absent => None,
-            life if life.owner() != Some(token(epoch)) => Some(Fault::Restarted {
-                old: epoch,
-                owner: life.owner().unwrap_or(0),
-            }),
-            life => {
+        match self.verdict(Token::of(epoch)) {
+            Verdict::Its(Life::Closed { .. }) => Some(Fault::Stopped),
+            Verdict::Free => None,
+            Verdict::Other(life) => life
+                .owner()
+                .map(|owner| Fault::Restarted { old: epoch, owner }),
+            Verdict::Its(life) => {
                 let silent = life.silent_for(now);
                 (silent >= self.silence).then_some(Fault::Dead { silent })
             }
@@ -232,13 +251,10 @@ impl Handshake {
     /// Not bound yet: a holder seen beating since this node started, whose
     /// frame was not taken, that closes or falls silent will not send one.
     fn fault_unbound(&self, now: Instant) -> Option<Fault> {
-        match self.life() {
-            Life::Closed { owner }
-                if Some(owner) == self.seen_beating || self.closed_since(owner) =>
-            {
-                Some(Fault::Stopped)
-            }
-            life @ Life::Beating { owner, .. } if Some(owner) == self.seen_beating => {
+        match (self.life(), self.seen_beating_verdict()) {
+            (Life::Closed { .. }, Verdict::Its(_)) => Some(Fault::Stopped),
+            (Life::Closed { owner }, _) if self.closed_since(owner) => Some(Fault::Stopped),
+            (life @ Life::Beating { .. }, Verdict::Its(_)) => {
                 let silent = life.silent_for(now);
                 (silent >= self.silence).then_some(Fault::Dead { silent })
             }
@@ -250,7 +266,7 @@ impl Handshake {
     pub(crate) fn alive(&self, now: Instant) -> bool {
         match self.state {
             Binding::Seeking => false,
-            Binding::Bound { epoch } => self.life().is_live(token(epoch), now, self.silence),
+            Binding::Bound { epoch } => self.verdict(Token::of(epoch)).is_live(now, self.silence),
             Binding::Itself { .. } => true,
         }
     }

@@ -14,9 +14,10 @@
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use super::block::Ending;
+use super::ownership::ending::Ending;
 use super::ownership::{sweep, AreaWatch, Holder, Verdict, Watched, Whose};
 use rfm_frames::area::window;
+use rfm_frames::session::Token;
 use rfm_interface::{discover, Found};
 use rfm_interface::{Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
@@ -53,10 +54,10 @@ impl Sighting {
 
 /// Whether the session an area was judged for (`verdict`) closed refusing
 /// session `me`: it ran beside this node.
-fn refused(verdict: &Verdict, me: u32) -> bool {
+fn refused(verdict: &Verdict, me: Token) -> bool {
     verdict
         .ended()
-        .is_some_and(|e| e.how == Ending::Incompatible && e.about_session == Some(me))
+        .is_some_and(|e| e.how == Ending::Incompatible && Verdict::of(e.about_session, me).is_its())
 }
 
 impl Watched for Stranger {
@@ -76,7 +77,7 @@ pub(crate) fn find(
     region: &Region,
     interface: &Interface,
     map: &MemoryMap,
-    me: u32,
+    me: Token,
     now: Instant,
 ) -> Result<Vec<Sighting>, RegionError> {
     let fingerprint = interface.fingerprint();
@@ -104,7 +105,7 @@ pub(crate) fn find(
 pub(crate) fn judge(
     region: &Region,
     strangers: &mut Vec<Stranger>,
-    me: u32,
+    me: Token,
     now: Instant,
 ) -> Result<Option<Found>, RegionError> {
     let met = sweep(region, strangers, now, |s, verdict| {
@@ -129,7 +130,7 @@ pub(crate) struct Lookout {
     pub map: MemoryMap,
     next: Option<Instant>,
     /// This session's token.
-    me: u32,
+    me: Token,
     /// Strangers of this interface whose beat has not moved yet.
     watched: Vec<Stranger>,
     /// Strangers of this interface met: seen live, or closed refusing this
@@ -139,7 +140,7 @@ pub(crate) struct Lookout {
 
 impl Lookout {
     /// The lookout of session `me` (its token).
-    pub(crate) fn new(region: Region, map: MemoryMap, me: u32) -> Lookout {
+    pub(crate) fn new(region: Region, map: MemoryMap, me: Token) -> Lookout {
         Lookout {
             region,
             map,

@@ -21,7 +21,6 @@
 use std::time::{Duration, Instant};
 
 mod attitude;
-pub mod block;
 mod claim;
 mod clock;
 mod compat;
@@ -46,7 +45,7 @@ pub use attitude::{AttitudeLink, PeerSample, Sample};
 pub use claim::{BRIDGE_SETTLE, CLAIM_SETTLE};
 pub use config::{CardReads, LinkConfig, DMA_READ_FROM};
 pub use coupling::Link;
-pub use error::{Foreign, Host, Late, LeftBy, LinkError, OpenError};
+pub use error::{Foreign, Host, Late, LeftBy, LinkError, OpenError, PublishError, StartError};
 pub use exchange::{Exchange, MasterStep, LATE_WARNING};
 pub use foreign_peer::{ForeignCounts, ForeignPeer};
 pub use handshake::WATCH_INTERVAL;

@@ -10,20 +10,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::block::{self, token, Ended};
 use super::claim::{Claim, ClaimPoll, Claimant, Leftovers, Refusal, CLAIM_SETTLE};
 use super::compat::Expected;
-use super::error::{Foreign, Host};
+use super::error::{Foreign, Host, PublishError, StartError};
 use super::exchange::Exchange;
 use super::liveness::Beater;
 use super::lookout;
 use super::ownership;
+use super::ownership::block;
+use super::ownership::ending::Ended;
 use super::peer::{Peer, Rate};
-use super::{LinkConfig, LinkError, OpenError};
+use super::{LinkConfig, OpenError};
 use rfm_frames::area::{Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed::{FrameBuf, Header};
 use rfm_frames::frame::seed;
 use rfm_frames::frame::Layout;
+use rfm_frames::session::Token;
 use rfm_frames::slot::{FramedWriter, Ring, SeedReader, SeedWriter};
 use rfm_interface::{descriptor, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
@@ -151,7 +153,7 @@ fn claimant(
             interface.fingerprint(),
             (&interface.nodes[me], &interface.declared()),
             &geometry.payload,
-            token(epoch),
+            Some(Token::of(epoch)),
         )),
         epoch,
         settle: CLAIM_SETTLE,
@@ -198,7 +200,7 @@ impl Node {
             exchange: Exchange::new(
                 expected,
                 peers,
-                lookout::Lookout::new(region.clone(), map.clone(), token(epoch)),
+                lookout::Lookout::new(region.clone(), map.clone(), Token::of(epoch)),
                 now,
             ),
             phase: Phase::Claiming(claim),
@@ -265,7 +267,7 @@ impl Node {
 
     /// The heartbeat of this session, for the thread that beats it (valid once
     /// [`Node::poll_start`] said [`StartPoll::Announced`]).
-    pub fn beater(&self) -> Result<Beater, LinkError> {
+    pub fn beater(&self) -> Result<Beater, RegionError> {
         let beater = Beater::new(self.own.clone(), self.claimant.epoch)?;
         Ok(match &self.phase {
             Phase::Claiming(claim) => match claim.before() {
@@ -287,7 +289,7 @@ impl Node {
         now: Instant,
         sim_time: f64,
         frame: &mut FrameBuf,
-    ) -> Result<StartPoll, LinkError> {
+    ) -> Result<StartPoll, StartError> {
         let packet = self.writer.own_packet();
         let interface = self.interface().clone();
         let fingerprint = self.fingerprint();
@@ -316,7 +318,7 @@ impl Node {
         now: Instant,
         sim_time: f64,
         frame: &mut FrameBuf,
-    ) -> Result<(), LinkError> {
+    ) -> Result<(), StartError> {
         match &mut self.writer {
             _ if leftovers == Leftovers::Spare => {}
             Writer::Framed(writer) => writer.clear()?,
@@ -329,15 +331,15 @@ impl Node {
         self.exchange.rewatch(self.claimant.epoch, now)?;
         self.phase = Phase::Running;
         self.won.store(true, Ordering::Release);
-        self.publish(0, sim_time, frame)
+        Ok(self.publish(0, sim_time, frame)?)
     }
 
     /// The error of a claim refused.
-    fn refusal(&self, refusal: Refusal) -> LinkError {
+    fn refusal(&self, refusal: Refusal) -> StartError {
         let c = self.config();
         let (device, slot) = (c.settings.device.to_string(), c.node_slot);
         match refusal {
-            Refusal::Held { owner, ago, remote } => LinkError::SlotInUse {
+            Refusal::Held { owner, ago, remote } => StartError::SlotInUse {
                 device,
                 slot,
                 owner,
@@ -348,7 +350,7 @@ impl Node {
                 owner,
                 remote,
                 winner,
-            } => LinkError::SlotContended {
+            } => StartError::SlotContended {
                 device,
                 slot,
                 owner,
@@ -360,7 +362,7 @@ impl Node {
                     )
                 }),
             },
-            Refusal::Foreign { found, ago, remote } => LinkError::Foreign {
+            Refusal::Foreign { found, ago, remote } => StartError::Foreign {
                 device,
                 holder: Box::new(Foreign::over(
                     &found,
@@ -381,17 +383,12 @@ impl Node {
         index: u64,
         sim_time: f64,
         frame: &mut FrameBuf,
-    ) -> Result<(), LinkError> {
+    ) -> Result<(), PublishError> {
         if frame.payload().len() != self.payload_len {
-            return Err(super::error::config_error(
-                "frame",
-                frame.payload().len(),
-                format!(
-                    "this node publishes payloads of {} bytes: make its frame with \
-                     FrameBuf::new(payload_len)",
-                    self.payload_len
-                ),
-            ));
+            return Err(PublishError::FrameSize {
+                len: frame.payload().len(),
+                expected: self.payload_len,
+            });
         }
         let expected = self.exchange.expected();
         match &mut self.writer {

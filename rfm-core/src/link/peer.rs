@@ -5,13 +5,14 @@
 use rfm_frames::slot::WaitPoll;
 use std::time::{Duration, Instant};
 
-use super::block::token;
 use super::handshake::{Admit, Fault, Handshake};
-use super::liveness::{self, MIN_SILENCE};
+use super::liveness::MIN_SILENCE;
 use super::observer::Observer;
+use super::ownership::{Held, Life, Verdict};
 use super::{Late, LeftBy, LinkConfig};
 use rfm_frames::area::Area;
 use rfm_frames::frame::framed::{Header, SyncMode};
+use rfm_frames::session::Token;
 use rfm_frames::slot::ReadError;
 use rfm_interface::descriptor::Descriptor;
 use rfm_interface::{Interface, StepRatio};
@@ -169,7 +170,7 @@ impl Peer {
     }
 
     /// The token of the session last seen holding the peer's slot, if any.
-    pub(crate) fn session(&self) -> Option<u32> {
+    pub(crate) fn session(&self) -> Option<Token> {
         self.handshake.life().owner()
     }
 
@@ -333,8 +334,8 @@ impl Peer {
     /// run and not closed, or it holds no liveness words (an article program's).
     pub(crate) fn may_be_writing(&self) -> bool {
         match self.handshake.life() {
-            liveness::Life::Absent => true,
-            liveness::Life::Closed { .. } => false,
+            Life::Absent => true,
+            Life::Closed { .. } => false,
             life => life
                 .owner()
                 .is_some_and(|owner| self.handshake.of_this_run(owner)),
@@ -342,16 +343,16 @@ impl Peer {
     }
 
     /// How the session holding the peer's slot ended, if it recorded it.
-    pub(crate) fn ended(&self) -> Result<Option<super::block::Ended>, RegionError> {
+    pub(crate) fn ended(&self) -> Result<Option<super::ownership::ending::Ended>, RegionError> {
         let owner = self.observed.words()?.owner;
-        super::block::ended(self.observed.area(), owner)
+        super::ownership::block::ended(self.observed.area(), owner)
     }
 
     /// An unbound peer whose slot holds a session that closed before this
     /// node started (not one of this run): what the wait's warning says of
     /// it, with how that session ended, if it recorded it.
     pub(crate) fn closed_before(&self, interface: &Interface) -> Option<String> {
-        let liveness::Life::Closed { owner } = self.handshake.life() else {
+        let Life::Closed { owner } = self.handshake.life() else {
             return None;
         };
         if self.handshake.of_this_run(owner) {
@@ -371,15 +372,19 @@ impl Peer {
     /// what an earlier run left there says nothing of the peer.
     pub(crate) fn live_descriptor(&self) -> Option<Descriptor> {
         let d = super::ownership::holder_descriptor(self.observed.area()).ok()??;
-        self.handshake.of_this_run(d.session).then_some(d)
+        d.session
+            .is_some_and(|s| self.handshake.of_this_run(s))
+            .then_some(d)
     }
 
     /// The session that now holds the peer's slot under token `owner`: its full
     /// epoch when its newest frame is there, else its token.
-    pub(crate) fn session_of(&self, owner: u32) -> String {
+    pub(crate) fn session_of(&self, owner: Token) -> String {
         match self.observed.peek_latest() {
-            Ok(h) if token(h.epoch) == owner => format!("{:#018x}", h.epoch),
-            _ => format!("token {owner:#010x}"),
+            Ok(h) if Verdict::of(Some(owner), Token::of(h.epoch)).is_its() => {
+                format!("{:#018x}", h.epoch)
+            }
+            _ => format!("token {owner}"),
         }
     }
 
@@ -416,11 +421,11 @@ impl Peer {
         if self.step.bad_seen {
             Late::Corrupt
         } else if let Some(epoch) = self.step.unproven {
-            let holder = match self.handshake.life() {
-                liveness::Life::Closed { .. } => LeftBy::Closed,
-                liveness::Life::Beating { owner, .. } if owner != token(epoch) => {
-                    LeftBy::Other(owner)
+            let holder = match self.handshake.verdict(Token::of(epoch)) {
+                Verdict::Its(Life::Closed { .. }) | Verdict::Other(Life::Closed { .. }) => {
+                    LeftBy::Closed
                 }
+                Verdict::Other(Life::Beating { owner, .. }) => LeftBy::Other(owner),
                 _ => LeftBy::Still,
             };
             Late::LeftOver { epoch, holder }

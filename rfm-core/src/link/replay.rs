@@ -32,8 +32,8 @@ use std::time::Instant;
 
 use super::node::Node;
 use super::{LinkError, OpenError};
+use rfm_frames::fmi::Value;
 use rfm_frames::frame::framed::HEADER_SIZE;
-use rfm_frames::value::Value;
 use rfm_interface::descriptor::Descriptor;
 use rfm_interface::Interface;
 use rfm_record::{Kind, Reader};

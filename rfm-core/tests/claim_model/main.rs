@@ -30,8 +30,9 @@ mod world;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rfm_core::link::block::{self, Words};
-use rfm_core::link::LinkError;
+use rfm_core::link::ownership::block::Words;
+use rfm_core::link::StartError;
+use rfm_frames::session::Token;
 use rfm_interface::{self as interface, Interface, MemoryMap, Reserved};
 use world::{Left, Session, World};
 
@@ -147,9 +148,9 @@ fn decided_at_the_claim(sessions: &[Session]) -> Result<(), String> {
         if let Some(e) = &s.error {
             let at_claim = matches!(
                 e,
-                LinkError::SlotInUse { .. }
-                    | LinkError::SlotContended { .. }
-                    | LinkError::Foreign { .. }
+                StartError::SlotInUse { .. }
+                    | StartError::SlotContended { .. }
+                    | StartError::Foreign { .. }
             );
             if !at_claim {
                 return Err(format!(
@@ -171,9 +172,9 @@ fn one_owner(w: &World, sessions: &[Session], maps: &[MemoryMap; 3]) -> Result<(
         .collect();
     for &i in &started {
         let owner = Words::read(&sessions[i].own).unwrap().owner;
-        if owner != block::token(sessions[i].epoch) {
+        if owner != Some(Token::of(sessions[i].epoch)) {
             return Err(format!(
-                "{} started, and lost its owner word to {owner:#x}",
+                "{} started, and lost its owner word to {owner:?}",
                 sessions[i].name
             ));
         }
@@ -188,9 +189,9 @@ fn one_owner(w: &World, sessions: &[Session], maps: &[MemoryMap; 3]) -> Result<(
     }
     for (area, own, token, what) in &w.protected {
         let owner = Words::read(own).unwrap().owner;
-        if owner != *token {
+        if owner != Some(*token) {
             return Err(format!(
-                "the live {what} session was written over ({owner:#x})"
+                "the live {what} session was written over ({owner:?})"
             ));
         }
         if let Some(s) = started
@@ -212,7 +213,7 @@ fn one_owner(w: &World, sessions: &[Session], maps: &[MemoryMap; 3]) -> Result<(
 fn pair_refused_only_when_contested(case: Case, sessions: &[Session]) -> Result<(), String> {
     // No leftover refuses a node, and the pair never refuses its own peer.
     for s in &sessions[..2] {
-        if let Some(LinkError::Foreign { holder, .. }) = &s.error {
+        if let Some(StartError::Foreign { holder, .. }) = &s.error {
             if holder.node.starts_with("slot") {
                 return Err(format!("{} judged its own peer foreign", s.name));
             }

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{common, TICK};
-use rfm_core::link::block::{self, Words};
 use rfm_core::link::liveness::Beater;
-use rfm_core::link::{LinkConfig, LinkError, Node, StartPoll};
+use rfm_core::link::ownership::block::{self, Words};
+use rfm_core::link::{LinkConfig, Node, StartError, StartPoll};
 use rfm_frames::area::HEARTBEAT_PERIOD;
 use rfm_frames::area::{window, Area, DESCRIPTOR_OFFSET};
 use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::session::Token;
 use rfm_interface::{descriptor, Interface};
 use rfm_memory::{Device, OpenOptions, Region};
 
@@ -32,7 +33,7 @@ pub(crate) struct Session {
     pub(crate) epoch: u64,
     pub(crate) beater: Option<Beater>,
     pub(crate) started: bool,
-    pub(crate) error: Option<LinkError>,
+    pub(crate) error: Option<StartError>,
     pub(crate) area: Area,
     pub(crate) own: Region,
 }
@@ -45,7 +46,7 @@ pub(crate) struct World {
     /// Sessions of the leftover run that still beat (live), and the mirrored one.
     pub(crate) beating: Vec<Beater>,
     /// Live sessions no claimant may write over: (area, window, token).
-    pub(crate) protected: Vec<(Area, Region, u32, &'static str)>,
+    pub(crate) protected: Vec<(Area, Region, Token, &'static str)>,
 }
 
 impl World {
@@ -168,7 +169,7 @@ impl World {
                     self.protected.push((
                         s.area.clone(),
                         s.own.clone(),
-                        block::token(s.epoch),
+                        Token::of(s.epoch),
                         "leftover",
                     ));
                     self.beating.push(s.beater.take().unwrap());
@@ -187,25 +188,25 @@ impl World {
         let map = other.map().unwrap();
         let area = map.area(0);
         let own = window(&self.region, area).unwrap();
-        let token = 0x7777_7777;
+        let epoch = 0x7777_7777;
+        let token = Token::of(epoch);
         let mut bytes = descriptor::encode(
             &other.name,
             other.fingerprint(),
             (&other.nodes[0], &[]),
             &area.payload,
-            token,
+            Some(token),
         );
         bytes.resize(area.descriptor_len, 0);
         let words = Words {
-            owner: token,
+            owner: Some(token),
             beat: 1,
-            closed: 0,
+            closed: None,
         };
         block::write_mirrored(&own, words, 0xb1, &[]).unwrap();
         own.write(DESCRIPTOR_OFFSET, &bytes).unwrap();
         self.protected
             .push((area.clone(), own.clone(), token, "mirrored"));
-        self.beating
-            .push(Beater::new(own, u64::from(token)).unwrap());
+        self.beating.push(Beater::new(own, epoch).unwrap());
     }
 }

@@ -259,7 +259,7 @@ signals = [ { name = "y", type = "Real" } ]
     let mut frame = FrameBuf::new(q.payload_len());
     // The pair's heartbeats beat on their own threads while q watches them.
     let err = q.start(0.0, &mut frame).unwrap_err();
-    assert!(matches!(err, LinkError::Foreign { .. }), "{err:?}");
+    assert!(matches!(err, StartError::Foreign { .. }), "{err:?}");
     let text = err.to_string();
     assert!(
         text.contains("whose heartbeat last moved")

@@ -2,6 +2,8 @@
 //! a node takes, how long it waits and what its error says.
 
 use super::*;
+use rfm_core::link::liveness::TakenBy;
+use rfm_frames::session::Token;
 use rfm_interface::settings::LinkSettings;
 
 /// Frames a crashed earlier session left in both slots are never taken for the new
@@ -59,7 +61,7 @@ fn a_slot_another_live_node_writes_is_refused() {
     let mut twin = AttitudeLink::open(config(&dev, 0, 1, 1)).unwrap();
     let err = twin.start(&input(0, u64::MAX)).unwrap_err();
     assert!(
-        matches!(err, LinkError::SlotInUse { slot: 0, .. }),
+        matches!(err, StartError::SlotInUse { slot: 0, .. }),
         "{err:?}"
     );
     let text = err.to_string();
@@ -151,7 +153,7 @@ fn a_peer_restart_mid_run_is_an_error_in_lockstep() {
     // Its slot is held by a silent session: taken once it has been silent DEAD_AFTER.
     let started = Instant::now();
     b2.start(&input(1, u64::MAX)).unwrap();
-    assert!(started.elapsed() >= rfm_core::link::liveness::DEAD_AFTER);
+    assert!(started.elapsed() >= rfm_core::link::ownership::DEAD_AFTER);
     let err = a.step(3, &input(0, 3)).unwrap_err();
     let LinkError::PeerRestarted {
         old: seen_old, new, ..
@@ -186,7 +188,10 @@ fn a_peer_that_failed_ends_the_wait_at_once_with_how_it_ended() {
     b.start(0.0, &mut fb).unwrap();
     let mut wrong = FrameBuf::new(b.payload_len() + 8);
     let failed = b.step(0, 0.0, &mut wrong).unwrap_err();
-    assert!(matches!(failed, LinkError::Config { .. }), "{failed}");
+    assert!(
+        matches!(failed, LinkError::Publish(PublishError::FrameSize { .. })),
+        "{failed}"
+    );
     b.close().unwrap();
     let started = std::time::Instant::now();
     let err = a.step(0, 0.0, &mut fa).unwrap_err();
@@ -208,7 +213,7 @@ fn a_peer_that_failed_ends_the_wait_at_once_with_how_it_ended() {
 /// into the new holder's slot.
 #[test]
 fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alone() {
-    use rfm_core::link::block::Words;
+    use rfm_core::link::ownership::block::Words;
     use rfm_frames::area::HEARTBEAT_PERIOD;
     use rfm_frames::area::LIVENESS_OFFSET;
     use std::sync::atomic::Ordering;
@@ -241,9 +246,9 @@ fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alon
             err,
             LinkError::SlotTakenOver {
                 slot: 0,
-                owner: 0x7777_7777,
+                owner: TakenBy(Some(t)),
                 ..
-            }
+            } if t == Token::of(0x7777_7777)
         ),
         "{err:?}"
     );
@@ -255,7 +260,7 @@ fn a_node_whose_slot_was_taken_over_fails_its_next_step_and_leaves_the_slot_alon
     a.close().unwrap();
     assert_eq!(
         Words::read(&slot).unwrap().closed,
-        0,
+        None,
         "no closed mark in another's slot"
     );
 }

@@ -10,7 +10,9 @@ use rfm_interface::settings::LinkSettings;
 
 use std::time::{Duration, Instant};
 
-use rfm_core::link::{AttitudeLink, LinkConfig, LinkError, OpenError, Sample};
+use rfm_core::link::{
+    AttitudeLink, LinkConfig, LinkError, OpenError, PublishError, Sample, StartError,
+};
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_frames::frame::framed::SyncMode;
 use rfm_frames::frame::Layout;

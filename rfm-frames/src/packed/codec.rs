@@ -3,8 +3,8 @@
 //! written.
 
 use super::{ByteOrder, CType, PlacedField};
-use crate::payload::FmiType;
-use crate::value::Value;
+use crate::fmi::FmiType;
+use crate::fmi::Value;
 
 /// Largest magnitude up to which every integer is a Real (an `f64`).
 pub const EXACT_LIMIT: u64 = 1 << 53;

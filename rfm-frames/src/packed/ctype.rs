@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::payload::FmiType;
+use crate::fmi::FmiType;
 
 /// A field's C type (an array's element type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

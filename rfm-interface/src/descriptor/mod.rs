@@ -25,6 +25,7 @@ use super::{NodeSpec, Period, Signal, SignalType, Value};
 use declarations::{put_declared, DECLARED_LEN, FIELD_LEN};
 use rfm_frames::area::Area;
 use rfm_frames::payload::Payload;
+use rfm_frames::session::Token;
 
 mod declarations;
 
@@ -55,9 +56,9 @@ pub struct Described {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Descriptor {
     pub fingerprint: u64,
-    /// The token of the session that wrote it (0: a version-2 descriptor): it
-    /// describes its area only while that session holds it.
-    pub session: u32,
+    /// The token of the session that wrote it (`None`: a version-2
+    /// descriptor): it describes its area only while that session holds it.
+    pub session: Option<Token>,
     pub interface: String,
     pub node: String,
     pub slot: u8,
@@ -115,14 +116,14 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// The descriptor of `node`, whose payload is laid out as `payload`, as
-/// session `session` (a token) writes it; `foreign`: its interface's foreign
+/// session `session` writes it (`None`: a recording's, of no session); `foreign`: its interface's foreign
 /// nodes ([`crate::Interface::declared`]).
 pub fn encode(
     interface: &str,
     fingerprint: u64,
     (node, foreign): (&NodeSpec, &[Declared]),
     payload: &Payload,
-    session: u32,
+    session: Option<Token>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(encoded_len(interface, node, foreign));
     out.extend_from_slice(&MAGIC.to_le_bytes());
@@ -132,7 +133,7 @@ pub fn encode(
     out.extend_from_slice(&fingerprint.to_le_bytes());
     out.extend_from_slice(&[0; 8]); // length and CRC, below
     out.extend_from_slice(&(node.ring_depth as u32).to_le_bytes());
-    out.extend_from_slice(&session.to_le_bytes());
+    out.extend_from_slice(&Token::word(session).to_le_bytes());
     let (num, den) = node.period.map_or((0, 0), |p| (p.num(), p.den()));
     out.extend_from_slice(&num.to_le_bytes());
     out.extend_from_slice(&den.to_le_bytes());
@@ -232,8 +233,8 @@ pub fn decode(bytes: &[u8]) -> Result<Descriptor, DescriptorError> {
     let fingerprint = u64::from_le_bytes(bytes[8..16].try_into().expect("8"));
     let ring_depth = word(24) as usize;
     let session = match bytes[4] {
-        VERSION => word(28),
-        _ => 0,
+        VERSION => Token::from_word(word(28)),
+        _ => None,
     };
     if !ring_depth.is_power_of_two() || ring_depth > super::rates::MAX_DEPTH {
         return Err(DescriptorError::Damaged("ring depth not a power of two"));

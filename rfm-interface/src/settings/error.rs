@@ -2,8 +2,8 @@
 //! key and the value as it was written, so that the caller (a file's line,
 //! the FMU's parameter) adds only where.
 
+use rfm_frames::fmi::FmiType;
 use rfm_frames::names::UnknownWord;
-use rfm_frames::payload::FmiType;
 use rfm_memory::DeviceError;
 
 /// A setting's value refused.

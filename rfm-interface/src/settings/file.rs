@@ -3,19 +3,37 @@
 
 use std::fmt;
 
-use super::table::{written_toml, SETTINGS};
-use super::{SettingError, SettingSpec};
-use rfm_frames::payload::FmiType;
-use rfm_frames::value::Value;
+use super::table::{spec, written_toml, Setting, SETTINGS};
+use super::{LinkSettings, SettingError, SettingSpec};
+use crate::Interface;
+use rfm_frames::fmi::FmiType;
+use rfm_frames::fmi::Value;
 
 /// The settings of one level of a file, in the order of [`SETTINGS`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings(Vec<(&'static SettingSpec, Value)>);
 
 impl Settings {
-    /// The value of `key`, if set here.
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.iter().find(|(s, _)| s.key == key).map(|(_, v)| v)
+    /// The value of `setting`, if set here.
+    pub fn value(&self, setting: Setting) -> Option<&Value> {
+        self.0
+            .iter()
+            .find(|(s, _)| s.setting == setting)
+            .map(|(_, v)| v)
+    }
+
+    /// These settings over the table's defaults, each parsed into its type
+    /// (`interface`: the file they are of): what a tool reads of a file's
+    /// settings, as the FMU built from it would.
+    pub fn link(&self, interface: &Interface) -> Result<LinkSettings, SettingError> {
+        LinkSettings::from_values(
+            |s| {
+                self.value(s)
+                    .cloned()
+                    .unwrap_or_else(|| spec(s).start.value())
+            },
+            Some(interface),
+        )
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &(&'static SettingSpec, Value)> {
@@ -32,8 +50,8 @@ impl Settings {
             SETTINGS
                 .iter()
                 .filter_map(|s| {
-                    self.get(s.key)
-                        .or_else(|| defaults.get(s.key))
+                    self.value(s.setting)
+                        .or_else(|| defaults.value(s.setting))
                         .map(|v| (s, v.clone()))
                 })
                 .collect(),
@@ -133,7 +151,7 @@ mod tests {
             SettingError::Range { key: "timeout", .. }
         ));
         assert_eq!(
-            set("timeout", 2.into()).unwrap().get("timeout"),
+            set("timeout", 2.into()).unwrap().value(Setting::Timeout),
             Some(&Value::Real(2.0))
         );
         assert!(matches!(

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use rfm_frames::area::MAX_LAG;
+use rfm_frames::fmi::Value;
 use rfm_frames::frame::framed::SyncMode;
 use rfm_frames::frame::Layout;
-use rfm_frames::value::Value;
 use rfm_frames::wait::WaitStrategy;
 use rfm_memory::DeviceSetting;
 

@@ -1,8 +1,8 @@
 //! Values just outside each rule of the table: what the tests that follow a
 //! setting from the table to each place that holds it give.
 
-use rfm_frames::payload::FmiType;
-use rfm_frames::value::Value;
+use rfm_frames::fmi::FmiType;
+use rfm_frames::fmi::Value;
 
 use super::table::{Rule, SettingSpec};
 

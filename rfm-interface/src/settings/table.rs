@@ -1,10 +1,10 @@
 //! The table: one row per setting, and the rule each row's value keeps.
 
+use rfm_frames::fmi::FmiType;
+use rfm_frames::fmi::Value;
 use rfm_frames::frame::framed::SyncMode;
 use rfm_frames::frame::Layout;
 use rfm_frames::names::{either, Named};
-use rfm_frames::payload::FmiType;
-use rfm_frames::value::Value;
 use rfm_frames::wait::WaitStrategy;
 use rfm_memory::DeviceSetting;
 

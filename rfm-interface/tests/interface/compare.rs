@@ -2,6 +2,7 @@
 //! is named, from two files or from a file and a descriptor in memory.
 
 use super::*;
+use rfm_frames::session::Token;
 
 #[test]
 fn the_fingerprint_covers_what_peers_must_agree_on_and_the_difference_is_named() {
@@ -95,7 +96,7 @@ fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
         i.fingerprint(),
         (cockpit, &[]),
         &area.payload,
-        0x2b,
+        Some(Token::of(0x2b)),
     );
     assert!(bytes.len() <= area.descriptor_len);
     let mut padded = bytes.clone();
@@ -109,7 +110,13 @@ fn a_descriptor_round_trips_and_names_the_first_difference_from_a_file() {
             d.slot,
             d.session
         ),
-        (i.fingerprint(), "cockpit_link", "cockpit", 0, 0x2b)
+        (
+            i.fingerprint(),
+            "cockpit_link",
+            "cockpit",
+            0,
+            Some(Token::of(0x2b))
+        )
     );
     let names: Vec<_> = d
         .signals
@@ -224,7 +231,7 @@ fn a_foreign_struct_declared_otherwise_changes_the_fingerprint_and_is_named() {
             theirs.fingerprint(),
             (&theirs.nodes[0], &theirs.declared()),
             &map.area(0).payload,
-            1,
+            Some(Token::of(1)),
         );
         assert!(bytes.len() <= map.area(0).descriptor_len);
         let d = descriptor::decode(&bytes).unwrap();

@@ -1,7 +1,7 @@
 //! Interface files: the example parses to what it says, and every bad
 //! file gets an error naming the file, line and column and what is allowed.
 
-use rfm_frames::{payload::SignalType, value::Value};
+use rfm_frames::{fmi::Value, payload::SignalType};
 use rfm_interface::{Interface, InterfaceError, Reserved, MAX_SIGNALS, MAX_STRING_SIZE};
 
 mod compare;
@@ -92,7 +92,7 @@ fn a_node_of_more_signals_than_the_descriptor_counts_is_refused_naming_the_limit
         most.fingerprint(),
         (&most.nodes[0], &most.declared()),
         &map.area(0).payload,
-        1,
+        Some(rfm_frames::session::Token::of(1)),
     );
     let described = rfm_interface::descriptor::decode(&bytes).unwrap();
     assert_eq!(described.signals.len(), MAX_SIGNALS);

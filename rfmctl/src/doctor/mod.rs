@@ -238,10 +238,10 @@ fn foreign_structs(
         ));
     };
     let interface = foreign::load(file)?;
-    let region_offset = match interface.settings.get("regionOffset") {
-        Some(rfm_frames::value::Value::Integer(o)) => u64::try_from(*o).unwrap_or(0),
-        _ => 0,
-    };
+    let region_offset = interface
+        .settings
+        .link(&interface)
+        .map_or(0, |s| s.region_offset);
     let mut watched = Vec::new();
     for memory in crate::open::memories(device) {
         let dev = open(&memory, library)?;

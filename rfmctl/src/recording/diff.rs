@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::anyhow;
-use rfm_frames::value::Value;
+use rfm_frames::fmi::Value;
 use rfm_interface::descriptor::Descriptor;
 use rfm_record::Reader;
 

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use rfm_frames::value::Value;
+use rfm_frames::fmi::Value;
 use rfm_record::{Kind, Reader};
 
 use super::{items, values, Described, Item};

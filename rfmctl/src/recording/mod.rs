@@ -11,8 +11,8 @@ mod show;
 
 use std::io::Read;
 
+use rfm_frames::fmi::Value;
 use rfm_frames::frame::framed::{self, Header, HEADER_SIZE};
-use rfm_frames::value::Value;
 use rfm_interface::descriptor::Descriptor;
 use rfm_record::{Kind, Reader, RecordError, RecordedStruct};
 

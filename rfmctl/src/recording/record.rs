@@ -245,7 +245,7 @@ fn header(args: &RecordArgs, found: &[Found]) -> Header {
                     d.fingerprint,
                     (&d.node_spec(), &d.foreign),
                     &f.area.payload,
-                    0,
+                    None,
                 )
             })
             .collect(),

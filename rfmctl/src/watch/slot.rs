@@ -4,13 +4,14 @@
 use std::time::Instant;
 
 use rfm_core::health::PeerHealth;
-use rfm_core::link::block;
 use rfm_core::link::liveness::MIN_SILENCE;
 use rfm_core::link::observer::Observer;
-use rfm_core::link::ownership::{AreaWatch, Holder, Verdict};
+use rfm_core::link::ownership::block;
+use rfm_core::link::ownership::{AreaWatch, Held, Holder, Verdict};
+use rfm_frames::fmi::Value;
 use rfm_frames::frame::{self, seed::FlightData};
+use rfm_frames::session::Token;
 use rfm_frames::slot::ReadError;
-use rfm_frames::value::Value;
 use rfm_interface::Found;
 use serde_json::json;
 
@@ -264,13 +265,7 @@ impl SlotView {
             "node": self.node,
             "holder": {
                 "state": holder,
-                "owner": self.holder.as_ref().and_then(|(_, h)| match *h {
-                    Holder::Free => None,
-                    Holder::Closed { owner, .. }
-                    | Holder::Dead { owner, .. }
-                    | Holder::Unproven { owner, .. }
-                    | Holder::Live { owner, .. } => Some(owner),
-                }),
+                "owner": self.holder.as_ref().and_then(|(_, h)| h.owner()).map(Token::get),
                 "judged": self.judged(),
                 "silent_s": silent_s,
                 "remote": self.remote.is_some(),

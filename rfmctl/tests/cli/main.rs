@@ -210,7 +210,7 @@ fn publish_attitude_steps(
         interface.fingerprint(),
         (&interface.nodes[0], &[]),
         &map.areas[0].payload,
-        0x1234_5679,
+        Some(rfm_frames::session::Token::of(0x1234_5679)),
     );
     d.resize(d.len().next_multiple_of(4), 0);
     area.write(DESCRIPTOR_OFFSET, &d).unwrap();

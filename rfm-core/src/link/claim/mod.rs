@@ -11,7 +11,7 @@
 //!    area's own words, are watched. A live holder of another interface over
 //!    any of the coupling's areas, or a live holder of this slot, refuses the
 //!    claim, naming it; closed ones are left over at once, silent ones after
-//!    [`super::liveness::DEAD_AFTER`]. (Seed layout: an article program beats no heartbeat, so
+//!    [`super::ownership::DEAD_AFTER`]. (Seed layout: an article program beats no heartbeat, so
 //!    a packet id that moves also holds the slot.)
 //! 2. **Announcing**: in the same poll that found the area free, the claimant
 //!    writes its descriptor and then its token into the owner word, and starts
@@ -37,10 +37,12 @@ mod settle;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use super::block::{self, Words};
-use super::ownership::{self, AreaWatch, Whose};
+use super::liveness::TakenBy;
+use super::ownership::block::{self, Words};
+use super::ownership::{self, AreaWatch, Verdict, Whose};
 use observe::{Observation, Other};
 use rfm_frames::area::window;
+use rfm_frames::session::Token;
 use rfm_interface::{discover, Found, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError};
 use settle::Settling;
@@ -84,7 +86,7 @@ pub(crate) struct Claim {
     phase: Phase,
     /// Announced claims seen when the observation began (left over or live):
     /// they are not competitors at the verify.
-    seen: Vec<(u64, u32)>,
+    seen: Vec<(u64, Option<Token>)>,
     /// A bridge watches this memory: an area held from another host, or a
     /// claim a bridge acknowledged, was there when the observation began.
     /// The claim then waits up to [`BRIDGE_SETTLE`] for its own
@@ -126,13 +128,13 @@ pub(crate) enum Refusal {
     /// A live holder of this slot refuses the claim; its beat last moved `ago`
     /// before (zero when an article program's packet id moved).
     Held {
-        owner: u32,
+        owner: Option<Token>,
         ago: Duration,
         remote: Option<u32>,
     },
     /// Another claimant of this area at the same moment won.
     Contended {
-        owner: u32,
+        owner: TakenBy,
         remote: Option<u32>,
         winner: Option<Box<Found>>,
     },
@@ -217,7 +219,7 @@ impl Claim {
                 if let ControlFlow::Break(poll) = look {
                     return Ok(poll);
                 }
-                let mut before = [0; 2];
+                let mut before = [None; 2];
                 for (ring, owner) in block::owners(&own)? {
                     before[ring.index()] = owner;
                 }
@@ -234,8 +236,10 @@ impl Claim {
                 if let ControlFlow::Break(poll) = wait {
                     return Ok(poll);
                 }
-                if let Some(winner) = self.rival(claimant, interface, fingerprint)? {
-                    let owner = winner.descriptor.session;
+                let rival = self.rival(claimant, interface, fingerprint)?;
+                // A rival is its area's holder (`is_holders`): of a session.
+                if let Some(winner) = rival {
+                    let owner = TakenBy(winner.descriptor.session);
                     let area = window(&claimant.region, &winner.area)?;
                     return Ok(ClaimPoll::Refused(Refusal::Contended {
                         owner,
@@ -251,7 +255,7 @@ impl Claim {
     }
 
     /// The owner word on each ring before the announce, once announced.
-    pub(crate) fn before(&self) -> Option<[u32; 2]> {
+    pub(crate) fn before(&self) -> Option<[Option<Token>; 2]> {
         match &self.phase {
             Phase::Settling(s) => Some(s.before()),
             Phase::Observing(_) | Phase::Won => None,
@@ -274,11 +278,11 @@ impl Claim {
         fingerprint: u64,
     ) -> Result<Option<Found>, RegionError> {
         let mine = claimant.map.area(claimant.me);
-        let token = block::token(claimant.epoch);
+        let token = Token::of(claimant.epoch);
         let mut rival: Option<Found> = None;
         for found in discover(&claimant.region)? {
             let key = (found.area.offset, found.descriptor.session);
-            if found.descriptor.session == token
+            if Verdict::of(found.descriptor.session, token).is_its()
                 || !found.area.overlaps(mine)
                 || self.seen.contains(&key)
                 || !ownership::is_holders(&claimant.region, &found)?
@@ -296,10 +300,13 @@ impl Claim {
             if block::remote_holder(&area)?.is_some() {
                 return Ok(Some(found));
             }
-            if found.descriptor.session < token
+            // Of two claims, the lower token wins (a descriptor of no
+            // session is no claim).
+            let session = found.descriptor.session;
+            if session.is_some_and(|s| s < token)
                 && rival
                     .as_ref()
-                    .is_none_or(|r| found.descriptor.session < r.descriptor.session)
+                    .is_none_or(|r| session < r.descriptor.session)
             {
                 rival = Some(found);
             }
@@ -322,9 +329,4 @@ fn holder_of(claimant: &Claimant) -> Result<Option<Found>, RegionError> {
 
 fn own_window(claimant: &Claimant) -> Result<Region, RegionError> {
     window(&claimant.region, claimant.map.area(claimant.me))
-}
-
-/// The token in a slot's owner word, for messages.
-pub(crate) fn describe(owner: u32) -> String {
-    format!("{owner:#010x}")
 }

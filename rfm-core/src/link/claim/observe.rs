@@ -5,8 +5,8 @@
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use super::super::block::Words;
-use super::super::liveness::DEAD_AFTER;
+use super::super::ownership::block::Words;
+use super::super::ownership::DEAD_AFTER;
 use super::super::ownership::{sweep, AreaWatch, Holder, Verdict, Watched, Whose};
 use super::{ClaimPoll, Claimant, Leftovers, Refusal};
 use rfm_interface::Found;
@@ -63,7 +63,7 @@ impl Observation {
                 remote,
             } => {
                 return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Held {
-                    owner,
+                    owner: Some(owner),
                     ago: now.saturating_duration_since(last),
                     remote,
                 })))

@@ -5,8 +5,10 @@
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-use super::super::block;
+use super::super::liveness::TakenBy;
+use super::super::ownership::{block, Verdict};
 use super::{holder_of, ClaimPoll, Claimant, Refusal, BRIDGE_SETTLE};
+use rfm_frames::session::Token;
 use rfm_memory::{Region, RegionError};
 
 /// Step 3: the wait between the announce and the verify.
@@ -18,7 +20,7 @@ pub(super) struct Settling {
     /// The owner word on each ring just before the announce: a ring that
     /// still shows it missed the announce (cut at this board), which is no
     /// other claimant's doing.
-    pub(super) before: [u32; 2],
+    pub(super) before: [Option<Token>; 2],
 }
 
 impl Settling {
@@ -33,7 +35,7 @@ impl Settling {
         bridged_memory: bool,
         now: Instant,
     ) -> Result<ControlFlow<ClaimPoll>, RegionError> {
-        let token = block::token(claimant.epoch);
+        let token = Token::of(claimant.epoch);
         if let Some(owner) = self.rival_token(own, token)? {
             return Ok(ControlFlow::Break(ClaimPoll::Refused(Refusal::Contended {
                 owner,
@@ -64,23 +66,25 @@ impl Settling {
     /// neither writes over the other). A ring that shows what it held before
     /// the announce missed it: the claim stands, and the heartbeat writes it
     /// there again once won. No ring showing this token is a rival's win.
-    pub(super) fn rival_token(&self, own: &Region, token: u32) -> Result<Option<u32>, RegionError> {
+    pub(super) fn rival_token(
+        &self,
+        own: &Region,
+        token: Token,
+    ) -> Result<Option<TakenBy>, RegionError> {
         let mut shown = false;
         let mut stale = None;
         for (ring, owner) in block::owners(own)? {
-            if owner == token {
-                shown = true;
-            } else if owner == self.before[ring.index()] {
-                stale = Some(owner);
-            } else {
-                return Ok(Some(owner));
+            match Verdict::of(owner, token) {
+                Verdict::Its(_) => shown = true,
+                _ if owner == self.before[ring.index()] => stale = Some(TakenBy(owner)),
+                _ => return Ok(Some(TakenBy(owner))),
             }
         }
         Ok(if shown { None } else { stale })
     }
 
     /// The owner word on each ring before the announce.
-    pub(crate) fn before(&self) -> [u32; 2] {
+    pub(crate) fn before(&self) -> [Option<Token>; 2] {
         self.before
     }
 }

@@ -1,5 +1,6 @@
 //! Why a lockstep step waited out its timeout for a peer.
 
+use rfm_frames::session::Token;
 use std::time::Duration;
 
 /// Why a lockstep step waited out its timeout for a peer: what the code
@@ -29,7 +30,7 @@ pub enum LeftBy {
     /// Its session closed the slot.
     Closed,
     /// Another session (its token) holds it.
-    Other(u32),
+    Other(Token),
     /// Its session's heartbeat has not moved since this node started.
     Still,
 }
@@ -42,7 +43,7 @@ impl std::fmt::Display for Late {
                 let holder = match holder {
                     LeftBy::Closed => "which has closed the slot".to_owned(),
                     LeftBy::Other(owner) => {
-                        format!("while session token {owner:#010x} holds the slot")
+                        format!("while session token {owner} holds the slot")
                     }
                     LeftBy::Still => {
                         "whose heartbeat has not moved since this node started".to_owned()

@@ -2,18 +2,25 @@
 
 use std::time::Duration;
 
-use super::block::{Ended, Ending};
-use super::claim::describe;
-use super::liveness::DEAD_AFTER;
-use rfm_interface::settings::SettingError;
+use super::liveness::TakenBy;
+use super::ownership::ending::{Ended, Ending};
+use super::ownership::DEAD_AFTER;
+use rfm_frames::session::Token;
 
 mod late;
 mod open;
+mod start;
 
 pub use late::{Late, LeftBy};
 pub(crate) use open::open_config;
 pub use open::OpenError;
 use rfm_memory::{DeviceError, RegionError};
+pub use start::{PublishError, StartError};
+
+/// The token in a slot's owner word, for messages.
+pub(super) fn owner_text(owner: Option<Token>) -> String {
+    owner.map_or_else(|| "none".to_owned(), |t| t.to_string())
+}
 
 /// Where a holder runs, for messages: this host, or another one whose bridge
 /// (its id) writes it here.
@@ -46,56 +53,27 @@ pub enum LinkError {
         index: u64,
         last: Option<u64>,
     },
-    #[error("parameter {parameter} = {value}: {problem}")]
-    Config {
-        parameter: &'static str,
-        value: String,
-        problem: String,
-    },
-    /// A setting refused by its table, or two that do not go together.
-    #[error("parameter {0}")]
-    Setting(#[from] SettingError),
+    /// Publishing this node's frame failed.
     #[error(transparent)]
-    Device(#[from] DeviceError),
+    Publish(#[from] PublishError),
     #[error(transparent)]
     Region(#[from] RegionError),
-    #[error(
-        "{device}: slot {slot} is held by another running node (session token {}{host}, its \
-         heartbeat last moved {} ms ago). Nothing was written: give every node its own \
-         nodeSlot; a slot is taken over only once its heartbeat has stopped for {} ms",
-        describe(*owner), last_beat.as_millis(), DEAD_AFTER.as_millis()
-    )]
-    SlotInUse {
-        device: String,
-        slot: u8,
-        owner: u32,
-        last_beat: Duration,
-        host: Host,
-    },
-    #[error(
-        "{device}: slot {slot} was claimed at the same moment by another node (session token \
-         {}{winner}{host}), which holds it now: this node withdrew its claim. Give every node \
-         its own nodeSlot, or the two couplings different devices or regionOffsets",
-        describe(*owner)
-    )]
-    SlotContended {
-        device: String,
-        slot: u8,
-        owner: u32,
-        /// The winner as its descriptor names it (empty when not yet written).
-        winner: String,
-        host: Host,
-    },
+    /// The card's network interrupts (`waitStrategy = event`) failed to send
+    /// or to wait.
+    #[error("network interrupts (waitStrategy = event): {0}")]
+    Events(#[source] DeviceError),
     #[error(
         "{device}: slot {slot} was taken over by another node (session token {}) while this \
          node's heartbeat was stalled: two nodes use nodeSlot {slot}, or this process was \
          paused for longer than {} ms",
-        describe(*owner), DEAD_AFTER.as_millis()
+        owner_text(owner.0),
+        DEAD_AFTER.as_millis()
     )]
     SlotTakenOver {
         device: String,
         slot: u8,
-        owner: u32,
+        /// What the owner word held.
+        owner: TakenBy,
     },
     #[error(
         "{device}: foreign node `{node}`'s counter shows {} of its program's writes, and this \
@@ -113,8 +91,6 @@ pub enum LinkError {
         writes: Option<u64>,
         waited: Duration,
     },
-    #[error("could not start the heartbeat thread: {0}")]
-    Heartbeat(#[source] std::io::Error),
     #[error(
         "{device}: no frame for step {step} from node `{peer}` (slot {peer_slot}; this node: \
          slot {node_slot}) within {waited:.3?}: {why}{also}"
@@ -154,7 +130,7 @@ pub enum LinkError {
         peer: String,
         peer_slot: u8,
         step: u64,
-        /// How it ended, if it recorded it ([`super::block::Ended::describe`]).
+        /// How it ended, if it recorded it ([`super::ownership::ending::Ended::describe`]).
         ended: Option<String>,
     },
     #[error(
@@ -188,12 +164,6 @@ pub enum LinkError {
         /// The error the step ended with, which the ring explains.
         cause: Box<LinkError>,
     },
-    #[error("{device}: {holder}")]
-    Foreign {
-        device: String,
-        /// The live node over this coupling's area, and where.
-        holder: Box<Foreign>,
-    },
     #[error("{device}: peer in slot {peer_slot} is incompatible: {what}")]
     Incompatible {
         device: String,
@@ -201,7 +171,7 @@ pub enum LinkError {
         /// The peer session's token, if known: recorded with this node's
         /// ending, so that the peer learns it was refused even when this
         /// node gave up before the peer saw it run.
-        peer_session: Option<u32>,
+        peer_session: Option<Token>,
         what: String,
     },
     #[error(
@@ -308,24 +278,12 @@ impl LinkError {
                 (Ending::PeerEnded, Some(*peer_slot), None)
             }
             LinkError::RingOpenHere { cause, .. } => return cause.ending(),
-            _ => (Ending::Failed, None, None),
+            _ => return Ended::FAILED,
         };
         Ended {
             how,
             about,
             about_session,
         }
-    }
-}
-
-pub(crate) fn config_error(
-    parameter: &'static str,
-    value: impl ToString,
-    problem: impl Into<String>,
-) -> LinkError {
-    LinkError::Config {
-        parameter,
-        value: value.to_string(),
-        problem: problem.into(),
     }
 }

@@ -15,13 +15,14 @@ mod two_rings;
 use rfm_frames::slot::WaitPoll;
 use std::time::Instant;
 
-use super::block::Words;
 use super::ownership;
+use super::ownership::block::Words;
 use crate::health::{FrameId, Observation, PeerHealth};
 use rfm_frames::area::Area;
 use rfm_frames::frame::framed::{self, FrameBuf, Header};
 use rfm_frames::frame::seed;
 use rfm_frames::frame::Layout;
+use rfm_frames::session::Token;
 use rfm_frames::slot::{FramedReader, ReadError, Ring, SeedReader, StepPoll};
 use rfm_interface::{discover, Found};
 use rfm_memory::{Region, RegionError};
@@ -58,7 +59,7 @@ pub struct Observer {
     /// for (the slot's current owner): a ring that holds another session's
     /// frame of a step while the other ring holds this one's missed the
     /// writer's stores (cut at its board), and is passed over.
-    want: Option<u32>,
+    want: Option<Token>,
 }
 
 impl std::fmt::Debug for Observer {
@@ -108,7 +109,7 @@ impl Observer {
 
     /// On a redundant device, frames are looked for of the session of token
     /// `owner` (the slot's current owner) first; `None`: of any.
-    pub(crate) fn expect(&mut self, owner: Option<u32>) {
+    pub(crate) fn expect(&mut self, owner: Option<Token>) {
         self.want = owner;
     }
 
@@ -120,7 +121,7 @@ impl Observer {
 
     #[inline]
     fn of_want(&self, h: &Header) -> bool {
-        self.want.is_none_or(|t| super::block::token(h.epoch) == t)
+        self.want.is_none_or(|t| t.is_of(h.epoch))
     }
 
     /// The area observed.

@@ -4,7 +4,7 @@
 //! asked what it saw when a step failed ([`state`]). What each ring delivered
 //! of each peer, and the rule that picks a frame's ring, are the observer's
 //! (`observer/ring_stats.rs`, beside the reads it counts); the rule that
-//! weighs the rings' liveness words is `block.rs`'s.
+//! weighs the rings' liveness words is `ownership/block.rs`'s.
 
 mod redundant;
 mod state;
@@ -43,7 +43,7 @@ pub(crate) fn watched(
         .position(|n| n.slot == config.node_slot)
         .map_or(0, |me| map.area(me).offset)
         + config.settings.region_offset
-        + super::block::PROBE as u64;
+        + super::ownership::block::PROBE as u64;
     let redundant = Redundant::of(region, &config.settings.device, (device, twin), probe);
     (None, redundant)
 }

@@ -2,8 +2,9 @@
 //! read from, and the runs of (time, value) read of it.
 
 use anyhow::anyhow;
-use rfm_frames::payload::{FmiType, SignalType};
-use rfm_frames::value::Value;
+use rfm_frames::fmi::FmiType;
+use rfm_frames::fmi::Value;
+use rfm_frames::payload::SignalType;
 use rfm_interface::descriptor::Descriptor;
 use rfm_record::RecordedStruct;
 

@@ -8,8 +8,8 @@ use super::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use rfm_frames::fmi::Value;
 use rfm_frames::packed::{encode, StructWriter};
-use rfm_frames::value::Value;
 use rfm_interface::{Interface, Reserved};
 
 /// An FMU node (placed at 0) and two structs of the lab: `flight`, which the

@@ -15,7 +15,7 @@ fn describe_ios(region: &Region) -> Interface {
         lab.fingerprint(),
         (&lab.nodes[0], &lab.declared()),
         &map.areas[0].payload,
-        0x77,
+        Some(rfm_frames::session::Token::of(0x77)),
     );
     d.resize(d.len().next_multiple_of(4), 0);
     area.write(DESCRIPTOR_OFFSET, &d).unwrap();

@@ -11,7 +11,7 @@
 //! # The words of an area
 //!
 //! The liveness block's words (owner, beat, closed, the bridge's marks, how
-//! the holder ended) are [`super::block`]'s, each defined there once; the
+//! the holder ended) are [`block`]'s, each defined there once; the
 //! descriptor follows the block (+192), carrying its writer's token, and the
 //! ring of frames, each carrying its writer's epoch.
 //!
@@ -49,15 +49,25 @@
 //! | beat seen moving, owner ≠ mirrored | `Live` | live, this coupling / this interface from another file / another interface |
 //! | beat seen moving, owner == mirrored | `Live` (remote) | live, on another host |
 
-use std::ops::ControlFlow;
+pub mod block;
+pub mod ending;
+mod watch;
+
 use std::time::{Duration, Instant};
 
-use super::block::{self, Ended, Words};
-use super::liveness::{Life, PeerWatch, DEAD_AFTER};
+use block::Words;
+use ending::Ended;
 use rfm_frames::area::{window, DESCRIPTOR_OFFSET};
+use rfm_frames::session::Token;
 use rfm_interface::descriptor::Descriptor;
 use rfm_interface::{descriptor_at, Found, Interface, MemoryMap};
 use rfm_memory::{Region, RegionError, WORD};
+pub use watch::{sweep, AreaWatch, Life, PeerWatch, Watched};
+
+/// A slot whose beat has not moved for this long (on the taker's clock) may be taken
+/// by another session: 50 missed beats, far beyond any scheduling delay of a live
+/// heartbeat thread.
+pub const DEAD_AFTER: Duration = Duration::from_millis(500);
 
 /// The descriptor of the session holding `area` (the area's own window): the
 /// one at its place whose token is the owner word. `None` when the area holds
@@ -66,13 +76,13 @@ use rfm_memory::{Region, RegionError, WORD};
 /// described on either: a ring that missed its announce holds the one before.
 pub fn holder_descriptor(area: &Region) -> Result<Option<Descriptor>, RegionError> {
     let owner = Words::read(area)?.owner;
-    if owner == 0 {
+    if owner.is_none() {
         return Ok(None);
     }
     for &ring in area.rings() {
         if let Some(d) = descriptor_at(&area.on(ring), DESCRIPTOR_OFFSET)
             .ok()
-            .filter(|d| d.session == owner)
+            .filter(|d| Verdict::of(owner, d.session).is_its())
         {
             return Ok(Some(d));
         }
@@ -87,7 +97,7 @@ pub fn is_holders(region: &Region, found: &Found) -> Result<bool, RegionError> {
 
 /// Whether a descriptor of session `session` is the holder's of `area` (its
 /// own window): the owner word is that session's, open or closed.
-pub fn describes_holder(area: &Region, session: u32) -> Result<bool, RegionError> {
+pub fn describes_holder(area: &Region, session: Option<Token>) -> Result<bool, RegionError> {
     Ok(owned_by(&Words::read(area)?, session))
 }
 
@@ -97,15 +107,15 @@ pub enum Holder {
     /// Never held.
     Free,
     /// Left over: its holder stopped cleanly (and recorded how, if it did).
-    Closed { owner: u32, ended: Option<Ended> },
+    Closed { owner: Token, ended: Option<Ended> },
     /// Left over: its beat has not moved for [`DEAD_AFTER`].
-    Dead { owner: u32, silent: Duration },
+    Dead { owner: Token, silent: Duration },
     /// Held, and its beat not yet seen to move: watch on.
-    Unproven { owner: u32, since: Instant },
+    Unproven { owner: Token, since: Instant },
     /// Its beat was last seen moving at `last`; `remote`: the bridge that
     /// writes it from another host.
     Live {
-        owner: u32,
+        owner: Token,
         last: Instant,
         remote: Option<u32>,
     },
@@ -116,10 +126,25 @@ impl Holder {
     pub fn is_left_over(&self) -> bool {
         matches!(self, Holder::Closed { .. } | Holder::Dead { .. })
     }
+}
 
+/// What a reader knows of an area's holder, of which a [`Verdict`] is given:
+/// the holder as judged from its area ([`Holder`]), from its words alone
+/// ([`Life`], the handshake's on the step's path) or an owner word itself.
+pub trait Held: Copy {
     /// The token of the session whose area it is (or was), if it was ever
-    /// held: a descriptor of another session's was written over since.
-    pub fn owner(&self) -> Option<u32> {
+    /// held.
+    fn owner(&self) -> Option<Token>;
+}
+
+impl Held for Option<Token> {
+    fn owner(&self) -> Option<Token> {
+        *self
+    }
+}
+
+impl Held for Holder {
+    fn owner(&self) -> Option<Token> {
         match *self {
             Holder::Free => None,
             Holder::Closed { owner, .. }
@@ -132,34 +157,43 @@ impl Holder {
 
 /// Whether session `session` holds the area whose words are `words`: the
 /// owner word is its token, open or closed.
-pub fn owned_by(words: &Words, session: u32) -> bool {
-    words.owner != 0 && words.owner == session
+pub fn owned_by(words: &Words, session: impl Into<Option<Token>>) -> bool {
+    Verdict::of(words.owner, session).is_its()
 }
 
 /// The verdict on an area for the session a reader looks for (the one whose
-/// descriptor it found there, or its own): whether that session holds it,
-/// and how. The one question every reader of an area asks.
+/// descriptor it found there, its peer's, or its own): whether that session
+/// holds it, and how (`H`: what the reader knows of the holder, [`Held`]).
+/// The one question every reader of an area asks, answered here alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Verdict<H = Holder> {
     /// Never held.
     Free,
     /// The session looked for holds it (or left it so).
-    Its(Holder),
+    Its(H),
     /// Another session holds it (or left it): what was looked for was
     /// written over.
-    Other(Holder),
+    Other(H),
 }
 
-impl Verdict {
-    /// `holder` judged for session `session`.
-    pub fn of(holder: Holder, session: u32) -> Verdict {
-        match holder.owner() {
-            None => Verdict::Free,
-            Some(owner) if owner == session => Verdict::Its(holder),
-            Some(_) => Verdict::Other(holder),
+impl<H: Held> Verdict<H> {
+    /// `held` judged for session `session` (`None`: a descriptor of no
+    /// session, which no holder is).
+    pub fn of(held: H, session: impl Into<Option<Token>>) -> Verdict<H> {
+        match (held.owner(), session.into()) {
+            (None, _) => Verdict::Free,
+            (Some(owner), Some(session)) if owner == session => Verdict::Its(held),
+            (Some(_), _) => Verdict::Other(held),
         }
     }
 
+    /// The session looked for holds it.
+    pub fn is_its(&self) -> bool {
+        matches!(self, Verdict::Its(_))
+    }
+}
+
+impl Verdict<Holder> {
     /// The session looked for holds the area and its beat has not been seen
     /// to move yet: watch on.
     pub fn is_unproven(&self) -> bool {
@@ -202,116 +236,6 @@ impl Verdict {
     }
 }
 
-/// An area watched for the session whose descriptor was found there.
-pub trait Watched {
-    fn found(&self) -> &Found;
-    fn watch(&mut self) -> &mut AreaWatch;
-}
-
-/// The loop every watcher of sessions runs (the lookout, the claim, the
-/// bridge): each of `watched` judged again at `now` for its session; those
-/// still unproven kept, every other (live, closed, dead, written over)
-/// removed and handed to `seen` with its verdict, which may stop the sweep
-/// with a value. Otherwise, whether any is still unproven.
-pub fn sweep<W: Watched, B>(
-    region: &Region,
-    watched: &mut Vec<W>,
-    now: Instant,
-    mut seen: impl FnMut(W, Verdict) -> Result<ControlFlow<B>, RegionError>,
-) -> Result<ControlFlow<B, bool>, RegionError> {
-    let (mut i, mut pending) = (0, false);
-    while i < watched.len() {
-        let w = &mut watched[i];
-        let (area, session) = (
-            window(region, &w.found().area)?,
-            w.found().descriptor.session,
-        );
-        let verdict = w.watch().judge_for(&area, now, session)?;
-        if verdict.is_unproven() {
-            pending = true;
-            i += 1;
-        } else if let ControlFlow::Break(b) = seen(watched.remove(i), verdict)? {
-            return Ok(ControlFlow::Break(b));
-        }
-    }
-    Ok(ControlFlow::Continue(pending))
-}
-
-/// Watches one area's holder over time, on the reader's monotonic clock.
-#[derive(Debug, Clone)]
-pub struct AreaWatch {
-    watch: PeerWatch,
-}
-
-impl AreaWatch {
-    /// Starts watching `area` (its own window) at `now`, with the first
-    /// verdict, of one read of its words: a beat already there proves
-    /// nothing, only a move seen from here on (a held area is `Unproven`).
-    pub fn start(area: &Region, now: Instant) -> Result<(AreaWatch, Holder), RegionError> {
-        let words = Words::read(area)?;
-        let mut watch = AreaWatch {
-            watch: PeerWatch::new(words, now),
-        };
-        let holder = watch.verdict(area, words, now)?;
-        Ok((watch, holder))
-    }
-
-    /// [`AreaWatch::start`], judged for session `session`.
-    pub fn start_for(
-        area: &Region,
-        now: Instant,
-        session: u32,
-    ) -> Result<(AreaWatch, Verdict), RegionError> {
-        let (watch, holder) = AreaWatch::start(area, now)?;
-        Ok((watch, Verdict::of(holder, session)))
-    }
-
-    /// [`AreaWatch::judge`], for session `session`.
-    pub fn judge_for(
-        &mut self,
-        area: &Region,
-        now: Instant,
-        session: u32,
-    ) -> Result<Verdict, RegionError> {
-        Ok(Verdict::of(self.judge(area, now)?, session))
-    }
-
-    /// Judges the area (its own window) as read at `now`.
-    pub fn judge(&mut self, area: &Region, now: Instant) -> Result<Holder, RegionError> {
-        let words = Words::read(area)?;
-        self.verdict(area, words, now)
-    }
-
-    fn verdict(
-        &mut self,
-        area: &Region,
-        words: Words,
-        now: Instant,
-    ) -> Result<Holder, RegionError> {
-        Ok(match self.watch.observe(words, now) {
-            Life::Absent => Holder::Free,
-            Life::Closed { owner } => Holder::Closed {
-                owner,
-                ended: block::ended(area, owner)?,
-            },
-            life @ (Life::Unproven { owner, .. } | Life::Beating { owner, .. })
-                if life.silent_for(now) >= DEAD_AFTER =>
-            {
-                Holder::Dead {
-                    owner,
-                    silent: life.silent_for(now),
-                }
-            }
-            Life::Unproven { owner, since } => Holder::Unproven { owner, since },
-            Life::Beating { owner, last } => Holder::Live {
-                owner,
-                last,
-                remote: block::remote_holder(area)?,
-            },
-        })
-    }
-}
-
 /// Whose a described area is, for a reader with an interface file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Whose {
@@ -349,7 +273,6 @@ pub(crate) fn padded(mut described: Vec<u8>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::block::token;
     use rfm_memory::{Device, OpenOptions};
 
     /// A memory of the test's own (tests run at once, and loopback memory is
@@ -375,17 +298,23 @@ mod tests {
                 i.fingerprint(),
                 (&i.nodes[0], &[]),
                 &geometry.payload,
-                token(epoch),
+                Some(Token::of(epoch)),
             ))
         };
         assert_eq!(holder_descriptor(&a).unwrap(), None, "never held");
         block::announce(&a, &bytes(0x11), 0x11).unwrap();
-        assert_eq!(holder_descriptor(&a).unwrap().unwrap().session, 0x11);
+        assert_eq!(
+            holder_descriptor(&a).unwrap().unwrap().session,
+            Some(Token::of(0x11))
+        );
         // A new claimant's owner word over the old descriptor: not its.
         block::announce(&a, &[], 0x33).unwrap();
         assert_eq!(holder_descriptor(&a).unwrap(), None);
         block::announce(&a, &bytes(0x33), 0x33).unwrap();
-        assert_eq!(holder_descriptor(&a).unwrap().unwrap().session, 0x33);
+        assert_eq!(
+            holder_descriptor(&a).unwrap().unwrap().session,
+            Some(Token::of(0x33))
+        );
     }
 
     /// Whose a described area is: the node this file puts there; a node of
@@ -417,7 +346,7 @@ mod tests {
                 theirs.fingerprint(),
                 (&theirs.nodes[i], &[]),
                 &area.payload,
-                1,
+                Some(Token::of(1)),
             );
             Found {
                 descriptor: rfm_interface::descriptor::decode(&bytes).unwrap(),

@@ -1,8 +1,42 @@
-//! One value of FMI's types: what a payload's signal or a packed struct's
-//! field holds, for the FMU, interface files and the tools that show memory.
+//! FMI's types and one value of them: what a payload's signal or a packed
+//! struct's field holds, for the FMU, interface files, the settings and the
+//! tools that show memory. Below the FMU (`fmu-model`) because memory's
+//! payloads and the settings' table are typed by them too.
 
-use crate::payload::{FmiType, SignalType};
 use std::fmt;
+
+/// One of FMI 2.0's four variable types: what a parameter, an input and an
+/// output alike have, and what `fmi2SetReal` and its kin check a reference
+/// against. A signal's `payload::SignalType` adds a String's size in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmiType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+}
+
+impl FmiType {
+    /// The element name of modelDescription.xml (`<Real …/>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FmiType::Real => "Real",
+            FmiType::Integer => "Integer",
+            FmiType::Boolean => "Boolean",
+            FmiType::String => "String",
+        }
+    }
+
+    /// The type with its article, for sentences ("an Integer", "a Real").
+    pub fn with_article(self) -> &'static str {
+        match self {
+            FmiType::Real => "a Real",
+            FmiType::Integer => "an Integer",
+            FmiType::Boolean => "a Boolean",
+            FmiType::String => "a String",
+        }
+    }
+}
 
 /// A value of one of FMI's types: a signal's start value and its value in a
 /// payload, a setting of an interface file, a parameter's value.
@@ -15,12 +49,6 @@ pub enum Value {
 }
 
 impl Value {
-    /// The value a `kind` signal starts from when its file gives none: its
-    /// type's zero.
-    pub fn zero(kind: SignalType) -> Value {
-        Value::zero_of(kind.fmi_type())
-    }
-
     /// The zero of FMI type `kind`.
     pub fn zero_of(kind: FmiType) -> Value {
         match kind {
@@ -58,27 +86,6 @@ impl Value {
             Value::Boolean(b) => b.to_string(),
             Value::String(s) => s.clone(),
         }
-    }
-
-    /// The value of a `kind` signal at `offset` of `payload`; `None` if it does not
-    /// lie inside the payload.
-    pub fn read(kind: SignalType, payload: &[u8], offset: usize) -> Option<Value> {
-        let size = match kind {
-            SignalType::Real => 8,
-            SignalType::Integer => 4,
-            SignalType::Boolean => 1,
-            SignalType::String { size } => usize::from(size),
-        };
-        let b = payload.get(offset..offset.checked_add(size)?)?;
-        Some(match kind {
-            SignalType::Real => Value::Real(f64::from_le_bytes(b.try_into().ok()?)),
-            SignalType::Integer => Value::Integer(i32::from_le_bytes(b.try_into().ok()?)),
-            SignalType::Boolean => Value::Boolean(b[0] != 0),
-            SignalType::String { .. } => {
-                let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-                Value::String(String::from_utf8_lossy(&b[..end]).into_owned())
-            }
-        })
     }
 }
 

@@ -2,9 +2,9 @@
 //! [`rfm_frames::area::LIVENESS_OFFSET`] whose words say who holds the area,
 //! whether it still runs and how it ended. Every word is defined here, once,
 //! and only this module reads or writes them (and the descriptor an announce
-//! writes with them): [`super::ownership`] states the protocol and gives the
-//! one verdict on an area, [`super::liveness`] beats the heartbeat, both
-//! through what is here. A liveness block read whole, word by word in several places,
+//! writes with them): [`super`] (the ownership module it belongs to) states
+//! the protocol and gives the one verdict on an area,
+//! [`crate::link::liveness`] beats the heartbeat, both through what is here. A liveness block read whole, word by word in several places,
 //! is how a protocol's verdict drifts; one reader keeps the order of its
 //! loads and stores (owner before beat, descriptor before owner) in one file.
 //!
@@ -23,13 +23,15 @@
 //! | +40 | ended about session: the token of the peer session the ending concerns (0: none or not known) | the holder |
 //! | +44..+64 | unused | |
 //!
-//! A token is the low 32 bits of a session epoch ([`token`]; epochs are odd,
-//! so a token is never 0).
+//! A token is the low 32 bits of a session epoch ([`Token`]; epochs are odd,
+//! so a token is never 0, and a word 0 is no session).
 
-use std::fmt;
 use std::sync::atomic::Ordering;
 
+use super::ending::{Ended, Ending};
+use super::Verdict;
 use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
+use rfm_frames::session::Token;
 use rfm_memory::{Network, Region, RegionError};
 
 const OWNER: usize = LIVENESS_OFFSET;
@@ -47,17 +49,29 @@ const ENDED_ABOUT_SESSION: usize = LIVENESS_OFFSET + 40;
 
 const _: () = assert!(ENDED_ABOUT_SESSION + 4 <= LIVENESS_OFFSET + LIVENESS_LEN);
 
-/// The token of session `epoch` in the owner and closed words.
-pub fn token(epoch: u64) -> u32 {
-    epoch as u32
+fn token_on(
+    slot: &Region,
+    ring: Network,
+    at: usize,
+    order: Ordering,
+) -> Result<Option<Token>, RegionError> {
+    Ok(Token::from_word(slot.load_u32_on(ring, at, order)?))
+}
+
+fn token_at(slot: &Region, at: usize) -> Result<Option<Token>, RegionError> {
+    Ok(Token::from_word(slot.load_u32(at, Ordering::Acquire)?))
+}
+
+fn store_token(slot: &Region, at: usize, token: Option<Token>) -> Result<(), RegionError> {
+    slot.store_u32(at, Token::word(token), Ordering::Release)
 }
 
 /// The liveness words of one slot, as read at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Words {
-    pub owner: u32,
+    pub owner: Option<Token>,
     pub beat: u32,
-    pub closed: u32,
+    pub closed: Option<Token>,
 }
 
 impl Words {
@@ -75,9 +89,9 @@ impl Words {
     /// after it belongs to that owner or a later one).
     pub fn read_on(slot: &Region, ring: Network) -> Result<Words, RegionError> {
         Ok(Words {
-            owner: slot.load_u32_on(ring, OWNER, Ordering::Acquire)?,
+            owner: token_on(slot, ring, OWNER, Ordering::Acquire)?,
             beat: slot.load_u32_on(ring, BEAT, Ordering::Acquire)?,
-            closed: slot.load_u32_on(ring, CLOSED, Ordering::Acquire)?,
+            closed: token_on(slot, ring, CLOSED, Ordering::Acquire)?,
         })
     }
 
@@ -106,7 +120,7 @@ impl Words {
                 },
             };
         }
-        let rank = |w: &Words| (w.is_held(), w.owner != 0);
+        let rank = |w: &Words| (w.is_held(), w.owner.is_some());
         match rank(&other).cmp(&rank(&self)) {
             std::cmp::Ordering::Greater => other,
             std::cmp::Ordering::Less => self,
@@ -117,13 +131,13 @@ impl Words {
 
     /// The owner stopped cleanly.
     pub fn is_closed(&self) -> bool {
-        self.owner != 0 && self.closed == self.owner
+        self.owner.is_some() && self.closed == self.owner
     }
 
     /// A session holds the slot and has not closed it (alive or not: only a
-    /// beat seen moving proves that, see [`super::liveness::PeerWatch`]).
+    /// beat seen moving proves that, see [`super::PeerWatch`]).
     pub fn is_held(&self) -> bool {
-        self.owner != 0 && !self.is_closed()
+        self.owner.is_some() && !self.is_closed()
     }
 }
 
@@ -131,9 +145,9 @@ impl Words {
 /// `None` when the holder is of this host: a remote holder's token is in the
 /// mirrored word as well as in the owner word.
 pub fn remote_holder(slot: &Region) -> Result<Option<u32>, RegionError> {
-    let owner = slot.load_u32(OWNER, Ordering::Acquire)?;
-    let mirrored = slot.load_u32(MIRRORED, Ordering::Acquire)?;
-    if owner == 0 || owner != mirrored {
+    let owner = token_at(slot, OWNER)?;
+    let mirrored = token_at(slot, MIRRORED)?;
+    if owner.is_none() || owner != mirrored {
         return Ok(None);
     }
     Ok(Some(slot.load_u32(MIRRORED_BY, Ordering::Relaxed)?))
@@ -150,9 +164,9 @@ pub fn write_mirrored(
     described: &[u8],
 ) -> Result<(), RegionError> {
     slot.store_u32(MIRRORED_BY, bridge, Ordering::Relaxed)?;
-    slot.store_u32(MIRRORED, words.owner, Ordering::Release)?;
-    slot.store_u32(OWNER, words.owner, Ordering::Release)?;
-    slot.store_u32(CLOSED, words.closed, Ordering::Release)?;
+    store_token(slot, MIRRORED, words.owner)?;
+    store_token(slot, OWNER, words.owner)?;
+    store_token(slot, CLOSED, words.closed)?;
     slot.store_u32(BEAT, words.beat, Ordering::Release)?;
     slot.write(DESCRIPTOR_OFFSET, described)
 }
@@ -160,7 +174,7 @@ pub fn write_mirrored(
 /// A mirrored session's later words: its beat, then whether it closed.
 pub fn write_mirrored_beat(slot: &Region, words: Words) -> Result<(), RegionError> {
     slot.store_u32(BEAT, words.beat, Ordering::Release)?;
-    slot.store_u32(CLOSED, words.closed, Ordering::Release)
+    store_token(slot, CLOSED, words.closed)
 }
 
 /// The owner word on each ring of `slot` (one on a single ring): where the
@@ -169,10 +183,12 @@ pub fn write_mirrored_beat(slot: &Region, words: Words) -> Result<(), RegionErro
 ///
 /// An array, not a `Vec`: the heartbeat asks on every beat, and a beat
 /// allocates nothing.
-pub(crate) fn owners(slot: &Region) -> Result<impl Iterator<Item = (Network, u32)>, RegionError> {
+pub(crate) fn owners(
+    slot: &Region,
+) -> Result<impl Iterator<Item = (Network, Option<Token>)>, RegionError> {
     let mut words = [None; 2];
     for (word, &ring) in words.iter_mut().zip(slot.rings()) {
-        *word = Some((ring, slot.load_u32_on(ring, OWNER, Ordering::Acquire)?));
+        *word = Some((ring, token_on(slot, ring, OWNER, Ordering::Acquire)?));
     }
     Ok(words.into_iter().flatten())
 }
@@ -193,94 +209,11 @@ pub(crate) fn store_beat(slot: &Region, count: u32) -> Result<(), RegionError> {
 pub(crate) fn announce_again(
     slot: &Region,
     described: &[u8],
-    token: u32,
+    token: Token,
 ) -> Result<(), RegionError> {
     slot.write(DESCRIPTOR_OFFSET, described)?;
-    slot.store_u32(OWNER, token, Ordering::Release)?;
-    slot.store_u32(CLOSED, 0, Ordering::Release)
-}
-
-/// How a session ended, as it records it for its peers (one table: the code
-/// in memory and the phrase a peer's message uses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// Its master terminated it.
-    Terminated,
-    /// Its first exchange found a peer built otherwise (another file, mode,
-    /// layout or version).
-    Incompatible,
-    /// A peer's frame did not come within its timeout.
-    Timeout,
-    /// A peer stopped, died or restarted.
-    PeerEnded,
-    /// It failed otherwise (memory, configuration, a frame overwritten).
-    Failed,
-}
-
-const ENDINGS: [(Ending, u32, &str); 5] = [
-    (Ending::Terminated, 1, "its master terminated it"),
-    (
-        Ending::Incompatible,
-        2,
-        "it refused its first exchange: a peer is incompatible",
-    ),
-    (Ending::Timeout, 3, "it timed out waiting for a peer"),
-    (
-        Ending::PeerEnded,
-        4,
-        "a peer of its own stopped, died or restarted",
-    ),
-    (Ending::Failed, 5, "it failed"),
-];
-
-impl Ending {
-    fn code(self) -> u32 {
-        ENDINGS.iter().find(|e| e.0 == self).map_or(0, |e| e.1)
-    }
-
-    fn of_code(code: u32) -> Option<Ending> {
-        ENDINGS.iter().find(|e| e.1 == code).map(|e| e.0)
-    }
-}
-
-impl fmt::Display for Ending {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let phrase = ENDINGS.iter().find(|e| e.0 == *self).map_or("", |e| e.2);
-        f.write_str(phrase)
-    }
-}
-
-/// What a stopped session recorded of its end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ended {
-    pub how: Ending,
-    /// The peer slot the failure concerns, if one.
-    pub about: Option<u8>,
-    /// The token of the peer session it concerns, if known: a peer that
-    /// never saw this session run (it gave up first) still learns that it
-    /// ended over that peer, and why ([`super::lookout`]).
-    pub about_session: Option<u32>,
-}
-
-impl Ended {
-    /// Its master terminated it.
-    pub const TERMINATED: Ended = Ended {
-        how: Ending::Terminated,
-        about: None,
-        about_session: None,
-    };
-
-    /// How it ended, naming the peer it concerns as every other message
-    /// does: by its node in `interface`, and its slot.
-    pub fn describe(&self, interface: &rfm_interface::Interface) -> String {
-        let Some(slot) = self.about else {
-            return self.how.to_string();
-        };
-        match interface.nodes.iter().find(|n| n.slot == slot) {
-            Some(n) => format!("{} (node `{}`, slot {slot})", self.how, n.name),
-            None => format!("{} (slot {slot})", self.how),
-        }
-    }
+    store_token(slot, OWNER, Some(token))?;
+    store_token(slot, CLOSED, None)
 }
 
 /// Announces session `epoch`'s claim of the area `own`: its descriptor first
@@ -288,10 +221,10 @@ impl Ended {
 /// word, so that whoever sees the owner word also sees whose area it is.
 pub(crate) fn announce(own: &Region, described: &[u8], epoch: u64) -> Result<(), RegionError> {
     own.write(DESCRIPTOR_OFFSET, described)?;
-    own.store_u32(OWNER, token(epoch), Ordering::Release)?;
-    own.store_u32(CLOSED, 0, Ordering::Release)?;
-    own.store_u32(BRIDGED, 0, Ordering::Release)?;
-    own.store_u32(ENDED, 0, Ordering::Release)
+    store_token(own, OWNER, Some(Token::of(epoch)))?;
+    store_token(own, CLOSED, None)?;
+    store_token(own, BRIDGED, None)?;
+    store_token(own, ENDED, None)
 }
 
 /// Marks session `epoch` stopped as `ended` says (how, and about which peer),
@@ -300,7 +233,8 @@ pub(crate) fn announce(own: &Region, described: &[u8], epoch: u64) -> Result<(),
 pub(crate) fn close(own: &Region, epoch: u64, ended: Ended) -> Result<(), RegionError> {
     // On two rings, a ring that missed the announce shows another owner; the
     // other's shows this session's.
-    if !owners(own)?.any(|(_, owner)| owner == token(epoch)) {
+    let token = Token::of(epoch);
+    if !owners(own)?.any(|(_, owner)| Verdict::of(owner, token).is_its()) {
         return Ok(());
     }
     own.store_u32(ENDING, ended.how.code(), Ordering::Relaxed)?;
@@ -311,21 +245,22 @@ pub(crate) fn close(own: &Region, epoch: u64, ended: Ended) -> Result<(), Region
     )?;
     own.store_u32(
         ENDED_ABOUT_SESSION,
-        ended.about_session.unwrap_or(0),
+        Token::word(ended.about_session),
         Ordering::Relaxed,
     )?;
-    own.store_u32(ENDED, token(epoch), Ordering::Release)?;
-    own.store_u32(CLOSED, token(epoch), Ordering::Release)
+    store_token(own, ENDED, Some(token))?;
+    store_token(own, CLOSED, Some(token))
 }
 
 /// How the session `owner` of `area` ended, if it recorded it.
 /// On two rings, from the ring that holds it.
-pub fn ended(area: &Region, owner: u32) -> Result<Option<Ended>, RegionError> {
-    if owner == 0 {
+pub fn ended(area: &Region, owner: Option<Token>) -> Result<Option<Ended>, RegionError> {
+    let Some(owner) = owner else {
         return Ok(None);
-    }
+    };
     for &ring in area.rings() {
-        if area.load_u32_on(ring, ENDED, Ordering::Acquire)? != owner {
+        let ended = token_on(area, ring, ENDED, Ordering::Acquire)?;
+        if !Verdict::of(ended, owner).is_its() {
             continue;
         }
         let about = area.load_u32_on(ring, ENDED_ABOUT, Ordering::Relaxed)?;
@@ -334,7 +269,7 @@ pub fn ended(area: &Region, owner: u32) -> Result<Option<Ended>, RegionError> {
         return Ok(how.map(|how| Ended {
             how,
             about: u8::try_from(about).ok(),
-            about_session: (session != 0).then_some(session),
+            about_session: Token::from_word(session),
         }));
     }
     Ok(None)
@@ -342,19 +277,20 @@ pub fn ended(area: &Region, owner: u32) -> Result<Option<Ended>, RegionError> {
 
 /// A bridge records that it has seen the claim of `owner` and sends it on:
 /// the claimant then settles long enough for other hosts' claims to arrive.
-pub fn acknowledge(area: &Region, owner: u32) -> Result<(), RegionError> {
-    area.store_u32(BRIDGED, owner, Ordering::Release)
+pub fn acknowledge(area: &Region, owner: Token) -> Result<(), RegionError> {
+    store_token(area, BRIDGED, Some(owner))
 }
 
 /// Whether a bridge has acknowledged the claim of `owner`.
-pub(crate) fn acknowledged(area: &Region, owner: u32) -> Result<bool, RegionError> {
-    Ok(area.load_u32(BRIDGED, Ordering::Acquire)? == owner)
+pub(crate) fn acknowledged(area: &Region, owner: Token) -> Result<bool, RegionError> {
+    let bridged = token_at(area, BRIDGED)?;
+    Ok(Verdict::of(bridged, owner).is_its())
 }
 
 /// Whether a bridge has been at `area`: its holder is another host's, or a
 /// bridge acknowledged a claim of it.
 pub(crate) fn bridge_seen(area: &Region) -> Result<bool, RegionError> {
-    Ok(area.load_u32(BRIDGED, Ordering::Acquire)? != 0 || remote_holder(area)?.is_some())
+    Ok(token_at(area, BRIDGED)?.is_some() || remote_holder(area)?.is_some())
 }
 
 #[cfg(test)]
@@ -378,25 +314,21 @@ mod tests {
             about_session: None,
         };
         close(&a, 0x23, timeout).unwrap();
-        assert_eq!(Words::read(&a).unwrap().closed, 0, "not its area");
+        assert_eq!(Words::read(&a).unwrap().closed, None, "not its area");
         let incompatible = Ended {
             how: Ending::Incompatible,
             about: Some(0),
-            about_session: Some(0x47),
+            about_session: Some(Token::of(0x47)),
         };
         close(&a, 0x21, incompatible).unwrap();
         assert!(Words::read(&a).unwrap().is_closed());
-        assert_eq!(ended(&a, 0x21).unwrap(), Some(incompatible));
+        assert_eq!(
+            ended(&a, Some(Token::of(0x21))).unwrap(),
+            Some(incompatible)
+        );
         announce(&a, &[], 0x25).unwrap();
-        assert_eq!(ended(&a, 0x25).unwrap(), None, "a new claim forgets it");
-    }
-
-    #[test]
-    fn every_ending_has_one_code_and_one_phrase() {
-        for (i, a) in ENDINGS.iter().enumerate() {
-            assert_eq!(Ending::of_code(a.1), Some(a.0));
-            assert!(ENDINGS[i + 1..].iter().all(|b| b.0 != a.0 && b.1 != a.1));
-        }
+        let new = Some(Token::of(0x25));
+        assert_eq!(ended(&a, new).unwrap(), None, "a new claim forgets it");
     }
 }
 
@@ -443,7 +375,9 @@ mod book {
             .map(|&(name, at)| (at - LIVENESS_OFFSET, name.to_owned()))
             .collect();
         let here = words_of(include_str!("block.rs"));
-        let book = words_of(include_str!("../../../docs/src/reference/memory-layout.md"));
+        let book = words_of(include_str!(
+            "../../../../docs/src/reference/memory-layout.md"
+        ));
         assert_eq!(here, defined, "block.rs's table");
         assert_eq!(book, defined, "memory-layout.md's table");
     }
