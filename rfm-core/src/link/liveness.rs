@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 use super::ownership::block;
-use super::ownership::Verdict;
+use super::ownership::RingOwner;
 use crate::realtime::RealTime;
 use rfm_frames::area::HEARTBEAT_PERIOD;
 use rfm_frames::session::Token;
@@ -105,12 +105,11 @@ impl Beater {
     pub fn beat(&mut self) -> Result<Option<TakenBy>, RegionError> {
         let mut missed = false;
         for (ring, owner) in block::owners(&self.slot)? {
-            if Verdict::of(owner, self.token).is_its() {
-                continue;
-            }
-            match &self.announce {
-                Some(a) if a.before[ring.index()] == owner => missed = true,
-                _ => return Ok(Some(TakenBy(owner))),
+            let before = self.announce.as_ref().map(|a| a.before[ring.index()]);
+            match RingOwner::of(owner, self.token, before) {
+                RingOwner::Its => {}
+                RingOwner::Missed(_) => missed = true,
+                RingOwner::Other(owner) => return Ok(Some(TakenBy(owner))),
             }
         }
         if let Some(a) = self

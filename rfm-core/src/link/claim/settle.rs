@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use super::super::liveness::TakenBy;
-use super::super::ownership::{block, Verdict};
+use super::super::ownership::{block, RingOwner};
 use super::{holder_of, ClaimPoll, Claimant, Refusal, BRIDGE_SETTLE};
 use rfm_frames::session::Token;
 use rfm_memory::{Region, RegionError};
@@ -74,10 +74,10 @@ impl Settling {
         let mut shown = false;
         let mut stale = None;
         for (ring, owner) in block::owners(own)? {
-            match Verdict::of(owner, token) {
-                Verdict::Its(_) => shown = true,
-                _ if owner == self.before[ring.index()] => stale = Some(TakenBy(owner)),
-                _ => return Ok(Some(TakenBy(owner))),
+            match RingOwner::of(owner, token, Some(self.before[ring.index()])) {
+                RingOwner::Its => shown = true,
+                RingOwner::Missed(owner) => stale = Some(TakenBy(owner)),
+                RingOwner::Other(owner) => return Ok(Some(TakenBy(owner))),
             }
         }
         Ok(if shown { None } else { stale })

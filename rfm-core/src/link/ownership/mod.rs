@@ -155,6 +155,35 @@ impl Held for Holder {
     }
 }
 
+/// What one ring's owner word says of session `token`, which announced over
+/// what that ring held `before` (protocol.md, "Two rings"): a ring that
+/// still shows what it held before missed the announce (a cut at this board
+/// while it was made) and is written again once the claim holds; any other
+/// owner is another session's. The claim's verify and the heartbeat both
+/// weigh each ring by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RingOwner {
+    Its,
+    Missed(Option<Token>),
+    Other(Option<Token>),
+}
+
+impl RingOwner {
+    /// `owner` (one ring's word) judged for `token`; `before`: that ring's
+    /// word before the announce, when it is known.
+    pub(crate) fn of(
+        owner: Option<Token>,
+        token: Token,
+        before: Option<Option<Token>>,
+    ) -> RingOwner {
+        match Verdict::of(owner, token) {
+            Verdict::Its(_) => RingOwner::Its,
+            _ if before == Some(owner) => RingOwner::Missed(owner),
+            _ => RingOwner::Other(owner),
+        }
+    }
+}
+
 /// Whether session `session` holds the area whose words are `words`: the
 /// owner word is its token, open or closed.
 pub fn owned_by(words: &Words, session: impl Into<Option<Token>>) -> bool {
