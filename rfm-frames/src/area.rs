@@ -8,8 +8,9 @@
 //! |---|---|---|
 //! | 0 | 128 | head block: the framed layout's head word, or the seed layout's packet |
 //! | 128 | 64 | liveness: owner, heartbeat and closed words (`rfm_core::link::ownership::block`) |
-//! | 192 | d | descriptor: what the node publishes, by name (`rfm_interface::descriptor`) |
-//! | 192 + d | n × e | ring: the frame of step s in entry s mod n (n a power of two, 16 unless rates need more) |
+//! | 192 | 256 | statistics: the node's own step, wait and latency figures (`rfm_core::link::stats`) |
+//! | 448 | d | descriptor: what the node publishes, by name (`rfm_interface::descriptor`) |
+//! | 448 + d | n × e | ring: the frame of step s in entry s mod n (n a power of two, 16 unless rates need more) |
 //!
 //! An entry is a 64-byte frame header followed by the payload, rounded up to 64
 //! bytes so that no two entries share a cache line.
@@ -29,8 +30,13 @@ pub const LIVENESS_LEN: usize = 64;
 /// block: the one rate every reader's liveness bounds and the ring's budget
 /// count in.
 pub const HEARTBEAT_PERIOD: std::time::Duration = std::time::Duration::from_millis(10);
+/// Offset of the statistics block within an area: the node's own timing,
+/// stored by it at a low rate for whoever watches the lab.
+pub const STATS_OFFSET: usize = LIVENESS_OFFSET + LIVENESS_LEN;
+/// Bytes of the statistics block.
+pub const STATS_LEN: usize = 256;
 /// Offset of the descriptor within an area.
-pub const DESCRIPTOR_OFFSET: usize = LIVENESS_OFFSET + LIVENESS_LEN;
+pub const DESCRIPTOR_OFFSET: usize = STATS_OFFSET + STATS_LEN;
 /// Bytes of a frame's header, before the payload.
 pub const FRAME_HEADER: usize = 64;
 

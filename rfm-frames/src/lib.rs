@@ -16,7 +16,7 @@
 //! - [`fmi`]: FMI's types and one value of them;
 //! - [`packed`]: the lab's own packed C structs, their layouts and values;
 //! - [`session`]: a session's token, the word that names it in an area;
-//! - [`wall`]: the wall clock frames and recordings are stamped with.
+//! - [`wall`]: the wall clock recordings are stamped with.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod area;

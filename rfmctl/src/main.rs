@@ -12,6 +12,7 @@ mod numbers;
 mod open;
 mod ping;
 mod recording;
+mod stats;
 mod watch;
 
 use std::path::PathBuf;

@@ -17,6 +17,7 @@ use super::clock::{self, new_epoch};
 use super::error::open_config;
 use super::liveness::Heartbeat;
 use super::ownership::ending::Ended;
+use super::stats::window::{Recorder, Sample};
 use super::{memory, pace, replay, rings};
 use super::{
     EventWaits, ForeignPeer, LinkConfig, LinkError, MasterStep, Node, OpenError, Peer, RingsReport,
@@ -56,6 +57,8 @@ pub struct Link {
     failed: Option<Ended>,
     /// A redundant device's two rings.
     redundant: Option<rings::Redundant>,
+    /// This node's own timing, for its statistics block.
+    recorder: Recorder,
     /// The card of a single RFM2g device, asked what it saw when a step
     /// fails (`rings/state.rs`).
     card: Option<rfm_memory::Device>,
@@ -121,6 +124,7 @@ impl Link {
             redundant,
             card,
             foreign,
+            recorder: Recorder::new(),
         })
     }
 
@@ -168,7 +172,8 @@ impl Link {
             match polled {
                 Ok(StartPoll::Pending) => std::thread::sleep(CLAIM_POLL),
                 Ok(StartPoll::Announced) => {
-                    let beater = self.node.beater()?;
+                    let publisher = self.recorder.publisher(self.node.own_area().clone());
+                    let beater = self.node.beater()?.publishing(publisher);
                     let realtime = self.node.config().realtime.clone();
                     self.heartbeat =
                         Some(Heartbeat::start(beater, realtime).map_err(StartError::Heartbeat)?);
@@ -280,17 +285,27 @@ impl Link {
                 owner,
             });
         }
-        self.node.publish(k + 1, sim_time, frame)?;
+        // One clock read per step (while spinning, more only every 64 polls),
+        // before the publish: the frame is stamped with it.
+        let start = self.clock.now();
+        let wall_ns = self.clock.last_wall_ns();
+        self.node.publish(k + 1, (sim_time, wall_ns), frame)?;
         if let Some(player) = &mut self.player {
-            player.play(&mut self.node, k, self.clock.now(), frame.payload())?;
+            player.play(&mut self.node, k, start, frame.payload())?;
             return Ok(self.report());
         }
         self.signal(k + 1).map_err(LinkError::Events)?;
-        // One clock read per step (while spinning, more only every 64 polls).
-        let mut now = self.clock.now();
+        // A sampled step (at most one a millisecond) reads the time after
+        // its publish and at its end as well (stats/window.rs).
+        let sampled = self.recorder.due(start);
+        let mut now = if sampled { self.clock.now() } else { start };
+        let published = now;
         if self.node.config().settings.mode == SyncMode::Free {
             self.node.exchange().free_read(now)?;
             self.tell_rings(k);
+            if sampled {
+                self.sample(k, start, published);
+            }
             self.pace(k, sim_time);
             return Ok(self.report());
         }
@@ -299,6 +314,9 @@ impl Link {
             if let Poll::Ready(()) = self.node.exchange().poll_lockstep(k, now)? {
                 self.waiter.waited(polls);
                 self.tell_rings(k);
+                if sampled {
+                    self.sample(k, start, published);
+                }
                 self.pace(k, sim_time);
                 return Ok(self.report());
             }
@@ -321,6 +339,28 @@ impl Link {
             }
             polls += 1;
         }
+    }
+
+    /// Adds step `k` to the node's statistics: it started at `start`, took
+    /// its peers' frames from `published`, and ends now.
+    #[cold]
+    #[inline(never)]
+    fn sample(&mut self, k: u64, start: Instant, published: Instant) {
+        let end = self.clock.now();
+        let taken = self
+            .node
+            .peers()
+            .iter()
+            .filter(|p| p.got())
+            .filter_map(|p| Some((p.slot(), p.observed().latest()?.wall_clock_ns)));
+        let sample = Sample {
+            start,
+            published,
+            end,
+        };
+        let counts = (k + 1, self.node.lates());
+        self.recorder
+            .add(sample, self.clock.last_wall_ns(), taken, counts);
     }
 
     /// `realTimeFactor`: holds step `k` (at `sim_time`) back until its time;

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use super::ownership::block;
 use super::ownership::RingOwner;
+use super::stats::window::Publisher;
 use crate::realtime::RealTime;
 use rfm_frames::area::HEARTBEAT_PERIOD;
 use rfm_frames::session::Token;
@@ -42,6 +43,8 @@ pub struct Beater {
     token: Token,
     count: u32,
     announce: Option<Announce>,
+    /// Stores the node's statistics block (every tenth beat).
+    stats: Option<Publisher>,
 }
 
 /// A session's announce as its beat writes it again on a ring that missed it
@@ -78,7 +81,14 @@ impl Beater {
             token: Token::of(epoch),
             count,
             announce: None,
+            stats: None,
         })
+    }
+
+    /// Stores the node's statistics block with its beats.
+    pub(crate) fn publishing(mut self, stats: Publisher) -> Beater {
+        self.stats = Some(stats);
+        self
     }
 
     /// Writes the announce (`described`, then the owner word) again on a ring
@@ -121,6 +131,9 @@ impl Beater {
         }
         self.count = self.count.wrapping_add(1);
         block::store_beat(&self.slot, self.count)?;
+        if let Some(stats) = &mut self.stats {
+            stats.beat(std::time::Instant::now())?;
+        }
         Ok(None)
     }
 }

@@ -40,6 +40,7 @@ mod pace;
 mod peer;
 mod replay;
 mod rings;
+pub mod stats;
 
 pub use attitude::{AttitudeLink, PeerSample, Sample};
 pub use claim::{BRIDGE_SETTLE, CLAIM_SETTLE};

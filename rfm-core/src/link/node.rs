@@ -241,6 +241,16 @@ impl Node {
         self.exchange.expected().fingerprint
     }
 
+    /// This node's own area (its window).
+    pub fn own_area(&self) -> &Region {
+        &self.own
+    }
+
+    /// Warnings given since the start that a live peer is late.
+    pub fn lates(&self) -> u32 {
+        self.exchange.lates()
+    }
+
     pub fn peers(&self) -> &[Peer] {
         self.exchange.peers()
     }
@@ -331,7 +341,7 @@ impl Node {
         self.exchange.rewatch(self.claimant.epoch, now)?;
         self.phase = Phase::Running;
         self.won.store(true, Ordering::Release);
-        Ok(self.publish(0, sim_time, frame)?)
+        Ok(self.publish(0, (sim_time, rfm_frames::wall::now_ns()), frame)?)
     }
 
     /// The error of a claim refused.
@@ -378,10 +388,12 @@ impl Node {
     /// Publishes `frame`'s payload as frame `index` (step k publishes k + 1) at
     /// `sim_time`, sealing its header. The caller owns the frame and fills its
     /// payload in place: nothing is copied before the write to memory.
+    /// `wall_ns`: the wall clock now (the frame's stamp, which a reader's
+    /// latency is measured from).
     pub fn publish(
         &mut self,
         index: u64,
-        sim_time: f64,
+        (sim_time, wall_ns): (f64, u64),
         frame: &mut FrameBuf,
     ) -> Result<(), PublishError> {
         if frame.payload().len() != self.payload_len {
@@ -402,7 +414,7 @@ impl Node {
                     fingerprint: expected.fingerprint,
                     step: index,
                     sim_time,
-                    wall_clock_ns: rfm_frames::wall::coarse_ns(),
+                    wall_clock_ns: wall_ns,
                 },
             )?,
             Writer::Seed { writer, .. } => {

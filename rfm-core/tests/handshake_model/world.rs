@@ -196,7 +196,7 @@ impl World {
         let sample = sample(epoch, node as u8, index);
         sample.write(s.frame.payload_mut());
         s.node
-            .publish(index, sample.sim_time, &mut s.frame)
+            .publish(index, (sample.sim_time, 0), &mut s.frame)
             .unwrap();
         s.published += 1;
     }

@@ -265,7 +265,7 @@ fn a_peer_that_ran_past_the_ring_is_reported_in_frame_numbers() {
     let mut publish = |b: &mut Node, index: u64| {
         let sample = input(1, index - 1);
         sample.write(frame.payload_mut());
-        b.publish(index, sample.sim_time, frame).unwrap();
+        b.publish(index, (sample.sim_time, 0), frame).unwrap();
     };
     publish(b, 1);
     // a binds b once it has seen b's beat move.

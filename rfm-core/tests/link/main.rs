@@ -23,6 +23,7 @@ mod exchange;
 mod files;
 mod interrupts;
 mod liveness;
+mod stats;
 
 fn config(device: &str, node: u8, peer: u8, lag: u8) -> LinkConfig {
     LinkConfig {

@@ -8,12 +8,17 @@ use rfm_core::link::liveness::MIN_SILENCE;
 use rfm_core::link::observer::Observer;
 use rfm_core::link::ownership::block;
 use rfm_core::link::ownership::{AreaWatch, Held, Holder, Verdict};
+use rfm_core::link::stats::Stats;
 use rfm_frames::fmi::Value;
 use rfm_frames::frame::{self, seed::FlightData};
 use rfm_frames::session::Token;
 use rfm_frames::slot::ReadError;
 use rfm_interface::Found;
 use serde_json::json;
+
+/// How often the watcher reads a node's statistics block (the node stores
+/// it ten times a second).
+const STATS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// What a slot's area is read as.
 pub(super) enum Reader {
@@ -68,6 +73,10 @@ pub(super) struct SlotView {
     /// (when, step) at the start of the current rate interval.
     mark: Option<(Instant, u64)>,
     rate: Option<f64>,
+    /// What the node published of its own timing (while the session shown
+    /// holds the area), and when it was last read.
+    stats: Option<Stats>,
+    stats_read: Option<Instant>,
 }
 
 /// A frame of header `h` and `payload`, decoded as `reader` reads it.
@@ -106,6 +115,8 @@ impl SlotView {
             empty: false,
             mark: None,
             rate: None,
+            stats: None,
+            stats_read: None,
         }
     }
 
@@ -135,14 +146,15 @@ impl SlotView {
     /// the session whose descriptor is shown; an article program's packet
     /// has none, and its area is judged as it is.
     fn judged(&self) -> &'static str {
-        let Some((_, holder)) = self.holder else {
-            return "undescribed";
-        };
-        match &self.reader {
+        self.verdict().map_or("undescribed", |v| v.text(None))
+    }
+
+    fn verdict(&self) -> Option<Verdict> {
+        let holder = self.holder.as_ref()?.1;
+        Some(match &self.reader {
             Reader::Framed(found) => Verdict::of(holder, found.descriptor.session),
             _ => Verdict::Its(holder),
-        }
-        .text(None)
+        })
     }
 
     /// The holder's state, and "remote" when a bridge writes it from another
@@ -181,6 +193,17 @@ impl SlotView {
         }
         // The liveness block is at the same place in both layouts.
         self.remote = block::remote_holder(observer.area()).ok().flatten();
+        if self.stats_read.is_none_or(|t| now >= t + STATS_EVERY) {
+            self.stats_read = Some(now);
+            let its = matches!(self.verdict(), Some(Verdict::Its(_)));
+            let area = self.observer.as_ref().map(Observer::area);
+            self.stats = area
+                .filter(|_| its)
+                .and_then(|a| Stats::read(a).ok().flatten());
+        }
+        let Some(observer) = &mut self.observer else {
+            return;
+        };
         let read = if observer.is_seed() {
             observer.read_seed()
         } else {
@@ -228,11 +251,12 @@ impl SlotView {
     pub(super) fn row(&self, now: Instant, width: Option<usize>) -> String {
         let h = self.health();
         let tail = format!(
-            "{:>9} {:>6} {:>4} {:>8}",
+            "{:>9} {:>6} {:>4} {:>8} {:>13}",
             self.rate.map_or("-".into(), |r| format!("{r:.0}")),
             h.lost,
             h.bad_frames,
-            h.restarts
+            h.restarts,
+            crate::stats::cell(self.stats.as_ref()),
         );
         let age = self.seen_at.map_or("-".into(), |t| {
             format!("{:.3}", now.duration_since(t).as_secs_f64())
@@ -283,6 +307,7 @@ impl SlotView {
             "bad_frames": h.bad_frames,
             "restarts": h.restarts,
             "problem": self.problem,
+            "stats": self.stats.as_ref().map(crate::stats::json),
         });
         let frame = match &self.latest {
             None => json!(null),

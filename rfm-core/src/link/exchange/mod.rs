@@ -45,6 +45,8 @@ pub struct Exchange {
     /// Where the step being taken lies in the master's doStep, when that
     /// takes several of this node's steps.
     master_step: Option<MasterStep>,
+    /// Warnings given since the start that a live peer is late.
+    lates: u32,
 }
 
 /// A step of this node taken inside a master's step that takes several
@@ -89,6 +91,7 @@ impl Exchange {
             last_wait: Duration::ZERO,
             stepped_at: now,
             master_step: None,
+            lates: 0,
         }
     }
 
@@ -112,6 +115,11 @@ impl Exchange {
 
     pub fn last_wait(&self) -> Duration {
         self.last_wait
+    }
+
+    /// Warnings given since the start that a live peer is late.
+    pub fn lates(&self) -> u32 {
+        self.lates
     }
 
     pub fn stepped_at(&self) -> Instant {
@@ -237,6 +245,7 @@ impl Exchange {
         }
         if waited >= LATE_WARNING * (wait.warned + 1) {
             wait.warned += 1;
+            self.lates = self.lates.saturating_add(1);
             self.warn_late(k, waited);
         }
         self.wait = Some(wait);

@@ -1,0 +1,316 @@
+//! The statistics block: 256 bytes of every area at
+//! [`rfm_frames::area::STATS_OFFSET`] where the node stores its own figures
+//! (the last second's step and wait times, the latency of each peer's
+//! frames) about ten times a second, from its heartbeat thread: posted
+//! stores, nothing read on the step's path. A reader copies it whole through
+//! its seqlock and believes it only while the area's holder is the session
+//! it watches (the ownership verdict).
+//!
+//! | offset | bytes | field |
+//! |---|---|---|
+//! | +0 | 4 | sequence: odd while the node writes the block (a seqlock) |
+//! | +4 | 4 | version: 1 (0: never written) |
+//! | +8 | 4 | window: the milliseconds the figures cover |
+//! | +12 | 4 | samples: the steps measured in the window |
+//! | +16 | 4 | steps: the steps taken since the start (low 32 bits) |
+//! | +20 | 4 | late: the warnings that a peer was late, since the start |
+//! | +24 | 12 | step: median, p99, max (ns): the link's step, publish to frames taken |
+//! | +36 | 12 | wait: median, p99, max (ns): the part of the step spent waiting for peers |
+//! | +48 | 32 | step histogram: 16 counts (u16) |
+//! | +80 | 32 | wait histogram: 16 counts (u16) |
+//! | +112 | 4 | peers: how many peers were measured (the first 8 are listed) |
+//! | +116 | 128 | 8 peers of 16 bytes: slot (u8), pad, samples (u16), latency median, p99, max (i32 ns) |
+//! | +244 | 12 | unused |
+//!
+//! Histogram count i holds the values of `2^(i+8)` ns up to the next bucket
+//! (count 0: under 512 ns; count 15: 8.4 ms and more). Times are i32
+//! nanoseconds (up to 2.1 s, larger ones held at the largest); a latency is
+//! the reader's wall clock when it took a frame minus the writer's when it
+//! stored it, so it is negative between hosts whose clocks disagree.
+
+use rfm_frames::area::STATS_LEN;
+use rfm_memory::{seqlock, Region, RegionError};
+
+/// The layout's version this build writes.
+pub const VERSION: u32 = 1;
+/// Histogram buckets per figure.
+pub const BUCKETS: usize = 16;
+/// Peers listed in the block.
+pub const MAX_PEERS: usize = 8;
+
+const VERSION_AT: usize = 4;
+const WINDOW_AT: usize = 8;
+const SAMPLES_AT: usize = 12;
+const STEPS_AT: usize = 16;
+const LATE_AT: usize = 20;
+const STEP_AT: usize = 24;
+const WAIT_AT: usize = 36;
+const STEP_HISTOGRAM_AT: usize = 48;
+const WAIT_HISTOGRAM_AT: usize = 80;
+const PEERS_AT: usize = 112;
+const PEER_LIST_AT: usize = 116;
+const PEER_LEN: usize = 16;
+
+const _: () = assert!(PEER_LIST_AT + MAX_PEERS * PEER_LEN <= STATS_LEN);
+
+/// Median, 99th percentile and largest of a figure, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Summary {
+    pub median: i32,
+    pub p99: i32,
+    pub max: i32,
+}
+
+/// One peer's frames as this node took them: their latency (the take's wall
+/// clock minus the store's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PeerLatency {
+    pub slot: u8,
+    pub samples: u16,
+    pub latency: Summary,
+}
+
+/// What a node published of itself.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub window_ms: u32,
+    pub samples: u32,
+    pub steps: u32,
+    pub late: u32,
+    pub step: Summary,
+    pub wait: Summary,
+    pub step_histogram: [u16; BUCKETS],
+    pub wait_histogram: [u16; BUCKETS],
+    /// Peers measured (those past [`MAX_PEERS`] are counted, not listed).
+    pub peers_measured: u32,
+    pub peers: Vec<PeerLatency>,
+}
+
+/// The histogram bucket of `ns`.
+pub fn bucket(ns: i64) -> usize {
+    let bits = 64 - (ns.max(0) as u64).leading_zeros() as usize;
+    bits.saturating_sub(9).min(BUCKETS - 1)
+}
+
+/// The smallest value bucket `i` holds (ns), for a chart's axis.
+pub fn bucket_floor(i: usize) -> u64 {
+    if i == 0 {
+        0
+    } else {
+        1 << (i + 8)
+    }
+}
+
+fn put(out: &mut [u8], at: usize, word: u32) {
+    out[at..at + 4].copy_from_slice(&word.to_le_bytes());
+}
+
+fn word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"))
+}
+
+fn put_summary(out: &mut [u8], at: usize, s: &Summary) {
+    for (i, v) in [s.median, s.p99, s.max].into_iter().enumerate() {
+        put(out, at + 4 * i, v as u32);
+    }
+}
+
+fn summary(bytes: &[u8], at: usize) -> Summary {
+    let v = |i: usize| word(bytes, at + 4 * i) as i32;
+    Summary {
+        median: v(0),
+        p99: v(1),
+        max: v(2),
+    }
+}
+
+fn put_histogram(out: &mut [u8], at: usize, counts: &[u16; BUCKETS]) {
+    for (i, c) in counts.iter().enumerate() {
+        out[at + 2 * i..at + 2 * i + 2].copy_from_slice(&c.to_le_bytes());
+    }
+}
+
+fn histogram(bytes: &[u8], at: usize) -> [u16; BUCKETS] {
+    std::array::from_fn(|i| u16::from_le_bytes([bytes[at + 2 * i], bytes[at + 2 * i + 1]]))
+}
+
+impl Stats {
+    /// The block's bytes (the sequence word left 0: the seqlock writes it).
+    pub fn encode(&self) -> [u8; STATS_LEN] {
+        let mut out = [0u8; STATS_LEN];
+        put(&mut out, VERSION_AT, VERSION);
+        put(&mut out, WINDOW_AT, self.window_ms);
+        put(&mut out, SAMPLES_AT, self.samples);
+        put(&mut out, STEPS_AT, self.steps);
+        put(&mut out, LATE_AT, self.late);
+        put_summary(&mut out, STEP_AT, &self.step);
+        put_summary(&mut out, WAIT_AT, &self.wait);
+        put_histogram(&mut out, STEP_HISTOGRAM_AT, &self.step_histogram);
+        put_histogram(&mut out, WAIT_HISTOGRAM_AT, &self.wait_histogram);
+        put(&mut out, PEERS_AT, self.peers_measured);
+        for (i, p) in self.peers.iter().take(MAX_PEERS).enumerate() {
+            let at = PEER_LIST_AT + i * PEER_LEN;
+            out[at] = p.slot;
+            out[at + 2..at + 4].copy_from_slice(&p.samples.to_le_bytes());
+            put_summary(&mut out, at + 4, &p.latency);
+        }
+        out
+    }
+
+    /// The figures in `bytes` (a whole block), `None` when the block was
+    /// never written (or by a version this build does not read).
+    pub fn decode(bytes: &[u8; STATS_LEN]) -> Option<Stats> {
+        if word(bytes, VERSION_AT) != VERSION {
+            return None;
+        }
+        let peers_measured = word(bytes, PEERS_AT);
+        let listed = (peers_measured as usize).min(MAX_PEERS);
+        Some(Stats {
+            window_ms: word(bytes, WINDOW_AT),
+            samples: word(bytes, SAMPLES_AT),
+            steps: word(bytes, STEPS_AT),
+            late: word(bytes, LATE_AT),
+            step: summary(bytes, STEP_AT),
+            wait: summary(bytes, WAIT_AT),
+            step_histogram: histogram(bytes, STEP_HISTOGRAM_AT),
+            wait_histogram: histogram(bytes, WAIT_HISTOGRAM_AT),
+            peers_measured,
+            peers: (0..listed)
+                .map(|i| {
+                    let at = PEER_LIST_AT + i * PEER_LEN;
+                    PeerLatency {
+                        slot: bytes[at],
+                        samples: u16::from_le_bytes([bytes[at + 2], bytes[at + 3]]),
+                        latency: summary(bytes, at + 4),
+                    }
+                })
+                .collect(),
+        })
+    }
+
+    /// Stores the block into `area` (its own window) through its seqlock;
+    /// `seq` is the writer's copy of the sequence.
+    pub fn store(&self, area: &Region, seq: &mut u32) -> Result<(), RegionError> {
+        seqlock::write(area, rfm_frames::area::STATS_OFFSET, seq, &self.encode())
+    }
+
+    /// The figures in `area` (its own window), if whole and written: a few
+    /// tries while its writer is inside.
+    pub fn read(area: &Region) -> Result<Option<Stats>, RegionError> {
+        let mut buf = [0u8; STATS_LEN];
+        for _ in 0..8 {
+            if seqlock::read_once(area, rfm_frames::area::STATS_OFFSET, &mut buf)?.is_ok() {
+                return Ok(Stats::decode(&buf));
+            }
+            std::hint::spin_loop();
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_reads_back_as_written_and_a_blank_one_as_none() {
+        let stats = Stats {
+            window_ms: 1000,
+            samples: 900,
+            steps: 123_456,
+            late: 2,
+            step: Summary {
+                median: 800,
+                p99: 2_000,
+                max: 9_000,
+            },
+            wait: Summary {
+                median: 300,
+                p99: 1_000,
+                max: 5_000,
+            },
+            step_histogram: std::array::from_fn(|i| i as u16),
+            wait_histogram: std::array::from_fn(|i| 100 - i as u16),
+            peers_measured: 9,
+            peers: (0..8)
+                .map(|i| PeerLatency {
+                    slot: i,
+                    samples: 10 + u16::from(i),
+                    latency: Summary {
+                        median: -5,
+                        p99: 600,
+                        max: 700,
+                    },
+                })
+                .collect(),
+        };
+        assert_eq!(Stats::decode(&stats.encode()), Some(stats));
+        assert_eq!(Stats::decode(&[0; STATS_LEN]), None);
+    }
+
+    #[test]
+    fn each_bucket_holds_its_octave() {
+        assert_eq!(bucket(-3), 0);
+        assert_eq!(bucket(511), 0);
+        assert_eq!(bucket(512), 1);
+        assert_eq!(bucket(1023), 1);
+        assert_eq!(bucket(1024), 2);
+        assert_eq!(bucket(1 << 23), 15);
+        assert_eq!(bucket(i64::MAX), 15);
+        for i in 1..BUCKETS {
+            assert_eq!(bucket(bucket_floor(i) as i64), i);
+            assert_eq!(bucket(bucket_floor(i) as i64 - 1), i - 1);
+        }
+    }
+}
+
+/// The book's table of the statistics block (`docs/src/reference/memory-layout.md`)
+/// and this module's say what the constants say.
+#[cfg(test)]
+mod book {
+    use super::*;
+
+    const DEFINED: [(usize, &str); 13] = [
+        (0, "sequence"),
+        (VERSION_AT, "version"),
+        (WINDOW_AT, "window"),
+        (SAMPLES_AT, "samples"),
+        (STEPS_AT, "steps"),
+        (LATE_AT, "late"),
+        (STEP_AT, "step"),
+        (WAIT_AT, "wait"),
+        (STEP_HISTOGRAM_AT, "step histogram"),
+        (WAIT_HISTOGRAM_AT, "wait histogram"),
+        (PEERS_AT, "peers"),
+        (PEER_LIST_AT, "8 peers of 16 bytes"),
+        (PEER_LIST_AT + MAX_PEERS * PEER_LEN, "unused"),
+    ];
+
+    /// The rows `| +offset | bytes | name: … |` of the table in `text` headed
+    /// by a row naming `field`.
+    fn rows_of(text: &str) -> Vec<(usize, String)> {
+        text.lines()
+            .map(|l| l.trim_start_matches("//!").trim())
+            .skip_while(|l| !l.starts_with("| offset | bytes | field |"))
+            .take_while(|l| l.starts_with('|'))
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                let offset = cells.get(1)?.strip_prefix('+')?.parse().ok()?;
+                let name = cells.get(3)?.split(':').next()?.trim().to_owned();
+                Some((offset, name))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_books_table_and_this_modules_name_every_field_at_its_offset() {
+        let defined: Vec<(usize, String)> =
+            DEFINED.iter().map(|&(at, n)| (at, n.to_owned())).collect();
+        let here = rows_of(include_str!("block.rs"));
+        let book = rows_of(include_str!(
+            "../../../../docs/src/reference/memory-layout.md"
+        ));
+        assert_eq!(here, defined, "block.rs's table");
+        assert_eq!(book, defined, "memory-layout.md's table");
+    }
+}
