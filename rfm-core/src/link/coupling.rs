@@ -110,6 +110,7 @@ impl Link {
         if in_process && !rfm_memory::backend::loopback::SHARED_ACROSS_COPIES {
             node.claims_under_one_lock();
         }
+        let peer_slots: Vec<u8> = node.peers().iter().map(Peer::slot).collect();
         Ok(Link {
             node,
             clock: clock::Clock::new(),
@@ -124,7 +125,7 @@ impl Link {
             redundant,
             card,
             foreign,
-            recorder: Recorder::new(),
+            recorder: Recorder::new(peer_slots.into_iter()),
         })
     }
 

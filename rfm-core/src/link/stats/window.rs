@@ -21,9 +21,16 @@ const KEPT: usize = 1024;
 /// second).
 pub const STORE_EVERY_BEATS: u32 = 10;
 
-/// One figure's samples: (when, ns).
-#[derive(Debug, Default)]
+/// One figure's samples: (when, ns), in room made once (a step allocates
+/// nothing).
+#[derive(Debug)]
 struct Series(VecDeque<(Instant, i64)>);
+
+impl Default for Series {
+    fn default() -> Series {
+        Series(VecDeque::with_capacity(KEPT))
+    }
+}
 
 impl Series {
     fn push(&mut self, at: Instant, ns: i64) {
@@ -133,9 +140,14 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    pub(crate) fn new() -> Recorder {
+    /// The recorder of a node whose peers are in `peer_slots`.
+    pub(crate) fn new(peer_slots: impl Iterator<Item = u8>) -> Recorder {
+        let window = Window {
+            peers: peer_slots.map(|s| (s, Series::default())).collect(),
+            ..Window::default()
+        };
         Recorder {
-            window: Arc::default(),
+            window: Arc::new(Mutex::new(window)),
             next: None,
         }
     }
@@ -167,13 +179,8 @@ impl Recorder {
         w.wait.push(sample.end, ns(sample.end - sample.published));
         for (slot, stored_ns) in taken {
             let latency = wall_end_ns as i64 - stored_ns as i64;
-            match w.peers.iter_mut().find(|(s, _)| *s == slot) {
-                Some((_, series)) => series.push(sample.end, latency),
-                None => {
-                    let mut series = Series::default();
-                    series.push(sample.end, latency);
-                    w.peers.push((slot, series));
-                }
+            if let Some((_, series)) = w.peers.iter_mut().find(|(s, _)| *s == slot) {
+                series.push(sample.end, latency);
             }
         }
         (w.steps, w.late) = (steps, late);
@@ -224,7 +231,7 @@ mod tests {
     fn the_window_sums_up_the_last_second_only() {
         let t0 = Instant::now();
         let ms = |n: u64| t0 + Duration::from_millis(n);
-        let mut r = Recorder::new();
+        let mut r = Recorder::new([3u8].into_iter());
         for i in 0..10u64 {
             let start = ms(100 * i);
             assert!(r.due(start));
