@@ -96,8 +96,10 @@ setup() {
         return
     fi
     # libtbb12: the ecos engine (ecospy) runs its simulators on TBB.
+    # chromium: the browser `rfmctl serve`'s page is tested in (Playwright
+    # drives it: tests/python/test_serve.py).
     apt_install libclang-dev gcc binutils-mingw-w64-x86-64 gcc-mingw-w64-x86-64 \
-        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core iproute2 libtbb12 valgrind
+        g++-mingw-w64-x86-64 wine64 fonts-dejavu-core iproute2 libtbb12 valgrind chromium
     setup build
     if ! rustup target list --installed | grep -q x86_64-pc-windows-gnu; then
         echo "==> adding the Rust target x86_64-pc-windows-gnu"

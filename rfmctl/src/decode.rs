@@ -2,7 +2,8 @@
 //! for `dump --decode`, and the signal text `watch` shows.
 
 use rfm_core::link::ownership::block::Words;
-use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET};
+use rfm_core::link::stats::Stats;
+use rfm_frames::area::{DESCRIPTOR_OFFSET, LIVENESS_LEN, LIVENESS_OFFSET, STATS_LEN, STATS_OFFSET};
 use rfm_frames::fmi::Value;
 use rfm_frames::packed::decode;
 use rfm_frames::session::Token;
@@ -189,7 +190,8 @@ fn struct_parts(node: &ForeignNode, bytes: &[u8]) -> Vec<(usize, usize, String)>
 }
 
 /// The parts of the area `f` describes (`area`, its window), from its start:
-/// the head, the liveness words, the descriptor and each ring entry.
+/// the head, the liveness words, the statistics, the descriptor and each
+/// ring entry.
 fn parts(area: &Region, f: &Found) -> Vec<(usize, usize, String)> {
     let d = &f.descriptor;
     let ring = Ring::of(&f.area);
@@ -205,6 +207,14 @@ fn parts(area: &Region, f: &Found) -> Vec<(usize, usize, String)> {
             Token::word(w.closed)
         ),
         Err(e) => format!("liveness, unreadable: {e}"),
+    };
+    let stats = match Stats::read(area) {
+        Ok(Some(s)) => format!(
+            "statistics, {} steps sampled in {} ms, step median {} ns, wait median {} ns",
+            s.samples, s.window_ms, s.step.median, s.wait.median
+        ),
+        Ok(None) => "statistics, none published".to_owned(),
+        Err(e) => format!("statistics, unreadable: {e}"),
     };
     let descriptor = format!(
         "descriptor of interface `{}` (fingerprint {:#018x}), {} signals, a ring of {} frames{}",
@@ -225,6 +235,11 @@ fn parts(area: &Region, f: &Found) -> Vec<(usize, usize, String)> {
             LIVENESS_OFFSET,
             LIVENESS_OFFSET + LIVENESS_LEN,
             format!("{who}: {liveness}"),
+        ),
+        (
+            STATS_OFFSET,
+            STATS_OFFSET + STATS_LEN,
+            format!("{who}: {stats}"),
         ),
         (
             DESCRIPTOR_OFFSET,

@@ -12,6 +12,7 @@ mod numbers;
 mod open;
 mod ping;
 mod recording;
+mod serve;
 mod stats;
 mod watch;
 
@@ -104,6 +105,10 @@ enum Command {
     /// Live view of the frames in each slot (refreshes; --once for one look)
     #[command(after_help = watch::HELP)]
     Watch(watch::WatchArgs),
+    /// A live page of the lab in a browser (and its data as JSON and a
+    /// stream, for scripts)
+    #[command(after_help = serve::HELP)]
+    Serve(serve::ServeArgs),
     /// Round-trip latency between two slots, as the article measured it
     #[command(after_help = ping::HELP)]
     Ping(ping::PingArgs),
@@ -203,6 +208,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Dump(args) => memory::dump(&args, library),
         Command::Fill(args) => memory::fill(&args, library),
         Command::Watch(args) => watch::run(&args, library),
+        Command::Serve(args) => serve::run(&args, library),
         Command::Ping(args) => ping::run(&args, library),
         Command::RingCheck { device } => board::ring_check(&device, library),
         Command::Cut { device } => board::set_link(&device, false, library),

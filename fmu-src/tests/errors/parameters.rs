@@ -213,7 +213,7 @@ fn bad_rfm2g_parameters_fail_initialization_naming_the_parameter() {
                 ("nodeSlot", "40".into()),
             ],
             vec![
-                "parameter regionOffset = 0: slots 0..=40 (nodeSlot 40, peerSlot 1) need 166272 bytes",
+                "parameter regionOffset = 0: slots 0..=40 (nodeSlot 40, peerSlot 1) need 166528 bytes",
                 "does not fit the 65536-byte memory",
                 "lower regionOffset or the slot numbers",
             ],

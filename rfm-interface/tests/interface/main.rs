@@ -311,7 +311,7 @@ fn every_bad_layout_period_and_free_names_where_and_what_is_allowed() {
                 (0..100).map(|i| format!("{{ name = \"x{i}\", type = \"Real\" }}")).collect::<Vec<_>>().join(", ")
             ),
             (4, 8),
-            "node `big` needs bytes 0..15808 of the coupling region (a ring of 16 frames), past the end of the 8192-byte memory",
+            "node `big` needs bytes 0..16064 of the coupling region (a ring of 16 frames), past the end of the 8192-byte memory",
         ),
         (
             with_node("name = \"a\"\nslot = 0\nperiod = 0\nsignals = [{ name = \"x\", type = \"Real\" }]"),
@@ -371,7 +371,7 @@ fn every_bad_layout_period_and_free_names_where_and_what_is_allowed() {
                 with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Real\" }]")
             ),
             (9, 10),
-            "node `b` (bytes 256..2560) overlaps node `a` (bytes 0..2304): give it an offset of at least 0x900 (2304), or none",
+            "node `b` (bytes 256..2816) overlaps node `a` (bytes 0..2560): give it an offset of at least 0xa00 (2560), or none",
         ),
         (
             with_node("name = \"a\"\nslot = 0\noffset = 100\nsignals = [{ name = \"x\", type = \"Real\" }]"),

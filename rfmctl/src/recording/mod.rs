@@ -5,7 +5,7 @@
 
 mod diff;
 mod export;
-mod plot;
+pub(crate) mod plot;
 mod record;
 mod show;
 

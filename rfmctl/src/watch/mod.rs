@@ -90,7 +90,7 @@ fn terminal_width() -> Option<usize> {
     )
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct WatchArgs {
     pub device: String,
     /// Slots to show (default: every node found; for seed, 0 and 1)
@@ -236,44 +236,150 @@ fn wanted(args: &WatchArgs, views: &[SlotView]) -> Result<Vec<u8>, Failure> {
     })
 }
 
+impl WatchArgs {
+    /// What `serve` watches: every node of `device`'s framed layout.
+    pub(crate) fn for_serve(
+        device: &str,
+        region_offset: u64,
+        wait: Option<f64>,
+        interface: &Option<PathBuf>,
+    ) -> WatchArgs {
+        WatchArgs {
+            device: device.to_owned(),
+            slots: Vec::new(),
+            layout: "framed".to_owned(),
+            region_offset,
+            interval: 0.1,
+            once: false,
+            count: None,
+            json: true,
+            wait,
+            interface: interface.clone(),
+        }
+    }
+}
+
+/// What `watch` and `serve` look at: the memory's nodes, the other areas
+/// described, the file's structs, and the card whose ring state is shown.
+pub(crate) struct Lab {
+    args: WatchArgs,
+    device: Device,
+    views: Vec<SlotView>,
+    others: Vec<Other>,
+    structs: Option<Structs>,
+    /// Where the card's ring is open and what to check, while it is.
+    ring: Option<String>,
+}
+
+impl Lab {
+    /// The lab of `args`, once it is there (`--wait`).
+    pub(crate) fn open(args: &WatchArgs, library: Option<&Path>) -> Result<Lab, Failure> {
+        let (device, region, views) = waiting(args.wait, || views(args, library))?;
+        let structs = match &args.interface {
+            Some(file) => Some(Structs::new(&foreign::load(file)?, &region, file)?),
+            None => None,
+        };
+        let others = if args.layout == "seed" || !args.slots.is_empty() {
+            Vec::new()
+        } else {
+            others(&region, &views)?
+        };
+        Ok(Lab {
+            args: args.clone(),
+            device,
+            views,
+            others,
+            structs,
+            ring: None,
+        })
+    }
+
+    /// Refuses an interface file none of whose nodes runs here, or whose
+    /// namesake running here was built from another version of it.
+    pub(crate) fn check_interface(&self, file: &Path) -> Result<(), Failure> {
+        let interface = foreign::load(file)?;
+        let fingerprint = interface.fingerprint();
+        let mut ours = 0;
+        for v in &self.views {
+            let Reader::Framed(found) = &v.reader else {
+                continue;
+            };
+            let d = &found.descriptor;
+            if d.interface != interface.name {
+                continue;
+            }
+            if d.fingerprint != fingerprint {
+                return Err(Failure::usage(anyhow!(
+                    "{}: node `{}` (slot {}) runs interface `{}` of fingerprint {:#018x}, {} is of                      {fingerprint:#018x}: give the file its FMUs were built from",
+                    self.args.device,
+                    d.node,
+                    d.slot,
+                    d.interface,
+                    d.fingerprint,
+                    file.display()
+                )));
+            }
+            ours += 1;
+        }
+        if ours == 0 && !interface.nodes.is_empty() {
+            return Err(Failure::usage(anyhow!(
+                "{}: none of {}'s nodes ({}) runs on this memory: give the file its FMUs were                  built from, or start them",
+                self.args.device,
+                file.display(),
+                interface.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// Polls every node, other area and struct each millisecond for `interval`.
+    pub(crate) fn poll_for(&mut self, interval: Duration) {
+        poll_for(
+            interval,
+            &mut self.views,
+            &mut self.others,
+            self.structs.as_mut(),
+        );
+        let now = Instant::now();
+        for v in &mut self.views {
+            v.measure_rate(now);
+        }
+        // A card off its ring sees every other node fall silent: say so
+        // beside them (one driver call a refresh).
+        let state = rfm_core::link::ring_state(&self.device);
+        self.ring = state
+            .describe()
+            .map(|open| format!("{open}: {}", state.fix().unwrap_or_default()));
+    }
+
+    fn shown(&self, now: Instant) -> Shown<'_> {
+        Shown {
+            views: &self.views,
+            others: &self.others,
+            structs: self.structs.as_ref(),
+            ring: self.ring.as_deref(),
+            now,
+        }
+    }
+
+    /// The last look as JSON (`watch --json`'s object).
+    pub(crate) fn json(&self, now: Instant) -> serde_json::Value {
+        json_value(&self.args, &self.shown(now))
+    }
+}
+
 pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
-    let (device, region, mut views) = waiting(args.wait, || views(args, library))?;
-    let mut structs = match &args.interface {
-        Some(file) => Some(Structs::new(&foreign::load(file)?, &region, file)?),
-        None => None,
-    };
-    let mut others = if args.layout == "seed" || !args.slots.is_empty() {
-        Vec::new()
-    } else {
-        others(&region, &views)?
-    };
+    let mut lab = Lab::open(args, library)?;
     let interval = Duration::from_secs_f64(args.interval);
     let refreshes = if args.once { Some(1) } else { args.count };
     let terminal = std::io::stdout().is_terminal() && !args.json;
     let mut stdout = std::io::stdout().lock();
     let mut done = 0u64;
-    let mut ring: Option<String>;
     loop {
-        poll_for(interval, &mut views, &mut others, structs.as_mut());
-        let now = Instant::now();
-        for v in &mut views {
-            v.measure_rate(now);
-        }
-        // A card off its ring sees every other node fall silent: say so
-        // beside them (one driver call a refresh).
-        let state = rfm_core::link::ring_state(&device);
-        ring = state
-            .describe()
-            .map(|open| format!("{open}: {}", state.fix().unwrap_or_default()));
-        let shown = Shown {
-            views: &views,
-            others: &others,
-            structs: structs.as_ref(),
-            ring: ring.as_deref(),
-            now,
-        };
+        lab.poll_for(interval);
+        let shown = lab.shown(Instant::now());
         let out = match args.json {
-            true => as_json(args, &shown),
+            true => json_value(args, &shown).to_string() + "\n",
             false => as_table(args, &shown, terminal),
         };
         stdout
@@ -285,7 +391,7 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
             break;
         }
     }
-    silent_slots(&views, ring)
+    silent_slots(&lab.views, lab.ring)
 }
 
 /// Polls every view, other area and struct each millisecond for `interval`.
@@ -346,8 +452,8 @@ struct Shown<'a> {
     now: Instant,
 }
 
-/// One refresh as a line of JSON: every slot, and the other areas described.
-fn as_json(args: &WatchArgs, shown: &Shown) -> String {
+/// One refresh as JSON: every slot, and the other areas described.
+fn json_value(args: &WatchArgs, shown: &Shown) -> serde_json::Value {
     let Shown {
         views,
         others,
@@ -371,8 +477,6 @@ fn as_json(args: &WatchArgs, shown: &Shown) -> String {
         })).collect::<Vec<_>>(),
         "foreign": structs.map(|s| s.json(now)),
     })
-    .to_string()
-        + "\n"
 }
 
 /// One refresh as the table (on a terminal, in place and cut to its width),

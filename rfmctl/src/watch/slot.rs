@@ -38,6 +38,8 @@ pub(super) struct Shown {
     step: u64,
     sim_time: f64,
     signals: Vec<(String, Value, String)>,
+    /// The writer's sync mode and lag, as its frame says (framed).
+    mode: Option<(String, u8)>,
 }
 
 impl Shown {
@@ -87,6 +89,7 @@ fn shown(reader: &Reader, h: &frame::framed::Header, epoch: Option<u64>, payload
             step: h.step,
             sim_time: h.sim_time,
             signals: crate::decode::signals(&found.descriptor.signals, payload),
+            mode: Some((h.mode.to_string(), h.lag)),
         },
         _ => seed_shown(&frame::seed::from_payload(payload, h.step, h.sim_time)),
     }
@@ -307,6 +310,10 @@ impl SlotView {
             "bad_frames": h.bad_frames,
             "restarts": h.restarts,
             "problem": self.problem,
+            "period_s": match &self.reader {
+                Reader::Framed(found) => found.descriptor.period.map(|p| p.seconds()),
+                _ => None,
+            },
             "stats": self.stats.as_ref().map(crate::stats::json),
         });
         let frame = match &self.latest {
@@ -317,12 +324,21 @@ impl SlotView {
                     .iter()
                     .map(|(name, value, _)| (name.clone(), json_value(value)))
                     .collect();
+                let units: serde_json::Map<String, serde_json::Value> = f
+                    .signals
+                    .iter()
+                    .filter(|(_, _, unit)| !unit.is_empty())
+                    .map(|(name, _, unit)| (name.clone(), json!(unit)))
+                    .collect();
                 json!({
                     "epoch": f.epoch,
                     "step": f.shown_step(),
                     "frame_index": f.epoch.map(|_| f.step),
                     "sim_time": f.sim_time,
+                    "mode": f.mode.as_ref().map(|m| &m.0),
+                    "lag": f.mode.as_ref().map(|m| m.1),
                     "signals": signals,
+                    "units": units,
                 })
             }
         };
@@ -348,6 +364,7 @@ fn seed_shown(p: &FlightData) -> Shown {
         epoch: None,
         step: p.packet_id,
         sim_time: p.timestamp,
+        mode: None,
         signals: vec![
             ("roll".into(), real(p.attitude[0]), rad()),
             ("pitch".into(), real(p.attitude[1]), rad()),

@@ -26,6 +26,7 @@ mod foreign;
 mod header;
 mod memory;
 mod record;
+mod serve;
 mod watch;
 
 /// A child whose stderr is read as it comes, so that a test waits for what

@@ -359,6 +359,8 @@ mod book {
     fn words_of(text: &str) -> Vec<(usize, String)> {
         text.lines()
             .map(|l| l.trim_start_matches("//!").trim())
+            .skip_while(|l| !l.starts_with("| +"))
+            .take_while(|l| l.starts_with('|'))
             .filter_map(|l| {
                 let cells: Vec<&str> = l.split('|').map(str::trim).collect();
                 let offset = cells.get(1)?.strip_prefix('+')?.parse().ok()?;

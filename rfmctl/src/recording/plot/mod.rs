@@ -24,13 +24,15 @@ const FONTS: [&str; 2] = [
     "C:\\Windows\\Fonts\\arial.ttf",
 ];
 
-fn font() -> Result<(), Failure> {
+/// Registers the charts' font (`plot`'s PNGs, `serve`'s SVGs, which
+/// plotters lays out with it too).
+pub(crate) fn font() -> Result<(), Failure> {
     let bytes = FONTS
         .iter()
         .find_map(|f| std::fs::read(f).ok())
         .ok_or_else(|| {
             Failure::device(anyhow!(
-                "plot needs a font: {} (Debian: fonts-dejavu-core)",
+                "the charts need a font: {} (Debian: fonts-dejavu-core)",
                 FONTS.join(" or ")
             ))
         })?;
