@@ -2,7 +2,7 @@
 //! `rfm_core::link::stats`) as `watch` and `serve` show them: one JSON shape,
 //! one table cell.
 
-use rfm_core::link::stats::{block::bucket_floor, Stats, Summary};
+use rfm_core::link::stats::{block::bucket_floor, Card, Stats, Summary};
 use serde_json::{json, Value};
 
 fn summary(s: &Summary) -> Value {
@@ -23,6 +23,8 @@ pub fn json(s: &Stats) -> Value {
         "step_histogram": s.step_histogram,
         "wait_histogram": s.wait_histogram,
         "peers_measured": s.peers_measured,
+        "failovers": s.failovers,
+        "cards": s.cards.map(Card::word),
         "peers": s.peers.iter().map(|p| json!({
             "slot": p.slot,
             "samples": p.samples,

@@ -138,6 +138,8 @@ def see_ring_a_cut_and_mended(page, board, memory):
     cut = time.monotonic()
     expect(ring).to_contain_text("open", timeout=1_000)
     assert time.monotonic() - cut < 1.5
+    # The nodes whose cards on ring A see the fault, named.
+    expect(ring).to_contain_text(re.compile(r"the nodes' cards see node `\w+`"), timeout=2_000)
     rfmctl("mend", board)
     expect(ring).to_contain_text("whole", timeout=3_000)
     events = page.locator("#events")

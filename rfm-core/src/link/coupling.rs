@@ -17,7 +17,8 @@ use super::clock::{self, new_epoch};
 use super::error::open_config;
 use super::liveness::Heartbeat;
 use super::ownership::ending::Ended;
-use super::stats::window::{Recorder, Sample};
+use super::stats::window::{Counts, Recorder, Sample};
+use super::stats::Card;
 use super::{memory, pace, replay, rings};
 use super::{
     EventWaits, ForeignPeer, LinkConfig, LinkError, MasterStep, Node, OpenError, Peer, RingsReport,
@@ -359,7 +360,16 @@ impl Link {
             published,
             end,
         };
-        let counts = (k + 1, self.node.lates());
+        let rings = self.rings();
+        let counts = Counts {
+            steps: k + 1,
+            late: self.node.lates(),
+            failovers: rings.failovers,
+            cards: self
+                .redundant
+                .as_ref()
+                .map_or([Card::Unwatched; 2], rings::Redundant::cards),
+        };
         self.recorder
             .add(sample, self.clock.last_wall_ns(), taken, counts);
     }

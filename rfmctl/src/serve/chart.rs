@@ -122,6 +122,8 @@ mod tests {
 
     #[test]
     fn a_signal_and_a_histogram_are_svg_with_their_caption() {
+        // plotters lays text out with the font even in SVG.
+        crate::recording::plot::font().unwrap();
         let points: Vec<(u64, f64)> = (0..50)
             .map(|i| (1000 + 100 * i, (i as f64).sin()))
             .collect();

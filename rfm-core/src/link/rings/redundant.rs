@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::watch::{CardFault, RingWatch};
+use crate::link::stats::Card;
 use crate::link::{ForeignPeer, Node};
 use rfm_interface::Interface;
 use rfm_memory::{Device, DeviceSetting, DeviceSpec};
@@ -182,6 +183,16 @@ impl RingsReport {
 }
 
 impl Redundant {
+    /// What this node's card on each ring says, for its statistics block.
+    pub(crate) fn cards(&self) -> [Card; 2] {
+        Network::BOTH.map(|ring| match (&self.watch, self.card_fault(ring)) {
+            (None, _) => Card::Unwatched,
+            (Some(_), None) => Card::Well,
+            (Some(_), Some(CardFault::Register(_))) => Card::OpenHere,
+            (Some(_), Some(CardFault::OwnDataLost)) => Card::OwnDataLost,
+        })
+    }
+
     /// What the rings did.
     pub(crate) fn report(&self, node: &Node) -> RingsReport {
         let mut r = RingsReport {

@@ -20,7 +20,9 @@
 //! | +80 | 32 | wait histogram: 16 counts (u16) |
 //! | +112 | 4 | peers: how many peers were measured (the first 8 are listed) |
 //! | +116 | 128 | 8 peers of 16 bytes: slot (u8), pad, samples (u16), latency median, p99, max (i32 ns) |
-//! | +244 | 12 | unused |
+//! | +244 | 4 | failovers: times a peer's frames moved from ring A to ring B (redundant rings) |
+//! | +248 | 2 | cards: per ring (A, B), what this node's card on it says (0 no watched card, 1 well, 2 its LCSR shows the ring open at this board, 3 its own data does not come back) |
+//! | +250 | 6 | unused |
 //!
 //! Histogram count i holds the values of `2^(i+8)` ns up to the next bucket
 //! (count 0: under 512 ns; count 15: 8.4 ms and more). Times are i32
@@ -50,8 +52,48 @@ const WAIT_HISTOGRAM_AT: usize = 80;
 const PEERS_AT: usize = 112;
 const PEER_LIST_AT: usize = 116;
 const PEER_LEN: usize = 16;
+const FAILOVERS_AT: usize = PEER_LIST_AT + MAX_PEERS * PEER_LEN;
+const CARDS_AT: usize = FAILOVERS_AT + 4;
 
-const _: () = assert!(PEER_LIST_AT + MAX_PEERS * PEER_LEN <= STATS_LEN);
+const _: () = assert!(CARDS_AT + 2 <= STATS_LEN);
+
+/// What a node's card on one ring says ([`Stats::cards`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Card {
+    /// No card watched there (host memory, or one ring).
+    #[default]
+    Unwatched,
+    Well,
+    /// Its LCSR shows the ring open at this board.
+    OpenHere,
+    /// The own-data test failed: its stores do not come back round.
+    OwnDataLost,
+}
+
+const CARDS: [(Card, u8, &str); 4] = [
+    (Card::Unwatched, 0, "unwatched"),
+    (Card::Well, 1, "well"),
+    (Card::OpenHere, 2, "open here"),
+    (Card::OwnDataLost, 3, "own data lost"),
+];
+
+impl Card {
+    fn code(self) -> u8 {
+        CARDS.iter().find(|c| c.0 == self).map_or(0, |c| c.1)
+    }
+
+    fn of_code(code: u8) -> Card {
+        CARDS
+            .iter()
+            .find(|c| c.1 == code)
+            .map_or(Card::Unwatched, |c| c.0)
+    }
+
+    /// The word the JSON and the page use.
+    pub fn word(self) -> &'static str {
+        CARDS.iter().find(|c| c.0 == self).map_or("", |c| c.2)
+    }
+}
 
 /// Median, 99th percentile and largest of a figure, in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -84,6 +126,9 @@ pub struct Stats {
     /// Peers measured (those past [`MAX_PEERS`] are counted, not listed).
     pub peers_measured: u32,
     pub peers: Vec<PeerLatency>,
+    pub failovers: u32,
+    /// What this node's card on each ring (A, B) says.
+    pub cards: [Card; 2],
 }
 
 /// The histogram bucket of `ns`.
@@ -154,6 +199,9 @@ impl Stats {
             out[at + 2..at + 4].copy_from_slice(&p.samples.to_le_bytes());
             put_summary(&mut out, at + 4, &p.latency);
         }
+        put(&mut out, FAILOVERS_AT, self.failovers);
+        out[CARDS_AT] = self.cards[0].code();
+        out[CARDS_AT + 1] = self.cards[1].code();
         out
     }
 
@@ -185,6 +233,11 @@ impl Stats {
                     }
                 })
                 .collect(),
+            failovers: word(bytes, FAILOVERS_AT),
+            cards: [
+                Card::of_code(bytes[CARDS_AT]),
+                Card::of_code(bytes[CARDS_AT + 1]),
+            ],
         })
     }
 
@@ -243,6 +296,8 @@ mod tests {
                     },
                 })
                 .collect(),
+            failovers: 3,
+            cards: [Card::OpenHere, Card::OwnDataLost],
         };
         assert_eq!(Stats::decode(&stats.encode()), Some(stats));
         assert_eq!(Stats::decode(&[0; STATS_LEN]), None);
@@ -270,7 +325,7 @@ mod tests {
 mod book {
     use super::*;
 
-    const DEFINED: [(usize, &str); 13] = [
+    const DEFINED: [(usize, &str); 15] = [
         (0, "sequence"),
         (VERSION_AT, "version"),
         (WINDOW_AT, "window"),
@@ -283,7 +338,9 @@ mod book {
         (WAIT_HISTOGRAM_AT, "wait histogram"),
         (PEERS_AT, "peers"),
         (PEER_LIST_AT, "8 peers of 16 bytes"),
-        (PEER_LIST_AT + MAX_PEERS * PEER_LEN, "unused"),
+        (FAILOVERS_AT, "failovers"),
+        (CARDS_AT, "cards"),
+        (CARDS_AT + 2, "unused"),
     ];
 
     /// The rows `| +offset | bytes | name: … |` of the table in `text` headed

@@ -5,4 +5,4 @@
 pub mod block;
 pub mod window;
 
-pub use block::{PeerLatency, Stats, Summary};
+pub use block::{Card, PeerLatency, Stats, Summary};

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::block::{bucket, PeerLatency, Stats, Summary, BUCKETS};
+use super::block::{bucket, Card, PeerLatency, Stats, Summary, BUCKETS};
 use rfm_memory::{Region, RegionError};
 
 /// How often the step thread takes a sample.
@@ -83,8 +83,16 @@ struct Window {
     wait: Series,
     /// Per peer slot, its frames' latencies.
     peers: Vec<(u8, Series)>,
-    steps: u64,
-    late: u32,
+    counts: Counts,
+}
+
+/// What the node counts besides its times, as of its last sampled step.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Counts {
+    pub steps: u64,
+    pub late: u32,
+    pub failovers: u64,
+    pub cards: [Card; 2],
 }
 
 impl Window {
@@ -109,8 +117,10 @@ impl Window {
         Stats {
             window_ms: WINDOW.as_millis() as u32,
             samples: step.len() as u32,
-            steps: self.steps as u32,
-            late: self.late,
+            steps: self.counts.steps as u32,
+            late: self.counts.late,
+            failovers: self.counts.failovers.min(u64::from(u32::MAX)) as u32,
+            cards: self.counts.cards,
             step_histogram: histogram(&step),
             wait_histogram: histogram(&wait),
             step: summary(&mut step),
@@ -160,7 +170,7 @@ impl Recorder {
 
     /// Adds a sampled step: its times, and each peer's frame it took
     /// (`(slot, the writer's wall clock at its store)`), against the wall
-    /// clock `wall_end_ns` at its end; `steps`, `late`: the counts so far.
+    /// clock `wall_end_ns` at its end; `counts`: the counts so far.
     /// Never waits: a sample that finds the heartbeat summing is left out.
     #[cold]
     pub(crate) fn add(
@@ -168,7 +178,7 @@ impl Recorder {
         sample: Sample,
         wall_end_ns: u64,
         taken: impl Iterator<Item = (u8, u64)>,
-        (steps, late): (u64, u32),
+        counts: Counts,
     ) {
         self.next = Some(sample.start + SAMPLE_EVERY);
         let Ok(mut w) = self.window.try_lock() else {
@@ -183,7 +193,7 @@ impl Recorder {
                 series.push(sample.end, latency);
             }
         }
-        (w.steps, w.late) = (steps, late);
+        w.counts = counts;
     }
 
     /// The heartbeat thread's side, storing into `area`.
@@ -241,7 +251,11 @@ mod tests {
                 end: start + Duration::from_micros(1 + i),
             };
             let wall = 1_000_000 + 1000 * i;
-            r.add(sample, wall, [(3u8, wall - 500)].into_iter(), (i, 0));
+            let counts = Counts {
+                steps: i,
+                ..Counts::default()
+            };
+            r.add(sample, wall, [(3u8, wall - 500)].into_iter(), counts);
             assert!(!r.due(start + Duration::from_micros(999)));
         }
         let stats = r.window.lock().unwrap().summed(ms(1450));
