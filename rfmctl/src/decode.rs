@@ -189,6 +189,31 @@ fn struct_parts(node: &ForeignNode, bytes: &[u8]) -> Vec<(usize, usize, String)>
     parts
 }
 
+/// What the liveness words of `area` say, in a line.
+fn liveness_text(area: &Region) -> String {
+    match Words::read(area) {
+        Ok(w) => format!(
+            "liveness, owner token {:#010x}, beat {}, closed {:#010x}",
+            Token::word(w.owner),
+            w.beat,
+            Token::word(w.closed)
+        ),
+        Err(e) => format!("liveness, unreadable: {e}"),
+    }
+}
+
+/// What the statistics block of `area` says, in a line.
+fn stats_text(area: &Region) -> String {
+    match Stats::read(area) {
+        Ok(Some(s)) => format!(
+            "statistics, {} steps sampled in {} ms, step median {} ns, wait median {} ns",
+            s.samples, s.window_ms, s.step.median, s.wait.median
+        ),
+        Ok(None) => "statistics, none published".to_owned(),
+        Err(e) => format!("statistics, unreadable: {e}"),
+    }
+}
+
 /// The parts of the area `f` describes (`area`, its window), from its start:
 /// the head, the liveness words, the statistics, the descriptor and each
 /// ring entry.
@@ -199,23 +224,7 @@ fn parts(area: &Region, f: &Found) -> Vec<(usize, usize, String)> {
     let head = area
         .load_u32(0, std::sync::atomic::Ordering::Acquire)
         .unwrap_or(0);
-    let liveness = match Words::read(area) {
-        Ok(w) => format!(
-            "liveness, owner token {:#010x}, beat {}, closed {:#010x}",
-            Token::word(w.owner),
-            w.beat,
-            Token::word(w.closed)
-        ),
-        Err(e) => format!("liveness, unreadable: {e}"),
-    };
-    let stats = match Stats::read(area) {
-        Ok(Some(s)) => format!(
-            "statistics, {} steps sampled in {} ms, step median {} ns, wait median {} ns",
-            s.samples, s.window_ms, s.step.median, s.wait.median
-        ),
-        Ok(None) => "statistics, none published".to_owned(),
-        Err(e) => format!("statistics, unreadable: {e}"),
-    };
+    let (liveness, stats) = (liveness_text(area), stats_text(area));
     let descriptor = format!(
         "descriptor of interface `{}` (fingerprint {:#018x}), {} signals, a ring of {} frames{}",
         d.interface,

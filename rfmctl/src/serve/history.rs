@@ -109,13 +109,24 @@ impl History {
 /// What changed from `before` to `now`: (kind, text) of each event.
 fn changes(before: Option<&Value>, now: &Value) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    let empty = Vec::new();
-    let slots_before = before.and_then(|b| b["slots"].as_array()).unwrap_or(&empty);
-    for node in now["slots"].as_array().unwrap_or(&empty) {
+    node_changes(before, now, &mut out);
+    ring_changes(before, now, &mut out);
+    struct_changes(before, now, &mut out);
+    out
+}
+
+/// The array at `key` of `v`, empty when there is none.
+fn list<'v>(v: Option<&'v Value>, key: &str) -> &'v [Value] {
+    v.and_then(|v| v[key].as_array()).map_or(&[], Vec::as_slice)
+}
+
+/// A node's judgement changed, it restarted, or it warned of a late peer.
+fn node_changes(before: Option<&Value>, now: &Value, out: &mut Vec<(&'static str, String)>) {
+    for node in list(Some(now), "slots") {
         let slot = &node["slot"];
         let name = node["node"].as_str().unwrap_or("?");
         let judged = node["holder"]["judged"].as_str().unwrap_or("");
-        let was = slots_before.iter().find(|b| b["slot"] == *slot);
+        let was = list(before, "slots").iter().find(|b| b["slot"] == *slot);
         let was_judged = was.map_or("", |b| b["holder"]["judged"].as_str().unwrap_or(""));
         if judged != was_judged {
             let kind = match judged {
@@ -138,11 +149,14 @@ fn changes(before: Option<&Value>, now: &Value) -> Vec<(&'static str, String)> {
             ));
         }
     }
-    let rings_before = before.and_then(|b| b["rings"].as_array()).unwrap_or(&empty);
-    for ring in now["rings"].as_array().unwrap_or(&empty) {
+}
+
+/// A ring was cut or mended, as the server's board sees it.
+fn ring_changes(before: Option<&Value>, now: &Value, out: &mut Vec<(&'static str, String)>) {
+    for ring in list(Some(now), "rings") {
         let memory = ring["memory"].as_str().unwrap_or("?");
         let open = ring["open"].as_bool().unwrap_or(false);
-        let was_open = rings_before
+        let was_open = list(before, "rings")
             .iter()
             .find(|r| r["memory"] == ring["memory"])
             .and_then(|r| r["open"].as_bool())
@@ -156,10 +170,13 @@ fn changes(before: Option<&Value>, now: &Value) -> Vec<(&'static str, String)> {
             _ => {}
         }
     }
-    let structs = |v: Option<&Value>| -> Vec<(String, u64)> {
-        v.and_then(|v| v["foreign"].as_array())
-            .into_iter()
-            .flatten()
+}
+
+/// A struct's read gave up.
+fn struct_changes(before: Option<&Value>, now: &Value, out: &mut Vec<(&'static str, String)>) {
+    let gave_up = |v: Option<&Value>| -> Vec<(String, u64)> {
+        list(v, "foreign")
+            .iter()
             .map(|s| {
                 (
                     s["node"].as_str().unwrap_or("?").to_owned(),
@@ -168,20 +185,15 @@ fn changes(before: Option<&Value>, now: &Value) -> Vec<(&'static str, String)> {
             })
             .collect()
     };
-    let structs_before = structs(before);
-    for (node, gave_up) in structs(Some(now)) {
-        let was = structs_before
-            .iter()
-            .find(|(n, _)| *n == node)
-            .map_or(0, |s| s.1);
-        if gave_up > was {
+    let was = gave_up(before);
+    for (node, n) in gave_up(Some(now)) {
+        if n > was.iter().find(|(w, _)| *w == node).map_or(0, |s| s.1) {
             out.push((
                 "gave-up",
-                format!("struct `{node}`: a read gave up ({gave_up} so far)"),
+                format!("struct `{node}`: a read gave up ({n} so far)"),
             ));
         }
     }
-    out
 }
 
 #[cfg(test)]

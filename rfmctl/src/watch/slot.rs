@@ -316,35 +316,35 @@ impl SlotView {
             },
             "stats": self.stats.as_ref().map(crate::stats::json),
         });
-        let frame = match &self.latest {
-            None => json!(null),
-            Some(f) => {
-                let signals: serde_json::Map<String, serde_json::Value> = f
-                    .signals
-                    .iter()
-                    .map(|(name, value, _)| (name.clone(), json_value(value)))
-                    .collect();
-                let units: serde_json::Map<String, serde_json::Value> = f
-                    .signals
-                    .iter()
-                    .filter(|(_, _, unit)| !unit.is_empty())
-                    .map(|(name, _, unit)| (name.clone(), json!(unit)))
-                    .collect();
-                json!({
-                    "epoch": f.epoch,
-                    "step": f.shown_step(),
-                    "frame_index": f.epoch.map(|_| f.step),
-                    "sim_time": f.sim_time,
-                    "mode": f.mode.as_ref().map(|m| &m.0),
-                    "lag": f.mode.as_ref().map(|m| m.1),
-                    "signals": signals,
-                    "units": units,
-                })
-            }
-        };
-        v["frame"] = frame;
+        v["frame"] = self.latest.as_ref().map_or(json!(null), frame_json);
         v
     }
+}
+
+/// A frame as the JSON shows it: its step, time, writer's mode and lag,
+/// signals and their units.
+fn frame_json(f: &Shown) -> serde_json::Value {
+    let signals: serde_json::Map<String, serde_json::Value> = f
+        .signals
+        .iter()
+        .map(|(name, value, _)| (name.clone(), json_value(value)))
+        .collect();
+    let units: serde_json::Map<String, serde_json::Value> = f
+        .signals
+        .iter()
+        .filter(|(_, _, unit)| !unit.is_empty())
+        .map(|(name, _, unit)| (name.clone(), json!(unit)))
+        .collect();
+    json!({
+        "epoch": f.epoch,
+        "step": f.shown_step(),
+        "frame_index": f.epoch.map(|_| f.step),
+        "sim_time": f.sim_time,
+        "mode": f.mode.as_ref().map(|m| &m.0),
+        "lag": f.mode.as_ref().map(|m| m.1),
+        "signals": signals,
+        "units": units,
+    })
 }
 
 fn json_value(v: &Value) -> serde_json::Value {

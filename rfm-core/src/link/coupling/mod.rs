@@ -2,28 +2,29 @@
 //! device, started (the claim polled, the heartbeat and the ring watch
 //! started), stepped (publish, then the peers' frames taken, waited for by the
 //! wait strategy, paced, the rings told) and closed with how it ended. Every
-//! method of `Link` is here; what it drives is [`Node`]'s.
+//! method of `Link` is here, a step's in [`step`]; what it drives is
+//! [`Node`]'s.
 
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use rfm_frames::frame::framed::{FrameBuf, SyncMode};
-use rfm_frames::wait::{WaitStrategy, Waiter};
+use rfm_frames::frame::framed::FrameBuf;
+use rfm_frames::wait::Waiter;
 use rfm_interface::{self as interface, Interface};
-use rfm_memory::{DeviceError, Events, Network, RegionError};
+use rfm_memory::{Events, Network, RegionError};
 
 use super::clock::{self, new_epoch};
 use super::error::open_config;
 use super::liveness::Heartbeat;
 use super::ownership::ending::Ended;
-use super::stats::window::{Counts, Recorder, Sample};
-use super::stats::Card;
+use super::stats::window::Recorder;
 use super::{memory, pace, replay, rings};
 use super::{
     EventWaits, ForeignPeer, LinkConfig, LinkError, MasterStep, Node, OpenError, Peer, RingsReport,
     StartError, StartPoll, StepReport,
 };
+
+mod step;
 
 /// How long [`Link::start`] sleeps between polls of its claim.
 const CLAIM_POLL: Duration = Duration::from_millis(1);
@@ -196,15 +197,6 @@ impl Link {
         }
     }
 
-    /// Wakes peers waiting on network interrupts (waitStrategy = event).
-    fn signal(&self, index: u64) -> Result<(), DeviceError> {
-        if let Some(events) = &self.events {
-            let data = u32::from(self.node.config().node_slot) << 24 | (index as u32 & 0x00ff_ffff);
-            events.broadcast(data)?;
-        }
-        Ok(())
-    }
-
     /// Step `k`: publishes `frame`'s payload (filled in by the caller, who owns
     /// it) at `sim_time`, then takes every peer's frame (lockstep: waits for
     /// exactly the matching step of each; free: the newest there is, if any). The
@@ -270,134 +262,6 @@ impl Link {
     /// of this node's steps ([`MasterStep`]); `None` for one.
     pub fn set_master_step(&mut self, step: Option<MasterStep>) {
         self.node.exchange().set_master_step(step);
-    }
-
-    #[inline]
-    fn step_once(
-        &mut self,
-        k: u64,
-        sim_time: f64,
-        frame: &mut FrameBuf,
-    ) -> Result<StepReport, LinkError> {
-        if let Some(owner) = self.heartbeat.as_ref().and_then(Heartbeat::taken_by) {
-            let c = self.node.config();
-            return Err(LinkError::SlotTakenOver {
-                device: c.settings.device.to_string(),
-                slot: c.node_slot,
-                owner,
-            });
-        }
-        // One clock read per step (while spinning, more only every 64 polls),
-        // before the publish: the frame is stamped with it.
-        let start = self.clock.now();
-        let wall_ns = self.clock.last_wall_ns();
-        self.node.publish(k + 1, (sim_time, wall_ns), frame)?;
-        if let Some(player) = &mut self.player {
-            player.play(&mut self.node, k, start, frame.payload())?;
-            return Ok(self.report());
-        }
-        self.signal(k + 1).map_err(LinkError::Events)?;
-        // A sampled step (at most one a millisecond) reads the time after
-        // its publish and at its end as well (stats/window.rs).
-        let sampled = self.recorder.due(start);
-        let mut now = if sampled { self.clock.now() } else { start };
-        let published = now;
-        if self.node.config().settings.mode == SyncMode::Free {
-            self.node.exchange().free_read(now)?;
-            self.tell_rings(k);
-            if sampled {
-                self.sample(k, start, published);
-            }
-            self.pace(k, sim_time);
-            return Ok(self.report());
-        }
-        let mut polls: u64 = 0;
-        loop {
-            if let Poll::Ready(()) = self.node.exchange().poll_lockstep(k, now)? {
-                self.waiter.waited(polls);
-                self.tell_rings(k);
-                if sampled {
-                    self.sample(k, start, published);
-                }
-                self.pace(k, sim_time);
-                return Ok(self.report());
-            }
-            if polls == 0 {
-                self.waiter.begin();
-            }
-            match (self.waiter.strategy(), &self.events) {
-                (WaitStrategy::Event, Some(events)) => {
-                    // Slices of at most 10 ms: the driver queues one event per type, so
-                    // a wake-up that raced the last poll costs at most one slice.
-                    match events.wait(10).map_err(|e| LinkError::Events(e.into()))? {
-                        Some(_) => self.event_waits.woken += 1,
-                        None => self.event_waits.timed_out += 1,
-                    }
-                }
-                _ => self.waiter.pause(polls),
-            }
-            if !self.waiter.spins(polls) || polls.is_multiple_of(64) {
-                now = self.clock.now();
-            }
-            polls += 1;
-        }
-    }
-
-    /// Adds step `k` to the node's statistics: it started at `start`, took
-    /// its peers' frames from `published`, and ends now.
-    #[cold]
-    #[inline(never)]
-    fn sample(&mut self, k: u64, start: Instant, published: Instant) {
-        let end = self.clock.now();
-        let taken = self
-            .node
-            .peers()
-            .iter()
-            .filter(|p| p.got())
-            .filter_map(|p| Some((p.slot(), p.observed().latest()?.wall_clock_ns)));
-        let sample = Sample {
-            start,
-            published,
-            end,
-        };
-        let rings = self.rings();
-        let counts = Counts {
-            steps: k + 1,
-            late: self.node.lates(),
-            failovers: rings.failovers,
-            cards: self
-                .redundant
-                .as_ref()
-                .map_or([Card::Unwatched; 2], rings::Redundant::cards),
-        };
-        self.recorder
-            .add(sample, self.clock.last_wall_ns(), taken, counts);
-    }
-
-    /// `realTimeFactor`: holds step `k` (at `sim_time`) back until its time;
-    /// warns the first time a step ends behind it. Unpaced, one comparison.
-    #[inline]
-    fn pace(&mut self, k: u64, sim_time: f64) {
-        if self.pacer.paces() {
-            self.pace_step(k, sim_time);
-        }
-    }
-
-    #[inline(never)]
-    fn pace_step(&mut self, k: u64, sim_time: f64) {
-        if let Some(behind) = self.pacer.finish(sim_time) {
-            if behind.first {
-                let c = self.node.config();
-                log::warn!(
-                    "node `{}` fell behind its real-time pace (realTimeFactor {}) at step {k} \
-                     (t = {sim_time}): it ended {:.3} ms after its time; pace.behind counts \
-                     such steps",
-                    self.node.interface().nodes[self.node.me()].name,
-                    c.settings.real_time_factor,
-                    behind.late.as_secs_f64() * 1e3
-                );
-            }
-        }
     }
 
     /// Steps that ended more than [`super::PACE_SLACK`] after their real-time deadline
