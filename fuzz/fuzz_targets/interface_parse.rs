@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
                 for other in map.areas.iter().filter(|a| a.node != n) {
                     assert!(area.end() <= other.offset || other.end() <= area.offset);
                 }
-                let bytes = descriptor::encode(&i.name, i.fingerprint(), (node, &i.declared()), &area.payload, 1);
+                let bytes = descriptor::encode(&i.name, i.fingerprint(), (node, &i.declared()), &area.payload, Some(rfm_frames::session::Token::of(1)));
                 assert!(bytes.len() <= area.descriptor_len);
                 let d = descriptor::decode(&bytes).expect("own descriptor decodes");
                 assert_eq!(d.first_difference(node, &area.payload), None);
