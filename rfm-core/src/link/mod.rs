@@ -21,6 +21,8 @@
 use std::time::{Duration, Instant};
 
 mod attitude;
+#[cfg(test)]
+mod book_table;
 mod claim;
 mod clock;
 mod compat;

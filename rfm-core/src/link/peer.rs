@@ -381,9 +381,7 @@ impl Peer {
     /// epoch when its newest frame is there, else its token.
     pub(crate) fn session_of(&self, owner: Token) -> String {
         match self.observed.peek_latest() {
-            Ok(h) if Verdict::of(Some(owner), Token::of(h.epoch)).is_its() => {
-                format!("{:#018x}", h.epoch)
-            }
+            Ok(h) if owner.is_of(h.epoch) => format!("{:#018x}", h.epoch),
             _ => format!("token {owner}"),
         }
     }

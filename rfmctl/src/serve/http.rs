@@ -99,12 +99,16 @@ fn signal_chart(url: &str, shared: &Shared) -> Answer {
             .ok_or((400, format!("seconds `{s}` is not 10 to 60\n")))?,
     };
     let now_ms = shared.snapshot().0;
-    let history = shared.history.lock().unwrap_or_else(|e| e.into_inner());
     let since = now_ms.saturating_sub(seconds * 1000);
-    let (points, unit) = history
-        .series(slot, &name, since)
-        .ok_or((404, format!("slot {slot} publishes no number `{name}`\n")))?;
-    let svg = chart::signal(&name, unit, &points, (now_ms, seconds)).map_err(|e| (500, e))?;
+    // The points copied out, so that the sampler never waits for a drawing.
+    let (points, unit) = {
+        let history = shared.history.lock().unwrap_or_else(|e| e.into_inner());
+        let (points, unit) = history
+            .series(slot, &name, since)
+            .ok_or((404, format!("slot {slot} publishes no number `{name}`\n")))?;
+        (points, unit.to_owned())
+    };
+    let svg = chart::signal(&name, &unit, &points, (now_ms, seconds)).map_err(|e| (500, e))?;
     Ok(text(200, svg, "image/svg+xml"))
 }
 

@@ -338,6 +338,7 @@ mod tests {
 #[cfg(test)]
 mod book {
     use super::*;
+    use crate::link::book_table::rows;
 
     /// The words this module defines, by the name its table gives them.
     const DEFINED: [(&str, usize); 11] = [
@@ -354,28 +355,13 @@ mod book {
         ("ended about session", ENDED_ABOUT_SESSION),
     ];
 
-    /// The rows `| +offset | name: … |` of the first table in `text` whose
-    /// rows start with `+`: (offset from the block, name).
-    fn words_of(text: &str) -> Vec<(usize, String)> {
-        text.lines()
-            .map(|l| l.trim_start_matches("//!").trim())
-            .skip_while(|l| !l.starts_with("| +"))
-            .take_while(|l| l.starts_with('|'))
-            .filter_map(|l| {
-                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-                let offset = cells.get(1)?.strip_prefix('+')?.parse().ok()?;
-                let name = cells.get(2)?.split(':').next()?.trim().to_owned();
-                Some((offset, name))
-            })
-            .collect()
-    }
-
     #[test]
     fn the_books_table_and_this_modules_name_every_word_at_its_offset() {
         let defined: Vec<(usize, String)> = DEFINED
             .iter()
             .map(|&(name, at)| (at - LIVENESS_OFFSET, name.to_owned()))
             .collect();
+        let words_of = |text| rows(text, "| offset | word | written by |", 2);
         let here = words_of(include_str!("block.rs"));
         let book = words_of(include_str!(
             "../../../../docs/src/reference/memory-layout.md"

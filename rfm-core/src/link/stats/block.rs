@@ -324,6 +324,7 @@ mod tests {
 #[cfg(test)]
 mod book {
     use super::*;
+    use crate::link::book_table::rows;
 
     const DEFINED: [(usize, &str); 15] = [
         (0, "sequence"),
@@ -343,26 +344,11 @@ mod book {
         (CARDS_AT + 2, "unused"),
     ];
 
-    /// The rows `| +offset | bytes | name: … |` of the table in `text` headed
-    /// by a row naming `field`.
-    fn rows_of(text: &str) -> Vec<(usize, String)> {
-        text.lines()
-            .map(|l| l.trim_start_matches("//!").trim())
-            .skip_while(|l| !l.starts_with("| offset | bytes | field |"))
-            .take_while(|l| l.starts_with('|'))
-            .filter_map(|l| {
-                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-                let offset = cells.get(1)?.strip_prefix('+')?.parse().ok()?;
-                let name = cells.get(3)?.split(':').next()?.trim().to_owned();
-                Some((offset, name))
-            })
-            .collect()
-    }
-
     #[test]
     fn the_books_table_and_this_modules_name_every_field_at_its_offset() {
         let defined: Vec<(usize, String)> =
             DEFINED.iter().map(|&(at, n)| (at, n.to_owned())).collect();
+        let rows_of = |text| rows(text, "| offset | bytes | field |", 3);
         let here = rows_of(include_str!("block.rs"));
         let book = rows_of(include_str!(
             "../../../../docs/src/reference/memory-layout.md"
