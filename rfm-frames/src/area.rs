@@ -6,7 +6,7 @@
 //!
 //! | offset | size | part |
 //! |---|---|---|
-//! | 0 | 128 | head block: the framed layout's head word, or the seed layout's packet |
+//! | 0 | 128 | head block: the framed layout's head word, or the seed layout's packet (and our writer's sequence word at 124) |
 //! | 128 | 64 | liveness: owner, heartbeat and closed words (`rfm_core::link::ownership::block`) |
 //! | 192 | 256 | statistics: the node's own step, wait and latency figures (`rfm_core::link::stats`) |
 //! | 448 | d | descriptor: what the node publishes, by name (`rfm_interface::descriptor`) |

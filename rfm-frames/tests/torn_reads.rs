@@ -13,7 +13,7 @@ use std::thread;
 use common::WORDS;
 use rfm_frames::area::RING_DEPTH;
 use rfm_frames::frame::framed::{FrameBuf, Header, SyncMode};
-use rfm_frames::frame::seed::FlightData;
+use rfm_frames::frame::seed::{FlightData, SEQUENCE_OFFSET};
 use rfm_frames::frame::Message;
 use rfm_frames::slot::{FramedReader, FramedWriter, ReadError, SeedReader, SeedWriter};
 use rfm_memory::{Device, OpenOptions, Region};
@@ -170,4 +170,45 @@ fn the_checks_reject_mixed_frames() {
     };
     assert_eq!(seed_counter(&mixed), None);
     assert_eq!(seed_counter(&packet(5)), Some(5));
+}
+
+/// Two copies can agree and still be torn (two rewrites tearing them alike):
+/// the sequence word is what tells the reader our writer was inside.
+#[test]
+fn the_seed_reader_takes_no_packet_while_the_sequence_is_odd() {
+    let region = region();
+    let mut writer = SeedWriter::new(area(&region)).unwrap();
+    let reader = SeedReader::new(area(&region)).unwrap().with_attempts(4);
+    writer.publish(&packet(5)).unwrap();
+    let slot = area(&region);
+    let seq = slot.load_u32(SEQUENCE_OFFSET, Ordering::Acquire).unwrap();
+    slot.store_u32(SEQUENCE_OFFSET, seq | 1, Ordering::Release)
+        .unwrap();
+    match reader.read() {
+        Err(ReadError::Unreadable { rejections, .. }) => assert_eq!(rejections.in_progress, 4),
+        other => panic!("took {other:?} from a packet being rewritten"),
+    }
+    slot.store_u32(SEQUENCE_OFFSET, seq + 2, Ordering::Release)
+        .unwrap();
+    assert_eq!(reader.read().unwrap(), packet(5));
+}
+
+/// Each publish moves the sequence by two; a writer on a memory another left,
+/// even one that stopped inside a packet, goes on from there.
+#[test]
+fn the_seed_writer_goes_on_from_the_sequence_in_memory() {
+    let region = region();
+    let slot = area(&region);
+    let seq = || slot.load_u32(SEQUENCE_OFFSET, Ordering::Acquire).unwrap();
+    let mut writer = SeedWriter::new(area(&region)).unwrap();
+    writer.publish(&packet(1)).unwrap();
+    writer.publish(&packet(2)).unwrap();
+    assert_eq!(seq(), 4);
+    slot.store_u32(SEQUENCE_OFFSET, 7, Ordering::Release)
+        .unwrap();
+    let mut next = SeedWriter::new(area(&region)).unwrap();
+    next.publish(&packet(3)).unwrap();
+    assert_eq!(seq(), 10);
+    next.clear().unwrap();
+    assert_eq!(seq(), 12);
 }

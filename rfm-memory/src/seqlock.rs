@@ -26,15 +26,21 @@ pub enum Miss {
 /// between failed or panicked: readers then see a finished frame whose CRC says
 /// whether it is whole, instead of an entry "in progress" forever, and the writer's
 /// own copy of the sequence stays equal to memory.
-struct WriteGuard<'a> {
+///
+/// Public for writers whose block has a layout of its own around the sequence
+/// (the seed packet's, whose format leaves the sequence outside the packet).
+#[derive(Debug)]
+#[must_use = "the sequence goes even again when the guard drops"]
+pub struct WriteGuard<'a> {
     region: &'a Region,
     offset: usize,
     seq: &'a mut u32,
 }
 
 impl<'a> WriteGuard<'a> {
+    /// Marks the block at `offset` as being written: its sequence goes odd.
     #[inline]
-    fn enter(region: &'a Region, offset: usize, seq: &'a mut u32) -> Result<Self, RegionError> {
+    pub fn enter(region: &'a Region, offset: usize, seq: &'a mut u32) -> Result<Self, RegionError> {
         let odd = *seq | 1;
         region.store_u32(offset, odd, Ordering::Relaxed)?;
         fence(Ordering::Release);

@@ -17,7 +17,8 @@
 //! (see [`crate::slot::SeedReader`]); our writer adds what it can without changing a
 //! byte of the format: it clears `header` before rewriting the packet and sets it
 //! last, which the article's receivers already treat as "no packet" (they skip a
-//! wrong header).
+//! wrong header), and it keeps a sequence word after the packet
+//! ([`SEQUENCE_OFFSET`]), which they never read.
 
 use super::{FrameError, Message, MESSAGE_LEN};
 
@@ -26,6 +27,10 @@ pub const PACKET_SIZE: usize = 65;
 /// The packet rounded up to whole 32-bit words, as it is read and written. The
 /// extra 3 bytes lie in the writer's own slot, which it alone writes.
 pub const PACKET_WORDS_SIZE: usize = 68;
+/// Where our writer keeps its sequence word: the head block's last word, after
+/// the packet and before the article's acknowledgement word (offset 128).
+pub const SEQUENCE_OFFSET: usize = crate::area::HEAD_BLOCK - rfm_memory::WORD;
+const _: () = assert!(PACKET_WORDS_SIZE <= SEQUENCE_OFFSET);
 /// `header` of a valid packet.
 pub const MAGIC: u32 = 0x55AA_55AA;
 

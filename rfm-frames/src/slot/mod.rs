@@ -5,14 +5,13 @@
 //! as data: it retries up to its attempt budget, then reports what it saw.
 
 use std::fmt;
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::Ordering;
 
-use crate::area::{Area, HEAD_BLOCK};
+use crate::area::Area;
 use crate::frame::framed::{FrameBuf, Header, HEAD_OFFSET, STEP_OFFSET};
-use crate::frame::seed::{self, FlightData, PACKET_WORDS_SIZE};
 use crate::frame::FrameError;
 use rfm_memory::seqlock::{self, Miss};
-use rfm_memory::{Region, RegionError, WORD};
+use rfm_memory::{Region, RegionError};
 
 /// Read attempts before a reader gives up on a slot that never reads consistently.
 pub const DEFAULT_READ_ATTEMPTS: u32 = 64;
@@ -352,99 +351,6 @@ impl FramedReader {
     }
 }
 
-/// The single writer of a seed area (the article's `FlightData` at its start).
-#[derive(Debug)]
-pub struct SeedWriter {
-    slot: Region,
-}
+mod seed;
 
-impl SeedWriter {
-    pub fn new(slot: Region) -> Result<SeedWriter, RegionError> {
-        check_len(&slot, HEAD_BLOCK)?;
-        Ok(SeedWriter { slot })
-    }
-
-    /// Clears `header`, writes the packet, then sets `header`: a reader that sees the
-    /// header both before and after its copy knows no rewrite was in progress.
-    pub fn publish(&mut self, packet: &FlightData) -> Result<(), RegionError> {
-        let bytes = seed::encode(packet);
-        self.slot.store_u32(0, 0, Ordering::Relaxed)?;
-        fence(Ordering::Release);
-        self.slot.write(WORD, &bytes[WORD..])?;
-        let header = u32::from_ne_bytes(bytes[..WORD].try_into().expect("one word"));
-        self.slot.store_u32(0, header, Ordering::Release)
-    }
-
-    /// Zeroes the packet (an empty slot to the article's receivers: wrong header).
-    pub fn clear(&mut self) -> Result<(), RegionError> {
-        self.slot.fill(0, PACKET_WORDS_SIZE, 0)
-    }
-}
-
-/// A reader of a seed slot.
-///
-/// The article's writers store the fields one by one with no sequence word, so a
-/// packet is taken only when the header is valid before, between and after two
-/// copies and the two copies agree. Against our [`SeedWriter`] that is as strong as
-/// a seqlock; against an article writer that stalls mid-packet it is the best the
-/// format allows (two identical torn copies need the stall to span both copies).
-#[derive(Debug, Clone)]
-pub struct SeedReader {
-    slot: Region,
-    attempts: u32,
-}
-
-impl SeedReader {
-    pub fn new(slot: Region) -> Result<SeedReader, RegionError> {
-        check_len(&slot, HEAD_BLOCK)?;
-        Ok(SeedReader {
-            slot,
-            attempts: DEFAULT_READ_ATTEMPTS,
-        })
-    }
-
-    pub fn with_attempts(mut self, attempts: u32) -> SeedReader {
-        self.attempts = attempts.max(1);
-        self
-    }
-
-    /// The slot this reader reads.
-    pub fn region(&self) -> &Region {
-        &self.slot
-    }
-
-    pub fn read(&self) -> Result<FlightData, ReadError> {
-        let mut first = [0u8; PACKET_WORDS_SIZE];
-        let mut second = [0u8; PACKET_WORDS_SIZE];
-        let mut rejections = Rejections::default();
-        for _ in 0..self.attempts {
-            let h1 = self.slot.load_u32(0, Ordering::Acquire)?;
-            self.slot.read(WORD, &mut first[WORD..])?;
-            fence(Ordering::Acquire);
-            // Acquire, not Relaxed: if this sees the header of a newer packet, the
-            // second copy must then see at least that packet's body; a Relaxed load
-            // would let both copies return the same stale mix (Miri finds it).
-            let h2 = self.slot.load_u32(0, Ordering::Acquire)?;
-            self.slot.read(WORD, &mut second[WORD..])?;
-            fence(Ordering::Acquire);
-            let h3 = self.slot.load_u32(0, Ordering::Relaxed)?;
-            first[..WORD].copy_from_slice(&h1.to_ne_bytes());
-            if h1 == 0 && h2 == 0 && h3 == 0 && first.iter().all(|&b| b == 0) {
-                return Err(ReadError::Empty);
-            }
-            if h1 != h2 || h2 != h3 || first[WORD..] != second[WORD..] {
-                rejections.miss(Miss::Torn);
-            } else {
-                match seed::decode(&first) {
-                    Ok(packet) => return Ok(packet),
-                    Err(err) => rejections.count(err),
-                }
-            }
-            std::hint::spin_loop();
-        }
-        Err(ReadError::Unreadable {
-            attempts: self.attempts,
-            rejections,
-        })
-    }
-}
+pub use seed::{SeedReader, SeedWriter};
