@@ -271,7 +271,7 @@ grep -E '^cockpit \[Error, logStatusError\]: fmi2SetString: parameter device = .
 lab --dir target/fmu/freeios --interface freeios --free visual:ios,cockpit:ios --sync ios=free \
     --real-time-factor 0.2
 
-step serve "rfmctl serve in a real browser (Debian's headless Chromium through Playwright): the three-rate lab on two emulated redundant rings, every node live with its period, its own step and wait times and its peers' latency, a picked signal plotted and moving, ring A cut with rfmctl cut shown open within a second and whole after the mend, both in the event timeline, no error in the browser's console (tests/python/test_serve.py; the page in target/serve.png)"
+step serve "rfmctl serve in a real browser (Debian's headless Chromium through Playwright): the three-rate lab on two emulated redundant rings beside a C program writing its big-endian struct to both (fmu-src/tests/c/lab_writer.c), every node live with its period, its own step and wait times and its peers' latency, the struct moving with every field of one write, a picked signal and a picked struct field plotted and moving, ring A cut with rfmctl cut shown open at the cut board within a second and whole after the mend, both in the event timeline, no error in the browser's console (tests/python/test_serve.py; the page in target/serve.png)"
 .venv/bin/pytest -q tests/python/test_serve.py
 
 step ring-faults "ring cuts and mends at moments nobody chose: the three-rate lab (real time) and the attitude pair alternating on two emulated redundant rings, 30 runs, each a board of one ring cut 0-1.5 s after the start for 50-400 ms; every value by the rule, no run failing (scripts/ring-faults.sh, seed $RING_FAULTS_SEED: SEED=$RING_FAULTS_SEED replays it)"

@@ -156,6 +156,13 @@ impl Structs {
                 .into_iter()
                 .map(|(name, v)| (name, v.map_or(serde_json::Value::Null, as_json)))
                 .collect();
+            let units: serde_json::Map<String, serde_json::Value> = (node.layout.fields.iter())
+                .zip(&node.info)
+                .filter_map(|(f, info)| Some((f, info.unit.as_ref()?)))
+                .flat_map(|(f, unit)| {
+                    (0..f.elements()).map(move |e| (f.element_name(e), json!(unit)))
+                })
+                .collect();
             json!({
                 "node": node.name,
                 "offset": node.offset,
@@ -169,6 +176,7 @@ impl Structs {
                 "inexact": peer.counts.inexact,
                 "problem": self.problems[i],
                 "values": values,
+                "units": units,
             })
         });
         serde_json::Value::Array(nodes.collect())

@@ -25,6 +25,7 @@ pub fn json(s: &Stats) -> Value {
         "peers_measured": s.peers_measured,
         "failovers": s.failovers,
         "cards": s.cards.map(Card::word),
+        "boards": s.boards,
         "peers": s.peers.iter().map(|p| json!({
             "slot": p.slot,
             "samples": p.samples,

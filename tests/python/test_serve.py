@@ -1,11 +1,15 @@
 """`rfmctl serve` as a person sees it: a real browser (Debian's headless
 Chromium, driven by Playwright) on the page of the three-rate lab running on
-two emulated redundant rings (rfm2g-sim, the vendor's ABI), while a board of
-ring A is cut with `rfmctl cut` and mended with `rfmctl mend`.
+two emulated redundant rings (rfm2g-sim, the vendor's ABI) beside a lab's own
+program writing its struct to both (fmu-src/tests/c/lab_writer.c, built here
+with cc), while a board of ring A is cut with `rfmctl cut` and mended with
+`rfmctl mend`.
 
-Needs target/release/{lab,rfmctl,librfm2g.so} and target/fmu/lab (scripts/
-test.sh builds them before its serve step). The page's screenshot is written
-to target/serve.png.
+The lab's FMUs are built from tests/interfaces/lab_struct.toml (the lab of
+examples/lab.toml and the program's struct). Needs target/release/{lab,rfmctl,
+build-fmu,librfm2g.so} and target/fmu/rfm_attitude.fmu (scripts/test.sh
+builds them before its serve step). The page's screenshot is written to
+target/serve.png.
 """
 
 import os
@@ -19,6 +23,7 @@ from playwright.sync_api import expect, sync_playwright
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "target" / "release"
+INTERFACE = ROOT / "tests" / "interfaces" / "lab_struct.toml"
 LIB = RELEASE / "librfm2g.so"
 CHROMIUM = "/usr/bin/chromium"
 # As the machine's probe starts it: no background network, no sandbox (root).
@@ -48,24 +53,51 @@ def started(proc, what, timeout=60):
     raise AssertionError(f"never said `{what}`: {''.join(seen)}")
 
 
+def lab_writer(tmp_path):
+    """The lab's program, compiled against the vendor's API (the emulator's library)."""
+    out = tmp_path / "lab_writer"
+    subprocess.run(
+        ["cc", "-O2", "-std=c11", "-Wall", "-Werror",
+         "-I", ROOT / "rfm2g-sys/include", "-I", ROOT / "rfm2g-sim/c",
+         "-I", ROOT / "fmu-src/tests/c", ROOT / "fmu-src/tests/c/lab_writer.c",
+         "-L", RELEASE, "-lrfm2g", f"-Wl,-rpath,{RELEASE}", "-o", out], check=True)
+    return out
+
+
+def lab_fmus(tmp_path):
+    out = tmp_path / "fmus"
+    subprocess.run(
+        [RELEASE / "build-fmu", "--interface", INTERFACE, "--node", "all",
+         "--from", ROOT / "target/fmu/rfm_attitude.fmu", "--out", out],
+        check=True, capture_output=True)
+    return out
+
+
 def rfmctl(*args):
     subprocess.run([RELEASE / "rfmctl", "--library", LIB, *args], check=True,
                    capture_output=True, text=True)
 
 
-def test_the_page_shows_the_running_lab_its_timing_a_signal_and_a_ring_cut_and_mended(tmp_path):
+def test_the_page_shows_the_running_lab_its_timing_its_struct_a_signal_and_a_ring_cut_and_mended(
+        tmp_path):
     tag = f"serve-{os.getpid()}"
+    fmus, writer = lab_fmus(tmp_path), lab_writer(tmp_path)
     lab = subprocess.Popen(
-        [RELEASE / "lab", "--dir", "target/fmu/lab", "--interface", "lab",
+        [RELEASE / "lab", "--dir", fmus, "--interface", "lab",
          "--nodes", "cockpit,visual,ios", "--stop", "60", "--real-time-factor", "1",
          "--periods", "0.001,1/60,0.1", "--free", "visual:ios",
          "--rfm2g-sim", LIB, "--ring", tag, "--redundant"],
         cwd=ROOT, stdout=open(tmp_path / "lab.log", "w"), stderr=subprocess.STDOUT)
+    # The program on a PC of its own: a board on each ring (node 7), writing
+    # ring A then ring B, as a lab's program writes both.
+    program = subprocess.Popen(
+        [writer, f"/dev/rfm2g-sim/{tag}-a/7/1M+/dev/rfm2g-sim/{tag}-b/7/1M", "counter"],
+        stdout=subprocess.DEVNULL, stderr=open(tmp_path / "writer.log", "w"))
     # A board of its own on each ring (node 9), as a PC with two cards.
     device = f"/dev/rfm2g-sim/{tag}-a/9/1M+/dev/rfm2g-sim/{tag}-b/9/1M"
     port = free_port()
     serve = subprocess.Popen(
-        [RELEASE / "rfmctl", "--library", LIB, "serve", device,
+        [RELEASE / "rfmctl", "--library", LIB, "serve", device, "--interface", INTERFACE,
          "--listen", f"127.0.0.1:{port}", "--wait", "60"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -78,16 +110,17 @@ def test_the_page_shows_the_running_lab_its_timing_a_signal_and_a_ring_cut_and_m
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"http://127.0.0.1:{port}/")
             see_every_node_live_with_its_timing(page)
-            see_a_picked_signal_plotted_and_moving(page)
+            see_the_struct_move_with_its_fields(page)
+            see_a_picked_signal_plotted_and_moving(page, "slot=0&signal=roll", "roll [rad]")
+            see_a_picked_signal_plotted_and_moving(page, "struct=motion&signal=f%5B0%5D", "f[0] [m]")
             see_ring_a_cut_and_mended(page, f"/dev/rfm2g-sim/{tag}-a/1/1M", device.split("+")[0])
             page.screenshot(path=str(ROOT / "target" / "serve.png"), full_page=True)
             browser.close()
         assert errors == [], errors
     finally:
-        serve.kill()
-        lab.kill()
-        serve.wait()
-        lab.wait()
+        for proc in (serve, program, lab):
+            proc.kill()
+            proc.wait()
         for ring in ("a", "b"):
             pathlib.Path(f"/dev/shm/rfm2g-sim.{tag}-{ring}").unlink(missing_ok=True)
 
@@ -114,19 +147,39 @@ def see_every_node_live_with_its_timing(page):
         " return i && i.complete && i.naturalWidth > 0; }", timeout=5_000)
 
 
-def see_a_picked_signal_plotted_and_moving(page):
-    page.select_option("#signal-pick", "0:roll")
+def see_the_struct_move_with_its_fields(page):
+    """The program's struct, read by its counter: moving, its fields decoded
+    (fmu-src/tests/c/lab_struct.h: write n's u64 is 2^52 + n, its name `n`
+    and n's last five digits)."""
+    row = page.locator('#structs tr[data-struct="motion"]')
+    expect(row.locator("td").nth(1)).to_have_text("true", timeout=10_000)
+    moves = lambda: int(row.locator("td").nth(2).inner_text())
+    first = moves()
+    page.wait_for_function(
+        "m => +document.querySelectorAll('#structs tr[data-struct=\"motion\"] td')[2]"
+        ".textContent > m", arg=first, timeout=3_000)
+    # One whole write: its counter is 2n, and every field is write n's.
+    fields = dict(f.split("=", 1) for f in row.locator("td").nth(6).inner_text().split())
+    n = int(fields["marker"]) // 2
+    assert n > 0 and int(fields["marker"]) == 2 * n, fields
+    assert int(fields["u64"]) == 2**52 + n, fields
+    assert int(fields["u16[0]"]) == n % 65536 and fields["name"] == f"n{n % 100_000:05}", fields
+
+
+def see_a_picked_signal_plotted_and_moving(page, pick, caption):
+    page.select_option("#signal-pick", pick)
     plot = page.locator("#signal-plot")
     expect(plot).to_be_visible()
-    first = plot.get_attribute("src")
+    # The picked signal's chart, loaded.
     page.wait_for_function(
-        "s => { const i = document.getElementById('signal-plot');"
-        " return i.src !== s && i.complete && i.naturalWidth > 0; }", arg=first, timeout=5_000)
+        "p => { const i = document.getElementById('signal-plot');"
+        " return i.getAttribute('src').includes('?' + p + '&') && i.complete && i.naturalWidth > 0; }",
+        arg=pick, timeout=5_000)
     # The chart itself moves: two draws a second apart differ.
     svg = lambda: page.evaluate(
         "async () => (await fetch(document.getElementById('signal-plot').src)).text()")
     before = svg()
-    assert "roll [rad]" in before and "<polyline" in before
+    assert caption in before and "<polyline" in before, re.findall(r"<text[^>]*>\s*([^<]*?)\s*<", before)
     time.sleep(1.0)
     assert svg() != before, "the plot did not move"
 
@@ -136,12 +189,16 @@ def see_ring_a_cut_and_mended(page, board, memory):
     expect(ring).to_contain_text("whole", timeout=10_000)
     rfmctl("cut", board)
     cut = time.monotonic()
-    expect(ring).to_contain_text("open", timeout=1_000)
+    # Open at the cut board (cockpit's, node 1 of the ring), as its card's
+    # LCSR says: within a second of the cut.
+    expect(ring).to_contain_text("open at board 1", timeout=1_000)
     assert time.monotonic() - cut < 1.5
     # The nodes whose cards on ring A see the fault, named.
     expect(ring).to_contain_text(re.compile(r"the nodes' cards see node `\w+`"), timeout=2_000)
     rfmctl("mend", board)
-    expect(ring).to_contain_text("whole", timeout=3_000)
+    # Whole for this server's board, and for every node's card again.
+    expect(ring).to_have_class("whole", timeout=3_000)
+    expect(ring).not_to_contain_text("cards see")
     events = page.locator("#events")
     expect(events.locator('li[data-kind="cut"]')).to_have_count(1, timeout=3_000)
     expect(events.locator('li[data-kind="mend"]')).to_have_count(1, timeout=3_000)

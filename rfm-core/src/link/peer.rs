@@ -48,6 +48,9 @@ struct StepState {
     need: Option<u64>,
     /// This step's frame was taken.
     got: bool,
+    /// This step took a frame not taken before (its latency is the time
+    /// since its store: a slow peer's frame held over steps is not).
+    fresh: bool,
     /// A complete frame of the step was there, but of a session not proven live.
     unproven: Option<u64>,
     /// This step's wait saw a corrupt frame (counted once per step).
@@ -305,8 +308,20 @@ impl Peer {
     /// Takes the frame read into the scratch frame (header `h`) as this step's.
     #[inline]
     pub(crate) fn take(&mut self, h: Header, now: Instant) {
-        self.observed.accept_chosen(h, Some(h.epoch), now);
+        self.step.fresh = self.observed.accept_chosen(h, Some(h.epoch), now);
         self.step.got = true;
+    }
+
+    /// Whether this step's read took a frame not taken before.
+    #[inline]
+    pub(crate) fn fresh(&self) -> bool {
+        self.step.fresh
+    }
+
+    /// Says what a free read (of the newest frame) took.
+    #[inline]
+    pub(crate) fn set_fresh(&mut self, fresh: bool) {
+        self.step.fresh = fresh;
     }
 
     /// Counts a corrupt frame that `err` reports, once per lockstep step.

@@ -69,3 +69,52 @@ fn a_slowed_node_shows_in_its_peers_published_wait_and_latency() {
     assert_eq!(sa.steps, steps as u32, "steps counted to the last sampled");
     drop((a, b));
 }
+
+/// A slow peer's frame, read again at every step of a fast reader, counts
+/// once, at its first take: its latency is the time from its store to that
+/// take (under the reader's step, 1 ms), not how long the reader held it
+/// (half the writer's 20 ms period on average). Both nodes free: node 1
+/// reads node 0's newest frame at each of its steps.
+#[test]
+fn a_held_frame_counts_once_at_its_first_take() {
+    let dev = loopback();
+    let free = |node, peer| LinkConfig {
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            ..config(&dev, node, peer, 0).settings
+        },
+        ..config(&dev, node, peer, 0)
+    };
+    let mut a = AttitudeLink::open(free(0, 1)).unwrap();
+    let mut b = AttitudeLink::open(free(1, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    let slow = std::thread::spawn(move || {
+        for k in 0..60 {
+            std::thread::sleep(Duration::from_millis(20));
+            a.step(k, &input(0, k)).unwrap();
+        }
+        a
+    });
+    let mut k = 0;
+    while !slow.is_finished() {
+        std::thread::sleep(Duration::from_millis(1));
+        b.step(k, &input(1, k)).unwrap();
+        k += 1;
+    }
+    let a = slow.join().unwrap();
+    std::thread::sleep(Duration::from_millis(250));
+    let sb = published(&dev, 1).expect("node 1 published");
+    let b_of_a = (sb.peers.iter().find(|p| p.slot == 0)).expect("node 1 measured node 0's frames");
+    // At most one sample per frame of node 0 (50 a second), not one per step.
+    assert!(
+        b_of_a.samples > 0 && b_of_a.samples <= 60,
+        "{b_of_a:?} of {} steps sampled",
+        sb.samples
+    );
+    assert!(
+        b_of_a.latency.median < 5_000_000,
+        "a held frame counted again: {b_of_a:?}"
+    );
+    drop((a, b));
+}

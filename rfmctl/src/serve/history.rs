@@ -1,4 +1,5 @@
-//! What the page plots over time: every numeric signal of every node, and
+//! What the page plots over time: every numeric signal of every node and
+//! every numeric field of the lab's structs, and
 //! the timeline of what happened to the lab (joins, closes, restarts, late
 //! peers, ring cuts and mends, structs given up), kept by the server from
 //! the snapshots it takes, so that a page opened late sees the last minute.
@@ -20,13 +21,31 @@ pub struct Event {
     pub text: String,
 }
 
+/// Whose values a series holds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A node's signals, by its slot.
+    Slot(u64),
+    /// A struct of the interface file (a foreign node), by name.
+    Struct(String),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Slot(slot) => write!(f, "slot {slot}"),
+            Source::Struct(name) => write!(f, "struct `{name}`"),
+        }
+    }
+}
+
 /// The signals' recent values and the events, from consecutive snapshots.
 #[derive(Debug, Default)]
 pub struct History {
-    /// (slot, signal) → (time ms, value).
-    series: HashMap<(u64, String), VecDeque<(u64, f64)>>,
-    /// Units by (slot, signal).
-    units: HashMap<(u64, String), String>,
+    /// (source, signal) → (time ms, value).
+    series: HashMap<(Source, String), VecDeque<(u64, f64)>>,
+    /// Units by (source, signal).
+    units: HashMap<(Source, String), String>,
     events: VecDeque<Event>,
     /// What the last snapshot said, to tell what changed: per slot, its
     /// judgement and restarts; per ring, whether it was open; per struct,
@@ -43,23 +62,18 @@ impl History {
     /// Takes in `snapshot` (taken at `time_ms`): its signals' values, and
     /// the events its differences from the last one make.
     pub fn add(&mut self, time_ms: u64, snapshot: &Value) {
-        for node in snapshot["slots"].as_array().into_iter().flatten() {
-            let slot = node["slot"].as_u64().unwrap_or(0);
-            let signals = node["frame"]["signals"].as_object();
-            for (name, value) in signals.into_iter().flatten() {
-                let Some(x) = number(value) else { continue };
-                let points = self.series.entry((slot, name.clone())).or_default();
-                if points.len() == POINTS {
-                    points.pop_front();
-                }
-                points.push_back((time_ms, x));
-            }
-            let units = node["frame"]["units"].as_object();
-            for (name, unit) in units.into_iter().flatten() {
-                if let Some(u) = unit.as_str() {
-                    self.units.insert((slot, name.clone()), u.to_owned());
-                }
-            }
+        for node in list(Some(snapshot), "slots") {
+            let slot = Source::Slot(node["slot"].as_u64().unwrap_or(0));
+            self.add_values(
+                time_ms,
+                &slot,
+                &node["frame"]["signals"],
+                &node["frame"]["units"],
+            );
+        }
+        for s in list(Some(snapshot), "foreign") {
+            let name = Source::Struct(s["node"].as_str().unwrap_or("?").to_owned());
+            self.add_values(time_ms, &name, &s["values"], &s["units"]);
         }
         let before = self.last.take();
         for (kind, text) in changes(before.as_ref(), snapshot) {
@@ -75,14 +89,34 @@ impl History {
         self.last = Some(snapshot.clone());
     }
 
-    /// The points of `signal` of `slot` since `since_ms`, and its unit.
+    /// The numbers of `values` (an object of name → value) at `time_ms`,
+    /// and the `units` (name → unit) of `source`.
+    fn add_values(&mut self, time_ms: u64, source: &Source, values: &Value, units: &Value) {
+        for (name, value) in values.as_object().into_iter().flatten() {
+            let Some(x) = number(value) else { continue };
+            let points = (self.series)
+                .entry((source.clone(), name.clone()))
+                .or_default();
+            if points.len() == POINTS {
+                points.pop_front();
+            }
+            points.push_back((time_ms, x));
+        }
+        for (name, unit) in units.as_object().into_iter().flatten() {
+            if let Some(u) = unit.as_str() {
+                (self.units).insert((source.clone(), name.clone()), u.to_owned());
+            }
+        }
+    }
+
+    /// The points of `signal` of `source` since `since_ms`, and its unit.
     pub fn series(
         &self,
-        slot: u64,
+        source: &Source,
         signal: &str,
         since_ms: u64,
     ) -> Option<(Vec<(u64, f64)>, &str)> {
-        let key = (slot, signal.to_owned());
+        let key = (source.clone(), signal.to_owned());
         let points = self.series.get(&key)?;
         let unit = self.units.get(&key).map_or("", String::as_str);
         Some((
@@ -217,9 +251,35 @@ mod tests {
         h.add(4, &snap(false, "live, this coupling", 0.4));
         let kinds: Vec<String> = h.events.iter().map(|e| e.kind.to_owned()).collect();
         assert_eq!(kinds, ["state", "join", "cut", "mend"]);
-        let (points, unit) = h.series(0, "roll", 2).unwrap();
+        let (points, unit) = h.series(&Source::Slot(0), "roll", 2).unwrap();
         assert_eq!(points, [(2, 0.2), (3, 0.3), (4, 0.4)]);
         assert_eq!(unit, "rad");
-        assert_eq!(h.series(0, "ok", 0).unwrap().0.len(), 4, "a Boolean as 0/1");
+        let ok = h.series(&Source::Slot(0), "ok", 0).unwrap();
+        assert_eq!(ok.0.len(), 4, "a Boolean as 0/1");
+    }
+
+    #[test]
+    fn a_structs_fields_are_series_of_their_own() {
+        let snap = |n: u64| {
+            json!({
+                "slots": [{ "slot": 0, "frame": { "signals": { "u64": 1 } } }],
+                "foreign": [{ "node": "motion", "values": { "u64": n, "f[0]": 0.5, "name": "n1" },
+                              "units": { "f[0]": "m" } }],
+            })
+        };
+        let mut h = History::default();
+        h.add(1, &snap(7));
+        h.add(2, &snap(8));
+        let motion = Source::Struct("motion".to_owned());
+        assert_eq!(h.series(&motion, "u64", 0).unwrap().0, [(1, 7.0), (2, 8.0)]);
+        assert_eq!(h.series(&motion, "f[0]", 0).unwrap().1, "m");
+        assert!(
+            h.series(&motion, "name", 0).is_none(),
+            "text is not plotted"
+        );
+        assert_eq!(
+            h.series(&Source::Slot(0), "u64", 0).unwrap().0,
+            [(1, 1.0), (2, 1.0)]
+        );
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tiny_http::{Header, Method, Request, Response, Server};
 
+use super::history::Source;
 use super::{chart, Shared};
 
 /// The page, with its script and styles (all inside the binary).
@@ -87,8 +88,20 @@ fn slot_of(url: &str) -> Result<u64, (u16, String)> {
         .map_err(|_| (400, format!("slot `{slot}` is not a slot number (0-255)\n")))
 }
 
+/// Whose signal a chart draws: `slot=S` or `struct=NAME`.
+fn source_of(url: &str) -> Result<Source, (u16, String)> {
+    match (query(url, "slot"), query(url, "struct")) {
+        (Some(_), None) => slot_of(url).map(Source::Slot),
+        (None, Some(name)) => Ok(Source::Struct(name)),
+        _ => Err((
+            400,
+            "give either slot=N (a node's signal) or struct=NAME (a struct's field)\n".to_owned(),
+        )),
+    }
+}
+
 fn signal_chart(url: &str, shared: &Shared) -> Answer {
-    let slot = slot_of(url)?;
+    let source = source_of(url)?;
     let name = query(url, "signal").ok_or((400, "signal=NAME is missing\n".to_owned()))?;
     let seconds = match query(url, "seconds") {
         None => 30,
@@ -104,8 +117,8 @@ fn signal_chart(url: &str, shared: &Shared) -> Answer {
     let (points, unit) = {
         let history = shared.history.lock().unwrap_or_else(|e| e.into_inner());
         let (points, unit) = history
-            .series(slot, &name, since)
-            .ok_or((404, format!("slot {slot} publishes no number `{name}`\n")))?;
+            .series(&source, &name, since)
+            .ok_or((404, format!("{source} holds no number `{name}`\n")))?;
         (points, unit.to_owned())
     };
     let svg = chart::signal(&name, &unit, &points, (now_ms, seconds)).map_err(|e| (500, e))?;

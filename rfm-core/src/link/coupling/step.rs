@@ -107,7 +107,7 @@ impl Link {
             .node
             .peers()
             .iter()
-            .filter(|p| p.got())
+            .filter(|p| p.fresh())
             .filter_map(|p| Some((p.slot(), p.observed().latest()?.wall_clock_ns)));
         let sample = Sample {
             start,
@@ -123,6 +123,10 @@ impl Link {
                 .redundant
                 .as_ref()
                 .map_or([Card::Unwatched; 2], rings::Redundant::cards),
+            boards: self
+                .redundant
+                .as_ref()
+                .map_or([None; 2], rings::Redundant::boards),
         };
         self.recorder
             .add(sample, self.clock.last_wall_ns(), taken, counts);

@@ -397,14 +397,15 @@ impl Exchange {
     fn free_read_framed(&mut self, i: usize, now: Instant) -> Result<(), LinkError> {
         let peer = &mut self.peers[i];
         peer.watch(now)?;
+        peer.set_fresh(false);
         match peer.read_newest(now) {
             Ok(Some((header, bound_now))) => {
                 if bound_now || header.fingerprint != self.expected.fingerprint {
                     compat::check_frame(&self.expected, &self.peers[i], &header)?;
                 }
-                self.peers[i]
-                    .observer()
-                    .accept(header, Some(header.epoch), now);
+                let peer = &mut self.peers[i];
+                let fresh = peer.observer().accept(header, Some(header.epoch), now);
+                peer.set_fresh(fresh);
                 Ok(())
             }
             Ok(None) => Ok(()),

@@ -24,6 +24,8 @@ pub(crate) struct Redundant {
     /// Two cards, until the watch starts with the heartbeat (opening writes
     /// nothing), and where its own-data probe goes.
     cards: Option<([Device; 2], u32)>,
+    /// The cards' RFM2g node ids: what names a board on the ring.
+    boards: [Option<u8>; 2],
     watch: Option<RingWatch>,
     /// What the watch found wrong with each card, as last told.
     fault: [Option<CardFault>; 2],
@@ -45,6 +47,7 @@ impl Redundant {
         let DeviceSetting::Rings(a, b) = device else {
             return None;
         };
+        let board = |d: &Device| d.info().node_id.and_then(|n| u8::try_from(n).ok());
         let cards = match devices {
             (a, Some(b))
                 if matches!(a.spec(), DeviceSpec::Rfm2g { .. })
@@ -54,11 +57,15 @@ impl Redundant {
             }
             _ => None,
         };
+        let boards = cards
+            .as_ref()
+            .map_or([None, None], |(cards, _)| cards.each_ref().map(board));
         Some(Redundant {
             region: region.clone(),
             names: [a.to_string(), b.to_string()],
             ok: [true, true],
             cards,
+            boards,
             watch: None,
             fault: [None, None],
             events: [0, 0],
@@ -191,6 +198,11 @@ impl Redundant {
             (Some(_), Some(CardFault::Register(_))) => Card::OpenHere,
             (Some(_), Some(CardFault::OwnDataLost)) => Card::OwnDataLost,
         })
+    }
+
+    /// The node ids of this node's cards (A, B), where they are watched.
+    pub(crate) fn boards(&self) -> [Option<u8>; 2] {
+        self.boards
     }
 
     /// What the rings did.

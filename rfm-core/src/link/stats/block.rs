@@ -22,16 +22,18 @@
 //! | +116 | 128 | 8 peers of 16 bytes: slot (u8), pad, samples (u16), latency median, p99, max (i32 ns) |
 //! | +244 | 4 | failovers: times a peer's frames moved from ring A to ring B (redundant rings) |
 //! | +248 | 2 | cards: per ring (A, B), what this node's card on it says (0 no watched card, 1 well, 2 its LCSR shows the ring open at this board, 3 its own data does not come back) |
-//! | +250 | 6 | unused |
+//! | +250 | 2 | boards: per ring (A, B), the RFM2g node id of this node's card on it (where cards is not 0): the board a person looks for |
+//! | +252 | 4 | unused |
 //!
 //! Histogram count i holds the values of `2^(i+8)` ns up to the next bucket
 //! (count 0: under 512 ns; count 15: 8.4 ms and more). Times are i32
 //! nanoseconds (up to 2.1 s, larger ones held at the largest); a latency is
-//! the reader's wall clock when it took a frame minus the writer's when it
-//! stored it, so it is negative between hosts whose clocks disagree.
+//! the reader's wall clock when it first took a frame (a frame held over
+//! steps counts once) minus the writer's when it stored it, so it is
+//! negative between hosts whose clocks disagree.
 
 use rfm_frames::area::STATS_LEN;
-use rfm_memory::{seqlock, Region, RegionError};
+use rfm_memory::{seqlock, Region, RegionError, WORD};
 
 /// The layout's version this build writes.
 pub const VERSION: u32 = 1;
@@ -55,7 +57,8 @@ const PEER_LEN: usize = 16;
 const FAILOVERS_AT: usize = PEER_LIST_AT + MAX_PEERS * PEER_LEN;
 const CARDS_AT: usize = FAILOVERS_AT + 4;
 
-const _: () = assert!(CARDS_AT + 2 <= STATS_LEN);
+const BOARDS_AT: usize = CARDS_AT + 2;
+const _: () = assert!(BOARDS_AT + 2 <= STATS_LEN);
 
 /// What a node's card on one ring says ([`Stats::cards`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -129,6 +132,8 @@ pub struct Stats {
     pub failovers: u32,
     /// What this node's card on each ring (A, B) says.
     pub cards: [Card; 2],
+    /// The RFM2g node id of this node's card on each ring, where watched.
+    pub boards: [Option<u8>; 2],
 }
 
 /// The histogram bucket of `ns`.
@@ -202,6 +207,9 @@ impl Stats {
         put(&mut out, FAILOVERS_AT, self.failovers);
         out[CARDS_AT] = self.cards[0].code();
         out[CARDS_AT + 1] = self.cards[1].code();
+        for (i, board) in self.boards.iter().enumerate() {
+            out[BOARDS_AT + i] = board.unwrap_or(0);
+        }
         out
     }
 
@@ -213,6 +221,10 @@ impl Stats {
         }
         let peers_measured = word(bytes, PEERS_AT);
         let listed = (peers_measured as usize).min(MAX_PEERS);
+        let cards = [
+            Card::of_code(bytes[CARDS_AT]),
+            Card::of_code(bytes[CARDS_AT + 1]),
+        ];
         Some(Stats {
             window_ms: word(bytes, WINDOW_AT),
             samples: word(bytes, SAMPLES_AT),
@@ -234,10 +246,10 @@ impl Stats {
                 })
                 .collect(),
             failovers: word(bytes, FAILOVERS_AT),
-            cards: [
-                Card::of_code(bytes[CARDS_AT]),
-                Card::of_code(bytes[CARDS_AT + 1]),
-            ],
+            cards,
+            boards: std::array::from_fn(|i| {
+                (cards[i] != Card::Unwatched).then_some(bytes[BOARDS_AT + i])
+            }),
         })
     }
 
@@ -248,17 +260,34 @@ impl Stats {
     }
 
     /// The figures in `area` (its own window), if whole and written: a few
-    /// tries while its writer is inside.
+    /// tries while its writer is inside. On a window of two rings, the newer
+    /// copy (the larger sequence): a node whose board of ring A is cut goes on
+    /// publishing over ring B, and what its card says then matters most.
     pub fn read(area: &Region) -> Result<Option<Stats>, RegionError> {
-        let mut buf = [0u8; STATS_LEN];
-        for _ in 0..8 {
-            if seqlock::read_once(area, rfm_frames::area::STATS_OFFSET, &mut buf)?.is_ok() {
-                return Ok(Stats::decode(&buf));
+        let mut newest: Option<(u32, [u8; STATS_LEN])> = None;
+        for &ring in area.rings() {
+            let Some((seq, buf)) = read_whole(&area.on(ring))? else {
+                continue;
+            };
+            if newest.is_none_or(|(at, _)| seq.wrapping_sub(at) as i32 > 0) {
+                newest = Some((seq, buf));
             }
-            std::hint::spin_loop();
         }
-        Ok(None)
+        Ok(newest.and_then(|(_, buf)| Stats::decode(&buf)))
     }
+}
+
+/// One memory's copy of the block and its sequence, if a try finds it whole.
+fn read_whole(area: &Region) -> Result<Option<(u32, [u8; STATS_LEN])>, RegionError> {
+    let mut buf = [0u8; STATS_LEN];
+    for _ in 0..8 {
+        if seqlock::read_once(area, rfm_frames::area::STATS_OFFSET, &mut buf)?.is_ok() {
+            let seq = u32::from_ne_bytes(buf[..WORD].try_into().expect("one word"));
+            return Ok(Some((seq, buf)));
+        }
+        std::hint::spin_loop();
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -298,9 +327,38 @@ mod tests {
                 .collect(),
             failovers: 3,
             cards: [Card::OpenHere, Card::OwnDataLost],
+            boards: [Some(0), Some(255)],
         };
         assert_eq!(Stats::decode(&stats.encode()), Some(stats));
         assert_eq!(Stats::decode(&[0; STATS_LEN]), None);
+    }
+
+    /// A node cut from ring A stores its block on ring B alone: a reader of
+    /// both rings takes B's newer copy, not A's last one.
+    #[test]
+    fn a_reader_of_two_rings_takes_the_newer_copy() {
+        let open = |name: &str| {
+            rfm_memory::Device::open(&format!("loopback:stats-{name}"), &Default::default())
+                .unwrap()
+                .map(0, 4096)
+                .unwrap()
+        };
+        let ring_a = open("a");
+        let area = Region::redundant(ring_a.clone(), open("b")).unwrap();
+        let mut seq = 0;
+        let first = Stats {
+            steps: 1,
+            ..Stats::default()
+        };
+        first.store(&area, &mut seq).unwrap();
+        area.withhold(rfm_memory::Network::A, true);
+        let second = Stats {
+            steps: 2,
+            ..Stats::default()
+        };
+        second.store(&area, &mut seq).unwrap();
+        assert_eq!(Stats::read(&ring_a).unwrap(), Some(first));
+        assert_eq!(Stats::read(&area).unwrap(), Some(second));
     }
 
     #[test]
@@ -326,7 +384,7 @@ mod book {
     use super::*;
     use crate::link::book_table::rows;
 
-    const DEFINED: [(usize, &str); 15] = [
+    const DEFINED: [(usize, &str); 16] = [
         (0, "sequence"),
         (VERSION_AT, "version"),
         (WINDOW_AT, "window"),
@@ -341,7 +399,8 @@ mod book {
         (PEER_LIST_AT, "8 peers of 16 bytes"),
         (FAILOVERS_AT, "failovers"),
         (CARDS_AT, "cards"),
-        (CARDS_AT + 2, "unused"),
+        (BOARDS_AT, "boards"),
+        (BOARDS_AT + 2, "unused"),
     ];
 
     #[test]

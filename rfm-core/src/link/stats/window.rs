@@ -93,6 +93,7 @@ pub(crate) struct Counts {
     pub late: u32,
     pub failovers: u64,
     pub cards: [Card; 2],
+    pub boards: [Option<u8>; 2],
 }
 
 impl Window {
@@ -121,6 +122,7 @@ impl Window {
             late: self.counts.late,
             failovers: self.counts.failovers.min(u64::from(u32::MAX)) as u32,
             cards: self.counts.cards,
+            boards: self.counts.boards,
             step_histogram: histogram(&step),
             wait_histogram: histogram(&wait),
             step: summary(&mut step),
