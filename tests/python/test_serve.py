@@ -12,12 +12,14 @@ builds them before its serve step). The page's screenshot is written to
 target/serve.png.
 """
 
+import json
 import os
 import pathlib
 import re
 import socket
 import subprocess
 import time
+import urllib.request
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -115,6 +117,7 @@ def test_the_page_shows_the_running_lab_its_timing_its_struct_a_signal_and_a_rin
             see_a_picked_signal_plotted_and_moving(page, "struct=motion&signal=f%5B0%5D", "f[0] [m]")
             see_ring_a_cut_and_mended(page, f"/dev/rfm2g-sim/{tag}-a/1/1M", device.split("+")[0])
             page.screenshot(path=str(ROOT / "target" / "serve.png"), full_page=True)
+            see_ten_browsers_change_nothing_for_the_nodes(browser, port, errors)
             browser.close()
         assert errors == [], errors
     finally:
@@ -182,6 +185,46 @@ def see_a_picked_signal_plotted_and_moving(page, pick, caption):
     assert caption in before and "<polyline" in before, re.findall(r"<text[^>]*>\s*([^<]*?)\s*<", before)
     time.sleep(1.0)
     assert svg() != before, "the plot did not move"
+
+
+def snapshot(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/snapshot", timeout=5) as r:
+        return json.load(r)
+
+
+def see_ten_browsers_change_nothing_for_the_nodes(browser, port, errors):
+    """Ten more pages (each its own browser context, its own stream), opened
+    and watched for three seconds: each keeps being updated, and the nodes go
+    on at their rates all along (real time), live, with no late warning."""
+    before, t0 = snapshot(port), time.monotonic()
+    pages = []
+    for _ in range(10):
+        page = browser.new_context().new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"http://127.0.0.1:{port}/")
+        pages.append(page)
+    # Each page counts its own redraws of the status line (one a snapshot).
+    count = ("() => { window.updates = 0; new MutationObserver(() => window.updates++)"
+             ".observe(document.getElementById('status'), { childList: true, subtree: true }); }")
+    for page in pages:
+        page.evaluate(count)
+    time.sleep(3.0)
+    updates = [page.evaluate("() => window.updates") for page in pages]
+    after, t1 = snapshot(port), time.monotonic()
+    # Ten a second each, less what the machine's two cores give ten pages.
+    assert all(u >= 10 for u in updates), updates
+    step = lambda snap, slot: next(n for n in snap["slots"] if n["slot"] == slot)
+    for slot, period in ((0, 0.001), (1, 1 / 60), (2, 0.1)):
+        a, b = step(before, slot), step(after, slot)
+        assert b["holder"]["judged"].startswith("live"), b["holder"]
+        assert b["stats"]["late"] == a["stats"]["late"], (a["stats"], b["stats"])
+        steps = b["frame"]["frame_index"] - a["frame"]["frame_index"]
+        expected = (t1 - t0) / period
+        print(f"slot {slot}: {steps} steps in {t1 - t0:.2f} s, {expected:.0f} in real time; updates {updates}")
+        assert 0.8 * expected <= steps <= 1.2 * expected + 1, (slot, steps, expected)
+    for page in pages:
+        page.context.close()
 
 
 def see_ring_a_cut_and_mended(page, board, memory):
