@@ -124,6 +124,21 @@ target/release/rfmctl watch "$mem_b" --once | tee "target/$tag-watch.txt"
 grep -E "^ +0 .*remote" "target/$tag-watch.txt" > /dev/null || fail "slot 0 is not shown as remote on host B"
 grep -E "^ +1 .*remote" "target/$tag-watch.txt" > /dev/null && fail "slot 1 (host B's own) is shown as remote"
 
+echo "bridge-test: host A's aircraft's own timing reaches host B (its statistics block, over the bridges)"
+remote_stats() {
+    target/release/rfmctl watch "$mem_b" --once --json --interval 0.1 2>/dev/null | python3 -c '
+import json, sys
+slots = {n["slot"]: n for n in json.load(sys.stdin)["slots"]}
+a = slots.get(0) or {}
+sys.exit(0 if a.get("holder", {}).get("remote") and (a.get("stats") or {}).get("samples", 0) > 0 else 1)'
+}
+published=
+for _ in $(seq 50); do
+    remote_stats && published=yes && break
+    sleep 0.1
+done
+[ -n "$published" ] || fail "host B shows no statistics of host A's aircraft"
+
 echo "bridge-test: a node claiming on host B the slot host A's aircraft holds is refused at its claim"
 started_at=$(date +%s)
 if timeout 20 "$simulators" target/fmu/rfm_attitude.fmu --node 0 --device "$mem_b" --steps 10; then

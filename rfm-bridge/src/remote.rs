@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use rfm_core::link::ownership::block::{self, Words};
 use rfm_core::link::ownership::{self, Verdict};
-use rfm_frames::area::{self, Area};
+use rfm_frames::area::{self, Area, STATS_OFFSET};
 use rfm_frames::mirror;
 use rfm_frames::session::Token;
 use rfm_interface::descriptor::{self, Descriptor};
@@ -134,6 +134,15 @@ impl Writer {
                     }));
                 }
                 block::write_mirrored_beat(&m.window, words)?;
+                Ok(None)
+            }
+            Message::Stats { offset, block } => {
+                if let Some(m) = self.areas.get(&offset).filter(|m| !m.refused) {
+                    // Through the block's seqlock, ending on the writer's own
+                    // sequence: what a reader here copies is whole.
+                    let mut seq = rfm_memory::seqlock::sequence_of(block).wrapping_sub(2);
+                    rfm_memory::seqlock::write(&m.window, STATS_OFFSET, &mut seq, block)?;
+                }
                 Ok(None)
             }
             _ => Ok(None),

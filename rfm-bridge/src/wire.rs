@@ -11,6 +11,7 @@
 //! | 4 | [`Message::Beat`] | area offset (u64), owner, beat, closed (u32 each) |
 //! | 5 | [`Message::Ping`] | id (u64) |
 //! | 6 | [`Message::Pong`] | id (u64), the pinging bridge (u32) |
+//! | 7 | [`Message::Stats`] | area offset (u64), the node's statistics block, whole (its sequence first) |
 
 use rfm_core::link::ownership::block::Words;
 use rfm_frames::session::Token;
@@ -61,6 +62,12 @@ pub enum Message<'a> {
     Beat {
         offset: u64,
         words: Words,
+    },
+    /// A node's statistics block, whole (a reader of the host's memory on
+    /// the other side sees the node's own timing too).
+    Stats {
+        offset: u64,
+        block: &'a [u8],
     },
     Ping {
         id: u64,
@@ -170,6 +177,11 @@ impl Message<'_> {
                 out.extend_from_slice(&offset.to_le_bytes());
                 put_words(out, words);
             }
+            Message::Stats { offset, block } => {
+                out.push(7);
+                out.extend_from_slice(&offset.to_le_bytes());
+                out.extend_from_slice(block);
+            }
             Message::Ping { id } => {
                 out.push(5);
                 out.extend_from_slice(&id.to_le_bytes());
@@ -210,6 +222,10 @@ impl Message<'_> {
                 words: r.words()?,
             },
             5 => Message::Ping { id: r.u64()? },
+            7 => Message::Stats {
+                offset: r.u64()?,
+                block: r.take(rfm_frames::area::STATS_LEN)?,
+            },
             6 => Message::Pong {
                 id: r.u64()?,
                 to: r.u32()?,
@@ -257,6 +273,10 @@ mod tests {
                 bytes: &[],
             },
             Message::Beat { offset: 0, words },
+            Message::Stats {
+                offset: 4096,
+                block: &[3; rfm_frames::area::STATS_LEN],
+            },
             Message::Ping { id: 1 },
             Message::Pong { id: 1, to: 0xabcd },
         ];

@@ -78,6 +78,15 @@ pub fn write(
     region.write(offset + WORD, &bytes[WORD..])
 }
 
+/// The sequence a whole copy of a block holds ([`read_once`] puts it first).
+pub fn sequence_of(copy: &[u8]) -> u32 {
+    u32::from_ne_bytes(
+        copy[..WORD]
+            .try_into()
+            .expect("a copy starts with its sequence"),
+    )
+}
+
 /// One attempt to copy the block at `offset` into `buf` (`buf[..WORD]` gets the sequence).
 #[inline]
 pub fn read_once(

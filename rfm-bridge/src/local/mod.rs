@@ -20,7 +20,7 @@ use rfm_frames::frame::framed;
 use rfm_frames::mirror;
 use rfm_frames::session::Token;
 use rfm_interface::{Found, Scan};
-use rfm_memory::{Region, RegionError, WORD};
+use rfm_memory::{seqlock, Region, RegionError, WORD};
 
 use crate::shared::{Announced, Shared, Traffic};
 use crate::wire::{Message, Stamp};
@@ -38,6 +38,8 @@ struct Session {
     /// Its ring holds its own frames (frame 0 is published): until then the
     /// ring holds what the last session left, and the claim is sent alone.
     framed: bool,
+    /// The sequence of the statistics block last sent.
+    stats: u32,
 }
 
 /// A held area whose beat has not yet been seen moving, watched by the one
@@ -209,6 +211,7 @@ impl Watcher {
                     words,
                 });
                 s.words = words;
+                send_stats(s, out)?;
             }
             if !ended {
                 i += 1;
@@ -285,6 +288,7 @@ impl Watcher {
             words,
             buf,
             framed: false,
+            stats: 0,
         };
         out.event(Event::Started {
             node: s.node.clone(),
@@ -386,6 +390,26 @@ fn send_new_frames(
 /// The session (its claim: words and descriptor), then, once it publishes,
 /// every entry of its ring and the head: what a bridge needs to write the
 /// area whole on its host.
+/// The session's statistics block, when its node stored a new one since
+/// the last sent (looked at with each beat: it stores one every tenth).
+fn send_stats(s: &mut Session, out: &mut dyn Sink) -> Result<(), RegionError> {
+    let seq = s
+        .window
+        .load_u32(area::STATS_OFFSET, std::sync::atomic::Ordering::Acquire)?;
+    if seq == s.stats || seq & 1 == 1 {
+        return Ok(());
+    }
+    let mut block = [0u8; area::STATS_LEN];
+    if seqlock::read_once(&s.window, area::STATS_OFFSET, &mut block)?.is_ok() {
+        s.stats = seqlock::sequence_of(&block);
+        out.send(&Message::Stats {
+            offset: s.area.offset,
+            block: &block,
+        });
+    }
+    Ok(())
+}
+
 fn announce(s: &mut Session, stamp: Stamp, out: &mut dyn Sink) -> Result<(), RegionError> {
     let mut descriptor = vec![0u8; s.area.descriptor_len];
     s.window.read(DESCRIPTOR_OFFSET, &mut descriptor)?;

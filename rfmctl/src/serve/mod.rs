@@ -22,34 +22,40 @@ use serde_json::{json, Value};
 
 use crate::failure::Failure;
 use crate::numbers::parse_u64;
-use crate::open::{memories, open, parse_wait};
-use crate::watch::{Lab, WatchArgs};
+use crate::open::parse_wait;
 
 mod chart;
 mod history;
 mod http;
+mod labs;
 
 use history::History;
+use labs::Labs;
 
 pub const HELP: &str = "\
 Serves a live page of the lab on DEVICE (every device rfmctl takes, A+B
-included) at http://ADDR:PORT/ (default 127.0.0.1:7365; another address only
-when given): every node (slot, period, sync mode, lag, state by the ownership
-verdict, step, simulation time, frame age), each node's own step and wait
-times and its peers' latency as the node publishes them, the rings' state,
-the --interface file's structs, any signal plotted over the last 10-60 s,
-and a timeline of joins, closes, restarts, late peers, ring cuts and mends.
-The page is read-only. For scripts: /api/snapshot (JSON) and /api/stream
-(server-sent events, one snapshot per event, ten a second).
+included; several DEVICEs: the memories of one lab joined by rfm-bridge, each
+node shown from the memory it runs on) at http://ADDR:PORT/ (default
+127.0.0.1:7365; another address only when given): every node (slot, period,
+sync mode, lag, state by the ownership verdict, step, simulation time, frame
+age), each node's own step and wait times and its peers' latency as the node
+publishes them, the rings' state and the board a ring is open at, the
+--interface file's structs, any signal or struct field plotted over the last
+10-60 s, and a timeline of joins, closes, restarts, late peers, ring cuts and
+mends. The page is read-only. For scripts: /api/snapshot (JSON) and
+/api/stream (server-sent events, one snapshot per event, ten a second).
 
 Example: rfmctl serve shm:lab
-         rfmctl serve /dev/rfm2g0+/dev/rfm2g1 --interface lab.toml --listen 0.0.0.0:8080";
+         rfmctl serve /dev/rfm2g0+/dev/rfm2g1 --interface lab.toml --listen 0.0.0.0:8080
+         rfmctl serve shm:cockpit-pc shm:visual-pc (two hosts' memories, a bridge between)";
 
 #[derive(Args, Debug)]
 #[command(after_help = HELP)]
 pub struct ServeArgs {
-    /// The memory the lab runs on (as the FMUs' `device`)
-    pub device: String,
+    /// The memory the lab runs on (as the FMUs' `device`, `A+B` included),
+    /// or one per host of a lab joined by rfm-bridge
+    #[arg(required = true, num_args = 1.., value_name = "DEVICE")]
+    pub devices: Vec<String>,
     /// An interface file whose foreign nodes (the lab's structs) are shown
     /// too; the nodes running must be of it
     #[arg(long, value_name = "FILE")]
@@ -128,36 +134,6 @@ impl Shared {
     }
 }
 
-/// The rings (each memory of the device) as the snapshot shows them.
-struct Rings(Vec<(String, rfm_memory::Device)>);
-
-impl Rings {
-    fn open(device: &str, library: Option<&Path>) -> Result<Rings, Failure> {
-        let mut rings = Vec::new();
-        for memory in memories(device) {
-            rings.push((memory.clone(), open(&memory, library)?));
-        }
-        Ok(Rings(rings))
-    }
-
-    fn json(&self) -> Value {
-        Value::Array(
-            self.0
-                .iter()
-                .map(|(memory, dev)| {
-                    let state = rfm_core::link::ring_state(dev);
-                    json!({
-                        "memory": memory,
-                        "open": state.describe().is_some(),
-                        "state": state.describe().unwrap_or_else(|| "whole".to_owned()),
-                        "fix": state.fix(),
-                    })
-                })
-                .collect(),
-        )
-    }
-}
-
 pub fn run(args: &ServeArgs, library: Option<&Path>) -> Result<(), Failure> {
     crate::recording::plot::font()?;
     // The address first: a port in use is said at once, not after --wait.
@@ -167,12 +143,7 @@ pub fn run(args: &ServeArgs, library: Option<&Path>) -> Result<(), Failure> {
             args.listen
         ))
     })?;
-    let watch = WatchArgs::for_serve(&args.device, args.region_offset, args.wait, &args.interface);
-    let mut lab = Lab::open(&watch, library)?;
-    if let Some(file) = &args.interface {
-        lab.check_interface(file)?;
-    }
-    let rings = Rings::open(&args.device, library)?;
+    let mut labs = Labs::open(args, library)?;
     let shared = Arc::new(Shared::new());
     {
         let (server, shared) = (Arc::new(server), Arc::clone(&shared));
@@ -180,25 +151,14 @@ pub fn run(args: &ServeArgs, library: Option<&Path>) -> Result<(), Failure> {
     }
     eprintln!(
         "rfmctl: serving http://{}/ (the lab on {})",
-        args.listen, args.device
+        args.listen,
+        labs.devices()
     );
     loop {
-        lab.poll_for(SNAPSHOT_EVERY);
-        let now = Instant::now();
+        labs.poll_for(SNAPSHOT_EVERY);
         let time_ms = rfm_frames::wall::now_ns() / 1_000_000;
-        let mut snapshot = lab.json(now);
+        let mut snapshot = labs.json(Instant::now());
         snapshot["time_ms"] = json!(time_ms);
-        snapshot["rings"] = rings.json();
-        let remote = snapshot["slots"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|n| n["holder"]["remote"].as_bool() == Some(true));
-        snapshot["latency_holds"] = json!(if remote {
-            "between hosts only when their clocks are synchronised (PTP): a node runs on another host"
-        } else {
-            "one host: every node reads one clock"
-        });
         {
             let mut history = shared.history.lock().unwrap_or_else(|e| e.into_inner());
             history.add(time_ms, &snapshot);

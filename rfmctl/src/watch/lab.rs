@@ -9,7 +9,7 @@ use rfm_memory::Device;
 
 use super::others::{others, Other};
 use super::slot::{Reader, SlotView};
-use super::{json_value, poll_for, views, Shown, WatchArgs};
+use super::{json_value, views, Shown, WatchArgs};
 use crate::failure::Failure;
 use crate::foreign::{self, Structs};
 use crate::open::waiting;
@@ -49,10 +49,13 @@ impl Lab {
         })
     }
 
-    /// Refuses an interface file none of whose nodes runs here, or whose
-    /// namesake running here was built from another version of it.
-    pub(crate) fn check_interface(&self, file: &Path) -> Result<(), Failure> {
-        let interface = foreign::load(file)?;
+    /// How many nodes of `interface` (read from `file`) run here; refuses
+    /// one running here that was built from another version of the file.
+    pub(crate) fn check_interface(
+        &self,
+        interface: &rfm_interface::Interface,
+        file: &Path,
+    ) -> Result<usize, Failure> {
         let fingerprint = interface.fingerprint();
         let mut ours = 0;
         for v in &self.views {
@@ -76,25 +79,36 @@ impl Lab {
             }
             ours += 1;
         }
-        if ours == 0 && !interface.nodes.is_empty() {
-            return Err(Failure::usage(anyhow!(
-                "{}: none of {}'s nodes ({}) runs on this memory: give the file its FMUs were                  built from, or start them",
-                self.args.device,
-                file.display(),
-                interface.name
-            )));
-        }
-        Ok(())
+        Ok(ours)
     }
 
-    /// Polls every node, other area and struct each millisecond for `interval`.
+    /// Polls every node, other area and struct each millisecond for
+    /// `interval`, then [`Lab::refresh`]es.
     pub(crate) fn poll_for(&mut self, interval: Duration) {
-        poll_for(
-            interval,
-            &mut self.views,
-            &mut self.others,
-            self.structs.as_mut(),
-        );
+        let start = Instant::now();
+        while start.elapsed() < interval {
+            self.poll_once();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.refresh();
+    }
+
+    /// Polls every node, other area and struct once.
+    pub(crate) fn poll_once(&mut self) {
+        let now = Instant::now();
+        for v in &mut self.views {
+            v.poll(now);
+        }
+        for o in &mut self.others {
+            o.poll(now);
+        }
+        if let Some(s) = self.structs.as_mut() {
+            s.poll(now);
+        }
+    }
+
+    /// The nodes' rates and the card's ring state, after some polls.
+    pub(crate) fn refresh(&mut self) {
         let now = Instant::now();
         for v in &mut self.views {
             v.measure_rate(now);

@@ -287,29 +287,6 @@ pub fn run(args: &WatchArgs, library: Option<&Path>) -> Result<(), Failure> {
     silent_slots(&lab.views, lab.ring)
 }
 
-/// Polls every view, other area and struct each millisecond for `interval`.
-fn poll_for(
-    interval: Duration,
-    views: &mut [SlotView],
-    others: &mut [Other],
-    mut structs: Option<&mut Structs>,
-) {
-    let start = Instant::now();
-    while start.elapsed() < interval {
-        let now = Instant::now();
-        for v in views.iter_mut() {
-            v.poll(now);
-        }
-        for o in others.iter_mut() {
-            o.poll(now);
-        }
-        if let Some(s) = structs.as_deref_mut() {
-            s.poll(now);
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 /// A watch fails when a slot it was asked for showed no valid frame, saying
 /// why for each and where the ring is open, while it is.
 fn silent_slots(views: &[SlotView], ring: Option<String>) -> Result<(), Failure> {

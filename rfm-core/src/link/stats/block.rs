@@ -33,7 +33,7 @@
 //! negative between hosts whose clocks disagree.
 
 use rfm_frames::area::STATS_LEN;
-use rfm_memory::{seqlock, Region, RegionError, WORD};
+use rfm_memory::{seqlock, Region, RegionError};
 
 /// The layout's version this build writes.
 pub const VERSION: u32 = 1;
@@ -282,8 +282,7 @@ fn read_whole(area: &Region) -> Result<Option<(u32, [u8; STATS_LEN])>, RegionErr
     let mut buf = [0u8; STATS_LEN];
     for _ in 0..8 {
         if seqlock::read_once(area, rfm_frames::area::STATS_OFFSET, &mut buf)?.is_ok() {
-            let seq = u32::from_ne_bytes(buf[..WORD].try_into().expect("one word"));
-            return Ok(Some((seq, buf)));
+            return Ok(Some((seqlock::sequence_of(&buf), buf)));
         }
         std::hint::spin_loop();
     }
