@@ -34,14 +34,18 @@ pub fn json(s: &Stats) -> Value {
     })
 }
 
-/// The step's median and p99 in µs, for the table (`-`: none published).
-pub fn cell(s: Option<&Stats>) -> String {
+/// A figure's median and p99 in µs (`figure` picks the step's or the
+/// wait's), for the table (`-`: none published).
+pub fn cell(s: Option<&Stats>, figure: impl Fn(&Stats) -> Summary) -> String {
     match s {
-        Some(s) if s.samples > 0 => format!(
-            "{:.1}/{:.1}",
-            f64::from(s.step.median) / 1e3,
-            f64::from(s.step.p99) / 1e3
-        ),
+        Some(s) if s.samples > 0 => {
+            let f = figure(s);
+            format!(
+                "{:.1}/{:.1}",
+                f64::from(f.median) / 1e3,
+                f64::from(f.p99) / 1e3
+            )
+        }
         _ => "-".to_owned(),
     }
 }

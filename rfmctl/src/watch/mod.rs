@@ -136,7 +136,7 @@ fn parse_interval(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{text}` is not a number of seconds from 0.01 to 3600"))
 }
 
-const HEADER: &str = "slot node               holder    epoch         step    sim time s    age s    rate/s missed  bad restarts step µs p50/p99  signals";
+const HEADER: &str = "slot node               holder    epoch         step    sim time s    age s    rate/s missed  bad restarts step µs p50/p99 wait µs p50/p99  signals";
 
 /// The views of `--layout seed`: the article's packet at each slot's area.
 fn seed_views(region: &Region, slots: &[u8]) -> Result<Vec<SlotView>, Failure> {

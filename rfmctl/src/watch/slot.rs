@@ -254,12 +254,13 @@ impl SlotView {
     pub(super) fn row(&self, now: Instant, width: Option<usize>) -> String {
         let h = self.health();
         let tail = format!(
-            "{:>9} {:>6} {:>4} {:>8} {:>13}",
+            "{:>9} {:>6} {:>4} {:>8} {:>13} {:>13}",
             self.rate.map_or("-".into(), |r| format!("{r:.0}")),
             h.lost,
             h.bad_frames,
             h.restarts,
-            crate::stats::cell(self.stats.as_ref()),
+            crate::stats::cell(self.stats.as_ref(), |s| s.step),
+            crate::stats::cell(self.stats.as_ref(), |s| s.wait),
         );
         let age = self.seen_at.map_or("-".into(), |t| {
             format!("{:.3}", now.duration_since(t).as_secs_f64())
