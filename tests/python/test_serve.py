@@ -142,6 +142,9 @@ def see_every_node_live_with_its_timing(page):
     # Each reader's latency of each peer; on one host.
     for reader in (0, 1, 2):
         expect(page.locator(f'#latency tr[data-reader="{reader}"]')).to_have_count(2)
+    # Cockpit and visual measure each other: the two directions' mean.
+    expect(page.locator('#latency tr[data-reader="0"][data-peer="1"] td.both')).to_have_text(
+        re.compile(r"^-?\d+\.\d$"), timeout=5_000)
     expect(page.locator("#latency-note")).to_contain_text("one host")
     expect(page.locator('#timing img[data-slot="0"]')).to_have_attribute(
         "src", re.compile(r"/chart/timing\.svg\?slot=0"))
