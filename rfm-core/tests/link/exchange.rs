@@ -140,19 +140,7 @@ fn free_mode_takes_the_newest_frame_and_never_waits() {
 
 #[test]
 fn the_seed_layout_interoperates_in_free_mode() {
-    let dev = loopback();
-    let seed = |node, peer| LinkConfig {
-        settings: LinkSettings {
-            mode: SyncMode::Free,
-            layout: Layout::Seed,
-            ..config(&dev, node, peer, 0).settings
-        },
-        ..config(&dev, node, peer, 0)
-    };
-    let mut a = AttitudeLink::open(seed(0, 1)).unwrap();
-    let mut b = AttitudeLink::open(seed(1, 0)).unwrap();
-    a.start(&input(0, u64::MAX)).unwrap();
-    b.start(&input(1, u64::MAX)).unwrap();
+    let (mut a, mut b) = started_free_pair(&loopback(), Layout::Seed);
     b.step(0, &input(1, 0)).unwrap();
     let got = a.step(0, &input(0, 0)).unwrap().unwrap();
     // float on the wire: attitude rounded to f32.

@@ -41,6 +41,24 @@ fn config(device: &str, node: u8, peer: u8, lag: u8) -> LinkConfig {
     }
 }
 
+/// Nodes 0 and 1 of the attitude preset on `dev`, both free, in `layout`,
+/// started.
+fn started_free_pair(dev: &str, layout: Layout) -> (AttitudeLink, AttitudeLink) {
+    let free = |node, peer| LinkConfig {
+        settings: LinkSettings {
+            mode: SyncMode::Free,
+            layout,
+            ..config(dev, node, peer, 0).settings
+        },
+        ..config(dev, node, peer, 0)
+    };
+    let mut a = AttitudeLink::open(free(0, 1)).unwrap();
+    let mut b = AttitudeLink::open(free(1, 0)).unwrap();
+    a.start(&input(0, u64::MAX)).unwrap();
+    b.start(&input(1, u64::MAX)).unwrap();
+    (a, b)
+}
+
 fn loopback() -> String {
     format!("loopback:{}", common::unique("link"))
 }

@@ -78,17 +78,7 @@ fn a_slowed_node_shows_in_its_peers_published_wait_and_latency() {
 #[test]
 fn a_held_frame_counts_once_at_its_first_take() {
     let dev = loopback();
-    let free = |node, peer| LinkConfig {
-        settings: LinkSettings {
-            mode: SyncMode::Free,
-            ..config(&dev, node, peer, 0).settings
-        },
-        ..config(&dev, node, peer, 0)
-    };
-    let mut a = AttitudeLink::open(free(0, 1)).unwrap();
-    let mut b = AttitudeLink::open(free(1, 0)).unwrap();
-    a.start(&input(0, u64::MAX)).unwrap();
-    b.start(&input(1, u64::MAX)).unwrap();
+    let (mut a, mut b) = started_free_pair(&dev, Layout::Framed);
     let slow = std::thread::spawn(move || {
         for k in 0..60 {
             std::thread::sleep(Duration::from_millis(20));

@@ -239,6 +239,22 @@ fn publish_attitude_steps(
     area
 }
 
+/// A running attitude node in `slot` of `m`, its own peer (a self-loop).
+fn running_node(m: &Shm, slot: u8) -> rfm_core::link::AttitudeLink {
+    let mut l = rfm_core::link::AttitudeLink::open(rfm_core::link::LinkConfig {
+        node_slot: slot,
+        peer_slot: slot,
+        settings: rfm_interface::settings::LinkSettings {
+            device: m.device.parse().expect("a device string"),
+            ..Default::default()
+        },
+        ..rfm_core::link::LinkConfig::default()
+    })
+    .unwrap();
+    l.start(&Sample::default()).unwrap();
+    l
+}
+
 fn watch_json(args: &[&str]) -> (i32, serde_json::Value, String) {
     let (code, out, err) = run(args);
     let v = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out} {err}"));

@@ -2,7 +2,6 @@
 //! itself is tested in a real browser: tests/python/test_serve.py).
 
 use super::*;
-use rfm_interface::settings::LinkSettings;
 
 #[test]
 fn serve_refuses_a_port_in_use_and_a_memory_that_is_not_there() {
@@ -46,23 +45,8 @@ fn free_port() -> u16 {
 /// the server's answers to what it does not serve.
 #[test]
 fn serve_shows_the_nodes_of_several_memories_on_one_page_and_refuses_what_it_does_not_serve() {
-    use rfm_core::link::{AttitudeLink, LinkConfig};
     let (m0, m1) = (shm(1 << 20), shm(1 << 20));
-    let link = |m: &Shm, slot: u8| {
-        let mut l = AttitudeLink::open(LinkConfig {
-            node_slot: slot,
-            peer_slot: slot,
-            settings: LinkSettings {
-                device: m.device.parse().expect("a device string"),
-                ..Default::default()
-            },
-            ..LinkConfig::default()
-        })
-        .unwrap();
-        l.start(&Sample::default()).unwrap();
-        l
-    };
-    let (_a, _b) = (link(&m0, 0), link(&m1, 1));
+    let (_a, _b) = (running_node(&m0, 0), running_node(&m1, 1));
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
     let mut serve = Following::new(
@@ -140,17 +124,8 @@ fn serve_shows_the_nodes_of_several_memories_on_one_page_and_refuses_what_it_doe
 /// naming what to do.
 #[test]
 fn serve_refuses_an_interface_file_of_other_nodes() {
-    use rfm_core::link::{AttitudeLink, LinkConfig};
     let m = shm(1 << 20);
-    let mut node = AttitudeLink::open(LinkConfig {
-        settings: LinkSettings {
-            device: m.device.parse().expect("a device string"),
-            ..Default::default()
-        },
-        ..LinkConfig::default()
-    })
-    .unwrap();
-    node.start(&Sample::default()).unwrap();
+    let _node = running_node(&m, 0);
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/interfaces/lab_struct.toml"

@@ -215,22 +215,8 @@ fn dump_fill_and_watch_through_the_rfm2g_library() {
 /// stopped one's closed mark, each judged by the watcher's own clock.
 #[test]
 fn watch_tells_a_live_holder_from_a_silent_and_a_closed_one() {
-    use rfm_core::link::{AttitudeLink, LinkConfig};
     let m = shm(1 << 20);
-    let link = |slot: u8| {
-        let mut l = AttitudeLink::open(LinkConfig {
-            node_slot: slot,
-            peer_slot: slot,
-            settings: LinkSettings {
-                device: m.device.clone().parse().expect("a device string"),
-                ..Default::default()
-            },
-            ..LinkConfig::default()
-        })
-        .unwrap();
-        l.start(&rfm_core::link::Sample::default()).unwrap();
-        l
-    };
+    let link = |slot: u8| running_node(&m, slot);
     let (live, killed, mut stopped) = (link(0), link(1), link(2));
     killed.abandon();
     stopped.close().unwrap();
