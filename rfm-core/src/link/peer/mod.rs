@@ -11,12 +11,16 @@ use super::observer::Observer;
 use super::ownership::{Held, Life, Verdict};
 use super::{Late, LeftBy, LinkConfig};
 use rfm_frames::area::Area;
-use rfm_frames::frame::framed::{Header, SyncMode};
+use rfm_frames::frame::framed::Header;
 use rfm_frames::session::Token;
 use rfm_frames::slot::ReadError;
 use rfm_interface::descriptor::Descriptor;
-use rfm_interface::{Interface, StepRatio};
+use rfm_interface::Interface;
 use rfm_memory::{Region, RegionError};
+
+mod rate;
+
+pub(crate) use rate::Rate;
 
 /// The article's packets carry no session and no heartbeat: a seed peer is live
 /// while its packet id moves. The id found when this node started proves nothing.
@@ -64,55 +68,6 @@ impl std::fmt::Debug for Peer {
             .field("bound", &self.handshake.bound())
             .field("latest", &self.observed.latest())
             .finish_non_exhaustive()
-    }
-}
-
-/// How a node reads one peer: waiting for the frame its step needs, or taking
-/// the newest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Rate {
-    /// Lockstep: step k takes the peer's frame [`StepRatio::frame_needed`].
-    Lockstep(StepRatio),
-    /// The newest frame there is (free mode, or a peer in the node's `free`).
-    Newest,
-}
-
-impl Rate {
-    /// How node `me` reads node `peer`: in lockstep at the ratio of their
-    /// periods, unless it runs free or its interface lists the peer in its `free`.
-    pub(crate) fn of(
-        config: &LinkConfig,
-        interface: &Interface,
-        me: usize,
-        peer: usize,
-    ) -> Result<Rate, super::OpenError> {
-        let (mine, theirs) = (&interface.nodes[me], &interface.nodes[peer]);
-        if config.settings.mode == SyncMode::Free || (peer != me && !mine.waits_for(peer)) {
-            return Ok(Rate::Newest);
-        }
-        let ratio = match (mine.period, theirs.period) {
-            (Some(a), Some(b)) => StepRatio::of(a, b).ok_or_else(|| {
-                super::error::open_config(
-                    "interface",
-                    &interface.name,
-                    format!(
-                        "the periods of `{}` and `{}` have no ratio that fits 64 bits",
-                        mine.name, theirs.name
-                    ),
-                )
-            })?,
-            _ => StepRatio::ONE,
-        };
-        Ok(Rate::Lockstep(ratio))
-    }
-
-    /// How the handshake treats the peer's sessions: a lockstep reader cannot
-    /// go on across a restart, a free one rebinds.
-    fn mode(self) -> SyncMode {
-        match self {
-            Rate::Lockstep(_) => SyncMode::Lockstep,
-            Rate::Newest => SyncMode::Free,
-        }
     }
 }
 
