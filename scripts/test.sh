@@ -105,9 +105,10 @@ fi
 # features for all, and nothing is built twice), run from target/release/
 # hereafter, never with `cargo run -p` (a set of one). The FMU is packaged
 # before the tests, which load it.
-step package "build-fmu: package target/fmu/rfm_attitude.fmu (linux64 + win64) and verify it"
+step package "build-fmu: package target/fmu/rfm_attitude.fmu (linux64 + win64) and verify it, and its FMI 3.0 face (target/fmu/fmi3/rfm_attitude.fmu, the same binary)"
 cargo build --release -p build-fmu -p rfm2g-sim -p rfmctl -p artefact-tests -p module-cycles
 target/release/build-fmu --platform linux64,win64 --glibc 2.28
+target/release/build-fmu --fmi 3 --from target/fmu/rfm_attitude.fmu --out target/fmu/fmi3/rfm_attitude.fmu
 
 # The workspace's tests with cargo-nextest: each test its own process, two at a
 # time across all the test binaries (cargo test runs one binary after another,
@@ -142,8 +143,8 @@ scripts/book.sh
 .venv/bin/pytest -q tests/python/test_book.py
 
 if [ "$mode" = quick ]; then
-    step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
-    .venv/bin/pytest -q tests/python/test_fmpy.py
+    step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports), and on its FMI 3.0 face (validate, two FMI 3.0 instances, an FMI 3.0 node with an FMI 2.0 node)"
+    .venv/bin/pytest -q tests/python/test_fmpy.py tests/python/test_fmi3.py
     # The lab tool reads every FMU's variables: a new variable it does not
     # know fails here, not only in the full run.
     step lab-quick "an interface's three FMUs in three processes in lockstep over shm: (lab, 2,000 steps)"
@@ -342,7 +343,7 @@ fuzz_pair fmi_calls interface_parse
 fuzz_pair resources recording_read
 fuzz_pair packed
 
-step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports)"
+step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports), and on its FMI 3.0 face (validate, two FMI 3.0 instances, an FMI 3.0 node with an FMI 2.0 node)"
 .venv/bin/pytest -q tests/python --ignore=tests/python/test_book.py \
     --ignore=tests/python/test_serve.py
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use crate::cargo;
-use crate::Platform;
+use crate::{Fmi, Platform};
 
 /// One platform's binary.
 pub struct Binary {
@@ -16,11 +16,27 @@ pub struct Binary {
 }
 
 impl Platform {
-    /// The platform's folder under `binaries/` and its library extension.
+    /// The platform's folder under `binaries/` in an FMI 2.0 FMU and its
+    /// library extension.
     pub fn dir_ext(self) -> (&'static str, &'static str) {
+        (self.dir(Fmi::V2), self.ext())
+    }
+
+    /// The platform's folder under `binaries/` in an FMU of `fmi`: FMI 3.0
+    /// names it by its platform tuple.
+    pub fn dir(self, fmi: Fmi) -> &'static str {
+        match (self, fmi) {
+            (Platform::Linux64, Fmi::V2) => "linux64",
+            (Platform::Win64, Fmi::V2) => "win64",
+            (Platform::Linux64, Fmi::V3) => "x86_64-linux",
+            (Platform::Win64, Fmi::V3) => "x86_64-windows",
+        }
+    }
+
+    pub fn ext(self) -> &'static str {
         match self {
-            Platform::Linux64 => ("linux64", "so"),
-            Platform::Win64 => ("win64", "dll"),
+            Platform::Linux64 => "so",
+            Platform::Win64 => "dll",
         }
     }
 }
@@ -88,9 +104,12 @@ pub fn from_fmu(fmu: &Path, platforms: &[Platform]) -> Result<Vec<Binary>> {
             continue;
         }
         let (dir, ext) = platform.dir_ext();
+        // Either face's folder: the binary is the same.
         let name = names.iter().find(|name| {
-            name.strip_prefix(&format!("binaries/{dir}/"))
-                .is_some_and(|rest| !rest.contains('/') && rest.ends_with(&format!(".{ext}")))
+            [Fmi::V2, Fmi::V3].iter().any(|&fmi| {
+                name.strip_prefix(&format!("binaries/{}/", platform.dir(fmi)))
+                    .is_some_and(|rest| !rest.contains('/') && rest.ends_with(&format!(".{ext}")))
+            })
         });
         let Some(name) = name else {
             if platforms.contains(&platform) {

@@ -30,14 +30,25 @@ pub enum Platform {
     Win64,
 }
 
+/// The FMI version of the description packed: the binary has both faces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Fmi {
+    /// FMI 2.0 (the default)
+    #[value(name = "2")]
+    V2,
+    /// FMI 3.0: the same node, its variables of FMI 3.0's types
+    #[value(name = "3")]
+    V3,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Profile {
     Release,
     Debug,
 }
 
-/// Packages FMI 2.0 co-simulation FMUs that couple simulators through reflective
-/// memory.
+/// Packages FMI 2.0 (or, with --fmi 3, FMI 3.0) co-simulation FMUs that couple
+/// simulators through reflective memory.
 ///
 /// Without --interface: the attitude FMU (rfm_attitude.fmu). With --interface FILE
 /// --node NAME: the FMU of that node of the interface file, named NAME_NODE.fmu,
@@ -50,7 +61,8 @@ enum Profile {
 /// or the --from FMU has it), documentation/index.html and, for an interface,
 /// resources/interface.toml and resources/node.txt. Before it says done, it
 /// re-reads the archive: the XML parses and matches the resources (GUID), each
-/// binary exports exactly the 34 FMI 2.0 co-simulation functions and is of this
+/// binary exports exactly the 34 FMI 2.0 co-simulation functions and the 75 of
+/// FMI 3.0 (one binary has both faces; --fmi picks the description) and is of this
 /// variable convention, the linux64 binary needs no glibc newer than --glibc
 /// (without it: a warning naming the systems a newer one will not load on), the
 /// win64 one imports only Windows 10's DLLs, and every file the XML implies is
@@ -116,6 +128,11 @@ struct Args {
     /// for masters that run a system from one file
     #[arg(long, requires = "interface", value_name = "OUT.ssp")]
     ssp: Option<PathBuf>,
+    /// The FMI version of the FMU: 2 (FMI 2.0), or 3 (FMI 3.0, its variables
+    /// of FMI 3.0's types: Real as Float64, Integer as Int32). The binary is
+    /// the same: it exports both faces
+    #[arg(long, value_enum, default_value = "2")]
+    fmi: Fmi,
     /// Rewrite the repository's modelDescription.xml (the attitude FMU's) from the
     /// code, and write nothing else.
     #[arg(long, conflicts_with_all = ["interface", "from"])]
@@ -204,7 +221,7 @@ fn run(args: Args) -> Result<()> {
     let targets = targets_asked(&args, &root, &cwd, out, system.as_ref())?;
     let binaries = binaries_for(&args, &root, &cwd, &targets)?;
     for target in &targets {
-        write(target, &binaries, args.glibc)?;
+        write(target, &binaries, args.glibc, args.fmi)?;
     }
     match (&args.ssp, system) {
         (Some(ssp), Some(system)) => write_simulator_ssp(&absolute(&cwd, ssp), &targets, system),
@@ -303,9 +320,17 @@ fn write_lab_ssp(out: &Path, targets: &[Target]) -> Result<()> {
 }
 
 /// Writes and verifies one .fmu.
-fn write(target: &Target, binaries: &[binaries::Binary], glibc: Option<(u32, u32)>) -> Result<()> {
-    let model =
-        model::Model::parse(target.model.xml()).context("the written modelDescription.xml")?;
+fn write(
+    target: &Target,
+    binaries: &[binaries::Binary],
+    glibc: Option<(u32, u32)>,
+    fmi: Fmi,
+) -> Result<()> {
+    let xml = match fmi {
+        Fmi::V2 => target.model.xml(),
+        Fmi::V3 => target.model.xml3(),
+    };
+    let model = model::Model::parse(xml).context("the written modelDescription.xml")?;
     step(&format!(
         "model {} (GUID {}), {} variables",
         model.model_identifier,
@@ -319,7 +344,7 @@ fn write(target: &Target, binaries: &[binaries::Binary], glibc: Option<(u32, u32
     )];
     let mut packed = Vec::new();
     for b in binaries {
-        let (dir, ext) = b.platform.dir_ext();
+        let (dir, ext) = (b.platform.dir(fmi), b.platform.ext());
         entries.push((format!("binaries/{dir}/{id}.{ext}"), b.data.clone()));
         packed.push((dir, ext));
     }

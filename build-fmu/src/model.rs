@@ -28,15 +28,17 @@ impl Model {
             let doc = roxmltree::Document::parse(&xml)
                 .context("modelDescription.xml is not well-formed XML")?;
             let root = doc.root_element();
+            let version = root.attribute("fmiVersion");
             if root.tag_name().name() != "fmiModelDescription"
-                || root.attribute("fmiVersion") != Some("2.0")
+                || !matches!(version, Some("2.0" | "3.0"))
             {
                 return Err(anyhow!(
-                    "modelDescription.xml is not an FMI 2.0 model description"
+                    "modelDescription.xml is not an FMI 2.0 or 3.0 model description"
                 ));
             }
-            let guid = root
-                .attribute("guid")
+            // FMI 3.0 calls the GUID the instantiation token.
+            let guid = (root.attribute("guid"))
+                .or_else(|| root.attribute("instantiationToken"))
                 .ok_or_else(|| anyhow!("modelDescription.xml has no guid"))?;
             let cs = root
                 .children()
@@ -45,25 +47,10 @@ impl Model {
             let id = cs
                 .attribute("modelIdentifier")
                 .ok_or_else(|| anyhow!("CoSimulation has no modelIdentifier"))?;
-            let variables = root
-                .descendants()
-                .filter(|n| n.has_tag_name("ScalarVariable"))
-                .map(|v| {
-                    let ty = v.children().find(|n| n.is_element());
-                    Variable {
-                        name: v.attribute("name").unwrap_or_default().to_owned(),
-                        causality: v.attribute("causality").unwrap_or("local").to_owned(),
-                        kind: ty
-                            .map(|t| t.tag_name().name().to_owned())
-                            .unwrap_or_default(),
-                        start: ty
-                            .and_then(|t| t.attribute("start"))
-                            .unwrap_or_default()
-                            .to_owned(),
-                        description: v.attribute("description").unwrap_or_default().to_owned(),
-                    }
-                })
-                .collect();
+            let variables = match version {
+                Some("3.0") => variables3(&root),
+                _ => variables2(&root),
+            };
             (
                 guid.to_owned(),
                 id.to_owned(),
@@ -83,4 +70,49 @@ impl Model {
             variables,
         })
     }
+}
+
+/// FMI 2.0's `ScalarVariable`s, each with its type as a child element.
+fn variables2(root: &roxmltree::Node) -> Vec<Variable> {
+    (root.descendants())
+        .filter(|n| n.has_tag_name("ScalarVariable"))
+        .map(|v| {
+            let ty = v.children().find(|n| n.is_element());
+            Variable {
+                name: v.attribute("name").unwrap_or_default().to_owned(),
+                causality: v.attribute("causality").unwrap_or("local").to_owned(),
+                kind: ty
+                    .map(|t| t.tag_name().name().to_owned())
+                    .unwrap_or_default(),
+                start: (ty.and_then(|t| t.attribute("start")))
+                    .unwrap_or_default()
+                    .to_owned(),
+                description: v.attribute("description").unwrap_or_default().to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// FMI 3.0's variables: each an element named by its type, a String's start
+/// in a `Start` child.
+fn variables3(root: &roxmltree::Node) -> Vec<Variable> {
+    let Some(list) = root.children().find(|n| n.has_tag_name("ModelVariables")) else {
+        return Vec::new();
+    };
+    (list.children())
+        .filter(|n| n.is_element())
+        .map(|v| Variable {
+            name: v.attribute("name").unwrap_or_default().to_owned(),
+            causality: v.attribute("causality").unwrap_or("local").to_owned(),
+            kind: v.tag_name().name().to_owned(),
+            start: (v.attribute("start"))
+                .or_else(|| {
+                    (v.children().find(|n| n.has_tag_name("Start")))
+                        .and_then(|s| s.attribute("value"))
+                })
+                .unwrap_or_default()
+                .to_owned(),
+            description: v.attribute("description").unwrap_or_default().to_owned(),
+        })
+        .collect()
 }

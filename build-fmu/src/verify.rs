@@ -11,7 +11,7 @@ use object::{Object, ObjectSymbol};
 use crate::model::Model;
 use fmu_model::{Model as FmuModel, CONVENTION, PRESET_GUID, RESOURCE_INTERFACE, RESOURCE_NODE};
 
-/// The 34 functions of the FMI 2.0 co-simulation API, and all a binary may export.
+/// The 34 functions of the FMI 2.0 co-simulation API: the binary's first face.
 pub const FMI2_CS_FUNCTIONS: [&str; 34] = [
     "fmi2GetTypesPlatform",
     "fmi2GetVersion",
@@ -49,6 +49,87 @@ pub const FMI2_CS_FUNCTIONS: [&str; 34] = [
     "fmi2GetStringStatus",
 ];
 
+/// The 75 functions of the FMI 3.0 API (every interface type's: the standard
+/// asks a binary for all of them), in the standard's order: the binary's
+/// second face.
+pub const FMI3_FUNCTIONS: [&str; 75] = [
+    "fmi3GetVersion",
+    "fmi3SetDebugLogging",
+    "fmi3InstantiateModelExchange",
+    "fmi3InstantiateCoSimulation",
+    "fmi3InstantiateScheduledExecution",
+    "fmi3FreeInstance",
+    "fmi3EnterInitializationMode",
+    "fmi3ExitInitializationMode",
+    "fmi3EnterEventMode",
+    "fmi3Terminate",
+    "fmi3Reset",
+    "fmi3GetFloat32",
+    "fmi3GetFloat64",
+    "fmi3GetInt8",
+    "fmi3GetUInt8",
+    "fmi3GetInt16",
+    "fmi3GetUInt16",
+    "fmi3GetInt32",
+    "fmi3GetUInt32",
+    "fmi3GetInt64",
+    "fmi3GetUInt64",
+    "fmi3GetBoolean",
+    "fmi3GetString",
+    "fmi3GetBinary",
+    "fmi3GetClock",
+    "fmi3SetFloat32",
+    "fmi3SetFloat64",
+    "fmi3SetInt8",
+    "fmi3SetUInt8",
+    "fmi3SetInt16",
+    "fmi3SetUInt16",
+    "fmi3SetInt32",
+    "fmi3SetUInt32",
+    "fmi3SetInt64",
+    "fmi3SetUInt64",
+    "fmi3SetBoolean",
+    "fmi3SetString",
+    "fmi3SetBinary",
+    "fmi3SetClock",
+    "fmi3GetNumberOfVariableDependencies",
+    "fmi3GetVariableDependencies",
+    "fmi3GetFMUState",
+    "fmi3SetFMUState",
+    "fmi3FreeFMUState",
+    "fmi3SerializedFMUStateSize",
+    "fmi3SerializeFMUState",
+    "fmi3DeserializeFMUState",
+    "fmi3GetDirectionalDerivative",
+    "fmi3GetAdjointDerivative",
+    "fmi3EnterConfigurationMode",
+    "fmi3ExitConfigurationMode",
+    "fmi3GetIntervalDecimal",
+    "fmi3GetIntervalFraction",
+    "fmi3GetShiftDecimal",
+    "fmi3GetShiftFraction",
+    "fmi3SetIntervalDecimal",
+    "fmi3SetIntervalFraction",
+    "fmi3SetShiftDecimal",
+    "fmi3SetShiftFraction",
+    "fmi3EvaluateDiscreteStates",
+    "fmi3UpdateDiscreteStates",
+    "fmi3EnterContinuousTimeMode",
+    "fmi3CompletedIntegratorStep",
+    "fmi3SetTime",
+    "fmi3SetContinuousStates",
+    "fmi3GetContinuousStateDerivatives",
+    "fmi3GetEventIndicators",
+    "fmi3GetContinuousStates",
+    "fmi3GetNominalsOfContinuousStates",
+    "fmi3GetNumberOfEventIndicators",
+    "fmi3GetNumberOfContinuousStates",
+    "fmi3EnterStepMode",
+    "fmi3GetOutputDerivatives",
+    "fmi3DoStep",
+    "fmi3ActivateModelPartition",
+];
+
 /// The names a shared library (ELF or PE) exports.
 pub fn exports(binary: &[u8]) -> Result<BTreeSet<String>> {
     let file = object::File::parse(binary).context("not a shared library this tool can read")?;
@@ -69,14 +150,16 @@ pub fn exports(binary: &[u8]) -> Result<BTreeSet<String>> {
     Ok(names)
 }
 
-/// The binary exports exactly the 34 functions.
+/// The binary exports exactly the 34 functions of FMI 2.0 and the 75 of FMI 3.0.
 pub fn check_exports(what: &str, binary: &[u8]) -> Result<()> {
     let found = exports(binary).with_context(|| format!("{what}: cannot read its export table"))?;
-    let wanted: BTreeSet<String> = FMI2_CS_FUNCTIONS.iter().map(|s| s.to_string()).collect();
+    let wanted: BTreeSet<String> = (FMI2_CS_FUNCTIONS.iter().chain(&FMI3_FUNCTIONS))
+        .map(|s| s.to_string())
+        .collect();
     let missing: Vec<_> = wanted.difference(&found).collect();
     let extra: Vec<_> = found.difference(&wanted).collect();
     if !missing.is_empty() || !extra.is_empty() {
-        bail!("{what} must export exactly the 34 FMI 2.0 co-simulation functions: missing {missing:?}, unexpected {extra:?}");
+        bail!("{what} must export exactly the 34 FMI 2.0 co-simulation functions and the 75 of FMI 3.0: missing {missing:?}, unexpected {extra:?}");
     }
     Ok(())
 }
@@ -181,12 +264,12 @@ fn check_binary(
 ) -> Result<()> {
     check_exports(name, binary)?;
     match platform {
-        "linux64" => {
+        "linux64" | "x86_64-linux" => {
             if let Some(warning) = crate::loads::check_linux(name, binary, glibc)? {
                 crate::step(&warning);
             }
         }
-        "win64" => crate::loads::check_windows(name, binary)?,
+        "win64" | "x86_64-windows" => crate::loads::check_windows(name, binary)?,
         _ => {}
     }
     if !contains(binary, CONVENTION.as_bytes()) {
@@ -219,9 +302,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_list_has_34_distinct_functions() {
+    fn the_lists_have_34_and_75_distinct_functions() {
         let set: BTreeSet<_> = FMI2_CS_FUNCTIONS.iter().collect();
         assert_eq!(set.len(), 34);
+        let set: BTreeSet<_> = FMI3_FUNCTIONS.iter().collect();
+        assert_eq!(set.len(), 75);
     }
 
     #[test]
@@ -231,7 +316,7 @@ mod tests {
         let libc = libc.expect("libc.so.6 on a Debian x86-64 machine");
         let err = check_exports("libc.so.6", &libc).unwrap_err().to_string();
         assert!(
-            err.contains("must export exactly the 34") && err.contains("fmi2DoStep"),
+            err.contains("must export exactly the 34") && err.contains("fmi3DoStep"),
             "{err}"
         );
         assert!(exports(b"not a binary").is_err());

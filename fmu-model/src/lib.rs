@@ -14,11 +14,13 @@
 
 mod category;
 pub mod fmi2;
+pub mod fmi3;
 mod params;
 mod routes;
 mod units;
 mod variables;
 mod xml;
+mod xml3;
 pub use xml::attr as xml_attr;
 
 use std::path::Path;

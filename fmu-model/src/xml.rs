@@ -104,7 +104,7 @@ impl Model {
 
     /// `<UnitDefinitions>`: each unit the variables use, once, with its SI base
     /// units where they are known.
-    fn unit_definitions(&self, out: &mut String) {
+    pub(super) fn unit_definitions(&self, out: &mut String) {
         let mut units: Vec<&str> = Vec::new();
         for v in &self.variables {
             if let Some(u) = v.unit.as_deref() {
@@ -148,7 +148,7 @@ impl Model {
 }
 
 /// `<LogCategories>`: every category the FMU logs under.
-fn log_categories(out: &mut String) {
+pub(super) fn log_categories(out: &mut String) {
     out.push_str("\n  <LogCategories>\n");
     for c in Category::ALL {
         let _ = writeln!(

@@ -11,7 +11,7 @@ use fmu_model::{Model, PRESET_GUID};
 use crate::c_args::text;
 use crate::component::new_handle;
 use crate::instance::Instance;
-use crate::logger::{Category, Logger};
+use crate::logger::{Category, Logger, Sink};
 
 /// A new component, or NULL after telling the master's logger why (when there
 /// is a logger to tell).
@@ -38,7 +38,7 @@ pub unsafe fn instantiate(
         // SAFETY: NULL or a C string, as FMI requires.
         let name = unsafe { text(instance_name) }.unwrap_or("");
         let logger = Logger::new(
-            callbacks,
+            Sink::Fmi2(callbacks),
             if name.is_empty() {
                 "rfm_attitude"
             } else {
@@ -146,7 +146,7 @@ fn resource_path(uri: &str) -> Result<String, String> {
 
 /// The model of the FMU whose description has GUID `guid`: the attitude FMU, or
 /// the one its resources describe (which must give that GUID).
-fn model_for(guid: &str, resources: Option<&str>) -> Result<Arc<Model>, String> {
+pub(crate) fn model_for(guid: &str, resources: Option<&str>) -> Result<Arc<Model>, String> {
     // Weak, so that the model is freed with the last instance: a static's
     // contents are never dropped, and an unloaded library would leave it behind.
     static ATTITUDE: Mutex<Weak<Model>> = Mutex::new(Weak::new());

@@ -1,11 +1,13 @@
 //! `rfm_attitude`: an FMI 2.0 co-simulation FMU that exchanges the signals of its
-//! node with its peers through reflective memory at every `fmi2DoStep`.
+//! node with its peers through reflective memory at every `fmi2DoStep`; the
+//! same binary's second face is FMI 3.0's ([`fmi3`], packed by `build-fmu
+//! --fmi 3`).
 //!
-//! This file holds the 34 exported C functions and nothing else: each is one
-//! `component::call` that checks the arguments it names and delegates to
+//! This file holds the 34 exported FMI 2.0 C functions and nothing else: each is
+//! one `component::call` that checks the arguments it names and delegates to
 //! `instance::Instance`. The handle, panic handling and the state machine's check
 //! are in `component`, the C arguments in `c_args`, instantiation in
-//! `instantiate`. Only these 34 symbols are exported.
+//! `instantiate`. Only these 34 symbols and FMI 3.0's 75 are exported.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod access;
@@ -13,6 +15,7 @@ mod c_args;
 mod component;
 mod config;
 mod error;
+pub mod fmi3;
 mod instance;
 mod instantiate;
 mod link_failure;

@@ -1,4 +1,5 @@
-//! Messages to the master's `fmi2CallbackLogger`, never to stderr.
+//! Messages to the master's logger (`fmi2CallbackLogger`, or FMI 3.0's
+//! `fmi3LogMessageCallback`), never to stderr.
 //!
 //! Errors and fatal errors are always reported (a master cannot diagnose a failed
 //! call otherwise); events, warnings and debug lines only when the master turned
@@ -11,12 +12,23 @@ use std::ffi::CString;
 use std::sync::Once;
 
 use fmu_model::fmi2::*;
+use fmu_model::fmi3::{fmi3InstanceEnvironment, fmi3LogMessageCallback};
 pub(crate) use fmu_model::Category;
+
+/// The master's logger, of the face it loaded.
+#[derive(Debug, Clone, Copy)]
+pub enum Sink {
+    Fmi2(fmi2CallbackFunctions),
+    Fmi3 {
+        env: fmi3InstanceEnvironment,
+        log: Option<fmi3LogMessageCallback>,
+    },
+}
 
 /// Where an instance's messages go, and which categories are on.
 #[derive(Debug, Clone)]
 pub struct Logger {
-    callbacks: fmi2CallbackFunctions,
+    sink: Sink,
     name: CString,
     debug: bool,
     /// One flag per entry of [`Category::ALL`].
@@ -47,9 +59,9 @@ fn c_format(text: &str) -> CString {
 }
 
 impl Logger {
-    pub fn new(callbacks: fmi2CallbackFunctions, name: &str, debug: bool) -> Logger {
+    pub fn new(sink: Sink, name: &str, debug: bool) -> Logger {
         Logger {
-            callbacks,
+            sink,
             name: c_string(name),
             debug,
             enabled: vec![true; Category::ALL.len()],
@@ -89,24 +101,40 @@ impl Logger {
         if !self.wants(category) {
             return;
         }
-        let Some(logger) = self.callbacks.logger else {
-            return;
-        };
         let cat = c_string(category.name());
-        let format = c_format(message);
-        // SAFETY: the master gave this callback for this instance (checked non-NULL at
-        // instantiation); every string passed is NUL-terminated and outlives the call;
-        // the format holds no conversion (every `%` is doubled), so a logger that
-        // formats reads no argument.
-        unsafe {
-            logger(
-                self.callbacks.componentEnvironment,
-                self.name.as_ptr(),
-                category.status(),
-                cat.as_ptr(),
-                format.as_ptr(),
-            )
-        };
+        match self.sink {
+            Sink::Fmi2(callbacks) => {
+                let Some(logger) = callbacks.logger else {
+                    return;
+                };
+                let format = c_format(message);
+                // SAFETY: the master gave this callback for this instance
+                // (checked non-NULL at instantiation); every string passed is
+                // NUL-terminated and outlives the call; the format holds no
+                // conversion (every `%` is doubled), so a logger that formats
+                // reads no argument.
+                unsafe {
+                    logger(
+                        callbacks.componentEnvironment,
+                        self.name.as_ptr(),
+                        category.status(),
+                        cat.as_ptr(),
+                        format.as_ptr(),
+                    )
+                };
+            }
+            Sink::Fmi3 {
+                env,
+                log: Some(log),
+            } => {
+                let text = c_string(message);
+                // SAFETY: the master gave this callback for this instance;
+                // both strings are NUL-terminated and outlive the call (FMI 3.0
+                // passes the message as it is, no format).
+                unsafe { log(env, category.status(), cat.as_ptr(), text.as_ptr()) };
+            }
+            Sink::Fmi3 { log: None, .. } => {}
+        }
     }
 }
 

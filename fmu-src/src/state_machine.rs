@@ -131,6 +131,24 @@ calls! {
     GetIntegerStatus "fmi2GetIntegerStatus" quiet S | T | E;
     GetBooleanStatus "fmi2GetBooleanStatus" quiet S | T | E;
     GetStringStatus "fmi2GetStringStatus" quiet S | T | E;
+    // The FMI 3.0 face, in the same states: Step Mode is StepComplete (the
+    // FMU has no Event Mode); its initialization takes the experiment's times.
+    SetDebugLogging3 "fmi3SetDebugLogging" quiet I | N | S | T | E;
+    EnterInitializationMode3 "fmi3EnterInitializationMode" quiet I;
+    ExitInitializationMode3 "fmi3ExitInitializationMode" log N;
+    Terminate3 "fmi3Terminate" log S | E;
+    Reset3 "fmi3Reset" log I | N | S | T | E;
+    GetFloat64 "fmi3GetFloat64" quiet N | S | T | E;
+    GetInt32 "fmi3GetInt32" quiet N | S | T | E;
+    GetBoolean3 "fmi3GetBoolean" quiet N | S | T | E;
+    GetString3 "fmi3GetString" quiet N | S | T | E;
+    SetFloat64 "fmi3SetFloat64" quiet I | N | S;
+    SetInt32 "fmi3SetInt32" quiet I | N | S;
+    SetBoolean3 "fmi3SetBoolean" quiet I | N | S;
+    SetString3 "fmi3SetString" quiet I | N | S;
+    DoStep3 "fmi3DoStep" log S;
+    // Every FMI 3.0 function this FMU does not offer (each says which).
+    Unoffered3 "an FMI 3.0 function this FMU does not offer" quiet I | N | S | T | E;
 }
 
 impl Call {
@@ -150,8 +168,9 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         // The 34 functions less the two without a component, fmi2Instantiate and
-        // fmi2FreeInstance, and the two without a state, GetTypesPlatform and GetVersion.
-        assert_eq!(names.len(), 30);
+        // fmi2FreeInstance, and the two without a state, GetTypesPlatform and
+        // GetVersion; and the FMI 3.0 face's 15 rows (one for all it does not offer).
+        assert_eq!(names.len(), 30 + 15);
         assert!(Call::ALL.iter().all(|c| !c.permits(State::Fatal)));
         assert_eq!(
             states(Call::Terminate.allowed()),

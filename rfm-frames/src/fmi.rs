@@ -27,6 +27,17 @@ impl FmiType {
         }
     }
 
+    /// The element name of an FMI 3.0 modelDescription.xml, where each FMI 2.0
+    /// type is the FMI 3.0 type of the same values (`<Float64 …/>`).
+    pub fn fmi3_name(self) -> &'static str {
+        match self {
+            FmiType::Real => "Float64",
+            FmiType::Integer => "Int32",
+            FmiType::Boolean => "Boolean",
+            FmiType::String => "String",
+        }
+    }
+
     /// The type with its article, for sentences ("an Integer", "a Real").
     pub fn with_article(self) -> &'static str {
         match self {

@@ -154,7 +154,7 @@ def test_fmpy_simulate_runs_a_self_loop(tmp_path):
         assert row["link.ok"] in ("1", "True", "true")
 
 
-def test_the_win64_dll_exports_the_34_functions(tmp_path):
+def test_the_win64_dll_exports_the_34_fmi2_functions_and_the_75_of_fmi3(tmp_path):
     import re
     import shutil
     import zipfile
@@ -181,6 +181,29 @@ def test_the_win64_dll_exports_the_34_functions(tmp_path):
         "fmi2DoStep", "fmi2CancelStep", "fmi2GetStatus", "fmi2GetRealStatus", "fmi2GetIntegerStatus",
         "fmi2GetBooleanStatus", "fmi2GetStringStatus",
     }
+    # The binary's second face: every function of FMI 3.0 (build-fmu --fmi 3).
+    types = ["Float32", "Float64", "Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32",
+             "Int64", "UInt64", "Boolean", "String", "Binary", "Clock"]
+    fmi3 = {f"fmi3{op}{t}" for op in ("Get", "Set") for t in types} | {
+        "fmi3GetVersion", "fmi3SetDebugLogging", "fmi3InstantiateModelExchange",
+        "fmi3InstantiateCoSimulation", "fmi3InstantiateScheduledExecution", "fmi3FreeInstance",
+        "fmi3EnterInitializationMode", "fmi3ExitInitializationMode", "fmi3EnterEventMode",
+        "fmi3Terminate", "fmi3Reset", "fmi3GetNumberOfVariableDependencies",
+        "fmi3GetVariableDependencies", "fmi3GetFMUState", "fmi3SetFMUState", "fmi3FreeFMUState",
+        "fmi3SerializedFMUStateSize", "fmi3SerializeFMUState", "fmi3DeserializeFMUState",
+        "fmi3GetDirectionalDerivative", "fmi3GetAdjointDerivative", "fmi3EnterConfigurationMode",
+        "fmi3ExitConfigurationMode", "fmi3GetIntervalDecimal", "fmi3GetIntervalFraction",
+        "fmi3GetShiftDecimal", "fmi3GetShiftFraction", "fmi3SetIntervalDecimal",
+        "fmi3SetIntervalFraction", "fmi3SetShiftDecimal", "fmi3SetShiftFraction",
+        "fmi3EvaluateDiscreteStates", "fmi3UpdateDiscreteStates", "fmi3EnterContinuousTimeMode",
+        "fmi3CompletedIntegratorStep", "fmi3SetTime", "fmi3SetContinuousStates",
+        "fmi3GetContinuousStateDerivatives", "fmi3GetEventIndicators", "fmi3GetContinuousStates",
+        "fmi3GetNominalsOfContinuousStates", "fmi3GetNumberOfEventIndicators",
+        "fmi3GetNumberOfContinuousStates", "fmi3EnterStepMode", "fmi3GetOutputDerivatives",
+        "fmi3DoStep", "fmi3ActivateModelPartition",
+    }
+    assert len(fmi3) == 75
+    expected |= fmi3
     assert names == expected, f"missing {expected - names}, unexpected {names - expected}"
 
 

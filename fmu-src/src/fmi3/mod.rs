@@ -1,0 +1,234 @@
+//! The FMI 3.0 face: the same instance behind FMI 3.0's Co-Simulation
+//! functions, exported beside FMI 2.0's from one binary (`build-fmu --fmi 3`
+//! packs it with an FMI 3.0 model description). Each export is one
+//! `component::call` on a row of the one state machine, as FMI 2.0's are.
+//!
+//! Variables keep their FMI 2.0 value references and are of the FMI 3.0
+//! type that holds their values (Real as Float64, Integer as Int32); `time`,
+//! the independent variable FMI 3.0 asks for, is
+//! [`TIME_VALUE_REFERENCE`]. Every function of the standard is exported:
+//! those this FMU does not offer (other types, FMU state, derivatives,
+//! clocks, Model Exchange, Scheduled Execution) return `fmi3Error` and say
+//! so to the master's logger.
+
+use std::ffi::c_char;
+
+use fmu_model::fmi3::*;
+
+use crate::access::{Boolean, Integer, Real};
+use crate::c_args::{slice, slice_mut, texts};
+use crate::component::{call, free_instance};
+use crate::error::{error, FmiResult};
+use crate::instance::Instance;
+use crate::state_machine::Call;
+
+mod instantiate;
+mod unoffered;
+
+#[unsafe(export_name = "fmi3GetVersion")]
+pub extern "C" fn fmi3_get_version() -> *const c_char {
+    c"3.0".as_ptr()
+}
+
+/// # Safety
+/// The FMI 3.0 contract: every pointer is NULL or valid.
+#[unsafe(export_name = "fmi3InstantiateCoSimulation")]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn fmi3_instantiate_co_simulation(
+    instance_name: fmi3String,
+    instantiation_token: fmi3String,
+    resource_path: fmi3String,
+    _visible: fmi3Boolean,
+    logging_on: fmi3Boolean,
+    _event_mode_used: fmi3Boolean,
+    early_return_allowed: fmi3Boolean,
+    _required_intermediate_variables: *const fmi3ValueReference,
+    _n_required_intermediate_variables: usize,
+    instance_environment: fmi3InstanceEnvironment,
+    log_message: Option<fmi3LogMessageCallback>,
+    _intermediate_update: Option<fmi3IntermediateUpdateCallback>,
+) -> fmi3Instance {
+    // SAFETY: the FMI contract on every pointer.
+    unsafe {
+        instantiate::instantiate(
+            instance_name,
+            instantiation_token,
+            resource_path,
+            logging_on,
+            early_return_allowed,
+            (instance_environment, log_message),
+        )
+    }
+}
+
+#[unsafe(export_name = "fmi3InstantiateModelExchange")]
+pub extern "C" fn fmi3_instantiate_model_exchange(
+    _instance_name: fmi3String,
+    _instantiation_token: fmi3String,
+    _resource_path: fmi3String,
+    _visible: fmi3Boolean,
+    _logging_on: fmi3Boolean,
+    instance_environment: fmi3InstanceEnvironment,
+    log_message: Option<fmi3LogMessageCallback>,
+) -> fmi3Instance {
+    instantiate::refuse_kind("ModelExchange", (instance_environment, log_message))
+}
+
+#[unsafe(export_name = "fmi3InstantiateScheduledExecution")]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn fmi3_instantiate_scheduled_execution(
+    _instance_name: fmi3String,
+    _instantiation_token: fmi3String,
+    _resource_path: fmi3String,
+    _visible: fmi3Boolean,
+    _logging_on: fmi3Boolean,
+    instance_environment: fmi3InstanceEnvironment,
+    log_message: Option<fmi3LogMessageCallback>,
+    _clock_update: Option<fmi3ClockUpdateCallback>,
+    _lock_preemption: Option<fmi3LockPreemptionCallback>,
+    _unlock_preemption: Option<fmi3LockPreemptionCallback>,
+) -> fmi3Instance {
+    instantiate::refuse_kind("ScheduledExecution", (instance_environment, log_message))
+}
+
+/// # Safety
+/// The FMI 3.0 contract: `instance` is NULL or came from an instantiation.
+#[unsafe(export_name = "fmi3FreeInstance")]
+pub unsafe extern "C" fn fmi3_free_instance(instance: fmi3Instance) {
+    // SAFETY: the FMI contract on `instance`.
+    unsafe { free_instance(instance) }
+}
+
+/// An export that is one call on the instance (as FMI 2.0's `export!`).
+macro_rules! export3 {
+    ($export:literal, $call:ident, $fn:ident, ($($arg:ident: $ty:ty),*), |$inst:ident| $body:expr) => {
+        /// # Safety
+        /// The FMI 3.0 contract: `instance` came from an instantiation, and
+        /// every pointer is NULL or valid for the count passed with it.
+        #[unsafe(export_name = $export)]
+        pub unsafe extern "C" fn $fn(instance: fmi3Instance, $($arg: $ty),*) -> fmi3Status {
+            // SAFETY: the FMI contract on `instance` and on every pointer
+            // argument, which the body turns into slices with their counts.
+            unsafe { call(instance, Call::$call, |$inst: &mut Instance| -> FmiResult { $body }) }
+        }
+    };
+}
+
+export3!("fmi3SetDebugLogging", SetDebugLogging3, fmi3_set_debug_logging,
+(logging_on: fmi3Boolean, n: usize, categories: *const fmi3String), |inst| {
+    let names = texts(slice("categories", categories, n)?)
+        .into_iter()
+        .map(|t| t.map(str::to_owned))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| error("a category is NULL or not UTF-8"))?;
+    inst.set_debug_logging(logging_on, &names)
+});
+export3!("fmi3EnterInitializationMode", EnterInitializationMode3,
+fmi3_enter_initialization_mode,
+(_tolerance_defined: fmi3Boolean, _tolerance: fmi3Float64, start_time: fmi3Float64,
+ stop_time_defined: fmi3Boolean, stop_time: fmi3Float64),
+|inst| {
+    inst.setup_experiment(start_time, stop_time_defined.then_some(stop_time))?;
+    inst.enter_initialization_mode()
+});
+export3!(
+    "fmi3ExitInitializationMode",
+    ExitInitializationMode3,
+    fmi3_exit_initialization_mode,
+    (),
+    |inst| inst.exit_initialization_mode()
+);
+export3!("fmi3Terminate", Terminate3, fmi3_terminate, (), |inst| inst
+    .terminate());
+export3!("fmi3Reset", Reset3, fmi3_reset, (), |inst| inst.reset());
+
+/// A scalar accessor's counts: FMI 3.0 passes the values' count beside the
+/// references' (an array variable has several); every variable here is one
+/// value.
+fn scalars(n_refs: usize, n_values: usize) -> FmiResult {
+    if n_refs == n_values {
+        Ok(())
+    } else {
+        Err(error(format!(
+            "{n_values} values for {n_refs} value references: every variable of this FMU is \
+             one value"
+        )))
+    }
+}
+
+export3!("fmi3GetFloat64", GetFloat64, fmi3_get_float64,
+(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3Float64, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    let (vrs, out) = (slice("valueReferences", vr, n)?, slice_mut("values", values, n)?);
+    if !vrs.contains(&TIME_VALUE_REFERENCE) {
+        return inst.access().get_plain::<Real>(vrs, out);
+    }
+    for (vr, out) in vrs.iter().zip(out.iter_mut()) {
+        match *vr {
+            TIME_VALUE_REFERENCE => *out = inst.time(),
+            _ => inst.access().get_plain::<Real>(std::slice::from_ref(vr), std::slice::from_mut(out))?,
+        }
+    }
+    Ok(())
+});
+export3!("fmi3GetInt32", GetInt32, fmi3_get_int32,
+(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3Int32, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    inst.access().get_plain::<Integer>(slice("valueReferences", vr, n)?, slice_mut("values", values, n)?)
+});
+export3!("fmi3GetBoolean", GetBoolean3, fmi3_get_boolean,
+(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3Boolean, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    let (vrs, out) = (slice("valueReferences", vr, n)?, slice_mut("values", values, n)?);
+    let mut got = vec![0; n];
+    inst.access().get_plain::<Boolean>(vrs, &mut got)?;
+    for (out, got) in out.iter_mut().zip(got) {
+        *out = got != 0;
+    }
+    Ok(())
+});
+export3!("fmi3GetString", GetString3, fmi3_get_string,
+(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3String, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    inst.access().get_string(slice("valueReferences", vr, n)?, slice_mut("values", values, n)?)
+});
+export3!("fmi3SetFloat64", SetFloat64, fmi3_set_float64,
+(vr: *const fmi3ValueReference, n: usize, values: *const fmi3Float64, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    inst.access().set_plain::<Real>(slice("valueReferences", vr, n)?, slice("values", values, n)?)
+});
+export3!("fmi3SetInt32", SetInt32, fmi3_set_int32,
+(vr: *const fmi3ValueReference, n: usize, values: *const fmi3Int32, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    inst.access().set_plain::<Integer>(slice("valueReferences", vr, n)?, slice("values", values, n)?)
+});
+export3!("fmi3SetBoolean", SetBoolean3, fmi3_set_boolean,
+(vr: *const fmi3ValueReference, n: usize, values: *const fmi3Boolean, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    let values: Vec<i32> = slice("values", values, n)?.iter().map(|&b| i32::from(b)).collect();
+    inst.access().set_plain::<Boolean>(slice("valueReferences", vr, n)?, &values)
+});
+export3!("fmi3SetString", SetString3, fmi3_set_string,
+(vr: *const fmi3ValueReference, n: usize, values: *const fmi3String, n_values: usize), |inst| {
+    scalars(n, n_values)?;
+    inst.access().set_strings(slice("valueReferences", vr, n)?, &texts(slice("values", values, n)?))
+});
+
+export3!("fmi3DoStep", DoStep3, fmi3_do_step,
+(t: fmi3Float64, h: fmi3Float64, _no_set_state_prior: fmi3Boolean,
+ event_handling_needed: *mut fmi3Boolean, terminate_simulation: *mut fmi3Boolean,
+ early_return: *mut fmi3Boolean, last_successful_time: *mut fmi3Float64),
+|inst| {
+    let done = inst.do_step(t, h);
+    // The step's outputs, where the master passed them (the macro's
+    // block holds the contract: each is NULL or valid): no event, no
+    // end asked for, no early return; the time reached.
+    let flags = [event_handling_needed, terminate_simulation, early_return];
+    for flag in flags.into_iter().filter(|p| !p.is_null()) {
+        *flag = false;
+    }
+    if !last_successful_time.is_null() {
+        *last_successful_time = inst.time();
+    }
+    done
+});
