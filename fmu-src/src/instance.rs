@@ -275,6 +275,8 @@ impl Instance {
     /// `fmi2DoStep`: a node with a period takes each of its own steps whose
     /// grid time lies in [t, t + h) ([`steps`]), with the inputs the master
     /// set held over all of them; one without takes one step.
+    // Always, as `Access::set_plain`: `fmi2DoStep` and `fmi3DoStep` call it.
+    #[inline(always)]
     pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult {
         self.check_step(t, h)?;
         if self.values.foreign_out.iter().any(|b| !b.is_empty()) {
