@@ -24,17 +24,18 @@ pub fn attr(text: &str) -> String {
     out
 }
 
+/// A variable's `causality` and its `initial` attribute (none for an input),
+/// as both versions of the description write them.
+pub(super) fn causality_and_initial(v: &Var) -> (&'static str, &'static str) {
+    match v.causality {
+        Causality::Parameter => ("parameter", " initial=\"exact\""),
+        Causality::Input => ("input", ""),
+        Causality::Output => ("output", " initial=\"exact\""),
+    }
+}
+
 fn variable(out: &mut String, index: usize, v: &Var) {
-    let causality = match v.causality {
-        Causality::Parameter => "parameter",
-        Causality::Input => "input",
-        Causality::Output => "output",
-    };
-    let initial = if v.causality == Causality::Input {
-        ""
-    } else {
-        " initial=\"exact\""
-    };
+    let (causality, initial) = causality_and_initial(v);
     let mut ty = format!("<{} start=\"{}\"", v.kind.name(), attr(&v.start.written()));
     let bound = |x: Option<f64>| x.map(|x| v.bound_text(x));
     for (key, value) in [
@@ -92,14 +93,20 @@ impl Model {
         );
         self.unit_definitions(&mut out);
         log_categories(&mut out);
+        self.default_experiment(&mut out);
+        self.variables_and_structure(&mut out);
+        out.push_str("  </ModelStructure>\n</fmiModelDescription>\n");
+        out
+    }
+
+    /// `<DefaultExperiment>`: ten seconds of the node's own period (1 ms
+    /// without one).
+    pub(super) fn default_experiment(&self, out: &mut String) {
         let step = self.period().map_or(0.001, |p| p.seconds());
         let _ = writeln!(
             out,
             "  <DefaultExperiment startTime=\"0\" stopTime=\"10\" stepSize=\"{step}\"/>\n"
         );
-        self.variables_and_structure(&mut out);
-        out.push_str("  </ModelStructure>\n</fmiModelDescription>\n");
-        out
     }
 
     /// `<UnitDefinitions>`: each unit the variables use, once, with its SI base

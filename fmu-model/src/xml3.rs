@@ -7,20 +7,11 @@
 use std::fmt::Write as _;
 
 use super::variables::{Causality, Var};
-use super::xml::{attr, log_categories};
+use super::xml::{attr, causality_and_initial, log_categories};
 use super::Model;
 
 fn variable(out: &mut String, index: usize, v: &Var) {
-    let causality = match v.causality {
-        Causality::Parameter => "parameter",
-        Causality::Input => "input",
-        Causality::Output => "output",
-    };
-    let initial = if v.causality == Causality::Input {
-        ""
-    } else {
-        " initial=\"exact\""
-    };
+    let (causality, initial) = causality_and_initial(v);
     let element = v.kind.fmi3_name();
     let _ = write!(
         out,
@@ -111,11 +102,7 @@ impl Model {
         self.unit_definitions(&mut out);
         self.type_definitions(&mut out);
         log_categories(&mut out);
-        let step = self.period().map_or(0.001, |p| p.seconds());
-        let _ = writeln!(
-            out,
-            "  <DefaultExperiment startTime=\"0\" stopTime=\"10\" stepSize=\"{step}\"/>\n"
-        );
+        self.default_experiment(&mut out);
         let _ = writeln!(
             out,
             "  <ModelVariables>\n    <Float64 name=\"time\" valueReference=\"{}\" \

@@ -156,63 +156,109 @@ fn scalars(n_refs: usize, n_values: usize) -> FmiResult {
     }
 }
 
-export3!("fmi3GetFloat64", GetFloat64, fmi3_get_float64,
-(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3Float64, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    let (vrs, out) = (slice("valueReferences", vr, n)?, slice_mut("values", values, n)?);
-    if !vrs.contains(&TIME_VALUE_REFERENCE) {
-        return inst.access().get_plain::<Real>(vrs, out);
-    }
-    for (vr, out) in vrs.iter().zip(out.iter_mut()) {
-        match *vr {
-            TIME_VALUE_REFERENCE => *out = inst.time(),
-            _ => inst.access().get_plain::<Real>(std::slice::from_ref(vr), std::slice::from_mut(out))?,
+/// The value accessors: `$values` is the master's array of `n` values, one
+/// per reference (every variable here is one value).
+macro_rules! access3 {
+    ($export:literal, $call:ident, $fn:ident, $values:ty, $as_slice:ident,
+     |$inst:ident, $vrs:ident, $vals:ident| $body:expr) => {
+        export3!($export, $call, $fn,
+            (vr: *const fmi3ValueReference, n: usize, values: $values, n_values: usize),
+            |$inst| {
+                scalars(n, n_values)?;
+                let $vrs = slice("valueReferences", vr, n)?;
+                let $vals = $as_slice("values", values, n)?;
+                $body
+            });
+    };
+}
+
+access3!(
+    "fmi3GetFloat64",
+    GetFloat64,
+    fmi3_get_float64,
+    *mut fmi3Float64,
+    slice_mut,
+    |inst, vrs, out| {
+        if !vrs.contains(&TIME_VALUE_REFERENCE) {
+            return inst.access().get_plain::<Real>(vrs, out);
         }
+        for (vr, out) in vrs.iter().zip(out.iter_mut()) {
+            match *vr {
+                TIME_VALUE_REFERENCE => *out = inst.time(),
+                _ => inst
+                    .access()
+                    .get_plain::<Real>(std::slice::from_ref(vr), std::slice::from_mut(out))?,
+            }
+        }
+        Ok(())
     }
-    Ok(())
-});
-export3!("fmi3GetInt32", GetInt32, fmi3_get_int32,
-(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3Int32, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    inst.access().get_plain::<Integer>(slice("valueReferences", vr, n)?, slice_mut("values", values, n)?)
-});
-export3!("fmi3GetBoolean", GetBoolean3, fmi3_get_boolean,
-(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3Boolean, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    let (vrs, out) = (slice("valueReferences", vr, n)?, slice_mut("values", values, n)?);
-    let mut got = vec![0; n];
-    inst.access().get_plain::<Boolean>(vrs, &mut got)?;
-    for (out, got) in out.iter_mut().zip(got) {
-        *out = got != 0;
+);
+access3!(
+    "fmi3GetInt32",
+    GetInt32,
+    fmi3_get_int32,
+    *mut fmi3Int32,
+    slice_mut,
+    |inst, vrs, out| inst.access().get_plain::<Integer>(vrs, out)
+);
+access3!(
+    "fmi3GetBoolean",
+    GetBoolean3,
+    fmi3_get_boolean,
+    *mut fmi3Boolean,
+    slice_mut,
+    |inst, vrs, out| {
+        let mut got = vec![0; vrs.len()];
+        inst.access().get_plain::<Boolean>(vrs, &mut got)?;
+        for (out, got) in out.iter_mut().zip(got) {
+            *out = got != 0;
+        }
+        Ok(())
     }
-    Ok(())
-});
-export3!("fmi3GetString", GetString3, fmi3_get_string,
-(vr: *const fmi3ValueReference, n: usize, values: *mut fmi3String, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    inst.access().get_string(slice("valueReferences", vr, n)?, slice_mut("values", values, n)?)
-});
-export3!("fmi3SetFloat64", SetFloat64, fmi3_set_float64,
-(vr: *const fmi3ValueReference, n: usize, values: *const fmi3Float64, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    inst.access().set_plain::<Real>(slice("valueReferences", vr, n)?, slice("values", values, n)?)
-});
-export3!("fmi3SetInt32", SetInt32, fmi3_set_int32,
-(vr: *const fmi3ValueReference, n: usize, values: *const fmi3Int32, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    inst.access().set_plain::<Integer>(slice("valueReferences", vr, n)?, slice("values", values, n)?)
-});
-export3!("fmi3SetBoolean", SetBoolean3, fmi3_set_boolean,
-(vr: *const fmi3ValueReference, n: usize, values: *const fmi3Boolean, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    let values: Vec<i32> = slice("values", values, n)?.iter().map(|&b| i32::from(b)).collect();
-    inst.access().set_plain::<Boolean>(slice("valueReferences", vr, n)?, &values)
-});
-export3!("fmi3SetString", SetString3, fmi3_set_string,
-(vr: *const fmi3ValueReference, n: usize, values: *const fmi3String, n_values: usize), |inst| {
-    scalars(n, n_values)?;
-    inst.access().set_strings(slice("valueReferences", vr, n)?, &texts(slice("values", values, n)?))
-});
+);
+access3!(
+    "fmi3GetString",
+    GetString3,
+    fmi3_get_string,
+    *mut fmi3String,
+    slice_mut,
+    |inst, vrs, out| inst.access().get_string(vrs, out)
+);
+access3!(
+    "fmi3SetFloat64",
+    SetFloat64,
+    fmi3_set_float64,
+    *const fmi3Float64,
+    slice,
+    |inst, vrs, values| inst.access().set_plain::<Real>(vrs, values)
+);
+access3!(
+    "fmi3SetInt32",
+    SetInt32,
+    fmi3_set_int32,
+    *const fmi3Int32,
+    slice,
+    |inst, vrs, values| inst.access().set_plain::<Integer>(vrs, values)
+);
+access3!(
+    "fmi3SetBoolean",
+    SetBoolean3,
+    fmi3_set_boolean,
+    *const fmi3Boolean,
+    slice,
+    |inst, vrs, values| {
+        let values: Vec<i32> = values.iter().map(|&b| i32::from(b)).collect();
+        inst.access().set_plain::<Boolean>(vrs, &values)
+    }
+);
+access3!(
+    "fmi3SetString",
+    SetString3,
+    fmi3_set_string,
+    *const fmi3String,
+    slice,
+    |inst, vrs, values| inst.access().set_strings(vrs, &texts(values))
+);
 
 export3!("fmi3DoStep", DoStep3, fmi3_do_step,
 (t: fmi3Float64, h: fmi3Float64, _no_set_state_prior: fmi3Boolean,
