@@ -156,6 +156,25 @@ fn scalars(n_refs: usize, n_values: usize) -> FmiResult {
     }
 }
 
+/// Booleans at once that [`as_integers`] holds on the stack.
+const STACK_BOOLEANS: usize = 64;
+
+/// Runs `f` on `n` integers, FMI 2.0's Booleans, which the shared accessors
+/// take in place of FMI 3.0's `bool`s: on the stack up to
+/// [`STACK_BOOLEANS`] (a master's usual call, so that a step allocates
+/// nothing, as FMI 2.0's does), on the heap beyond.
+fn as_integers<R>(n: usize, f: impl FnOnce(&mut [i32]) -> R) -> R {
+    let mut stack = [0; STACK_BOOLEANS];
+    let mut heap = Vec::new();
+    let ints = if n <= STACK_BOOLEANS {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0);
+        &mut heap[..]
+    };
+    f(ints)
+}
+
 /// The value accessors: `$values` is the master's array of `n` values, one
 /// per reference (every variable here is one value).
 macro_rules! access3 {
@@ -208,12 +227,13 @@ access3!(
     *mut fmi3Boolean,
     slice_mut,
     |inst, vrs, out| {
-        let mut got = vec![0; vrs.len()];
-        inst.access().get_plain::<Boolean>(vrs, &mut got)?;
-        for (out, got) in out.iter_mut().zip(got) {
-            *out = got != 0;
-        }
-        Ok(())
+        as_integers(vrs.len(), |got| -> FmiResult {
+            inst.access().get_plain::<Boolean>(vrs, got)?;
+            for (out, got) in out.iter_mut().zip(got) {
+                *out = *got != 0;
+            }
+            Ok(())
+        })
     }
 );
 access3!(
@@ -247,8 +267,12 @@ access3!(
     *const fmi3Boolean,
     slice,
     |inst, vrs, values| {
-        let values: Vec<i32> = values.iter().map(|&b| i32::from(b)).collect();
-        inst.access().set_plain::<Boolean>(vrs, &values)
+        as_integers(values.len(), |ints| {
+            for (int, &b) in ints.iter_mut().zip(values) {
+                *int = i32::from(b);
+            }
+            inst.access().set_plain::<Boolean>(vrs, ints)
+        })
     }
 );
 access3!(
