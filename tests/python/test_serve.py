@@ -75,6 +75,36 @@ def lab_fmus(tmp_path):
     return out
 
 
+def browsers_yield_to_the_nodes():
+    """Every Chromium process of this test at the lowest priority (nice 19).
+
+    In a lab the people watching sit at their own PCs, or a simulator PC runs
+    its nodes before anything else; on this two-core machine ten pages would
+    otherwise take the cores the nodes pace themselves on, and the test would
+    measure Chromium, not the server. Renderers forked later inherit it from
+    the process that forks them, so this runs again after pages open."""
+    parents = {}
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:]
+        parents[int(stat.parent.name)] = (int(rest.split()[1]), name)
+    def ours(pid):
+        while pid in parents and pid > 1:
+            if pid == os.getpid():
+                return True
+            pid = parents[pid][0]
+        return False
+    for pid, (_, name) in parents.items():
+        if ("chrom" in name or "headless" in name) and ours(pid):
+            try:
+                os.setpriority(os.PRIO_PROCESS, pid, 19)
+            except OSError:
+                pass
+
+
 def rfmctl(*args):
     subprocess.run([RELEASE / "rfmctl", "--library", LIB, *args], check=True,
                    capture_output=True, text=True)
@@ -86,7 +116,7 @@ def test_the_page_shows_the_running_lab_its_timing_its_struct_a_signal_and_a_rin
     fmus, writer = lab_fmus(tmp_path), lab_writer(tmp_path)
     lab = subprocess.Popen(
         [RELEASE / "lab", "--dir", fmus, "--interface", "lab",
-         "--nodes", "cockpit,visual,ios", "--stop", "60", "--real-time-factor", "1",
+         "--nodes", "cockpit,visual,ios", "--stop", "600", "--real-time-factor", "1",
          "--periods", "0.001,1/60,0.1", "--free", "visual:ios",
          "--rfm2g-sim", LIB, "--ring", tag, "--redundant"],
         cwd=ROOT, stdout=open(tmp_path / "lab.log", "w"), stderr=subprocess.STDOUT)
@@ -106,6 +136,7 @@ def test_the_page_shows_the_running_lab_its_timing_its_struct_a_signal_and_a_rin
         started(serve, "rfmctl: serving")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browsers_yield_to_the_nodes()
             page = browser.new_page(viewport={"width": 1400, "height": 1800})
             errors = []
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -125,7 +156,8 @@ def test_the_page_shows_the_running_lab_its_timing_its_struct_a_signal_and_a_rin
             proc.kill()
             proc.wait()
         for ring in ("a", "b"):
-            pathlib.Path(f"/dev/shm/rfm2g-sim.{tag}-{ring}").unlink(missing_ok=True)
+            for path in pathlib.Path("/dev/shm").glob(f"rfm2g-sim.{tag}-{ring}*"):
+                path.unlink(missing_ok=True)
 
 
 def see_every_node_live_with_its_timing(page):
@@ -198,7 +230,11 @@ def snapshot(port):
 def see_ten_browsers_change_nothing_for_the_nodes(browser, port, errors):
     """Ten more pages (each its own browser context, its own stream), opened
     and watched for three seconds: each keeps being updated, and the nodes go
-    on at their rates all along (real time), live, with no late warning."""
+    on at their rates all along (real time), live, with no late warning.
+    Chromium runs at nice 19 (`browsers_yield_to_the_nodes`): what is measured
+    is the server's cost to the nodes, not ten renderers' on two cores (the
+    CI run of f4e2480, at nice 0, saw the 1 kHz node at a fifth of its pace
+    while ten pages took 13 s to open)."""
     before, t0 = snapshot(port), time.monotonic()
     pages = []
     for _ in range(10):
@@ -207,6 +243,7 @@ def see_ten_browsers_change_nothing_for_the_nodes(browser, port, errors):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"http://127.0.0.1:{port}/")
         pages.append(page)
+        browsers_yield_to_the_nodes()
     # Each page counts its own redraws of the status line (one a snapshot).
     count = ("() => { window.updates = 0; new MutationObserver(() => window.updates++)"
              ".observe(document.getElementById('status'), { childList: true, subtree: true }); }")
