@@ -33,7 +33,7 @@ pub use params::{
     fmu_params, of_setting, spec, Param, ParamSpec, ParamValues, PARAMETER_NAMES, PARAMS,
 };
 pub use routes::{Reach, Route};
-pub use variables::{Causality, LinkField, PeerValue, Place, RingField, Var};
+pub use variables::{Causality, Element, Fmi3Shape, LinkField, PeerValue, Place, RingField, Var};
 pub use variables::{ForeignLink, ForeignValue};
 
 /// The names an FMU's variables take beyond an interface's signals, which the
@@ -111,6 +111,9 @@ pub struct Model {
     /// By value reference: how many references from it on are one run
     /// (see `routes::runs`).
     pub runs: Vec<u32>,
+    /// [`Model::variables`] as the FMI 3.0 face's accessors check them, by
+    /// value reference.
+    pub fmi3: Vec<Fmi3Shape>,
     /// The start values of this FMU's parameters: its interface file's
     /// settings for this node, else the parameter table's. Made once here,
     /// because every instantiation and reset starts from them.
@@ -141,6 +144,7 @@ impl Model {
         let routes = routes::routes(&variables);
         Model {
             param_starts,
+            fmi3: variables.iter().map(Var::fmi3_shape).collect(),
             runs: routes::runs(&routes),
             routes,
             model_identifier: format!("{}_{}", interface.name, interface.nodes[node].name),

@@ -377,7 +377,8 @@ impl Instance {
                     rfm_frames::packed::DEFAULT_ATTEMPTS
                 );
             }
-            if peer.counts.inexact > 0 && !told.1 {
+            // FMI 3.0's Int64 and UInt64 hold them exact: nothing to tell.
+            if peer.counts.inexact > 0 && !told.1 && !self.logger.fmi3() {
                 told.1 = true;
                 log::warn!(
                     "foreign node `{name}`: a 64-bit integer beyond 2^53 was read, which its \

@@ -36,6 +36,12 @@ pub struct Logger {
 }
 
 impl Logger {
+    /// Whether the master loaded the FMI 3.0 face (which says some things
+    /// otherwise: a 64-bit integer is exact there).
+    pub fn fmi3(&self) -> bool {
+        matches!(self.sink, Sink::Fmi3 { .. })
+    }
+
     /// The instance's name, as the master gave it.
     pub fn instance_name(&self) -> String {
         self.name.to_string_lossy().into_owned()

@@ -146,6 +146,22 @@ calls! {
     SetInt32 "fmi3SetInt32" quiet I | N | S;
     SetBoolean3 "fmi3SetBoolean" quiet I | N | S;
     SetString3 "fmi3SetString" quiet I | N | S;
+    GetFloat32 "fmi3GetFloat32" quiet N | S | T | E;
+    GetInt8 "fmi3GetInt8" quiet N | S | T | E;
+    GetUInt8 "fmi3GetUInt8" quiet N | S | T | E;
+    GetInt16 "fmi3GetInt16" quiet N | S | T | E;
+    GetUInt16 "fmi3GetUInt16" quiet N | S | T | E;
+    GetUInt32 "fmi3GetUInt32" quiet N | S | T | E;
+    GetInt64 "fmi3GetInt64" quiet N | S | T | E;
+    GetUInt64 "fmi3GetUInt64" quiet N | S | T | E;
+    SetFloat32 "fmi3SetFloat32" quiet I | N | S;
+    SetInt8 "fmi3SetInt8" quiet I | N | S;
+    SetUInt8 "fmi3SetUInt8" quiet I | N | S;
+    SetInt16 "fmi3SetInt16" quiet I | N | S;
+    SetUInt16 "fmi3SetUInt16" quiet I | N | S;
+    SetUInt32 "fmi3SetUInt32" quiet I | N | S;
+    SetInt64 "fmi3SetInt64" quiet I | N | S;
+    SetUInt64 "fmi3SetUInt64" quiet I | N | S;
     DoStep3 "fmi3DoStep" log S;
     // Every FMI 3.0 function this FMU does not offer (each says which).
     Unoffered3 "an FMI 3.0 function this FMU does not offer" quiet I | N | S | T | E;
@@ -169,8 +185,8 @@ mod tests {
         names.dedup();
         // The 34 functions less the two without a component, fmi2Instantiate and
         // fmi2FreeInstance, and the two without a state, GetTypesPlatform and
-        // GetVersion; and the FMI 3.0 face's 15 rows (one for all it does not offer).
-        assert_eq!(names.len(), 30 + 15);
+        // GetVersion; and the FMI 3.0 face's 31 rows (one for all it does not offer).
+        assert_eq!(names.len(), 30 + 31);
         assert!(Call::ALL.iter().all(|c| !c.permits(State::Fatal)));
         assert_eq!(
             states(Call::Terminate.allowed()),

@@ -27,14 +27,15 @@ impl FmiType {
         }
     }
 
-    /// The element name of an FMI 3.0 modelDescription.xml, where each FMI 2.0
-    /// type is the FMI 3.0 type of the same values (`<Float64 …/>`).
-    pub fn fmi3_name(self) -> &'static str {
+    /// The FMI 3.0 type of the same values (a Real is a Float64): what a
+    /// variable of this type is in the FMI 3.0 description, unless its C
+    /// type gives an exact one ([`crate::packed::CType::fmi3_type`]).
+    pub fn fmi3(self) -> Fmi3Type {
         match self {
-            FmiType::Real => "Float64",
-            FmiType::Integer => "Int32",
-            FmiType::Boolean => "Boolean",
-            FmiType::String => "String",
+            FmiType::Real => Fmi3Type::Float64,
+            FmiType::Integer => Fmi3Type::Int32,
+            FmiType::Boolean => Fmi3Type::Boolean,
+            FmiType::String => Fmi3Type::String,
         }
     }
 
@@ -46,6 +47,51 @@ impl FmiType {
             FmiType::Boolean => "a Boolean",
             FmiType::String => "a String",
         }
+    }
+}
+
+/// The FMI 3.0 types this FMU's variables take: FMI 2.0's four as FMI 3.0
+/// names them, and the exact types of a packed struct's C types (a `float`
+/// is a Float32, a `uint64` a UInt64), which FMI 2.0 widens to a Real.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fmi3Type {
+    Float32,
+    Float64,
+    Int8,
+    UInt8,
+    Int16,
+    UInt16,
+    Int32,
+    UInt32,
+    Int64,
+    UInt64,
+    Boolean,
+    String,
+}
+
+impl Fmi3Type {
+    /// The element name of an FMI 3.0 modelDescription.xml (`<Float32 …/>`),
+    /// and the suffix of its accessors (`fmi3GetFloat32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Fmi3Type::Float32 => "Float32",
+            Fmi3Type::Float64 => "Float64",
+            Fmi3Type::Int8 => "Int8",
+            Fmi3Type::UInt8 => "UInt8",
+            Fmi3Type::Int16 => "Int16",
+            Fmi3Type::UInt16 => "UInt16",
+            Fmi3Type::Int32 => "Int32",
+            Fmi3Type::UInt32 => "UInt32",
+            Fmi3Type::Int64 => "Int64",
+            Fmi3Type::UInt64 => "UInt64",
+            Fmi3Type::Boolean => "Boolean",
+            Fmi3Type::String => "String",
+        }
+    }
+
+    /// Whether it is a float type (one a unit may be declared for).
+    pub fn is_float(self) -> bool {
+        matches!(self, Fmi3Type::Float32 | Fmi3Type::Float64)
     }
 }
 

@@ -23,10 +23,10 @@ import urllib.request
 
 from playwright.sync_api import expect, sync_playwright
 
+from lab_program import LIB, RELEASE, lab_writer
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-RELEASE = ROOT / "target" / "release"
 INTERFACE = ROOT / "tests" / "interfaces" / "lab_struct.toml"
-LIB = RELEASE / "librfm2g.so"
 CHROMIUM = "/usr/bin/chromium"
 # As the machine's probe starts it: no background network, no sandbox (root).
 CHROMIUM_ARGS = [
@@ -53,17 +53,6 @@ def started(proc, what, timeout=60):
         if what in line:
             return line
     raise AssertionError(f"never said `{what}`: {''.join(seen)}")
-
-
-def lab_writer(tmp_path):
-    """The lab's program, compiled against the vendor's API (the emulator's library)."""
-    out = tmp_path / "lab_writer"
-    subprocess.run(
-        ["cc", "-O2", "-std=c11", "-Wall", "-Werror",
-         "-I", ROOT / "rfm2g-sys/include", "-I", ROOT / "rfm2g-sim/c",
-         "-I", ROOT / "fmu-src/tests/c", ROOT / "fmu-src/tests/c/lab_writer.c",
-         "-L", RELEASE, "-lrfm2g", f"-Wl,-rpath,{RELEASE}", "-o", out], check=True)
-    return out
 
 
 def lab_fmus(tmp_path):

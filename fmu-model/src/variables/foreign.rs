@@ -5,7 +5,7 @@
 use rfm_frames::fmi::Value;
 use rfm_interface::ForeignNode;
 
-use super::{Causality, Place, Var};
+use super::{Causality, Element, Place, Var};
 
 /// What a foreign node's output shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +134,11 @@ fn foreign_elements(
                 max: None,
                 description,
                 place,
+                element: Some(Element {
+                    ctype: f.ctype,
+                    index,
+                    count: f.count.map(|n| n as usize),
+                }),
             });
         }
     }
@@ -171,6 +176,7 @@ pub(super) fn foreign_outputs(node: &ForeignNode, n: usize) -> Vec<Var> {
                 node: n,
                 value: ForeignValue::Link(link),
             },
+            element: None,
         });
     }
     out

@@ -3,7 +3,8 @@
 //! Value references are the positions in this list.
 
 use crate::FmuKind;
-use rfm_frames::fmi::{FmiType, Value};
+use rfm_frames::fmi::{Fmi3Type, FmiType, Value};
+use rfm_frames::packed::CType;
 use rfm_interface::Interface;
 use rfm_memory::Network;
 
@@ -111,6 +112,39 @@ pub struct Var {
     pub max: Option<f64>,
     pub description: String,
     pub place: Place,
+    /// For an element of a foreign node's field: what FMI 3.0 makes of it.
+    pub element: Option<Element>,
+}
+
+/// A value reference as the FMI 3.0 accessors check it: the type of its
+/// variable, and the values it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fmi3Shape {
+    pub ty: Fmi3Type,
+    /// 1, an array's elements, or 0 for a later element of an array, which
+    /// is no FMI 3.0 variable of its own.
+    pub values: u32,
+}
+
+impl Var {
+    pub fn fmi3_shape(&self) -> Fmi3Shape {
+        Fmi3Shape {
+            ty: self.fmi3_type(),
+            values: self.fmi3_values().map_or(0, |n| n as u32),
+        }
+    }
+}
+
+/// An element of a packed struct's field. FMI 2.0 has a variable of each;
+/// FMI 3.0 one of the field, of the C type's own type: an array of `count`
+/// whose value reference is its first element's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Element {
+    pub ctype: CType,
+    /// Its index in its field (0 for a scalar).
+    pub index: usize,
+    /// The field's elements, for an array (`count` in the file).
+    pub count: Option<usize>,
 }
 
 impl Var {
@@ -135,6 +169,34 @@ impl Var {
                 self.max.unwrap_or(f64::INFINITY),
             ),
             Causality::Parameter | Causality::Output => (f64::NEG_INFINITY, f64::INFINITY),
+        }
+    }
+
+    /// Its FMI 3.0 type: its C type's own for an element of a packed
+    /// struct, else the one of its FMI 2.0 type's values.
+    pub fn fmi3_type(&self) -> Fmi3Type {
+        self.element
+            .map_or(self.kind.fmi3(), |e| e.ctype.fmi3_type())
+    }
+
+    /// The values of its FMI 3.0 variable: 1, an array field's count for its
+    /// first element, `None` for a later element (part of the first's array).
+    pub fn fmi3_values(&self) -> Option<usize> {
+        match self.element {
+            Some(e) if e.index > 0 => None,
+            Some(Element { count: Some(n), .. }) => Some(n),
+            _ => Some(1),
+        }
+    }
+
+    /// The name of its FMI 3.0 variable: an array's first element names the
+    /// array (`motion.u16[0]` is `motion.u16`).
+    pub fn fmi3_name(&self) -> &str {
+        match self.element {
+            Some(Element { count: Some(_), .. }) => {
+                self.name.strip_suffix("[0]").unwrap_or(&self.name)
+            }
+            _ => &self.name,
         }
     }
 
@@ -190,6 +252,7 @@ pub fn variables(
                 offset: f.offset,
                 size: f.size(),
             },
+            element: None,
         });
     }
     for (p, &i) in peers.iter().enumerate() {
@@ -226,6 +289,7 @@ fn parameters(interface: &Interface, kind: FmuKind, starts: &ParamValues) -> Vec
             max: p.max(interface.max_lag),
             description: p.description.to_owned(),
             place: Place::Param(p.param),
+            element: None,
         })
         .collect()
 }
@@ -246,6 +310,7 @@ fn own_outputs() -> impl Iterator<Item = Var> {
                 max: None,
                 description: (*description).into(),
                 place: *place,
+                element: None,
             })
     })
 }

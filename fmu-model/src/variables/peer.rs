@@ -125,5 +125,6 @@ fn peer_output(
         max: None,
         description,
         place: Place::Output { peer, value },
+        element: None,
     }
 }

@@ -20,6 +20,7 @@ use rfm_frames::packed;
 
 mod plain;
 mod runs;
+mod wide;
 
 pub use plain::{Boolean, Integer, Plain, Real};
 use runs::{long_run, run_length, CHUNK};
@@ -40,6 +41,13 @@ impl<'i> Access<'i> {
             state,
             values,
         }
+    }
+
+    /// The model the instance plays (FMI 3.0's accessors check their
+    /// references against its FMI 3.0 variables).
+    #[inline]
+    pub fn model(&self) -> &'i Model {
+        self.model
     }
 
     fn variable(&self, vr: fmi2ValueReference, kind: FmiType) -> FmiResult<&Var> {

@@ -4,16 +4,18 @@
 //! `component::call` on a row of the one state machine, as FMI 2.0's are.
 //!
 //! Variables keep their FMI 2.0 value references and are of the FMI 3.0
-//! type that holds their values (Real as Float64, Integer as Int32); `time`,
-//! the independent variable FMI 3.0 asks for, is
+//! type that holds their values (Real as Float64, Integer as Int32; a lab's
+//! struct's element as its C type's own, an array field as one variable,
+//! see `typed.rs`); `time`, the independent variable FMI 3.0 asks for, is
 //! [`TIME_VALUE_REFERENCE`]. Every function of the standard is exported:
-//! those this FMU does not offer (other types, FMU state, derivatives,
-//! clocks, Model Exchange, Scheduled Execution) return `fmi3Error` and say
-//! so to the master's logger.
+//! those this FMU does not offer (Binary and Clock variables, FMU state,
+//! derivatives, Model Exchange, Scheduled Execution) return `fmi3Error` and
+//! say so to the master's logger.
 
 use std::ffi::c_char;
 
 use fmu_model::fmi3::*;
+use rfm_frames::fmi::Fmi3Type;
 
 use crate::access::{Boolean, Integer, Real};
 use crate::c_args::{slice, slice_mut, texts};
@@ -23,6 +25,7 @@ use crate::instance::Instance;
 use crate::state_machine::Call;
 
 mod instantiate;
+mod typed;
 mod unoffered;
 
 #[unsafe(export_name = "fmi3GetVersion")]
@@ -142,20 +145,6 @@ export3!("fmi3Terminate", Terminate3, fmi3_terminate, (), |inst| inst
     .terminate());
 export3!("fmi3Reset", Reset3, fmi3_reset, (), |inst| inst.reset());
 
-/// A scalar accessor's counts: FMI 3.0 passes the values' count beside the
-/// references' (an array variable has several); every variable here is one
-/// value.
-fn scalars(n_refs: usize, n_values: usize) -> FmiResult {
-    if n_refs == n_values {
-        Ok(())
-    } else {
-        Err(error(format!(
-            "{n_values} values for {n_refs} value references: every variable of this FMU is \
-             one value"
-        )))
-    }
-}
-
 /// Booleans at once that [`as_integers`] holds on the stack.
 const STACK_BOOLEANS: usize = 64;
 
@@ -175,17 +164,16 @@ fn as_integers<R>(n: usize, f: impl FnOnce(&mut [i32]) -> R) -> R {
     f(ints)
 }
 
-/// The value accessors: `$values` is the master's array of `n` values, one
-/// per reference (every variable here is one value).
+/// The value accessors: `$values` is the master's array of `n_values`
+/// values for the `n` references (an array variable has several).
 macro_rules! access3 {
     ($export:literal, $call:ident, $fn:ident, $values:ty, $as_slice:ident,
      |$inst:ident, $vrs:ident, $vals:ident| $body:expr) => {
         export3!($export, $call, $fn,
             (vr: *const fmi3ValueReference, n: usize, values: $values, n_values: usize),
             |$inst| {
-                scalars(n, n_values)?;
                 let $vrs = slice("valueReferences", vr, n)?;
-                let $vals = $as_slice("values", values, n)?;
+                let $vals = $as_slice("values", values, n_values)?;
                 $body
             });
     };
@@ -198,15 +186,20 @@ access3!(
     *mut fmi3Float64,
     slice_mut,
     |inst, vrs, out| {
+        let time = inst.time();
+        let access = inst.access();
+        if !typed::scalars(&access, vrs, Fmi3Type::Float64, out.len())? {
+            return typed::get_float64(&access, time, vrs, out);
+        }
         if !vrs.contains(&TIME_VALUE_REFERENCE) {
-            return inst.access().get_plain::<Real>(vrs, out);
+            return access.get_plain::<Real>(vrs, out);
         }
         for (vr, out) in vrs.iter().zip(out.iter_mut()) {
             match *vr {
-                TIME_VALUE_REFERENCE => *out = inst.time(),
-                _ => inst
-                    .access()
-                    .get_plain::<Real>(std::slice::from_ref(vr), std::slice::from_mut(out))?,
+                TIME_VALUE_REFERENCE => *out = time,
+                _ => {
+                    access.get_plain::<Real>(std::slice::from_ref(vr), std::slice::from_mut(out))?
+                }
             }
         }
         Ok(())
@@ -218,7 +211,13 @@ access3!(
     fmi3_get_int32,
     *mut fmi3Int32,
     slice_mut,
-    |inst, vrs, out| inst.access().get_plain::<Integer>(vrs, out)
+    |inst, vrs, out| {
+        let access = inst.access();
+        match typed::scalars(&access, vrs, Fmi3Type::Int32, out.len())? {
+            true => access.get_plain::<Integer>(vrs, out),
+            false => typed::get(&access, vrs, out),
+        }
+    }
 );
 access3!(
     "fmi3GetBoolean",
@@ -227,8 +226,12 @@ access3!(
     *mut fmi3Boolean,
     slice_mut,
     |inst, vrs, out| {
+        let access = inst.access();
+        if !typed::scalars(&access, vrs, Fmi3Type::Boolean, out.len())? {
+            return typed::get(&access, vrs, out);
+        }
         as_integers(vrs.len(), |got| -> FmiResult {
-            inst.access().get_plain::<Boolean>(vrs, got)?;
+            access.get_plain::<Boolean>(vrs, got)?;
             for (out, got) in out.iter_mut().zip(got) {
                 *out = *got != 0;
             }
@@ -242,7 +245,7 @@ access3!(
     fmi3_get_string,
     *mut fmi3String,
     slice_mut,
-    |inst, vrs, out| inst.access().get_string(vrs, out)
+    |inst, vrs, out| typed::get_strings(&mut inst.access(), vrs, out)
 );
 access3!(
     "fmi3SetFloat64",
@@ -250,7 +253,14 @@ access3!(
     fmi3_set_float64,
     *const fmi3Float64,
     slice,
-    |inst, vrs, values| inst.access().set_plain::<Real>(vrs, values)
+    |inst, vrs, values| {
+        typed::not_time(vrs)?;
+        let mut access = inst.access();
+        match typed::scalars(&access, vrs, Fmi3Type::Float64, values.len())? {
+            true => access.set_plain::<Real>(vrs, values),
+            false => typed::set(&mut access, vrs, values),
+        }
+    }
 );
 access3!(
     "fmi3SetInt32",
@@ -258,7 +268,13 @@ access3!(
     fmi3_set_int32,
     *const fmi3Int32,
     slice,
-    |inst, vrs, values| inst.access().set_plain::<Integer>(vrs, values)
+    |inst, vrs, values| {
+        let mut access = inst.access();
+        match typed::scalars(&access, vrs, Fmi3Type::Int32, values.len())? {
+            true => access.set_plain::<Integer>(vrs, values),
+            false => typed::set(&mut access, vrs, values),
+        }
+    }
 );
 access3!(
     "fmi3SetBoolean",
@@ -267,11 +283,15 @@ access3!(
     *const fmi3Boolean,
     slice,
     |inst, vrs, values| {
+        let mut access = inst.access();
+        if !typed::scalars(&access, vrs, Fmi3Type::Boolean, values.len())? {
+            return typed::set(&mut access, vrs, values);
+        }
         as_integers(values.len(), |ints| {
             for (int, &b) in ints.iter_mut().zip(values) {
                 *int = i32::from(b);
             }
-            inst.access().set_plain::<Boolean>(vrs, ints)
+            access.set_plain::<Boolean>(vrs, ints)
         })
     }
 );
@@ -281,8 +301,30 @@ access3!(
     fmi3_set_string,
     *const fmi3String,
     slice,
-    |inst, vrs, values| inst.access().set_strings(vrs, &texts(values))
+    |inst, vrs, values| typed::set_strings(&mut inst.access(), vrs, &texts(values))
 );
+
+/// The accessors of the exact types a lab's structs give (a `float` field is
+/// a Float32, a `uint64` a UInt64): every value through [`typed`].
+macro_rules! exact3 {
+    ($($get:literal $get_call:ident $get_fn:ident, $set:literal $set_call:ident $set_fn:ident: $t:ty;)*) => {$(
+        access3!($get, $get_call, $get_fn, *mut $t, slice_mut,
+            |inst, vrs, out| typed::get(&inst.access(), vrs, out));
+        access3!($set, $set_call, $set_fn, *const $t, slice,
+            |inst, vrs, values| typed::set(&mut inst.access(), vrs, values));
+    )*};
+}
+
+exact3! {
+    "fmi3GetFloat32" GetFloat32 fmi3_get_float32, "fmi3SetFloat32" SetFloat32 fmi3_set_float32: fmi3Float32;
+    "fmi3GetInt8" GetInt8 fmi3_get_int8, "fmi3SetInt8" SetInt8 fmi3_set_int8: fmi3Int8;
+    "fmi3GetUInt8" GetUInt8 fmi3_get_uint8, "fmi3SetUInt8" SetUInt8 fmi3_set_uint8: fmi3UInt8;
+    "fmi3GetInt16" GetInt16 fmi3_get_int16, "fmi3SetInt16" SetInt16 fmi3_set_int16: fmi3Int16;
+    "fmi3GetUInt16" GetUInt16 fmi3_get_uint16, "fmi3SetUInt16" SetUInt16 fmi3_set_uint16: fmi3UInt16;
+    "fmi3GetUInt32" GetUInt32 fmi3_get_uint32, "fmi3SetUInt32" SetUInt32 fmi3_set_uint32: fmi3UInt32;
+    "fmi3GetInt64" GetInt64 fmi3_get_int64, "fmi3SetInt64" SetInt64 fmi3_set_int64: fmi3Int64;
+    "fmi3GetUInt64" GetUInt64 fmi3_get_uint64, "fmi3SetUInt64" SetUInt64 fmi3_set_uint64: fmi3UInt64;
+}
 
 export3!("fmi3DoStep", DoStep3, fmi3_do_step,
 (t: fmi3Float64, h: fmi3Float64, _no_set_state_prior: fmi3Boolean,

@@ -95,8 +95,8 @@ macro_rules! no_variables {
                 call(instance, Call::Unoffered3, |_| match n {
                     0 => Ok(()),
                     _ => Err(error(format!(
-                        "{}: no variable of this FMU is of that type (its variables are \
-                         Float64, Int32, Boolean and String)",
+                        "{}: no variable of this FMU is of that type (it has no Binary and \
+                         no Clock variables)",
                         $export
                     ))),
                 })
@@ -106,24 +106,8 @@ macro_rules! no_variables {
 }
 
 no_variables! {
-    "fmi3GetFloat32" fmi3_get_float32;
-    "fmi3GetInt8" fmi3_get_int8;
-    "fmi3GetUInt8" fmi3_get_uint8;
-    "fmi3GetInt16" fmi3_get_int16;
-    "fmi3GetUInt16" fmi3_get_uint16;
-    "fmi3GetUInt32" fmi3_get_uint32;
-    "fmi3GetInt64" fmi3_get_int64;
-    "fmi3GetUInt64" fmi3_get_uint64;
     "fmi3GetBinary" fmi3_get_binary;
     "fmi3GetClock" fmi3_get_clock;
-    "fmi3SetFloat32" fmi3_set_float32;
-    "fmi3SetInt8" fmi3_set_int8;
-    "fmi3SetUInt8" fmi3_set_uint8;
-    "fmi3SetInt16" fmi3_set_int16;
-    "fmi3SetUInt16" fmi3_set_uint16;
-    "fmi3SetUInt32" fmi3_set_uint32;
-    "fmi3SetInt64" fmi3_set_int64;
-    "fmi3SetUInt64" fmi3_set_uint64;
     "fmi3SetBinary" fmi3_set_binary;
     "fmi3SetClock" fmi3_set_clock;
 }

@@ -1,7 +1,8 @@
 /*
  * lab_struct.h: the struct lab_writer.c writes, as a lab's header declares it
  * (natural alignment: the compiler pads), and the values of write n. The
- * interface file of tests/lab_program.rs declares the same fields.
+ * interface file of tests/lab_program.rs declares its fields up to `name`;
+ * tests/interfaces/lab_struct.toml and lab_exact.toml all of them.
  */
 #ifndef LAB_STRUCT_H
 #define LAB_STRUCT_H
@@ -27,6 +28,8 @@ typedef struct LabStruct {
     double d[3];
     uint8_t on; /* a one-byte boolean */
     char name[7];
+    uint64_t count; /* past 2^53: exact in FMI 3.0's UInt64, not in a Real */
+    uint8_t flags[5];
 } LabStruct;
 
 /* The values of write n (the marker aside), host order. */
@@ -43,6 +46,8 @@ static inline void lab_values(LabStruct *v, uint64_t n) {
     for (int j = 0; j < 3; j++) v->d[j] = (double)n * 0.001 + j;
     v->on = (uint8_t)(n & 1);
     snprintf(v->name, sizeof v->name, "n%05u", (unsigned)(n % 100000));
+    v->count = (1ull << 60) + 2 * n + 1;
+    for (int j = 0; j < 5; j++) v->flags[j] = (uint8_t)(n * 7 + (uint64_t)j);
 }
 
 #endif

@@ -51,6 +51,8 @@ static void fields(volatile LabStruct *s, uint64_t n) {
     }
     s->on = v.on;
     for (size_t j = 0; j < sizeof v.name; j++) s->name[j] = v.name[j];
+    s->count = be64(v.count);
+    for (int j = 0; j < 5; j++) s->flags[j] = v.flags[j];
 }
 
 /* Write n into one ring's struct, marked as `mode` says. */

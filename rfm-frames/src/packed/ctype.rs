@@ -1,9 +1,10 @@
-//! The C types a lab's packed structs hold, and the FMI 2.0 type each becomes:
-//! one table ([`C_TYPES`]) for their names, sizes, alignments and edges.
+//! The C types a lab's packed structs hold, and the FMI 2.0 and FMI 3.0 type
+//! each becomes: one table ([`C_TYPES`]) for their names, sizes, alignments
+//! and edges.
 
 use std::fmt;
 
-use crate::fmi::FmiType;
+use crate::fmi::{Fmi3Type, FmiType};
 
 /// A field's C type (an array's element type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,42 +54,102 @@ pub struct CTypeRow {
     /// System V, and Windows x64: the three agree on these types).
     pub align: usize,
     pub fmi: FmiType,
+    /// What FMI 2.0 does at its edges.
     pub edge: Edge,
+    /// Its FMI 3.0 type: the C type's own, every value exact.
+    pub fmi3: Fmi3Type,
     /// The C spelling a header writes (`<stdint.h>`'s).
     pub c_name: &'static str,
 }
 
 /// Every C type a packed struct's field may have: the one place that maps C to
-/// FMI 2.0. Integers of 32 bits or fewer that fit FMI's `int32` are Integers;
-/// `uint32` and the 64-bit ones are Reals, since FMI 2.0 has no wider integer.
+/// FMI 2.0 and FMI 3.0. In FMI 2.0, integers of 32 bits or fewer that fit its
+/// `int32` are Integers; `uint32` and the 64-bit ones are Reals, since FMI 2.0
+/// has no wider integer. FMI 3.0 has a type of each C type's own.
 pub const C_TYPES: [(CType, CTypeRow); 12] = [
     (
         CType::Int8,
-        row("int8", 1, 1, FmiType::Integer, Edge::Exact, "int8_t"),
+        row(
+            "int8",
+            1,
+            1,
+            FmiType::Integer,
+            Fmi3Type::Int8,
+            Edge::Exact,
+            "int8_t",
+        ),
     ),
     (
         CType::Int16,
-        row("int16", 2, 2, FmiType::Integer, Edge::Exact, "int16_t"),
+        row(
+            "int16",
+            2,
+            2,
+            FmiType::Integer,
+            Fmi3Type::Int16,
+            Edge::Exact,
+            "int16_t",
+        ),
     ),
     (
         CType::Int32,
-        row("int32", 4, 4, FmiType::Integer, Edge::Exact, "int32_t"),
+        row(
+            "int32",
+            4,
+            4,
+            FmiType::Integer,
+            Fmi3Type::Int32,
+            Edge::Exact,
+            "int32_t",
+        ),
     ),
     (
         CType::Int64,
-        row("int64", 8, 8, FmiType::Real, Edge::ExactTo2Pow53, "int64_t"),
+        row(
+            "int64",
+            8,
+            8,
+            FmiType::Real,
+            Fmi3Type::Int64,
+            Edge::ExactTo2Pow53,
+            "int64_t",
+        ),
     ),
     (
         CType::Uint8,
-        row("uint8", 1, 1, FmiType::Integer, Edge::Exact, "uint8_t"),
+        row(
+            "uint8",
+            1,
+            1,
+            FmiType::Integer,
+            Fmi3Type::UInt8,
+            Edge::Exact,
+            "uint8_t",
+        ),
     ),
     (
         CType::Uint16,
-        row("uint16", 2, 2, FmiType::Integer, Edge::Exact, "uint16_t"),
+        row(
+            "uint16",
+            2,
+            2,
+            FmiType::Integer,
+            Fmi3Type::UInt16,
+            Edge::Exact,
+            "uint16_t",
+        ),
     ),
     (
         CType::Uint32,
-        row("uint32", 4, 4, FmiType::Real, Edge::Exact, "uint32_t"),
+        row(
+            "uint32",
+            4,
+            4,
+            FmiType::Real,
+            Fmi3Type::UInt32,
+            Edge::Exact,
+            "uint32_t",
+        ),
     ),
     (
         CType::Uint64,
@@ -97,25 +158,58 @@ pub const C_TYPES: [(CType, CTypeRow); 12] = [
             8,
             8,
             FmiType::Real,
+            Fmi3Type::UInt64,
             Edge::ExactTo2Pow53,
             "uint64_t",
         ),
     ),
     (
         CType::Float,
-        row("float", 4, 4, FmiType::Real, Edge::RoundsToFloat, "float"),
+        row(
+            "float",
+            4,
+            4,
+            FmiType::Real,
+            Fmi3Type::Float32,
+            Edge::RoundsToFloat,
+            "float",
+        ),
     ),
     (
         CType::Double,
-        row("double", 8, 8, FmiType::Real, Edge::Exact, "double"),
+        row(
+            "double",
+            8,
+            8,
+            FmiType::Real,
+            Fmi3Type::Float64,
+            Edge::Exact,
+            "double",
+        ),
     ),
     (
         CType::Bool,
-        row("bool", 1, 1, FmiType::Boolean, Edge::Exact, "uint8_t"),
+        row(
+            "bool",
+            1,
+            1,
+            FmiType::Boolean,
+            Fmi3Type::Boolean,
+            Edge::Exact,
+            "uint8_t",
+        ),
     ),
     (
         CType::Char(0),
-        row("char[N]", 1, 1, FmiType::String, Edge::Bytes, "char"),
+        row(
+            "char[N]",
+            1,
+            1,
+            FmiType::String,
+            Fmi3Type::String,
+            Edge::Bytes,
+            "char",
+        ),
     ),
 ];
 
@@ -124,6 +218,7 @@ const fn row(
     size: usize,
     align: usize,
     fmi: FmiType,
+    fmi3: Fmi3Type,
     edge: Edge,
     c_name: &'static str,
 ) -> CTypeRow {
@@ -132,6 +227,7 @@ const fn row(
         size,
         align,
         fmi,
+        fmi3,
         edge,
         c_name,
     }
@@ -182,6 +278,10 @@ impl CType {
         self.row().fmi
     }
 
+    pub fn fmi3_type(self) -> Fmi3Type {
+        self.row().fmi3
+    }
+
     /// The names an interface file may give, for messages.
     pub fn names() -> String {
         C_TYPES
@@ -219,5 +319,32 @@ mod tests {
         assert_eq!(CType::parse("char[N]"), None);
         assert_eq!(CType::parse("long"), None);
         assert_eq!(CType::Char(12).size(), 12);
+    }
+
+    /// The reference's C-type table says what this table says: name, C,
+    /// size and alignment, the FMI 2.0 and the FMI 3.0 type, row by row.
+    #[test]
+    fn the_references_c_type_table_is_this_table() {
+        let page = include_str!("../../../docs/src/reference/interface-file.md");
+        let rows: Vec<Vec<&str>> = page
+            .lines()
+            .skip_while(|l| !l.starts_with("| type | C |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+            .collect();
+        assert_eq!(rows.len(), C_TYPES.len(), "{rows:?}");
+        for (row, (_, want)) in rows.iter().zip(C_TYPES) {
+            let bytes = match want.name {
+                "char[N]" => "N, 1".to_owned(),
+                _ => format!("{}, {}", want.size, want.align),
+            };
+            let c = row[1].trim_matches('`');
+            assert_eq!(row[0], format!("`{}`", want.name));
+            assert!(c.starts_with(want.c_name), "{row:?}");
+            assert_eq!(row[2], bytes, "{row:?}");
+            assert_eq!(row[3], want.fmi.name(), "{row:?}");
+            assert_eq!(row[4], want.fmi3.name(), "{row:?}");
+        }
     }
 }
