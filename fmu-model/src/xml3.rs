@@ -146,6 +146,7 @@ impl Model {
     providesDirectionalDerivatives="false"
     providesAdjointDerivatives="false"
     hasEventMode="false"
+    mightReturnEarlyFromDoStep="true"
     canReturnEarlyAfterIntermediateUpdate="false"
     providesIntermediateUpdate="false"/>
 "#,

@@ -8,10 +8,12 @@
 
 use std::sync::Arc;
 
-use rfm_core::link::{Link, MasterStep};
+use rfm_core::link::Link;
 use rfm_frames::frame::framed::FrameBuf;
 use rfm_frames::wait::WaitStrategy;
 use rfm_interface::Period;
+
+mod stepping;
 
 use crate::access::Access;
 use crate::config::link_config;
@@ -19,7 +21,6 @@ use crate::error::{end_each, error, Failure, FmiError, FmiResult};
 use crate::logger::Logger;
 use crate::recording::Recording;
 use crate::state_machine::{states, Call, State};
-use crate::steps;
 use crate::values::{store, write_foreign, Outcome, Values};
 use fmu_model::fmi2::*;
 use fmu_model::{Model, Place};
@@ -45,6 +46,11 @@ pub struct Instance {
     /// Per foreign node, whether the log was told of a read given up and of
     /// an inexact value (once each).
     told_foreign: Vec<(bool, bool)>,
+    /// How long a step may wait in one call before it returns early (an
+    /// FMI 3.0 master's `earlyReturnAllowed`); `None`: until it ends.
+    patience: Option<std::time::Duration>,
+    /// Whether the last step returned early.
+    returned_early: bool,
 }
 
 impl Instance {
@@ -90,6 +96,8 @@ impl Instance {
             step: 0,
             told_master_step: false,
             told_foreign: Vec::new(),
+            patience: None,
+            returned_early: false,
         }
     }
 
@@ -267,154 +275,10 @@ impl Instance {
     }
 
     pub fn reset(&mut self) -> FmiResult {
-        let logger = self.logger.clone();
+        let (logger, patience) = (self.logger.clone(), self.patience);
         *self = Instance::new(logger, self.model.clone());
-        Ok(())
-    }
-
-    /// `fmi2DoStep`: a node with a period takes each of its own steps whose
-    /// grid time lies in [t, t + h) ([`steps`]), with the inputs the master
-    /// set held over all of them; one without takes one step.
-    // Always, as `Access::set_plain`: `fmi2DoStep` and `fmi3DoStep` call it.
-    #[inline(always)]
-    pub fn do_step(&mut self, t: f64, h: f64) -> FmiResult {
-        self.check_step(t, h)?;
-        if self.values.foreign_out.iter().any(|b| !b.is_empty()) {
-            let link = self.values.link.as_mut().expect("StepComplete has a link");
-            write_foreign(link, &self.values.foreign_out)?;
-        }
-        match self.period {
-            None => self.node_step(self.step, t)?,
-            Some(period) => self.grid_steps(period, t, h)?,
-        }
-        self.time = t + h;
-        if !self.link().foreign().is_empty() {
-            self.tell_foreign();
-        }
-        Ok(())
-    }
-
-    /// A master's step continues from where the last ended, is of a positive
-    /// size, and ends by the stop time.
-    #[inline]
-    fn check_step(&self, t: f64, h: f64) -> FmiResult {
-        if !steps::continues(t, self.time) {
-            return Err(error(format!(
-                "currentCommunicationPoint {t} does not continue from {}, where \
-                 the previous step ended (the first starts at startTime): a master steps on \
-                 from where it was, without jumps or steps back (within 1e-9 relative plus \
-                 1 ns)",
-                self.time
-            )));
-        }
-        if !(h.is_finite() && h > 0.0) {
-            return Err(error(format!("communicationStepSize {h} must be > 0")));
-        }
-        if let Some(stop) = self.stop_time {
-            if t + h > stop + steps::tolerance(stop) {
-                return Err(error(format!(
-                    "the step to {} passes the stop time {stop}",
-                    t + h
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// The node's own steps whose grid time lies in [t, t + h): each told
-    /// which of the master's step it is when there are several.
-    fn grid_steps(&mut self, period: Period, t: f64, h: f64) -> FmiResult {
-        if !period.matches(h) && !self.told_master_step {
-            self.told_master_step = true;
-            log::warn!(
-                "master step {h} s, this node's period {period} s: its steps are \
-                 taken at startTime + {}, inputs held between",
-                steps::grid_text(period)
-            );
-        }
-        let taken = steps::taken(period, self.start_time, self.step, t, h);
-        let several = taken.end - taken.start > 1;
-        for k in taken.clone() {
-            if several {
-                self.link().set_master_step(Some(MasterStep {
-                    index: k - taken.start,
-                    steps: taken.end - taken.start,
-                    size: h,
-                }));
-            }
-            // The master's own time where it is the step's (the first
-            // of a doStep on the grid), else the grid's.
-            let grid = steps::grid(period, self.start_time, k);
-            let time = if (grid - t).abs() <= steps::tolerance(t) {
-                t
-            } else {
-                grid
-            };
-            let stepped = self.node_step(k, time);
-            if several {
-                self.link().set_master_step(None);
-            }
-            stepped?;
-        }
-        Ok(())
-    }
-
-    /// Warns the master's log the first time a foreign node's read gives up
-    /// or reads a 64-bit value a Real rounds: counted in its outputs after that.
-    #[cold]
-    fn tell_foreign(&mut self) {
-        let link = self.values.link.as_ref().expect("StepComplete has a link");
-        self.told_foreign
-            .resize(link.foreign().len(), (false, false));
-        for (peer, told) in link.foreign().iter().zip(&mut self.told_foreign) {
-            let name = &link.interface().foreign[peer.node()].name;
-            if peer.counts.gave_up > 0 && !told.0 {
-                told.0 = true;
-                log::warn!(
-                    "foreign node `{name}`: no whole struct could be read at a step ({} \
-                     attempts); its outputs keep the last one, and `{name}.link.gaveUp` \
-                     counts such steps",
-                    rfm_frames::packed::DEFAULT_ATTEMPTS
-                );
-            }
-            // FMI 3.0's Int64 and UInt64 hold them exact: nothing to tell.
-            if peer.counts.inexact > 0 && !told.1 && !self.logger.fmi3() {
-                told.1 = true;
-                log::warn!(
-                    "foreign node `{name}`: a 64-bit integer beyond 2^53 was read, which its \
-                     Real output holds rounded; `{name}.link.inexact` counts them"
-                );
-            }
-        }
-    }
-
-    fn link(&mut self) -> &mut Link {
-        self.values.link.as_mut().expect("StepComplete has a link")
-    }
-
-    /// Node step `k` at simulation time `t`: publish, wait by the rule, take.
-    #[inline(always)]
-    fn node_step(&mut self, k: u64, t: f64) -> FmiResult {
-        let v = &mut self.values;
-        v.realtime.check();
-        let link = v.link.as_mut().expect("StepComplete has a link");
-        let report = match link.step(k, t, &mut v.frame) {
-            Ok(report) => report,
-            Err(e) => {
-                // A master may read the outputs after an error to see why: the
-                // link diagnostics say what the link saw; the peers' signals keep
-                // their last good values.
-                v.outcome = Outcome::Failed;
-                v.report = Some(link.report());
-                return Err(FmiError::from(e).at(format!("step {k}, t = {t}")));
-            }
-        };
-        if let Some(recording) = &mut v.recording {
-            recording.step(link, &report, &v.frame);
-        }
-        v.report = Some(report);
-        v.outcome = Outcome::Ok;
-        self.step = k + 1;
+        // The master's permission is the instantiation's.
+        self.patience = patience;
         Ok(())
     }
 

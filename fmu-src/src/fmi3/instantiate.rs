@@ -48,20 +48,19 @@ pub unsafe fn instantiate(
         if name.is_empty() {
             return refuse("instanceName is NULL, empty or not UTF-8".to_owned());
         }
-        if early_return_allowed {
-            logger.log(
-                Category::Events,
-                "earlyReturnAllowed: this FMU's steps do not return early yet; a step waits \
-                 for its peers up to `timeout` as an FMI 2.0 step does",
-            );
-        }
         // SAFETY: NULL or C strings (this function's contract).
         let (token, resources) = unsafe { (text(token), text(resource_path)) };
         let Some(token) = token else {
             return refuse("instantiationToken is NULL or not UTF-8".to_owned());
         };
         match model_for(token, resources) {
-            Ok(model) => new_handle(logger.clone(), Instance::new(logger, model)),
+            Ok(model) => {
+                let mut instance = Instance::new(logger.clone(), model);
+                if early_return_allowed {
+                    instance.allow_early_return();
+                }
+                new_handle(logger, instance)
+            }
             Err(e) => refuse(e),
         }
     }));

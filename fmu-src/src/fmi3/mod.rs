@@ -334,10 +334,12 @@ export3!("fmi3DoStep", DoStep3, fmi3_do_step,
     let done = inst.do_step(t, h);
     // The step's outputs, where the master passed them (the macro's
     // block holds the contract: each is NULL or valid): no event, no
-    // end asked for, no early return; the time reached.
-    let flags = [event_handling_needed, terminate_simulation, early_return];
-    for flag in flags.into_iter().filter(|p| !p.is_null()) {
-        *flag = false;
+    // end asked for; whether it returned early (a peer late, where the
+    // master allows it), and the time reached.
+    let early = inst.returned_early();
+    let flags = [(event_handling_needed, false), (terminate_simulation, false), (early_return, early)];
+    for (flag, value) in flags.into_iter().filter(|(p, _)| !p.is_null()) {
+        *flag = value;
     }
     if !last_successful_time.is_null() {
         *last_successful_time = inst.time();

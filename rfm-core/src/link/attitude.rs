@@ -88,6 +88,19 @@ impl AttitudeLink {
         Ok(self.latest())
     }
 
+    /// [`Link::step_within`]: `None` if the step returned early (the next
+    /// call of step `k` goes on, `sample` of the first call published).
+    pub fn step_within(
+        &mut self,
+        k: u64,
+        sample: &Sample,
+        patience: std::time::Duration,
+    ) -> Result<Option<Option<PeerSample>>, LinkError> {
+        sample.write(self.frame.payload_mut());
+        let stepped = (self.link).step_within(k, sample.sim_time, &mut self.frame, patience)?;
+        Ok(stepped.map(|_| self.latest()))
+    }
+
     /// The first peer's newest frame taken, as an attitude sample (lockstep: the
     /// one of the last step).
     pub fn latest(&self) -> Option<PeerSample> {

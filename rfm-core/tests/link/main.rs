@@ -19,6 +19,7 @@ use rfm_frames::frame::Layout;
 use rfm_frames::wait::WaitStrategy;
 
 mod config;
+mod early;
 mod exchange;
 mod files;
 mod interrupts;

@@ -66,6 +66,8 @@ pub struct Link {
     card: Option<rfm_memory::Device>,
     /// The structs the lab's own programs write, read after every step.
     foreign: Vec<ForeignPeer>,
+    /// A step that returned early, to be resumed ([`Link::step_within`]).
+    resume: Option<step::Resume>,
 }
 
 impl std::fmt::Debug for Link {
@@ -127,6 +129,7 @@ impl Link {
             redundant,
             card,
             foreign,
+            resume: None,
             recorder: Recorder::new(peer_slots.into_iter()),
         })
     }
@@ -208,14 +211,46 @@ impl Link {
         sim_time: f64,
         frame: &mut FrameBuf,
     ) -> Result<StepReport, LinkError> {
-        match self.step_once(k, sim_time, frame) {
-            Ok(report) if self.foreign.is_empty() => Ok(report),
-            Ok(report) => match self.take_foreign(k, report.read_at) {
+        match self.step_once::<false>(k, sim_time, frame, Duration::ZERO) {
+            Ok(Some(report)) if self.foreign.is_empty() => Ok(report),
+            Ok(Some(report)) => match self.take_foreign(k, report.read_at) {
                 Ok(()) => Ok(report),
                 Err(e) => Err(self.failing(e)),
             },
+            Ok(None) => unreachable!("a step that cannot return early waits until it ends"),
             Err(e) => Err(self.failing(e)),
         }
+    }
+
+    /// [`Link::step`], returning `None` once `patience` has passed while its
+    /// lockstep wait for its peers' frames goes on (an FMI 3.0 master that
+    /// allows an early return gets control back): the step is published and
+    /// the wait continues at the next call for the same `k` (its `frame` is
+    /// not published again), its time counted from its first call, so its
+    /// timeouts hold as for one call.
+    #[inline(never)]
+    pub fn step_within(
+        &mut self,
+        k: u64,
+        sim_time: f64,
+        frame: &mut FrameBuf,
+        patience: Duration,
+    ) -> Result<Option<StepReport>, LinkError> {
+        match self.step_once::<true>(k, sim_time, frame, patience) {
+            Ok(Some(report)) if self.foreign.is_empty() => Ok(Some(report)),
+            Ok(Some(report)) => match self.take_foreign(k, report.read_at) {
+                Ok(()) => Ok(Some(report)),
+                Err(e) => Err(self.failing(e)),
+            },
+            Ok(None) => Ok(None),
+            Err(e) => Err(self.failing(e)),
+        }
+    }
+
+    /// The peers a step that returned early still waits for, as a sentence
+    /// names them.
+    pub fn awaited(&mut self) -> String {
+        self.node.exchange().awaited()
     }
 
     /// The lab's structs after step `k` (read at `now`): from the memory,

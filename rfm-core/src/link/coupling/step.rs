@@ -3,7 +3,7 @@
 //! now and then, and its real-time pace. The path every `fmi2DoStep` takes.
 
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Link;
 use crate::link::liveness::Heartbeat;
@@ -13,6 +13,17 @@ use crate::link::{rings, LinkError, StepReport};
 use rfm_frames::frame::framed::{FrameBuf, SyncMode};
 use rfm_frames::wait::WaitStrategy;
 use rfm_memory::DeviceError;
+
+/// A step that returned before its peers' frames were all there
+/// ([`Link::step_within`]): published at `start`, waiting since `published`;
+/// the next call for the same step goes on waiting.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Resume {
+    k: u64,
+    start: Instant,
+    published: Instant,
+    sampled: bool,
+}
 
 impl Link {
     /// Wakes peers waiting on network interrupts (waitStrategy = event).
@@ -24,13 +35,18 @@ impl Link {
         Ok(())
     }
 
+    /// Step `k`; with `EARLY`, `None` when `patience` passed before its
+    /// peers' frames were all there (see [`Resume`]). Without, none of that
+    /// is compiled in: FMI 2.0's step (and an FMI 3.0 step without early
+    /// return) pays nothing for it.
     #[inline]
-    pub(super) fn step_once(
+    pub(super) fn step_once<const EARLY: bool>(
         &mut self,
         k: u64,
         sim_time: f64,
         frame: &mut FrameBuf,
-    ) -> Result<StepReport, LinkError> {
+        patience: Duration,
+    ) -> Result<Option<StepReport>, LinkError> {
         if let Some(owner) = self.heartbeat.as_ref().and_then(Heartbeat::taken_by) {
             let c = self.node.config();
             return Err(LinkError::SlotTakenOver {
@@ -39,45 +55,77 @@ impl Link {
                 owner,
             });
         }
-        // One clock read per step (while spinning, more only every 64 polls),
-        // before the publish: the frame is stamped with it.
-        let start = self.clock.now();
-        let wall_ns = self.clock.last_wall_ns();
-        self.node.publish(k + 1, (sim_time, wall_ns), frame)?;
-        if let Some(player) = &mut self.player {
-            player.play(&mut self.node, k, start, frame.payload())?;
-            return Ok(self.report());
-        }
-        self.signal(k + 1).map_err(LinkError::Events)?;
-        // A sampled step (at most one a millisecond) reads the time after
-        // its publish and at its end as well (stats/window.rs).
-        let sampled = self.recorder.due(start);
-        let published = if sampled { self.clock.now() } else { start };
+        let resumed = match self.resume {
+            Some(r) if EARLY && r.k == k => {
+                self.resume = None;
+                Some((r.start, r.published, r.sampled))
+            }
+            _ => None,
+        };
+        let (start, published, sampled) = match resumed {
+            Some(resumed) => resumed,
+            None => {
+                // One clock read per step (while spinning, more only every 64
+                // polls), before the publish: the frame is stamped with it.
+                let start = self.clock.now();
+                let wall_ns = self.clock.last_wall_ns();
+                self.node.publish(k + 1, (sim_time, wall_ns), frame)?;
+                if let Some(player) = &mut self.player {
+                    player.play(&mut self.node, k, start, frame.payload())?;
+                    return Ok(Some(self.report()));
+                }
+                self.signal(k + 1).map_err(LinkError::Events)?;
+                // A sampled step (at most one a millisecond) reads the time
+                // after its publish and at its end as well (stats/window.rs).
+                let sampled = self.recorder.due(start);
+                let published = if sampled { self.clock.now() } else { start };
+                (start, published, sampled)
+            }
+        };
         if self.node.config().settings.mode == SyncMode::Free {
             self.node.exchange().free_read(published)?;
-        } else {
-            self.wait_lockstep(k, published)?;
+        } else if self
+            .wait_lockstep::<EARLY>(k, published, patience)?
+            .is_pending()
+        {
+            self.resume = Some(Resume {
+                k,
+                start,
+                published,
+                sampled,
+            });
+            return Ok(None);
         }
         self.tell_rings(k);
         if sampled {
             self.sample(k, start, published);
         }
         self.pace(k, sim_time);
-        Ok(self.report())
+        Ok(Some(self.report()))
     }
 
     /// Lockstep: polls for step `k`'s frames of every peer, from `now` on,
-    /// as the wait strategy says.
+    /// as the wait strategy says; with `EARLY`, pending once `patience` has
+    /// passed.
     #[inline]
-    fn wait_lockstep(&mut self, k: u64, mut now: Instant) -> Result<(), LinkError> {
+    fn wait_lockstep<const EARLY: bool>(
+        &mut self,
+        k: u64,
+        mut now: Instant,
+        patience: Duration,
+    ) -> Result<Poll<()>, LinkError> {
         let mut polls: u64 = 0;
+        let mut deadline = None;
         loop {
             if let Poll::Ready(()) = self.node.exchange().poll_lockstep(k, now)? {
                 self.waiter.waited(polls);
-                return Ok(());
+                return Ok(Poll::Ready(()));
             }
             if polls == 0 {
                 self.waiter.begin();
+                if EARLY {
+                    deadline = Some(self.clock.now() + patience);
+                }
             }
             match (self.waiter.strategy(), &self.events) {
                 (WaitStrategy::Event, Some(events)) => {
@@ -92,6 +140,9 @@ impl Link {
             }
             if !self.waiter.spins(polls) || polls.is_multiple_of(64) {
                 now = self.clock.now();
+                if EARLY && deadline.is_some_and(|d| now >= d) {
+                    return Ok(Poll::Pending);
+                }
             }
             polls += 1;
         }

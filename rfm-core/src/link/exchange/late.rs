@@ -55,6 +55,25 @@ impl Exchange {
         }
     }
 
+    /// The peers the step under way still waits for, as a sentence names
+    /// them: "frame 42 (its step 41) of node `ios` (slot 2)", joined by "and".
+    #[cold]
+    pub fn awaited(&self) -> String {
+        let names: Vec<String> = (self.peers.iter())
+            .filter(|p| p.waited_for() && !p.got())
+            .map(|peer| {
+                let need = peer.need().unwrap_or(0);
+                format!(
+                    "frame {need} (its step {}) of node `{}` (slot {})",
+                    need as i64 - 1,
+                    peer.name(&self.expected.interface),
+                    peer.slot()
+                )
+            })
+            .collect();
+        names.join(" and ")
+    }
+
     pub(super) fn restarted(&mut self, i: usize, k: u64, old: u64, new: String) -> LinkError {
         let peer = &mut self.peers[i];
         peer.count_restart();
