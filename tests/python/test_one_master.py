@@ -56,13 +56,14 @@ def lab_file(tmp_path, lags=None):
     return path
 
 
-def build(tmp_path, lags=None):
-    """The lab's FMUs and SSP, built from the packaged FMU's binaries."""
+def build(tmp_path, lags=None, fmi=2):
+    """The lab's FMUs (of FMI `fmi`) and SSP, built from the packaged FMU's
+    binaries."""
     out = tmp_path / "fmus"
     ssp = tmp_path / "lab.ssp"
     run = subprocess.run(
-        [str(BUILD_FMU), "--interface", str(lab_file(tmp_path, lags)), "--node", "all",
-         "--from", str(FMU), "--out", str(out), "--ssp", str(ssp)],
+        [str(BUILD_FMU), "--fmi", str(fmi), "--interface", str(lab_file(tmp_path, lags)),
+         "--node", "all", "--from", str(FMU), "--out", str(out), "--ssp", str(ssp)],
         capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     return out, ssp
@@ -275,54 +276,91 @@ def test_ecos_runs_the_lab_from_its_ssp_exactly(tmp_path, lags):
     ecos.sim.terminate()
 
 
-def fmpy_node(fmu, node, device, h, seen):
-    """One node in FMPy, in a thread of its own: stepped by `h` for 1 s, its
-    signal set before each doStep to the step it takes next; `seen` gets each
-    doStep's peer outputs."""
-    from fmpy import extract
-    from fmpy.fmi2 import FMU2Slave
-    md = read_model_description(str(fmu))
-    vr = {v.name: v.valueReference for v in md.modelVariables}
-    slave = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(fmu)),
+class FmpyNode:
+    """One node's FMU in FMPy, through either face, with the calls the lab's
+    test makes named alike."""
+
+    def __init__(self, fmu, node, fmi):
+        from fmpy import extract
+        from fmpy.fmi2 import FMU2Slave
+        from fmpy.fmi3 import FMU3Slave
+        md = read_model_description(str(fmu))
+        self.vr = {v.name: v.valueReference for v in md.modelVariables}
+        self.fmi3 = fmi == 3
+        assert md.fmiVersion == f"{fmi}.0", (fmu, md.fmiVersion)
+        kind = FMU3Slave if self.fmi3 else FMU2Slave
+        guid = md.instantiationToken if self.fmi3 else md.guid
+        self.s = kind(guid=guid, unzipDirectory=extract(str(fmu)),
                       modelIdentifier=md.coSimulation.modelIdentifier, instanceName=node)
-    slave.instantiate()
-    slave.setString([vr["device"]], [device])
-    slave.setupExperiment(startTime=0.0)
-    slave.enterInitializationMode()
-    slave.exitInitializationMode()
+        self.s.instantiate()
+
+    def start(self, device):
+        self.s.setString([self.vr["device"]], [device])
+        if self.fmi3:
+            self.s.enterInitializationMode(startTime=0.0)
+        else:
+            self.s.setupExperiment(startTime=0.0)
+            self.s.enterInitializationMode()
+        self.s.exitInitializationMode()
+
+    def real(self, name, value=None):
+        if value is None:
+            return (self.s.getFloat64 if self.fmi3 else self.s.getReal)([self.vr[name]])[0]
+        (self.s.setFloat64 if self.fmi3 else self.s.setReal)([self.vr[name]], [value])
+
+    def integer(self, name, value=None):
+        if value is None:
+            return (self.s.getInt32 if self.fmi3 else self.s.getInteger)([self.vr[name]])[0]
+        (self.s.setInt32 if self.fmi3 else self.s.setInteger)([self.vr[name]], [value])
+
+    def step(self, t, h):
+        if self.fmi3:
+            assert self.s.doStep(t, h)[:3] == (False, False, False)
+        else:
+            self.s.doStep(currentCommunicationPoint=t, communicationStepSize=h)
+
+
+def fmpy_node(fmu, node, device, h, seen, fmi=2):
+    """One node in FMPy (its FMI 2.0 or FMI 3.0 face), in a thread of its
+    own: stepped by `h` for 1 s, its signal set before each doStep to the
+    step it takes next; `seen` gets each doStep's peer outputs."""
+    slave = FmpyNode(fmu, node, fmi)
+    slave.start(device)
     t = Fraction(0)
     peers = WAITS[node] + FREE[node]
     while t < 1:
         nxt = math.ceil(t / PERIODS[node])
         if node == "cockpit":
-            slave.setReal([vr[SIGNAL[node]]], [float(nxt)])
+            slave.real(SIGNAL[node], float(nxt))
         else:
-            slave.setInteger([vr[SIGNAL[node]]], [nxt])
-        slave.doStep(currentCommunicationPoint=float(t), communicationStepSize=float(h))
+            slave.integer(SIGNAL[node], nxt)
+        slave.step(float(t), float(h))
         t += h
         row = []
         for peer in peers:
-            step = slave.getInteger([vr[f"{peer}.step"]])[0]
-            ref = vr[f"{peer}.{SIGNAL[peer]}"]
-            value = (slave.getReal([ref]) if peer == "cockpit" else slave.getInteger([ref]))[0]
+            step = slave.integer(f"{peer}.step")
+            name = f"{peer}.{SIGNAL[peer]}"
+            value = slave.real(name) if peer == "cockpit" else slave.integer(name)
             row.append((peer, step, value))
         seen.append((t, row))
-    slave.terminate()
-    slave.freeInstance()
+    slave.s.terminate()
+    slave.s.freeInstance()
 
 
+@pytest.mark.parametrize("fmi", [2, 3])
 @pytest.mark.parametrize("h", [Fraction(1, 1000), Fraction(5, 1000)])
-def test_fmpy_runs_the_lab_in_one_process_by_one_step_size(tmp_path, h):
-    """FMPy's FMU2Slave, three instances in one process, a thread a node (as
-    a master that steps its FMUs concurrently), at lag 0: by 1 ms the
-    cockpit takes one step a doStep, by 5 ms five, the visual system one where
-    a 60th of a second falls; every value by the rule."""
+def test_fmpy_runs_the_lab_in_one_process_by_one_step_size(tmp_path, h, fmi):
+    """FMPy's FMU2Slave (FMU3Slave on the FMI 3.0 FMUs of `build-fmu --fmi
+    3`), three instances in one process, a thread a node (as a master that
+    steps its FMUs concurrently), at lag 0: by 1 ms the cockpit takes one
+    step a doStep, by 5 ms five, the visual system one where a 60th of a
+    second falls; every value by the rule."""
     import threading
-    fmus_dir, _ = build(tmp_path)
+    fmus_dir, _ = build(tmp_path, fmi=fmi)
     device = f"loopback:lab-{uuid.uuid4().hex[:8]}"
     seen = {n: [] for n in PERIODS}
     threads = [threading.Thread(target=fmpy_node,
-                                args=(fmus_dir / f"lab_{n}.fmu", n, device, h, seen[n]))
+                                args=(fmus_dir / f"lab_{n}.fmu", n, device, h, seen[n], fmi))
                for n in PERIODS]
     for th in threads:
         th.start()
