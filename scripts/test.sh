@@ -168,11 +168,13 @@ cargo test -p rfm-memory -p rfm-frames --target x86_64-pc-windows-gnu --test con
 # loopback: across two copies of the library: the file mapping Local\rfm-loopback.PID.HASH
 cargo test -p rfm-memory --target x86_64-pc-windows-gnu --lib backend::loopback
 
-step wine-fmu "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:, and over two emulated RFM2g boards through rfm2gdll_stdc_64.dll (spin, event), and on redundant rings (shm:A+shm:B, \\\\.\\rfm2g0+\\\\.\\rfm2g1)"
+step wine-fmu "Windows under Wine: the packaged win64 FMU in a Windows master (LoadLibrary): self-loop, two instances at lag 1, two processes in lockstep over shm:, and over two emulated RFM2g boards through rfm2gdll_stdc_64.dll (spin, event), and on redundant rings (shm:A+shm:B, \\\\.\\rfm2g0+\\\\.\\rfm2g1); its FMI 3.0 face in a Windows FMI 3.0 master: two instances at lag 1, two at lag 0 in one thread through early returns, two processes over shm: and over the emulated ring"
 # The emulator and rfmctl for Windows in one build (one package set).
 cargo build --release -p rfm2g-sim -p rfmctl --target x86_64-pc-windows-gnu
 tests/windows/run.sh target/fmu/rfm_attitude.fmu \
     target/x86_64-pc-windows-gnu/release/rfm2g.dll 100000
+tests/windows/run3.sh target/fmu/fmi3/rfm_attitude.fmu \
+    target/x86_64-pc-windows-gnu/release/rfm2g.dll 20000
 
 step wine-article "Windows under Wine: the article's sender and receiver, built with MinGW as C and as C++ against rfm2gdll_stdc_64.dll, on two emulated boards (poll, event); the outputs match line for line"
 tests/windows/article.sh target/x86_64-pc-windows-gnu/release/rfm2g.dll 500

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
+
 /* The FMI 2.0 C types this master uses (the standard's fmi2TypesPlatform.h
  * and fmi2FunctionTypes.h define them; these are the same ABI). */
 typedef void *fmi2Component;
@@ -73,19 +75,7 @@ static struct {
 
 static char guid[128];
 static char resources[MAX_PATH * 2];
-static char *description;
 static const double H = 1e-3;
-
-static void die(const char *fmt, ...) {
-    va_list args;
-    va_start(args, fmt);
-    fputs("master: ", stdout);
-    vprintf(fmt, args);
-    fputc('\n', stdout);
-    va_end(args);
-    fflush(stdout);
-    exit(1);
-}
 
 /* Everything the FMU logs: its text is the format (every `%` doubled), with no arguments. */
 static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
@@ -99,38 +89,6 @@ static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status
         putchar('\n');
     }
     va_end(args);
-}
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        die("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n)
-        die("cannot read %s", path);
-    text[n] = 0;
-    fclose(f);
-    return text;
-}
-
-/* The value reference of variable `name`, from modelDescription.xml. */
-static fmi2ValueReference vr(const char *name) {
-    char needle[128];
-    snprintf(needle, sizeof needle, "name=\"%s\" valueReference=\"", name);
-    const char *at = strstr(description, needle);
-    if (!at)
-        die("modelDescription.xml has no variable %s", name);
-    return (fmi2ValueReference)strtoul(at + strlen(needle), NULL, 10);
-}
-
-static void *symbol(HMODULE dll, const char *name) {
-    void *f = (void *)GetProcAddress(dll, name);
-    if (!f)
-        die("the DLL does not export %s", name);
-    return f;
 }
 
 static void load(const char *dir) {
@@ -181,14 +139,6 @@ static const fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL
 static void check(fmi2Status status, const char *what, int node, long long k) {
     if (status != fmi2OK)
         die("node %d, step %lld: %s returned status %d", node, k, what, (int)status);
-}
-
-/* Node `node`'s attitude at step k: exact in binary floating point, so the
- * peer's copy must equal it bit for bit. */
-static void attitude(int node, long long k, double out[3]) {
-    out[0] = node * 1000.0 + (double)k * 0.25;
-    out[1] = -(double)k * 0.5 - node;
-    out[2] = (double)(k % 4096) + node * 0.125;
 }
 
 static fmi2Component instance(const char *name, const char *device, int me, int peer, int lag,
