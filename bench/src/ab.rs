@@ -18,15 +18,14 @@ use serde_json::json;
 use rfm_bench::stats::Summary;
 
 use crate::cases::REALS;
-use crate::{pair, Args};
+use crate::{callgrind, pair, Args};
 
 /// The FMI calls of one step of case 5, whose instructions are counted: the
 /// FMU's own step, nothing of the master's.
 const COUNTED: [&str; 3] = ["fmi2SetReal", "fmi2DoStep", "fmi2GetReal"];
 
-/// Steps counted under callgrind (it runs the step about 50 times slower);
-/// the count per step is the same to a tenth of an instruction from 20,000 on.
-const COUNTED_STEPS: u64 = 20_000;
+/// The same step through the FMI 3.0 face (`--fmu3`).
+const COUNTED3: [&str; 3] = ["fmi3SetFloat64", "fmi3DoStep", "fmi3GetFloat64"];
 
 /// Rounds when `--rounds` does not say: enough that each side draws both of
 /// the VM's modes ([`best`]).
@@ -97,14 +96,27 @@ pub(crate) fn run(args: &Args, against: &Against) -> Result<()> {
         }
     }
     for s in &mut sides {
-        s.instructions = instructions(&s.args)?;
+        s.instructions = callgrind::count(&s.args, &s.args.fmu, &COUNTED, "alone")?;
     }
-    let report = report(&sides, against, args.steps);
+    let fmi3 = match &args.fmu3 {
+        Some(fmu3) => callgrind::count(args, fmu3, &COUNTED3, "alone3")?,
+        None => None,
+    };
+    let mut report = report(&sides, against, args.steps);
+    report["fmi3_instructions_per_step"] = json!({ "counted": COUNTED3, "head": fmi3 });
     std::fs::write(
         args.out.join("ab.json"),
         serde_json::to_string_pretty(&report)?,
     )?;
     print(&sides, against);
+    if let (Some(f3), Some(f2)) = (fmi3, sides[1].instructions) {
+        println!(
+            "instructions per step of case 5 through FMI 3.0 ({}), callgrind: head {f3:.1}, \
+             FMI 2.0's {f2:.1}, ratio {:.3}",
+            COUNTED3.join(" + "),
+            f3 / f2
+        );
+    }
     println!("wrote {}", args.out.join("ab.json").display());
     gate(&sides, against)
 }
@@ -240,61 +252,6 @@ fn with_memory(name: &str, case: impl FnOnce(String) -> Result<Vec<u64>>) -> Res
     samples
 }
 
-/// Instructions per step of case 5 inside [`COUNTED`], by callgrind; `None`
-/// (said on stderr) where valgrind is not installed and no gate asks for it.
-fn instructions(args: &Args) -> Result<Option<f64>> {
-    let out = args
-        .out
-        .join(format!("callgrind-{}.out", std::process::id()));
-    let samples = args
-        .out
-        .join(format!("counted-{}.samples", std::process::id()));
-    let mut cmd = Command::new("valgrind");
-    cmd.args(["--tool=callgrind", "--collect-atstart=no"]);
-    for f in COUNTED {
-        cmd.arg(format!("--toggle-collect={f}"));
-    }
-    cmd.arg(format!("--callgrind-out-file={}", out.display()))
-        .arg(std::env::current_exe()?)
-        .arg("--fmu")
-        .arg(&args.fmu)
-        .arg("--out")
-        .arg(&args.out)
-        .args(["--child", "alone", "0", &COUNTED_STEPS.to_string()])
-        .arg(&samples)
-        .stderr(std::process::Stdio::null());
-    let status = match cmd.status() {
-        Ok(status) => status,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!(
-                "coupling: valgrind is not installed: no instruction counts (apt install valgrind)"
-            );
-            return Ok(None);
-        }
-        Err(e) => return Err(e).context("could not run valgrind"),
-    };
-    let _ = std::fs::remove_file(&samples);
-    if !status.success() {
-        bail!("case 5 under callgrind failed: {status}");
-    }
-    let total = collected(&out)?;
-    let _ = std::fs::remove_file(&out);
-    Ok(Some(total as f64 / COUNTED_STEPS as f64))
-}
-
-/// The instructions a callgrind output file counted (its `totals:` line).
-fn collected(file: &Path) -> Result<u64> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("callgrind wrote no {}", file.display()))?;
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("totals:")
-                .or_else(|| l.strip_prefix("summary:"))
-        })
-        .and_then(|n| n.split_whitespace().next()?.parse().ok())
-        .with_context(|| format!("{} has no totals line", file.display()))
-}
-
 /// The middle of a side's round medians (the upper middle of an even count).
 fn middle(values: &[u64]) -> u64 {
     let mut v = values.to_vec();
@@ -414,23 +371,6 @@ fn gate(sides: &[Side; 2], against: &Against) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_count_is_callgrinds_totals_line() {
-        // (rfm-bench has no dev-dependencies: its tests share its build.)
-        let file = std::env::temp_dir().join(format!("ab-test-{}.out", std::process::id()));
-        std::fs::write(
-            &file,
-            "events: Ir\nfn=(1) main\n0x10 3 7\ntotals: 37564000\n",
-        )
-        .unwrap();
-        let counted = collected(&file);
-        std::fs::write(&file, "events: Ir\n").unwrap();
-        let none = collected(&file);
-        std::fs::remove_file(&file).unwrap();
-        assert_eq!(counted.unwrap(), 37_564_000);
-        assert!(none.is_err(), "no totals, no count");
-    }
 
     #[test]
     fn a_side_is_its_rounds_middle_and_its_fastest() {

@@ -104,12 +104,14 @@ fn described(xml: &str) -> Result<(String, String, Vec<Variable>)> {
     Ok((guid.to_owned(), id.to_owned(), vars))
 }
 
-/// Extracts the resources and the linux64 binary of model `id` into `dir`;
-/// returns the binary and the resources folder.
-fn extract(
+/// Extracts the resources and the binary of model `id` under `platform`
+/// (`linux64`, FMI 3.0's `x86_64-linux`) into `dir`; returns the binary and
+/// the resources folder.
+pub(crate) fn extract(
     zip: &mut zip::ZipArchive<std::fs::File>,
     dir: &Path,
     id: &str,
+    platform: &str,
 ) -> Result<(PathBuf, PathBuf)> {
     let resources = dir.join("resources");
     std::fs::create_dir_all(&resources)?;
@@ -124,7 +126,7 @@ fn extract(
     }
     let so: PathBuf = dir.join(format!("{id}.so"));
     let mut bytes = Vec::new();
-    zip.by_name(&format!("binaries/linux64/{id}.so"))?
+    zip.by_name(&format!("binaries/{platform}/{id}.so"))?
         .read_to_end(&mut bytes)?;
     std::fs::write(&so, bytes)?;
     Ok((so, resources))
@@ -148,6 +150,7 @@ impl Fmu {
             &mut zip,
             &dir.join(format!("{id}-{}", std::process::id())),
             &id,
+            "linux64",
         )?;
         // SAFETY: loading the FMU runs its (Rust std) initialisers only.
         let lib = unsafe { libloading::Library::new(&so) }?;

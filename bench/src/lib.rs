@@ -3,6 +3,7 @@
 pub mod bridge;
 pub mod card;
 pub mod fmu;
+pub mod fmu3;
 pub mod iceoryx;
 pub mod patience;
 pub mod raw;

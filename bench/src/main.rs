@@ -54,6 +54,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 mod ab;
+mod callgrind;
 mod cases;
 mod children;
 mod results;
@@ -78,18 +79,23 @@ struct Args {
     child: Option<Vec<String>>,
     /// `--against DIR`: compare with a baseline's FMUs instead of the full run.
     against: Option<ab::Against>,
+    /// `--fmu3 PATH`: with `--against`, case 5's instructions through this
+    /// FMI 3.0 FMU's face too, beside FMI 2.0's.
+    fmu3: Option<PathBuf>,
 }
 
 const USAGE: &str = "\
 usage: coupling [--steps N (default 1000000)] [--fmu PATH] [--reals DIR] \
 [--rfm2g-sim LIBRFM2G_SO] [--out DIR]
        coupling --against DIR [--label TEXT] [--rounds N (default 9)] \
-[--gate PERCENT] [--steps N] [--fmu PATH] [--reals DIR] [--out DIR]
+[--gate PERCENT] [--steps N] [--fmu PATH] [--fmu3 PATH] [--reals DIR] [--out DIR]
 
 --against DIR compares this tree's FMUs with the baseline's in DIR (laid \
 out as target/bench/fmu is; scripts/bench.sh --against REV builds them) in one \
 run: cases 5, 2 and 7b interleaved, and the instructions per step of \
-case 5 (callgrind); --gate fails when those grew more than PERCENT %.";
+case 5 (callgrind); --gate fails when those grew more than PERCENT %. \
+--fmu3 PATH (an FMI 3.0 FMU, build-fmu --fmi 3) counts case 5 through its \
+FMI 3.0 face too, beside FMI 2.0's (not gated).";
 
 fn parse() -> Result<Args> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -105,6 +111,7 @@ fn parse() -> Result<Args> {
         bridge: root.join("target/release"),
         child: None,
         against: None,
+        fmu3: None,
     };
     let (mut label, mut rounds, mut gate) = (None, ab::ROUNDS, None);
     let mut it = std::env::args().skip(1);
@@ -118,6 +125,7 @@ fn parse() -> Result<Args> {
                     .context("--steps N")?
             }
             "--fmu" => a.fmu = it.next().context("--fmu PATH")?.into(),
+            "--fmu3" => a.fmu3 = Some(it.next().context("--fmu3 PATH")?.into()),
             "--reals" => a.reals = it.next().context("--reals DIR")?.into(),
             "--rfm2g-sim" => a.rfm2g_sim = it.next().context("--rfm2g-sim PATH")?.into(),
             "--out" => a.out = it.next().context("--out DIR")?.into(),
@@ -147,7 +155,7 @@ fn parse() -> Result<Args> {
     with_against(a, label, rounds, gate)
 }
 
-/// `--label`, `--rounds` and `--gate` belong to `--against`: given to it,
+/// `--label`, `--rounds`, `--gate` and `--fmu3` belong to `--against`: given to it,
 /// or refused without it.
 fn with_against(
     mut a: Args,
@@ -161,8 +169,8 @@ fn with_against(
             against.rounds = rounds;
             against.gate = gate;
         }
-        None if label.is_some() || gate.is_some() || rounds != ab::ROUNDS => {
-            bail!("--label, --rounds and --gate go with --against DIR; see --help")
+        None if label.is_some() || gate.is_some() || rounds != ab::ROUNDS || a.fmu3.is_some() => {
+            bail!("--label, --rounds, --gate and --fmu3 go with --against DIR; see --help")
         }
         None => {}
     }
@@ -194,6 +202,11 @@ fn child(args: &Args, c: &[String]) -> Result<()> {
             fmu.run(&strings, &[("nodeSlot", 0), ("peerSlot", 0)], steps, 100)?
         }
         "alone-ab" => ab::alone_side_by_side(args, steps, rest)?,
+        "alone3" => {
+            let fmu = rfm_bench::fmu3::Fmu3::load(&args.fmu, &args.out.join("tmp"))?;
+            let device = format!("loopback:bench3-{}", std::process::id());
+            fmu.alone(&device, steps, 100)?
+        }
         other => bail!("unknown case {other}"),
     };
     let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_le_bytes()).collect();

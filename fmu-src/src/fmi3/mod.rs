@@ -188,21 +188,10 @@ access3!(
     |inst, vrs, out| {
         let time = inst.time();
         let access = inst.access();
-        if !typed::scalars(&access, vrs, Fmi3Type::Float64, out.len())? {
-            return typed::get_float64(&access, time, vrs, out);
+        match typed::plain(access.model(), vrs, Fmi3Type::Float64, out.len()) {
+            true => access.get_plain::<Real>(vrs, out),
+            false => typed::get_float64(&access, time, vrs, out),
         }
-        if !vrs.contains(&TIME_VALUE_REFERENCE) {
-            return access.get_plain::<Real>(vrs, out);
-        }
-        for (vr, out) in vrs.iter().zip(out.iter_mut()) {
-            match *vr {
-                TIME_VALUE_REFERENCE => *out = time,
-                _ => {
-                    access.get_plain::<Real>(std::slice::from_ref(vr), std::slice::from_mut(out))?
-                }
-            }
-        }
-        Ok(())
     }
 );
 access3!(
@@ -213,7 +202,7 @@ access3!(
     slice_mut,
     |inst, vrs, out| {
         let access = inst.access();
-        match typed::scalars(&access, vrs, Fmi3Type::Int32, out.len())? {
+        match typed::plain(access.model(), vrs, Fmi3Type::Int32, out.len()) {
             true => access.get_plain::<Integer>(vrs, out),
             false => typed::get(&access, vrs, out),
         }
@@ -227,7 +216,7 @@ access3!(
     slice_mut,
     |inst, vrs, out| {
         let access = inst.access();
-        if !typed::scalars(&access, vrs, Fmi3Type::Boolean, out.len())? {
+        if !typed::plain(access.model(), vrs, Fmi3Type::Boolean, out.len()) {
             return typed::get(&access, vrs, out);
         }
         as_integers(vrs.len(), |got| -> FmiResult {
@@ -254,11 +243,10 @@ access3!(
     *const fmi3Float64,
     slice,
     |inst, vrs, values| {
-        typed::not_time(vrs)?;
         let mut access = inst.access();
-        match typed::scalars(&access, vrs, Fmi3Type::Float64, values.len())? {
+        match typed::plain(access.model(), vrs, Fmi3Type::Float64, values.len()) {
             true => access.set_plain::<Real>(vrs, values),
-            false => typed::set(&mut access, vrs, values),
+            false => typed::not_time(vrs).and_then(|()| typed::set(&mut access, vrs, values)),
         }
     }
 );
@@ -270,7 +258,7 @@ access3!(
     slice,
     |inst, vrs, values| {
         let mut access = inst.access();
-        match typed::scalars(&access, vrs, Fmi3Type::Int32, values.len())? {
+        match typed::plain(access.model(), vrs, Fmi3Type::Int32, values.len()) {
             true => access.set_plain::<Integer>(vrs, values),
             false => typed::set(&mut access, vrs, values),
         }
@@ -284,7 +272,7 @@ access3!(
     slice,
     |inst, vrs, values| {
         let mut access = inst.access();
-        if !typed::scalars(&access, vrs, Fmi3Type::Boolean, values.len())? {
+        if !typed::plain(access.model(), vrs, Fmi3Type::Boolean, values.len()) {
             return typed::set(&mut access, vrs, values);
         }
         as_integers(values.len(), |ints| {

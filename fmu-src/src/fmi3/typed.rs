@@ -174,10 +174,14 @@ pub fn set<T: Typed>(access: &mut Access, vrs: &[u32], values: &[T]) -> FmiResul
     Ok(())
 }
 
-/// `fmi3GetFloat64`, `fmi3GetInt32` and their setters' check: whether the
-/// call may take FMI 2.0's path as it is (every reference one value).
-pub fn scalars(access: &Access, vrs: &[u32], ty: Fmi3Type, n_values: usize) -> FmiResult<bool> {
-    check(access.model(), vrs, ty, n_values)
+/// Whether FMI 2.0's path serves the call as it is: every reference of
+/// `vrs` a scalar `ty` variable (`time` is none here), and `n_values` values.
+/// The per-step check of a master's Float64s; anything else (an array, a
+/// wrong type, `time`, a bad count) takes the path that says which.
+#[inline(always)]
+pub fn plain(model: &Model, vrs: &[u32], ty: Fmi3Type, n_values: usize) -> bool {
+    let scalar = Fmi3Shape { ty, values: 1 };
+    n_values == vrs.len() && (vrs.iter()).all(|&vr| model.fmi3.get(vr as usize) == Some(&scalar))
 }
 
 /// `fmi3GetString`: the strings of `vrs`' variables, each array's elements in
