@@ -165,12 +165,14 @@ class Libcosim:
         return read(self.slaves[node], ref)[0]
 
 
-def test_the_ssp_validates_and_binds_only_parameters_its_fmus_have(tmp_path):
+@pytest.mark.parametrize("fmi", [2, 3])
+def test_the_ssp_validates_and_binds_only_parameters_its_fmus_have(tmp_path, fmi):
     """SystemStructure.ssd and every .ssv against the SSP 1.0 schemas (those
-    pyssp-standard carries), each component's FMU in the archive, and every
+    pyssp-standard carries), each component's FMU in the archive (of FMI
+    `fmi`: `build-fmu --fmi 3 --ssp` packs the FMI 3.0 FMUs), and every
     parameter an .ssv binds one its FMU has (libcosim only warns about a
     misspelt one and runs on with the default)."""
-    _, ssp = build(tmp_path)
+    _, ssp = build(tmp_path, fmi=fmi)
     unpacked = tmp_path / "ssp"
     with zipfile.ZipFile(ssp) as z:
         z.extractall(unpacked)
@@ -182,8 +184,9 @@ def test_the_ssp_validates_and_binds_only_parameters_its_fmus_have(tmp_path):
         ssv = unpacked / "resources" / f"{node}.ssv"
         xmlschema.validate(ssv, xmlschema.XMLSchema10(schemas["ssv"]))
         fmu = unpacked / "resources" / f"lab_{node}.fmu"
-        names = {v.name for v in read_model_description(str(fmu)).modelVariables
-                 if v.causality == "parameter"}
+        md = read_model_description(str(fmu), validate=True)
+        assert md.fmiVersion == f"{fmi}.0", (fmu, md.fmiVersion)
+        names = {v.name for v in md.modelVariables if v.causality == "parameter"}
         bound = [p.attrib["name"] for p in ElementTree.parse(ssv).iter(f"{{{SSV}}}Parameter")]
         assert bound, ssv
         assert set(bound) <= names, (node, set(bound) - names)
