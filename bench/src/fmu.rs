@@ -104,6 +104,18 @@ fn described(xml: &str) -> Result<(String, String, Vec<Variable>)> {
     Ok((guid.to_owned(), id.to_owned(), vars))
 }
 
+/// The archive of `fmu` and its modelDescription.xml; a missing one says to
+/// `build` it.
+pub(crate) fn archive(fmu: &Path, build: &str) -> Result<(zip::ZipArchive<std::fs::File>, String)> {
+    let file = std::fs::File::open(fmu)
+        .with_context(|| format!("{} is missing: {build}", fmu.display()))?;
+    let mut zip = zip::ZipArchive::new(file)?;
+    let mut xml = String::new();
+    zip.by_name("modelDescription.xml")?
+        .read_to_string(&mut xml)?;
+    Ok((zip, xml))
+}
+
 /// Extracts the resources and the binary of model `id` under `platform`
 /// (`linux64`, FMI 3.0's `x86_64-linux`) into `dir`; returns the binary and
 /// the resources folder.
@@ -135,16 +147,7 @@ pub(crate) fn extract(
 impl Fmu {
     /// Extracts the linux64 binary and the resources of `fmu` into `dir` and loads it.
     pub fn load(fmu: &Path, dir: &Path) -> Result<Fmu> {
-        let file = std::fs::File::open(fmu).with_context(|| {
-            format!(
-                "{} is missing: run `cargo run --release -p build-fmu`",
-                fmu.display()
-            )
-        })?;
-        let mut zip = zip::ZipArchive::new(file)?;
-        let mut xml = String::new();
-        zip.by_name("modelDescription.xml")?
-            .read_to_string(&mut xml)?;
+        let (mut zip, xml) = archive(fmu, "run `cargo run --release -p build-fmu`")?;
         let (guid, id, vars) = described(&xml)?;
         let (so, resources) = extract(
             &mut zip,

@@ -5,14 +5,13 @@
 //! FMI 2.0's (`coupling --against DIR --fmu3 FMU`).
 
 use std::ffi::{c_char, c_void, CString};
-use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use fmu_model::fmi3::*;
 
-use crate::fmu::extract;
+use crate::fmu::{archive, extract};
 
 type Instantiate = unsafe extern "C" fn(
     fmi3String,
@@ -87,16 +86,7 @@ fn check(what: &str, status: fmi3Status) -> Result<()> {
 impl Fmu3 {
     /// Extracts the FMI 3.0 FMU's Linux binary and resources into `dir` and loads it.
     pub fn load(fmu: &Path, dir: &Path) -> Result<Fmu3> {
-        let file = std::fs::File::open(fmu).with_context(|| {
-            format!(
-                "{} is missing: pack it with `build-fmu --fmi 3`",
-                fmu.display()
-            )
-        })?;
-        let mut zip = zip::ZipArchive::new(file)?;
-        let mut xml = String::new();
-        zip.by_name("modelDescription.xml")?
-            .read_to_string(&mut xml)?;
+        let (mut zip, xml) = archive(fmu, "pack it with `build-fmu --fmi 3`")?;
         let doc = roxmltree::Document::parse(&xml)?;
         let root = doc.root_element();
         let token = (root.attribute("instantiationToken"))

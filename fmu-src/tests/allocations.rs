@@ -103,3 +103,96 @@ fn steps_allocate_nothing(device: &str, mode: &str) {
         "the self-loop echoes the last step's input"
     );
 }
+
+/// The FMI 3.0 face's step allocates nothing either: fmi3SetFloat64,
+/// fmi3DoStep, fmi3GetFloat64 and a Boolean read (converted through the
+/// stack), of a lockstep self-loop instantiated by fmi3InstantiateCoSimulation.
+#[test]
+fn an_fmi3_step_allocates_nothing() {
+    use fmu_model::fmi3::fmi3Instance;
+    use rfm_attitude::fmi3::*;
+    let model = fmu_model::Model::attitude();
+    let vr = |name: &str| model.variable(name).expect("an attitude variable").0;
+    // SAFETY: valid C strings, no callbacks (FMI 3.0 allows a NULL logger).
+    let c: fmi3Instance = unsafe {
+        fmi3_instantiate_co_simulation(
+            c"alloc3".as_ptr(),
+            std::ffi::CString::new(model.guid.clone()).unwrap().as_ptr(),
+            std::ptr::null(),
+            false,
+            false,
+            false,
+            false,
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+            None,
+            None,
+        )
+    };
+    assert!(!c.is_null(), "fmi3InstantiateCoSimulation failed");
+    let device = std::ffi::CString::new(format!("loopback:{}", unique("alloc3"))).unwrap();
+    // SAFETY: a live instance; each call with as many references as values.
+    unsafe {
+        assert_eq!(
+            fmi3_set_string(c, &vr("device"), 1, &device.as_ptr(), 1),
+            fmi2OK
+        );
+        assert_eq!(fmi3_set_int32(c, &vr("peerSlot"), 1, &0, 1), fmi2OK);
+        assert_eq!(
+            fmi3_enter_initialization_mode(c, false, 0.0, 0.0, false, 0.0),
+            fmi2OK
+        );
+        assert_eq!(fmi3_exit_initialization_mode(c), fmi2OK);
+    }
+    let inputs = ["roll", "pitch", "yaw"].map(vr);
+    let outputs = ["peer.roll", "peer.pitch", "peer.yaw"].map(vr);
+    let ok = vr("link.ok");
+    let (mut got, mut alive) = ([0.0; 3], false);
+    let (mut event, mut end, mut early, mut reached) = (false, false, false, 0.0);
+    let mut step = |k: u64| {
+        let x = k as f64;
+        // SAFETY: a live instance; three references and three values each way.
+        unsafe {
+            assert_eq!(
+                fmi3_set_float64(c, inputs.as_ptr(), 3, [x, -x, 0.5].as_ptr(), 3),
+                fmi2OK
+            );
+            let stepped = fmi3_do_step(
+                c,
+                x * 1e-3,
+                1e-3,
+                true,
+                &mut event,
+                &mut end,
+                &mut early,
+                &mut reached,
+            );
+            assert_eq!(stepped, fmi2OK);
+            assert_eq!(
+                fmi3_get_float64(c, outputs.as_ptr(), 3, got.as_mut_ptr(), 3),
+                fmi2OK
+            );
+            assert_eq!(fmi3_get_boolean(c, &ok, 1, &mut alive, 1), fmi2OK);
+        }
+    };
+    for k in 0..1000 {
+        step(k);
+    }
+    let before = ALLOCATIONS.with(Cell::get);
+    for k in 1000..11_000 {
+        step(k);
+    }
+    let made = ALLOCATIONS.with(Cell::get) - before;
+    assert_eq!(made, 0, "{made} allocations in 10,000 FMI 3.0 steps");
+    assert_eq!(
+        got[0], 10_999.0,
+        "the self-loop echoes the last step's input"
+    );
+    assert!(alive && !early);
+    // SAFETY: a live instance, terminated then freed once.
+    unsafe {
+        assert_eq!(fmi3_terminate(c), fmi2OK);
+        fmi3_free_instance(c);
+    }
+}

@@ -1,7 +1,8 @@
 /*
  * common.h: what tests/windows/master.c (FMI 2.0) and master3.c (FMI 3.0)
  * both need: failing with a message, reading the unpacked FMU's
- * modelDescription.xml and its value references, resolving the DLL's
+ * modelDescription.xml, its attributes and value references, loading the
+ * DLL and resolving its
  * exports, and the attitude each node sends (exact in binary floating point,
  * so that a peer's copy is compared bit for bit).
  */
@@ -51,6 +52,36 @@ static unsigned int vr(const char *name) {
     if (!at)
         die("modelDescription.xml has no variable %s", name);
     return (unsigned int)strtoul(at + strlen(needle), NULL, 10);
+}
+
+/* The value of attribute `key` (`guid`, `modelIdentifier`...) in
+ * modelDescription.xml, copied into `out`. */
+static void attribute(const char *key, char *out, size_t size) {
+    char needle[64];
+    snprintf(needle, sizeof needle, "%s=\"", key);
+    const char *at = strstr(description, needle);
+    if (!at)
+        die("modelDescription.xml has no %s", key);
+    at += strlen(needle);
+    size_t n = strcspn(at, "\"");
+    if (n >= size)
+        die("%s too long", key);
+    memcpy(out, at, n);
+    out[n] = 0;
+}
+
+/* Reads DIR's modelDescription.xml and loads its binary under `platform`
+ * (binaries/PLATFORM/ID.dll). */
+static HMODULE load_dll(const char *dir, const char *platform) {
+    char path[MAX_PATH * 2], id[128];
+    snprintf(path, sizeof path, "%s\\modelDescription.xml", dir);
+    description = read_file(path);
+    attribute("modelIdentifier", id, sizeof id);
+    snprintf(path, sizeof path, "%s\\binaries\\%s\\%s.dll", dir, platform, id);
+    HMODULE dll = LoadLibraryA(path);
+    if (!dll)
+        die("LoadLibrary %s failed: error %lu", path, GetLastError());
+    return dll;
 }
 
 static void *symbol(HMODULE dll, const char *name) {

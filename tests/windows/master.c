@@ -92,26 +92,8 @@ static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status
 }
 
 static void load(const char *dir) {
-    char path[MAX_PATH * 2];
-    snprintf(path, sizeof path, "%s\\modelDescription.xml", dir);
-    description = read_file(path);
-    const char *g = strstr(description, "guid=\"");
-    if (!g)
-        die("modelDescription.xml has no guid");
-    g += 6;
-    size_t n = strcspn(g, "\"");
-    if (n >= sizeof guid)
-        die("guid too long");
-    memcpy(guid, g, n);
-    guid[n] = 0;
-    const char *id = strstr(description, "modelIdentifier=\"");
-    if (!id)
-        die("modelDescription.xml has no modelIdentifier");
-    id += 17;
-    snprintf(path, sizeof path, "%s\\binaries\\win64\\%.*s.dll", dir, (int)strcspn(id, "\""), id);
-    HMODULE dll = LoadLibraryA(path);
-    if (!dll)
-        die("LoadLibrary %s failed: error %lu", path, GetLastError());
+    HMODULE dll = load_dll(dir, "win64");
+    attribute("guid", guid, sizeof guid);
     fmi.instantiate = (Instantiate)symbol(dll, "fmi2Instantiate");
     fmi.setup = (SetupExperiment)symbol(dll, "fmi2SetupExperiment");
     fmi.enter = (OneArg)symbol(dll, "fmi2EnterInitializationMode");

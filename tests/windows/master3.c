@@ -76,29 +76,10 @@ static void logger(void *env, fmi3Status status, const char *category, const cha
 }
 
 static void load(const char *dir) {
-    char path[MAX_PATH * 2];
-    snprintf(path, sizeof path, "%s\\modelDescription.xml", dir);
-    description = read_file(path);
+    HMODULE dll = load_dll(dir, "x86_64-windows");
     if (!strstr(description, "fmiVersion=\"3.0\""))
-        die("%s is no FMI 3.0 description", path);
-    const char *t = strstr(description, "instantiationToken=\"");
-    if (!t)
-        die("modelDescription.xml has no instantiationToken");
-    t += 20;
-    size_t n = strcspn(t, "\"");
-    if (n >= sizeof token)
-        die("instantiationToken too long");
-    memcpy(token, t, n);
-    token[n] = 0;
-    const char *id = strstr(description, "modelIdentifier=\"");
-    if (!id)
-        die("modelDescription.xml has no modelIdentifier");
-    id += 17;
-    snprintf(path, sizeof path, "%s\\binaries\\x86_64-windows\\%.*s.dll", dir,
-             (int)strcspn(id, "\""), id);
-    HMODULE dll = LoadLibraryA(path);
-    if (!dll)
-        die("LoadLibrary %s failed: error %lu", path, GetLastError());
+        die("%s's description is no FMI 3.0 one", dir);
+    attribute("instantiationToken", token, sizeof token);
     fmi.instantiate = (Instantiate)symbol(dll, "fmi3InstantiateCoSimulation");
     fmi.enter = (EnterInit)symbol(dll, "fmi3EnterInitializationMode");
     fmi.exit = (OneArg)symbol(dll, "fmi3ExitInitializationMode");
@@ -111,6 +92,7 @@ static void load(const char *dir) {
     fmi.do_step = (DoStep)symbol(dll, "fmi3DoStep");
     fmi.free_instance = (FreeInstance)symbol(dll, "fmi3FreeInstance");
     /* FMI 3.0's resourcePath is a native path with its separator at the end. */
+    char path[MAX_PATH * 2];
     snprintf(path, sizeof path, "%s\\resources\\", dir);
     if (!GetFullPathNameA(path, sizeof resources, resources, NULL))
         die("GetFullPathName %s failed", path);

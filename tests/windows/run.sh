@@ -17,6 +17,8 @@ rm -rf "$dir"
 python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$fmu" "$dir"
 x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -Werror -o "$out/master.exe" tests/windows/master.c
 windows_dir="Z:${PWD//\//\\}\\${dir//\//\\}"
+# shellcheck source=tests/windows/pair.sh
+source tests/windows/pair.sh
 
 wine "$out/master.exe" "$windows_dir" self "$steps"
 # The real-time step on Windows: cpuAffinity and realtimePriority hold the
@@ -38,14 +40,6 @@ node() {
         wine "$out/master.exe" "$windows_dir" node "$me" "${STEPS:-$steps}" "$device" "$@"
 }
 
-# Two processes: node 0 in the background, node 1 here; both must succeed.
-pair() {
-    node 0 "$@" &
-    local first=$! status=0
-    node 1 "$@" || status=$?
-    wait "$first" || status=$?
-    return "$status"
-}
 pair "shm:wine-master-$$"
 # The other wait strategies: yield (SwitchToThread) and sleep (a high-resolution
 # waitable timer, through std::thread::sleep), fewer steps for sleep's ~0.5 ms.

@@ -20,6 +20,8 @@ mkdir -p "$out"
 python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$fmu" "$dir"
 x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -Werror -o "$out/master3.exe" tests/windows/master3.c
 windows_dir="Z:${PWD//\//\\}\\${dir//\//\\}"
+# shellcheck source=tests/windows/pair.sh
+source tests/windows/pair.sh
 
 wine "$out/master3.exe" "$windows_dir" pair "$steps"
 wine "$out/master3.exe" "$windows_dir" early 20
@@ -31,13 +33,6 @@ node() {
     shift 2
     RFM2G_SIM_DEVICES="\\\\.\\rfm2g0 ring=${RING:-none} node=$((me + 1)) size=1M" \
         wine "$out/master3.exe" "$windows_dir" node "$me" "$steps" "$device" "$@"
-}
-pair() {
-    node 0 "$@" &
-    local first=$! status=0
-    node 1 "$@" || status=$?
-    wait "$first" || status=$?
-    return "$status"
 }
 pair "shm:wine-master3-$$"
 # The master finds the DLL by its vendor name next to it, as Windows searches
