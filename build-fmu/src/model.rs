@@ -12,6 +12,15 @@ pub struct Variable {
     pub description: String,
 }
 
+impl Variable {
+    /// Its type as FMI 2.0 and SSP 1.0 name it: an FMI 3.0 variable's by the
+    /// C types' table (a Float64 or a UInt64 is a Real, an Int16 an
+    /// Integer), so that connections and connectors of both versions agree.
+    pub fn fmi2_kind(&self) -> &str {
+        rfm_frames::fmi::Fmi3Type::parse(&self.kind).map_or(&self.kind, |t| t.fmi2().name())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Model {
     pub xml: String,

@@ -89,7 +89,9 @@ pub struct Component {
 pub struct End {
     pub component: String,
     pub variable: String,
-    /// The variable's FMI type (`Real`, `Integer`, `Boolean`, `String`).
+    /// The variable's type as FMI 2.0 and SSP 1.0 name it (`Real`,
+    /// `Integer`, `Boolean`, `String`; an FMI 3.0 variable's by
+    /// [`crate::model::Variable::fmi2_kind`]): a Float64 connects to a Real.
     pub kind: String,
 }
 
@@ -285,7 +287,7 @@ impl Unchecked {
         Ok(End {
             component: component.to_owned(),
             variable: variable.to_owned(),
-            kind: v.kind.clone(),
+            kind: v.fmi2_kind().to_owned(),
         })
     }
 }
@@ -296,7 +298,7 @@ fn find<'m>(model: &'m Model, name: &str) -> Option<&'m Variable> {
 
 /// A TOML value as the FMI type of `v`.
 fn typed(value: &toml::Value, v: &Variable) -> Result<Value> {
-    Ok(match (v.kind.as_str(), value) {
+    Ok(match (v.fmi2_kind(), value) {
         ("Real", toml::Value::Float(x)) => Value::Real(*x),
         ("Real", toml::Value::Integer(x)) => Value::Real(*x as f64),
         ("Integer" | "Enumeration", toml::Value::Integer(x)) => Value::Integer(*x),

@@ -89,6 +89,37 @@ impl Fmi3Type {
         }
     }
 
+    /// Every FMI 3.0 type this FMU knows.
+    pub const ALL: [Fmi3Type; 12] = [
+        Fmi3Type::Float32,
+        Fmi3Type::Float64,
+        Fmi3Type::Int8,
+        Fmi3Type::UInt8,
+        Fmi3Type::Int16,
+        Fmi3Type::UInt16,
+        Fmi3Type::Int32,
+        Fmi3Type::UInt32,
+        Fmi3Type::Int64,
+        Fmi3Type::UInt64,
+        Fmi3Type::Boolean,
+        Fmi3Type::String,
+    ];
+
+    /// The type a description's element names (`Float64`).
+    pub fn parse(name: &str) -> Option<Fmi3Type> {
+        Fmi3Type::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The FMI 2.0 type of its values, by the C types' one table
+    /// ([`crate::packed::C_TYPES`]): a Float32 or a UInt64 is a Real, an
+    /// Int16 an Integer. What an FMI 2.0 or SSP 1.0 peer of it is.
+    pub fn fmi2(self) -> FmiType {
+        (crate::packed::C_TYPES.iter())
+            .find(|(_, row)| row.fmi3 == self)
+            .map(|(_, row)| row.fmi)
+            .expect("every FMI 3.0 type is a C type's")
+    }
+
     /// Whether it is a float type (one a unit may be declared for).
     pub fn is_float(self) -> bool {
         matches!(self, Fmi3Type::Float32 | Fmi3Type::Float64)
@@ -154,5 +185,31 @@ impl fmt::Display for Value {
             Value::Boolean(b) => write!(f, "{b}"),
             Value::String(s) => write!(f, "{s:?}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each FMI 3.0 type parses back from its name, and its FMI 2.0 type is
+    /// the one of the FMI 2.0 type's own FMI 3.0 type where there is one.
+    #[test]
+    fn every_fmi3_type_parses_and_has_an_fmi2_type() {
+        for t in Fmi3Type::ALL {
+            assert_eq!(Fmi3Type::parse(t.name()), Some(t));
+        }
+        assert_eq!(Fmi3Type::parse("Real"), None);
+        for kind in [
+            FmiType::Real,
+            FmiType::Integer,
+            FmiType::Boolean,
+            FmiType::String,
+        ] {
+            assert_eq!(kind.fmi3().fmi2(), kind);
+        }
+        assert_eq!(Fmi3Type::UInt64.fmi2(), FmiType::Real);
+        assert_eq!(Fmi3Type::Float32.fmi2(), FmiType::Real);
+        assert_eq!(Fmi3Type::UInt16.fmi2(), FmiType::Integer);
     }
 }

@@ -245,6 +245,40 @@ def test_the_reference_system_file_packs_and_a_wrong_name_is_refused_naming_it(t
         assert not (tmp_path / "out.ssp").exists()
 
 
+def test_the_reference_system_file_packs_an_fmi3_node_beside_fmi2_components(tmp_path):
+    """`build-fmu --fmi 3 --system`: the wingman's FMI 3.0 FMU beside the FMI
+    2.0 flight model and slot keeper, its Float64s connected to their Reals
+    (SSP 1.0's `Real` connectors); the SSD validates. In a copy of the
+    formation's FMUs: the others here load the FMI 2.0 wingman."""
+    import shutil
+    import zipfile
+
+    import xmlschema
+    from fmpy import read_model_description
+    from pyssp_standard.standard import ModelicaStandard
+
+    fmus = tmp_path / "fmus"
+    shutil.copytree(FMUS, fmus)
+    system = tmp_path / "system.toml"
+    system.write_text(book.snippet("reference/system-file.md", "system-file"))
+    run = subprocess.run(
+        [str(ROOT / "target" / "release" / "build-fmu"), "--fmi", "3", "--interface",
+         str(ROOT / "examples" / "formation.toml"), "--system", str(system), "--from",
+         str(ROOT / "target" / "fmu" / "rfm_attitude.fmu"), "--out", str(fmus), "--ssp",
+         str(tmp_path / "out.ssp")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "node `wingman` and 2 component(s), 3 connection(s)" in run.stderr
+    with zipfile.ZipFile(tmp_path / "out.ssp") as z:
+        z.extractall(tmp_path / "ssp")
+    ssd = tmp_path / "ssp" / "SystemStructure.ssd"
+    xmlschema.validate(ssd, xmlschema.XMLSchema10(ModelicaStandard.schemas["ssd"]))
+    versions = {f.name: read_model_description(str(f)).fmiVersion
+                for f in (tmp_path / "ssp" / "resources").glob("*.fmu")}
+    assert versions == {"formation_wingman.fmu": "3.0", "Aircraft.fmu": "2.0",
+                        "SlotKeeper.fmu": "2.0"}, versions
+    assert "Float64" not in ssd.read_text()
+
+
 @pytest.mark.parametrize("node", ["leader", "wingman"])
 def test_each_simulators_ssp_validates_against_the_ssp_schemas(node, tmp_path):
     import zipfile
