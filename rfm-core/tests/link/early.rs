@@ -21,8 +21,9 @@ fn pair(idle_timeout: Duration) -> (AttitudeLink, AttitudeLink) {
 /// One thread steps both nodes at lag 0, which a plain step cannot (node 0's
 /// step k waits for node 1's, whose master waits for node 0's to return):
 /// node 0's step returns early, node 1 steps, node 0's next call of the same
-/// step ends it with node 1's frame, by the rule. A call after the first
-/// publishes nothing: node 1 sees the first call's inputs.
+/// step ends it with node 1's frame, by the rule, having waited since its
+/// first call. A call after the first publishes nothing: node 1 sees the
+/// first call's inputs.
 #[test]
 fn a_step_that_returns_early_is_resumed_by_the_next_call_of_the_same_step() {
     let (mut a, mut b) = pair(Duration::from_secs(10));
@@ -44,6 +45,9 @@ fn a_step_that_returns_early_is_resumed_by_the_next_call_of_the_same_step() {
             (input(1, k), k + 1),
             "node 0 at step {k}"
         );
+        // Its wait counts from its first call, through both early returns.
+        let waited = a.report().waited;
+        assert!(waited >= PATIENCE * 2, "step {k} waited {waited:?}");
     }
 }
 

@@ -55,14 +55,15 @@ impl Link {
                 owner,
             });
         }
+        // A resumed step polls from now (its wait's start is the exchange's).
         let resumed = match self.resume {
             Some(r) if EARLY && r.k == k => {
                 self.resume = None;
-                Some((r.start, r.published, r.sampled))
+                Some((r.start, r.published, r.sampled, self.clock.now()))
             }
             _ => None,
         };
-        let (start, published, sampled) = match resumed {
+        let (start, published, sampled, polled) = match resumed {
             Some(resumed) => resumed,
             None => {
                 // One clock read per step (while spinning, more only every 64
@@ -79,13 +80,13 @@ impl Link {
                 // after its publish and at its end as well (stats/window.rs).
                 let sampled = self.recorder.due(start);
                 let published = if sampled { self.clock.now() } else { start };
-                (start, published, sampled)
+                (start, published, sampled, published)
             }
         };
         if self.node.config().settings.mode == SyncMode::Free {
             self.node.exchange().free_read(published)?;
         } else if self
-            .wait_lockstep::<EARLY>(k, published, patience)?
+            .wait_lockstep::<EARLY>(k, polled, patience)?
             .is_pending()
         {
             self.resume = Some(Resume {
