@@ -110,16 +110,6 @@ impl Fmi3Type {
         Fmi3Type::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// The FMI 2.0 type of its values, by the C types' one table
-    /// ([`crate::packed::C_TYPES`]): a Float32 or a UInt64 is a Real, an
-    /// Int16 an Integer. What an FMI 2.0 or SSP 1.0 peer of it is.
-    pub fn fmi2(self) -> FmiType {
-        (crate::packed::C_TYPES.iter())
-            .find(|(_, row)| row.fmi3 == self)
-            .map(|(_, row)| row.fmi)
-            .expect("every FMI 3.0 type is a C type's")
-    }
-
     /// Whether it is a float type (one a unit may be declared for).
     pub fn is_float(self) -> bool {
         matches!(self, Fmi3Type::Float32 | Fmi3Type::Float64)
