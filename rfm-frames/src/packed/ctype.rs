@@ -298,7 +298,8 @@ impl Fmi3Type {
     /// ([`C_TYPES`]): a Float32 or a UInt64 is a Real, an
     /// Int16 an Integer. What an FMI 2.0 or SSP 1.0 peer of it is.
     pub fn fmi2(self) -> FmiType {
-        (crate::packed::C_TYPES.iter())
+        C_TYPES
+            .iter()
             .find(|(_, row)| row.fmi3 == self)
             .map(|(_, row)| row.fmi)
             .expect("every FMI 3.0 type is a C type's")
