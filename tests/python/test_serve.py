@@ -18,6 +18,7 @@ import pathlib
 import re
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -217,14 +218,39 @@ def snapshot(port):
 
 
 def see_ten_browsers_change_nothing_for_the_nodes(browser, port, errors):
-    """Ten more pages (each its own browser context, its own stream), opened
-    and watched for three seconds: each keeps being updated, and the nodes go
-    on at their rates all along (real time), live, with no late warning.
-    Chromium runs at nice 19 (`browsers_yield_to_the_nodes`): what is measured
-    is the server's cost to the nodes, not ten renderers' on two cores (the
-    CI run of f4e2480, at nice 0, saw the 1 kHz node at a fifth of its pace
-    while ten pages took 13 s to open)."""
+    """Ten more pages, each kept updated; and ten clients of the page's own
+    stream change nothing for the nodes: they go on at their rates (real
+    time), live, with no late warning.
+
+    The two are measured apart. What the nodes could pay for is the server:
+    its sampler reads the memory once whatever the number of clients, and each
+    client is a thread reading a snapshot in memory. Ten Chromium renderers on
+    this machine's two cores are another matter: CI runs of f4e2480 (nice 0)
+    and 8651813 (Chromium at nice 19) saw the 1 kHz node at a fifth and at
+    three tenths of its pace while ten pages opened, which measured Chromium
+    taking the cores, not the server. So the pages are checked for their
+    updates, and the nodes' pace is measured under ten streams read by this
+    test at the rate a page reads them."""
+    see_ten_pages_updated(browser, port, errors)
     before, t0 = snapshot(port), time.monotonic()
+    received = read_ten_streams(port, seconds=3.0)
+    after, t1 = snapshot(port), time.monotonic()
+    # Ten a second each: every stream got its snapshots all along.
+    assert all(n >= 20 for n in received), received
+    step = lambda snap, slot: next(n for n in snap["slots"] if n["slot"] == slot)
+    for slot, period in ((0, 0.001), (1, 1 / 60), (2, 0.1)):
+        a, b = step(before, slot), step(after, slot)
+        assert b["holder"]["judged"].startswith("live"), b["holder"]
+        assert b["stats"]["late"] == a["stats"]["late"], (a["stats"], b["stats"])
+        steps = b["frame"]["frame_index"] - a["frame"]["frame_index"]
+        expected = (t1 - t0) / period
+        print(f"slot {slot}: {steps} steps in {t1 - t0:.2f} s, {expected:.0f} in real time; events {received}")
+        assert 0.8 * expected <= steps <= 1.2 * expected + 1, (slot, steps, expected)
+
+
+def see_ten_pages_updated(browser, port, errors):
+    """Ten pages (each its own browser context, its own stream), each redrawn
+    from its stream while all ten are open."""
     pages = []
     for _ in range(10):
         page = browser.new_context().new_page()
@@ -240,20 +266,31 @@ def see_ten_browsers_change_nothing_for_the_nodes(browser, port, errors):
         page.evaluate(count)
     time.sleep(3.0)
     updates = [page.evaluate("() => window.updates") for page in pages]
-    after, t1 = snapshot(port), time.monotonic()
     # Ten a second each, less what the machine's two cores give ten pages.
     assert all(u >= 10 for u in updates), updates
-    step = lambda snap, slot: next(n for n in snap["slots"] if n["slot"] == slot)
-    for slot, period in ((0, 0.001), (1, 1 / 60), (2, 0.1)):
-        a, b = step(before, slot), step(after, slot)
-        assert b["holder"]["judged"].startswith("live"), b["holder"]
-        assert b["stats"]["late"] == a["stats"]["late"], (a["stats"], b["stats"])
-        steps = b["frame"]["frame_index"] - a["frame"]["frame_index"]
-        expected = (t1 - t0) / period
-        print(f"slot {slot}: {steps} steps in {t1 - t0:.2f} s, {expected:.0f} in real time; updates {updates}")
-        assert 0.8 * expected <= steps <= 1.2 * expected + 1, (slot, steps, expected)
     for page in pages:
         page.context.close()
+
+
+def read_ten_streams(port, seconds):
+    """Ten clients of `/api/stream` at once, each counting the events it
+    reads for `seconds`: the bytes ten pages receive, without their renderers."""
+    def read(counts, i):
+        deadline = time.monotonic() + seconds
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/stream", timeout=5) as r:
+            while time.monotonic() < deadline:
+                line = r.readline()
+                if not line:
+                    break
+                if line.startswith(b"data:"):
+                    counts[i] += 1
+    counts = [0] * 10
+    threads = [threading.Thread(target=read, args=(counts, i)) for i in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return counts
 
 
 def see_ring_a_cut_and_mended(page, board, memory):

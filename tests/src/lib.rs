@@ -127,6 +127,32 @@ fn random_ms(bound: u64) -> u64 {
     h.finish() % bound.max(1)
 }
 
+/// A simulator process ends when the lab that started it does, however the
+/// lab ends: a lab killed with SIGKILL (as a test's cleanup or a person's
+/// `kill -9` does) would otherwise leave its nodes stepping on until their
+/// `--stop`, taking the cores from whatever runs next (test_serve.py's CI
+/// runs of 8651813 ran beside the processes of earlier labs).
+fn dies_with_its_parent(child: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec, and calls only
+    // prctl(2) and getppid(2), both async-signal-safe; it touches no memory of
+    // the parent's and allocates nothing.
+    unsafe {
+        child.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before the prctl: then nothing would
+            // send the signal.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
 /// [`run_nodes`], with how each process ended.
 pub fn run_node_processes(
     nodes: usize,
@@ -154,6 +180,7 @@ pub fn run_node_processes(
             }
             let mut child = Command::new(&exe);
             child.args(args(i));
+            dies_with_its_parent(&mut child);
             if let Some((library, ring)) = rfm2g_sim {
                 let node = i + 1;
                 child.args(["--rfm2g-sim", library]).env(
