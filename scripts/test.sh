@@ -143,9 +143,9 @@ scripts/book.sh
 .venv/bin/pytest -q tests/python/test_book.py
 
 if [ "$mode" = quick ]; then
-    step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports), and on its FMI 3.0 face (validate, two FMI 3.0 instances, an FMI 3.0 node with an FMI 2.0 node, a lab's struct read and written back exact: uint64 past 2^53, floats, uint8 arrays; fmi-sim 0.7 as a third FMI 3.0 master: the attitude pair and the three-rate lab, a process a node)"
+    step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports), and on its FMI 3.0 face (validate, two FMI 3.0 instances, an FMI 3.0 node with an FMI 2.0 node, a lab's struct read and written back exact: uint64 past 2^53, floats, uint8 arrays; signals declared of C types and as arrays, each its own type and an array one variable, between FMI 3.0 and FMI 2.0 nodes; fmi-sim 0.7 as a third FMI 3.0 master: the attitude pair and the three-rate lab, a process a node)"
     .venv/bin/pytest -q tests/python/test_fmpy.py tests/python/test_fmi3.py tests/python/test_fmi3_struct.py \
-        tests/python/test_fmi_sim.py
+        tests/python/test_fmi3_signals.py tests/python/test_fmi_sim.py
     # The lab tool reads every FMU's variables: a new variable it does not
     # know fails here, not only in the full run.
     step lab-quick "an interface's three FMUs in three processes in lockstep over shm: (lab, 2,000 steps)"
@@ -346,7 +346,7 @@ fuzz_pair fmi_calls interface_parse
 fuzz_pair resources recording_read
 fuzz_pair packed
 
-step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports), and on its FMI 3.0 face (validate, two FMI 3.0 instances, an FMI 3.0 node with an FMI 2.0 node, a lab's struct read and written back exact: uint64 past 2^53, floats, uint8 arrays; fmi-sim 0.7 as a third FMI 3.0 master: the attitude pair and the three-rate lab, a process a node)"
+step fmpy "FMPy 0.3.32 on the packaged .fmu (validate, two instances, simulate, win64 exports), and on its FMI 3.0 face (validate, two FMI 3.0 instances, an FMI 3.0 node with an FMI 2.0 node, a lab's struct read and written back exact: uint64 past 2^53, floats, uint8 arrays; signals declared of C types and as arrays, each its own type and an array one variable, between FMI 3.0 and FMI 2.0 nodes; fmi-sim 0.7 as a third FMI 3.0 master: the attitude pair and the three-rate lab, a process a node)"
 .venv/bin/pytest -q tests/python --ignore=tests/python/test_book.py \
     --ignore=tests/python/test_serve.py
 

@@ -5,6 +5,7 @@
 //! the one source.
 
 use rfm_frames::fmi::FmiType;
+use rfm_frames::packed::CType;
 
 use super::variables::{PeerValue, Place, Var};
 
@@ -36,6 +37,7 @@ impl Route {
     fn of(var: &Var) -> Route {
         let (reach, peer, offset) = match (var.kind, var.place) {
             (FmiType::String, _) => (Reach::Other, 0, 0),
+            _ if !plain_bytes(var) => (Reach::Other, 0, 0),
             (_, Place::Input { offset, .. }) => (Reach::Input, 0, offset),
             (
                 _,
@@ -59,6 +61,14 @@ impl Route {
                 .expect("a payload is smaller than the memory, which is < 4 GiB"),
         }
     }
+}
+
+/// Whether the payload holds `var` as FMI 2.0's plain path stores it (a
+/// `double`, an `int32_t`, a byte 0 or 1): not a signal of another C type (a
+/// `float` or a `uint16` takes the general path, which converts it).
+fn plain_bytes(var: &Var) -> bool {
+    var.element
+        .is_none_or(|e| matches!(e.ctype, CType::Double | CType::Int32 | CType::Bool))
 }
 
 /// The routes of `variables`, indexed by value reference.

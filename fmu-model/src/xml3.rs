@@ -54,7 +54,13 @@ fn variable(out: &mut String, index: usize, v: &Var) {
         attr(v.fmi3_name()),
         attr(&v.description),
     );
-    let bound = |x: Option<f64>| x.map(|x| v.bound_text(x));
+    // An integer type's bounds are whole numbers, a Real's in FMI 2.0 or not.
+    let bound = |x: Option<f64>| {
+        x.map(|x| match ty.is_float() {
+            true => v.bound_text(x),
+            false => format!("{}", x as i128),
+        })
+    };
     let declared = (v.unit.as_deref())
         .filter(|_| ty.is_float())
         .map(|u| declared_type(ty, u));

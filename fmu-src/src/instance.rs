@@ -46,6 +46,8 @@ pub struct Instance {
     /// Per foreign node, whether the log was told of a read given up and of
     /// an inexact value (once each).
     told_foreign: Vec<(bool, bool)>,
+    /// Whether the master's log heard of a peer's 64-bit signal got rounded.
+    told_inexact: bool,
     /// How long a step may wait in one call before it returns early (an
     /// FMI 3.0 master's `earlyReturnAllowed`); `None`: until it ends.
     patience: Option<std::time::Duration>,
@@ -64,7 +66,8 @@ impl Instance {
         let mut frame = FrameBuf::new(map.area(model.node).payload.len);
         for v in &model.variables {
             if let Place::Input { offset, size } = v.place {
-                store(frame.payload_mut(), offset, size, &v.start);
+                store(frame.payload_mut(), (offset, size), v, &v.start)
+                    .expect("the parser checks every start against its C type");
             }
         }
         let foreign_out = (model.interface.foreign.iter())
@@ -86,6 +89,10 @@ impl Instance {
                 returned: Vec::new(),
                 realtime: Default::default(),
                 foreign_out,
+                inexact: match model.variables.iter().any(|v| v.is_inexact_count()) {
+                    true => model.peers.iter().map(|_| Default::default()).collect(),
+                    false => Vec::new(),
+                },
             },
             model,
             state: State::Instantiated,
@@ -96,6 +103,7 @@ impl Instance {
             step: 0,
             told_master_step: false,
             told_foreign: Vec::new(),
+            told_inexact: false,
             patience: None,
             returned_early: false,
         }

@@ -4,11 +4,14 @@
 //! copied per step to serve a get).
 
 use std::ffi::CString;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 
 use fmu_model::{ForeignLink, ForeignValue, LinkField, ParamValues, PeerValue, Place, Var};
 use rfm_core::link::{Link, StepReport};
 use rfm_frames::fmi::FmiType;
 use rfm_frames::frame::framed::{FrameBuf, SyncMode};
+use rfm_frames::packed::{self, ByteOrder};
 use rfm_frames::payload::SignalType;
 
 use crate::error::FmiError;
@@ -40,11 +43,21 @@ pub struct Values {
     /// for the lab's programs (the master's sets store into it); empty for
     /// the others.
     pub foreign_out: Vec<Vec<u8>>,
+    /// Per peer, values of its 64-bit integer signals got rounded
+    /// (`PEER.link.inexact`); counted by gets, which borrow the values shared.
+    /// Empty when no peer has such signals (the step looks no further).
+    pub inexact: Vec<AtomicU64>,
 }
 
-/// The value of a `kind` variable of `size` bytes at `offset` of payload `p`.
-pub fn load(p: &[u8], offset: usize, kind: FmiType, size: usize) -> Value {
-    let t = match kind {
+/// The value of `var`, of `size` bytes at `offset` of payload `p`: an
+/// element of a signal of a C type as FMI 2.0 holds it (a `uint64` as a Real).
+pub fn load(p: &[u8], offset: usize, var: &Var, size: usize) -> Value {
+    if let Some(e) = var.element {
+        return packed::decode_at(e.ctype, offset, p, ByteOrder::Little)
+            .expect("the layout places every signal inside its payload")
+            .value;
+    }
+    let t = match var.kind {
         FmiType::Real => SignalType::Real,
         FmiType::Integer => SignalType::Integer,
         FmiType::Boolean => SignalType::Boolean,
@@ -55,8 +68,20 @@ pub fn load(p: &[u8], offset: usize, kind: FmiType, size: usize) -> Value {
     Value::read(t, p, offset).expect("the layout places every signal inside its payload")
 }
 
-/// Writes `value` (of the variable's kind) into `p` at `offset`, `size` bytes.
-pub fn store(p: &mut [u8], offset: usize, size: usize, value: &Value) {
+/// Writes `value` (of `var`'s kind) into `p` at `offset`, `size` bytes, as
+/// `var`'s C type when it is an element of a signal of one; or says why that
+/// C type cannot hold it, and writes nothing.
+pub fn store(
+    p: &mut [u8],
+    (offset, size): (usize, usize),
+    var: &Var,
+    value: &Value,
+) -> Result<(), packed::EncodeError> {
+    if let Some(e) = var.element {
+        return packed::encode_at(e.ctype, offset, value, p, ByteOrder::Little, || {
+            var.name.clone()
+        });
+    }
     match value {
         Value::Real(x) => p[offset..offset + 8].copy_from_slice(&x.to_le_bytes()),
         Value::Integer(i) => p[offset..offset + 4].copy_from_slice(&i.to_le_bytes()),
@@ -68,6 +93,7 @@ pub fn store(p: &mut [u8], offset: usize, size: usize, value: &Value) {
             field[..n].copy_from_slice(&s.as_bytes()[..n]);
         }
     }
+    Ok(())
 }
 
 impl Values {
@@ -82,6 +108,9 @@ impl Values {
         };
         let p = &link.peers()[peer];
         match value {
+            PeerValue::Link(LinkField::Inexact) => {
+                count(self.inexact.get(peer).map_or(0, |n| n.load(Relaxed)))
+            }
             PeerValue::Link(field) => link_field(link, report, self.outcome, peer, field),
             _ if p.observed().latest().is_none() => var.start.clone(),
             PeerValue::Time => Value::Real(p.observed().latest().map_or(0.0, |h| h.sim_time)),
@@ -90,10 +119,30 @@ impl Values {
                     .latest()
                     .map_or(-1, |h| h.writer_step().min(i64::from(i32::MAX)) as i32),
             ),
-            PeerValue::Signal { offset, size } => {
-                load(p.observed().payload(), offset, var.kind, size)
+            PeerValue::Signal { offset, .. } if var.element.is_some() => {
+                self.wide_element(var, peer, p.observed().payload(), offset)
+            }
+            PeerValue::Signal { offset, size } => load(p.observed().payload(), offset, var, size),
+        }
+    }
+}
+
+impl Values {
+    /// Element `var` of a peer's signal of a C type at `offset` of its
+    /// payload, as FMI 2.0 holds it: a 64-bit integer beyond 2^53 is counted
+    /// (`PEER.link.inexact`; the step after the first says so in the
+    /// master's log, as a get logs nothing).
+    #[cold]
+    fn wide_element(&self, var: &Var, peer: usize, payload: &[u8], offset: usize) -> Value {
+        let e = var.element.expect("an element");
+        let d = packed::decode_at(e.ctype, offset, payload, ByteOrder::Little)
+            .expect("the layout places every signal inside its payload");
+        if !d.exact {
+            if let Some(n) = self.inexact.get(peer) {
+                n.fetch_add(1, Relaxed);
             }
         }
+        d.value
     }
 }
 
@@ -169,6 +218,7 @@ fn link_field(
         LinkField::BadFrames => count(health.bad_frames),
         LinkField::Restarts => count(health.restarts),
         LinkField::Wait => Value::Real(report.waited.as_secs_f64()),
+        LinkField::Inexact => unreachable!("counted by the instance: Values::output"),
     }
 }
 

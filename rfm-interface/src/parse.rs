@@ -118,6 +118,7 @@ struct RawSignal {
     start: Option<Spanned<toml::Value>>,
     description: Option<String>,
     size: Option<Spanned<i64>>,
+    count: Option<Spanned<i64>>,
     min: Option<Spanned<toml::Value>>,
     max: Option<Spanned<toml::Value>>,
 }

@@ -95,12 +95,16 @@ fn short(value: &Value) -> String {
     }
 }
 
-/// Each described signal's value in `payload`, with its unit.
+/// Each described signal's value in `payload`, with its unit; an array's
+/// elements each (`counters[2]`), as the FMU's variables name them.
 pub fn signals(described: &[Described], payload: &[u8]) -> Vec<(String, Value, String)> {
     described
         .iter()
-        .filter_map(|d| {
-            Value::read(d.kind, payload, d.offset).map(|v| (d.name.clone(), v, d.unit.clone()))
+        .flat_map(|d| {
+            (0..d.kind.elements()).filter_map(move |i| {
+                Value::read_element(d.kind, payload, d.offset, i)
+                    .map(|v| (d.element_name(i), v, d.unit.clone()))
+            })
         })
         .collect()
 }

@@ -61,7 +61,7 @@ fn a_bad_interface_file_is_reported_at_its_line_and_nothing_is_written() {
     ]);
     assert!(!ok);
     assert!(
-        err.contains("lab.toml:5:33: unknown type `Float` of `a.x`: expected Real, Integer, Boolean or String"),
+        err.contains("lab.toml:5:33: unknown type `Float` of `a.x`: expected Real, Integer, Boolean, String or a C type"),
         "{err}"
     );
     assert!(!out.exists(), "something was written");

@@ -5,7 +5,8 @@
 use crate::FmuKind;
 use rfm_frames::fmi::{Fmi3Type, FmiType, Value};
 use rfm_frames::packed::CType;
-use rfm_interface::Interface;
+use rfm_frames::payload::{Field, SignalType};
+use rfm_interface::{Interface, Signal};
 use rfm_memory::Network;
 
 mod foreign;
@@ -32,6 +33,10 @@ pub enum LinkField {
     BadFrames,
     Restarts,
     Wait,
+    /// Values of the peer's `int64` and `uint64` signals that FMI 2.0's
+    /// Real held rounded when got (beyond 2^53): only a peer with such
+    /// signals has it.
+    Inexact,
 }
 
 /// What a peer output shows.
@@ -112,7 +117,8 @@ pub struct Var {
     pub max: Option<f64>,
     pub description: String,
     pub place: Place,
-    /// For an element of a foreign node's field: what FMI 3.0 makes of it.
+    /// For an element of a foreign node's field, or of a signal of a C
+    /// type: what FMI 3.0 makes of it.
     pub element: Option<Element>,
 }
 
@@ -127,6 +133,17 @@ pub struct Fmi3Shape {
 }
 
 impl Var {
+    /// Whether it is a peer's `link.inexact` (a peer with 64-bit signals).
+    pub fn is_inexact_count(&self) -> bool {
+        matches!(
+            self.place,
+            Place::Output {
+                value: PeerValue::Link(LinkField::Inexact),
+                ..
+            }
+        )
+    }
+
     pub fn fmi3_shape(&self) -> Fmi3Shape {
         Fmi3Shape {
             ty: self.fmi3_type(),
@@ -209,6 +226,47 @@ impl Var {
     }
 }
 
+/// One FMI 2.0 variable's share of a signal: all of it, or one element of
+/// an array.
+pub(super) struct SignalElement {
+    /// The signal's name, or an element's (`counters[2]`).
+    pub name: String,
+    /// Where it lies in the node's payload, and its bytes.
+    pub offset: usize,
+    pub size: usize,
+    /// For a signal of a C type: what FMI 3.0 makes of it.
+    pub element: Option<Element>,
+}
+
+/// The FMI 2.0 variables of signal `s` (at `field` of its payload): one, or
+/// one per element of an array, named as a struct's array field's are.
+pub(super) fn signal_elements<'a>(
+    s: &'a Signal,
+    field: &'a Field,
+) -> impl Iterator<Item = SignalElement> + 'a {
+    (0..s.kind.elements()).map(move |i| match s.kind {
+        SignalType::Typed { ctype, count } => SignalElement {
+            name: match count {
+                Some(_) => format!("{}[{i}]", s.name),
+                None => s.name.clone(),
+            },
+            offset: field.offset + i * ctype.size(),
+            size: ctype.size(),
+            element: Some(Element {
+                ctype,
+                index: i,
+                count: count.map(|n| n as usize),
+            }),
+        },
+        _ => SignalElement {
+            name: s.name.clone(),
+            offset: field.offset,
+            size: field.size(),
+            element: None,
+        },
+    })
+}
+
 /// The start values of the parameters of node `me`: its file's settings over
 /// the table's.
 pub fn param_starts(interface: &Interface, me: usize) -> ParamValues {
@@ -236,24 +294,26 @@ pub fn variables(
     let map = interface.map().expect("a parsed interface has a map");
     let node = &interface.nodes[me];
     for (s, f) in node.signals.iter().zip(&map.area(me).payload.fields) {
-        vars.push(Var {
-            name: s.name.clone(),
-            kind: s.kind.fmi_type(),
-            causality: Causality::Input,
-            start: s.start.clone(),
-            unit: s.unit.clone(),
-            min: s.min,
-            max: s.max,
-            description: s
-                .description
-                .clone()
-                .unwrap_or_else(|| format!("Published by node `{}`", node.name)),
-            place: Place::Input {
-                offset: f.offset,
-                size: f.size(),
-            },
-            element: None,
-        });
+        vars.extend(signal_elements(s, f).map(|e| {
+            Var {
+                name: e.name,
+                kind: s.kind.fmi_type(),
+                causality: Causality::Input,
+                start: s.start.clone(),
+                unit: s.unit.clone(),
+                min: s.min,
+                max: s.max,
+                description: s
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| format!("Published by node `{}`", node.name)),
+                place: Place::Input {
+                    offset: e.offset,
+                    size: e.size,
+                },
+                element: e.element,
+            }
+        }));
     }
     for (p, &i) in peers.iter().enumerate() {
         vars.extend(peer_outputs(

@@ -3,9 +3,10 @@
 
 use crate::FmuKind;
 use rfm_frames::fmi::Value;
+use rfm_frames::packed::CType;
 use rfm_interface::{Interface, NodeSpec};
 
-use super::{Causality, LinkField, PeerValue, Place, Var};
+use super::{signal_elements, Causality, LinkField, PeerValue, Place, Var};
 
 /// The link outputs: name, start (and so type) and unit.
 const LINK_FIELDS: [(LinkField, &str, Value, Option<&str>); 6] = [
@@ -30,6 +31,10 @@ fn link_description(field: LinkField, whose: &str) -> String {
         }
         LinkField::Restarts => format!("Restarts of {whose} seen (new session epoch)"),
         LinkField::Wait => "Seconds the last doStep waited for the peers".to_owned(),
+        LinkField::Inexact => format!(
+            "Values of {whose}'s 64-bit integer signals got beyond 2^53, which a Real holds \
+             rounded (FMI 3.0's Int64 and UInt64 hold them exact)"
+        ),
     }
 }
 
@@ -49,22 +54,39 @@ pub(super) fn peer_outputs(
         (spec.name.clone(), format!("node `{}`", spec.name))
     };
     let mut out: Vec<Var> = (spec.signals.iter().zip(fields))
-        .map(|(s, f)| {
+        .flat_map(|(s, f)| {
             let what = s.description.clone().unwrap_or_else(|| s.name.clone());
-            peer_output(
-                peer,
-                format!("{prefix}.{}", s.name),
-                s.start.clone(),
-                s.unit.clone(),
-                format!("{what}, as {whose} published it"),
-                PeerValue::Signal {
-                    offset: f.offset,
-                    size: f.size(),
-                },
-            )
+            let whose = &whose;
+            let prefix = &prefix;
+            signal_elements(s, f).map(move |e| Var {
+                element: e.element,
+                ..peer_output(
+                    peer,
+                    format!("{prefix}.{}", e.name),
+                    s.start.clone(),
+                    s.unit.clone(),
+                    format!("{what}, as {whose} published it"),
+                    PeerValue::Signal {
+                        offset: e.offset,
+                        size: e.size,
+                    },
+                )
+            })
         })
         .collect();
     out.extend(read_outputs(peer, &prefix, &whose, kind));
+    let wide =
+        |s: &rfm_interface::Signal| matches!(s.kind.ctype(), Some(CType::Int64 | CType::Uint64));
+    if spec.signals.iter().any(wide) {
+        out.push(peer_output(
+            peer,
+            format!("{prefix}.link.inexact"),
+            Value::Integer(0),
+            None,
+            link_description(LinkField::Inexact, &whose),
+            PeerValue::Link(LinkField::Inexact),
+        ));
+    }
     out
 }
 

@@ -245,7 +245,14 @@ impl<'i> Access<'i> {
                         text.len()
                     )));
                 }
-                store(self.values.frame.payload_mut(), offset, size, &value);
+                store(self.values.frame.payload_mut(), (offset, size), var, &value)
+                    .map_err(|e| error(format!("`{}`: {e}", var.name)))?;
+            }
+            // Those of a C type the payload does not hold as FMI 2.0's
+            // plain path stores them (a `float`, a `uint64`): converted here.
+            (Place::Input { offset, size }, _) if var.element.is_some() => {
+                store(self.values.frame.payload_mut(), (offset, size), var, &value)
+                    .map_err(|e| error(format!("`{}`: {e}", var.name)))?;
             }
             (Place::Input { .. }, _) => unreachable!("numeric inputs take the plain path"),
             (Place::ForeignInput { node, field, index }, _) => {
@@ -275,9 +282,7 @@ impl<'i> Access<'i> {
     fn value(&self, var: &Var) -> Value {
         match var.place {
             Place::Param(p) => self.values.params.get(p),
-            Place::Input { offset, size } => {
-                load(self.values.frame.payload(), offset, var.kind, size)
-            }
+            Place::Input { offset, size } => load(self.values.frame.payload(), offset, var, size),
             Place::Output { .. } => self.values.output(var),
             Place::Foreign { node, value } => self.values.foreign(var, node, value),
             Place::ForeignInput { node, field, index } => {

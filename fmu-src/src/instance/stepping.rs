@@ -3,6 +3,7 @@
 //! each a step of the link; what the master's log is told once; and, where an
 //! FMI 3.0 master allows it, a step that returns early while a peer is late.
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use rfm_core::link::{Link, MasterStep};
@@ -41,7 +42,27 @@ impl Instance {
         if !self.link().foreign().is_empty() {
             self.tell_foreign();
         }
+        if !self.values.inexact.is_empty() && !self.told_inexact {
+            self.tell_inexact();
+        }
         Ok(())
+    }
+
+    /// Warns the master's log the first time a get of a peer's 64-bit
+    /// integer signal gave a Real rounded: counted in its outputs after that.
+    #[cold]
+    fn tell_inexact(&mut self) {
+        let counts = self.values.inexact.iter();
+        let Some(peer) = counts.map(|n| n.load(Relaxed)).position(|n| n > 0) else {
+            return;
+        };
+        self.told_inexact = true;
+        let name = &self.model.interface.nodes[self.model.peers[peer]].name;
+        log::warn!(
+            "node `{name}`: a value of its 64-bit integer signals beyond 2^53 was got, which \
+             its Real output holds rounded; `{name}.link.inexact` counts such values got \
+             (FMI 3.0's Int64 and UInt64 hold them exact)"
+        );
     }
 
     /// A master's step continues from where the last ended, is of a positive

@@ -303,14 +303,10 @@ impl Player {
     /// Logs the first diverging step and signal.
     fn log_first(&self, k: u64, then: &[u8], now: &[u8]) {
         let show = |v: Option<Value>| v.map_or("?".into(), |v| v.to_string());
-        let differs = self.own.first_changed(then, now).map(|(s, a, b)| {
-            format!(
-                "`{}` was {} in the recording, {} now",
-                s.name,
-                show(a),
-                show(b)
-            )
-        });
+        let differs = self
+            .own
+            .first_changed(then, now)
+            .map(|(s, a, b)| format!("`{s}` was {} in the recording, {} now", show(a), show(b)));
         log::warn!(
             "replay:{}: first divergence at step {k}: {} (counted in replay.divergence; the \
              step goes on with the recorded peers)",

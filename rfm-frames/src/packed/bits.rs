@@ -13,10 +13,14 @@ fn wide(ctype: CType) -> bool {
 /// host order (an `int64`'s two's complement); `None` for another type or an
 /// element outside `bytes`.
 pub fn load_bits(field: &PlacedField, i: usize, bytes: &[u8], order: ByteOrder) -> Option<u64> {
-    if !wide(field.ctype) {
+    load_bits_at(field.ctype, field.element_offset(i), bytes, order)
+}
+
+/// The `ctype` element at byte `at` of `bytes` as [`load_bits`] gives it.
+pub fn load_bits_at(ctype: CType, at: usize, bytes: &[u8], order: ByteOrder) -> Option<u64> {
+    if !wide(ctype) {
         return None;
     }
-    let at = field.element_offset(i);
     let b: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
     Some(match order {
         ByteOrder::Little => u64::from_le_bytes(b),
@@ -33,10 +37,21 @@ pub fn store_bits(
     bytes: &mut [u8],
     order: ByteOrder,
 ) -> Option<()> {
-    if !wide(field.ctype) {
+    store_bits_at(field.ctype, field.element_offset(i), bits, bytes, order)
+}
+
+/// Stores `bits` as the `ctype` element at byte `at` of `bytes`, as
+/// [`store_bits`] does.
+pub fn store_bits_at(
+    ctype: CType,
+    at: usize,
+    bits: u64,
+    bytes: &mut [u8],
+    order: ByteOrder,
+) -> Option<()> {
+    if !wide(ctype) {
         return None;
     }
-    let at = field.element_offset(i);
     let out = bytes.get_mut(at..at.checked_add(8)?)?;
     out.copy_from_slice(&match order {
         ByteOrder::Little => bits.to_le_bytes(),

@@ -74,13 +74,19 @@ fn put<const N: usize>(out: &mut [u8], mut bytes: [u8; N], order: ByteOrder) {
 /// Element `i` of `field` in `bytes` (the whole struct); `None` if it does not
 /// lie inside `bytes`.
 pub fn decode(field: &PlacedField, i: usize, bytes: &[u8], order: ByteOrder) -> Option<Decoded> {
-    let at = field.element_offset(i);
-    let b = bytes.get(at..at.checked_add(field.ctype.size())?)?;
+    decode_at(field.ctype, field.element_offset(i), bytes, order)
+}
+
+/// The `ctype` element at byte `at` of `bytes` (a struct, or a node's
+/// payload, whose signals of C types are its elements too); `None` if it does
+/// not lie inside `bytes`.
+pub fn decode_at(ctype: CType, at: usize, bytes: &[u8], order: ByteOrder) -> Option<Decoded> {
+    let b = bytes.get(at..at.checked_add(ctype.size())?)?;
     let exact_real = |x: f64| Decoded {
         value: Value::Real(x),
         exact: true,
     };
-    Some(match field.ctype {
+    Some(match ctype {
         CType::Int8 => int(i32::from(b[0] as i8)),
         CType::Uint8 => int(i32::from(b[0])),
         CType::Int16 => int(i32::from(i16::from_le_bytes(array(b, order)))),
@@ -133,10 +139,23 @@ pub fn encode(
     bytes: &mut [u8],
     order: ByteOrder,
 ) -> Result<(), EncodeError> {
-    let ctype = field.ctype;
     let at = field.element_offset(i);
+    encode_at(field.ctype, at, value, bytes, order, || {
+        field.element_name(i)
+    })
+}
+
+/// Writes `value` as the `ctype` element at byte `at` of `bytes` (long enough
+/// for it), or says why it cannot, naming it `element()`, and writes nothing.
+pub fn encode_at(
+    ctype: CType,
+    at: usize,
+    value: &Value,
+    bytes: &mut [u8],
+    order: ByteOrder,
+    element: impl Fn() -> String,
+) -> Result<(), EncodeError> {
     let out = &mut bytes[at..at + ctype.size()];
-    let element = || field.element_name(i);
     let type_error = |given: FmiType| EncodeError::Type {
         element: element(),
         ctype,

@@ -13,8 +13,8 @@ mod layout;
 mod reader;
 mod writer;
 
-pub use bits::{load_bits, store_bits};
-pub use codec::{decode, encode, Decoded, EncodeError, EXACT_LIMIT};
+pub use bits::{load_bits, load_bits_at, store_bits, store_bits_at};
+pub use codec::{decode, decode_at, encode, encode_at, Decoded, EncodeError, EXACT_LIMIT};
 pub use ctype::{CType, CTypeRow, Edge, C_TYPES};
 pub use layout::{
     ByteOrder, FieldDecl, LayoutError, Packing, PlacedField, StructLayout, MAX_ELEMENTS,

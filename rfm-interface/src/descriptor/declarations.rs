@@ -50,19 +50,39 @@ pub(super) fn put_declared(out: &mut Vec<u8>, d: &Declared) {
     out.extend_from_slice(&(d.fields.len() as u16).to_le_bytes());
     for f in &d.fields {
         put_str(out, &f.name);
-        let (code, chars) = match f.ctype {
-            CType::Char(n) => (CType::Char(0), n),
-            t => (t, 0),
-        };
-        let row = C_TYPES.iter().position(|(t, _)| *t == code);
-        out.push(row.expect("every C type has its row") as u8);
-        out.extend_from_slice(&chars.to_le_bytes());
-        out.extend_from_slice(&f.count.unwrap_or(0).to_le_bytes());
+        put_ctype(out, f.ctype, f.count);
         out.extend_from_slice(&(f.offset as u32).to_le_bytes());
     }
 }
 
+/// A C type and count as a field's or a signal's: its row of `C_TYPES`
+/// (u8), a `char[N]`'s N (u16), the count (u32, 0 for a scalar).
+pub(super) fn put_ctype(out: &mut Vec<u8>, ctype: CType, count: Option<u32>) {
+    let (code, chars) = match ctype {
+        CType::Char(n) => (CType::Char(0), n),
+        t => (t, 0),
+    };
+    let row = C_TYPES.iter().position(|(t, _)| *t == code);
+    out.push(row.expect("every C type has its row") as u8);
+    out.extend_from_slice(&chars.to_le_bytes());
+    out.extend_from_slice(&count.unwrap_or(0).to_le_bytes());
+}
+
+/// Bytes [`put_ctype`] writes.
+pub(super) const CTYPE_LEN: usize = 7;
+
 impl Cursor<'_> {
+    /// What [`put_ctype`] wrote.
+    pub(super) fn ctype(&mut self) -> Result<(CType, Option<u32>), DescriptorError> {
+        let (row, chars) = (usize::from(self.u8()?), self.u16()?);
+        let ctype = match C_TYPES.get(row) {
+            Some((CType::Char(_), _)) => CType::Char(chars),
+            Some((t, _)) => *t,
+            None => return Err(DescriptorError::Damaged("unknown C type")),
+        };
+        Ok((ctype, Some(self.u32()?).filter(|&n| n != 0)))
+    }
+
     /// The foreign nodes after the signals; none where the bytes end.
     pub(super) fn foreign(&mut self) -> Result<Vec<Declared>, DescriptorError> {
         if self.at == self.bytes.len() {
@@ -105,13 +125,7 @@ impl Cursor<'_> {
         let mut fields = Vec::new();
         for _ in 0..count {
             let name = self.string()?;
-            let (row, chars) = (usize::from(self.u8()?), self.u16()?);
-            let ctype = match C_TYPES.get(row) {
-                Some((CType::Char(_), _)) => CType::Char(chars),
-                Some((t, _)) => *t,
-                None => return Err(DescriptorError::Damaged("unknown C type")),
-            };
-            let count = Some(self.u32()?).filter(|&n| n != 0);
+            let (ctype, count) = self.ctype()?;
             let offset = self.u32()? as usize;
             fields.push(PlacedField {
                 name,

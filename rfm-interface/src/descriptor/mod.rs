@@ -17,17 +17,17 @@
 //! | 32 | 8 | the node's period in seconds: numerator (0: none) |
 //! | 40 | 8 | … and denominator |
 //! | 48 | | interface name, node name |
-//! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String), size (u16), payload offset (u32), name, unit |
+//! | | | per signal: type (u8: 0 Real, 1 Integer, 2 Boolean, 3 String, 4 of a C type), size (u16: a String's; 0 for a C type), payload offset (u32); for a C type its row of `C_TYPES` (u8), a `char[N]`'s N (u16) and count (u32, 0 for a scalar); name, unit |
 //! | | | the interface's foreign nodes (none where the descriptor ends here): their number (u16), then per node ([`crate::declared::Declared`]) its name, offset (u64), size (u32), byte order (u8: 0 little, 1 big), handshake (kind u8: 0 none, 1 counter, 2 flag; marker field u16; counting u8: 0 seqlock, 1 after-data; flag value u64; period numerator and denominator u64, 0 for none), writer (u16: its slot, 0xffff a lab's program), fields (u16), and per field its name, C type (u8: its row of `C_TYPES`; u16: a `char[N]`'s N), count (u32, 0 for a scalar) and offset (u32) |
 
 use super::declared::Declared;
-use super::{NodeSpec, Period, Signal, SignalType, Value};
-use declarations::{put_declared, DECLARED_LEN, FIELD_LEN};
-use rfm_frames::area::Area;
+use super::{NodeSpec, Period, SignalType};
+use declarations::{put_ctype, put_declared, CTYPE_LEN, DECLARED_LEN, FIELD_LEN};
 use rfm_frames::payload::Payload;
 use rfm_frames::session::Token;
 
 mod declarations;
+mod described;
 
 /// `"RFMd"` in little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"RFMd");
@@ -103,7 +103,14 @@ pub fn encoded_len(interface: &str, node: &NodeSpec, foreign: &[Declared]) -> us
         + node
             .signals
             .iter()
-            .map(|s| 9 + s.name.len() + s.unit.as_deref().unwrap_or("").len())
+            .map(|s| {
+                let typed = if s.kind.ctype().is_some() {
+                    CTYPE_LEN
+                } else {
+                    0
+                };
+                9 + typed + s.name.len() + s.unit.as_deref().unwrap_or("").len()
+            })
             .sum::<usize>()
         + foreign_len
 }
@@ -145,10 +152,14 @@ pub fn encode(
             SignalType::Integer => (1, 4),
             SignalType::Boolean => (2, 1),
             SignalType::String { size } => (3, size),
+            SignalType::Typed { .. } => (4, 0),
         };
         out.push(code);
         out.extend_from_slice(&size.to_le_bytes());
         out.extend_from_slice(&(field.offset as u32).to_le_bytes());
+        if let SignalType::Typed { ctype, count } = s.kind {
+            put_ctype(&mut out, ctype, count);
+        }
         put_str(&mut out, &s.name);
         put_str(&mut out, s.unit.as_deref().unwrap_or(""));
     }
@@ -205,6 +216,10 @@ impl<'a> Cursor<'a> {
             1 => SignalType::Integer,
             2 => SignalType::Boolean,
             3 => SignalType::String { size },
+            4 => {
+                let (ctype, count) = self.ctype()?;
+                SignalType::Typed { ctype, count }
+            }
             _ => return Err(DescriptorError::Damaged("unknown signal type")),
         };
         Ok(Described {
@@ -293,123 +308,4 @@ fn checked(bytes: &[u8]) -> Result<&[u8], DescriptorError> {
         return Err(DescriptorError::Damaged("CRC mismatch"));
     }
     Ok(&bytes[..len])
-}
-
-impl Descriptor {
-    /// The node as its writer's file declares it, as far as memory needs (start
-    /// values and descriptions are not in the descriptor).
-    pub fn node_spec(&self) -> NodeSpec {
-        NodeSpec {
-            period: self.period,
-            ring_depth: self.ring_depth,
-            ..NodeSpec::new(
-                self.node.clone(),
-                self.slot,
-                None,
-                self.signals
-                    .iter()
-                    .map(|d| Signal {
-                        name: d.name.clone(),
-                        kind: d.kind,
-                        unit: (!d.unit.is_empty()).then(|| d.unit.clone()),
-                        start: Value::zero(d.kind),
-                        min: None,
-                        max: None,
-                        description: None,
-                    })
-                    .collect(),
-            )
-        }
-    }
-
-    /// The area this descriptor's node writes, when the descriptor lies at
-    /// `offset` + [`rfm_frames::area::DESCRIPTOR_OFFSET`] of the region; `None` if
-    /// its signal offsets are not the layout's (a writer of another layout).
-    pub fn area(&self, offset: u64) -> Option<Area> {
-        let spec = self.node_spec();
-        let payload = Payload::of(spec.signals.iter().map(|s| s.kind));
-        let area = Area::new(
-            0,
-            spec.slot,
-            payload,
-            encoded_len(&self.interface, &spec, &self.foreign),
-            offset,
-            self.ring_depth,
-        );
-        let laid_out = area.payload.fields.iter().map(|f| f.offset);
-        laid_out
-            .eq(self.signals.iter().map(|d| d.offset))
-            .then_some(area)
-    }
-
-    /// The first signal whose value differs between two payloads of this node,
-    /// with its value in each (`None` where it cannot be read); `None` if the
-    /// payloads differ only between signals, or not at all.
-    pub fn first_changed(
-        &self,
-        a: &[u8],
-        b: &[u8],
-    ) -> Option<(&Described, Option<Value>, Option<Value>)> {
-        self.signals.iter().find_map(|s| {
-            let (va, vb) = (
-                Value::read(s.kind, a, s.offset),
-                Value::read(s.kind, b, s.offset),
-            );
-            (va != vb).then_some((s, va, vb))
-        })
-    }
-
-    /// The first way `expected` (this node's view of the writer, from its file)
-    /// differs from what the writer describes, as a phrase, or `None`.
-    pub fn first_difference(&self, expected: &NodeSpec, payload: &Payload) -> Option<String> {
-        let node = &expected.name;
-        if self.node != *node {
-            return Some(format!(
-                "slot {} is node `{}` there and `{node}` here",
-                expected.slot, self.node
-            ));
-        }
-        for (i, (s, field)) in expected.signals.iter().zip(&payload.fields).enumerate() {
-            let Some(d) = self.signals.get(i) else {
-                return Some(format!(
-                    "signal `{node}.{}` is missing there (it publishes {} signals, this file says {})",
-                    s.name,
-                    self.signals.len(),
-                    expected.signals.len()
-                ));
-            };
-            if d.name != s.name {
-                return Some(format!(
-                    "signal {} of `{node}` is `{}` there and `{}` here",
-                    i + 1,
-                    d.name,
-                    s.name
-                ));
-            }
-            if d.kind != s.kind {
-                return Some(format!(
-                    "signal `{node}.{}` is {} there and {} here",
-                    s.name,
-                    d.kind.with_article(),
-                    s.kind.with_article()
-                ));
-            }
-            let unit = s.unit.as_deref().unwrap_or("");
-            if d.unit != unit {
-                return Some(format!(
-                    "signal `{node}.{}` has unit {:?} there and {unit:?} here",
-                    s.name, d.unit
-                ));
-            }
-            if d.offset != field.offset {
-                return Some(format!(
-                    "signal `{node}.{}` is at payload offset {} there and {} here",
-                    s.name, d.offset, field.offset
-                ));
-            }
-        }
-        self.signals
-            .get(expected.signals.len())
-            .map(|extra| format!("signal `{node}.{}` is missing here", extra.name))
-    }
 }

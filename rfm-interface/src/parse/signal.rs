@@ -1,9 +1,11 @@
-//! A signal of a node: its name, type, size, unit, bounds and start, each
-//! checked against the others.
+//! A signal of a node: its name, type (FMI 2.0's or a C type's), size or
+//! count, unit, bounds and start, each checked against the others.
 
 use std::collections::HashMap;
 use std::ops::Range;
 
+use rfm_frames::fmi::FmiType;
+use rfm_frames::packed::{self, ByteOrder, CType, MAX_ELEMENTS};
 use toml::Spanned;
 
 use super::super::*;
@@ -94,9 +96,62 @@ fn check_name<'a>(
     Ok(())
 }
 
-/// A signal's `type`, with the `size` a String needs and no other type has.
+/// A signal's `type` and `count`: one of FMI 2.0's types, or of the C types
+/// (`uint64`, `float`…), or an array of either but a string.
 fn signal_type(src: &Source<'_>, node: &str, s: &RawSignal) -> Result<SignalType, InterfaceError> {
+    let kind = scalar_type(src, node, s)?;
+    let Some(count) = &s.count else {
+        return Ok(kind);
+    };
+    let n = *count.get_ref();
+    let n = u32::try_from(n)
+        .ok()
+        .filter(|n| (1..=MAX_ELEMENTS).contains(n))
+        .ok_or_else(|| {
+            src.error(
+                count.span(),
+                format!(
+                    "count {n} of `{node}.{}`: an array has 1 to {MAX_ELEMENTS} elements (a \
+                     scalar has no count)",
+                    s.name.get_ref()
+                ),
+            )
+        })?;
+    let ctype = match kind {
+        SignalType::Real => CType::Double,
+        SignalType::Integer => CType::Int32,
+        SignalType::Boolean => CType::Bool,
+        SignalType::Typed { ctype, .. } if !matches!(ctype, CType::Char(_)) => ctype,
+        _ => {
+            return Err(src.error(
+                count.span(),
+                format!(
+                    "`{node}.{}` is {}: a string signal cannot be an array; declare one \
+                     signal per string",
+                    s.name.get_ref(),
+                    kind.with_article()
+                ),
+            ))
+        }
+    };
+    Ok(SignalType::Typed {
+        ctype,
+        count: Some(n),
+    })
+}
+
+/// A signal's `type`, with the `size` a String needs and no other type has.
+fn scalar_type(src: &Source<'_>, node: &str, s: &RawSignal) -> Result<SignalType, InterfaceError> {
     let name = s.name.get_ref();
+    if let Some(ctype) = CType::parse(s.kind.get_ref()) {
+        if let Some(size) = &s.size {
+            return Err(src.error(
+                size.span(),
+                format!("`{node}.{name}` is a `{ctype}`: only String signals have a size"),
+            ));
+        }
+        return Ok(SignalType::Typed { ctype, count: None });
+    }
     match (s.kind.get_ref().as_str(), &s.size) {
         ("String", None) => Err(src.error(
             s.kind.span(),
@@ -133,7 +188,9 @@ fn signal_type(src: &Source<'_>, node: &str, s: &RawSignal) -> Result<SignalType
         (other, _) => Err(src.error(
             s.kind.span(),
             format!(
-                "unknown type `{other}` of `{node}.{name}`: expected Real, Integer, Boolean or String"
+                "unknown type `{other}` of `{node}.{name}`: expected Real, Integer, Boolean, \
+                 String or a C type ({})",
+                CType::names()
             ),
         )),
     }
@@ -188,6 +245,9 @@ fn bound(
     which: &str,
 ) -> Result<Option<f64>, InterfaceError> {
     let Some(b) = b else { return Ok(None) };
+    if let SignalType::Typed { ctype, .. } = kind {
+        return typed_number(src, node, name, ctype, b, which).map(Some);
+    }
     match (kind, b.get_ref()) {
         (SignalType::Real, toml::Value::Float(x)) if x.is_finite() => Ok(Some(*x)),
         (SignalType::Real | SignalType::Integer, toml::Value::Integer(i))
@@ -225,6 +285,7 @@ fn start_value(
 ) -> Result<Value, InterfaceError> {
     let bad = |what: String| src.error(value.span(), what);
     match (kind, value.get_ref()) {
+        (SignalType::Typed { ctype, .. }, v) => typed_start(src, node, name, ctype, value, v),
         (SignalType::Real, toml::Value::Float(x)) if x.is_finite() => Ok(Value::Real(*x)),
         (SignalType::Real, toml::Value::Integer(i)) => Ok(Value::Real(*i as f64)),
         (SignalType::Integer, toml::Value::Integer(i)) => {
@@ -251,5 +312,96 @@ fn start_value(
             src.text.get(value.span()).unwrap_or("?"),
             kind.with_article()
         ))),
+    }
+}
+
+/// A number given for a signal of C type `ctype` (its `which`: start, min or
+/// max), as FMI 2.0 holds it: refused unless the C type holds it as given
+/// (by the C types' table, [`packed::encode_at`]'s own checks) and, for a
+/// 64-bit integer, a Real holds it exactly.
+fn typed_number(
+    src: &Source<'_>,
+    node: &str,
+    name: &str,
+    ctype: CType,
+    b: &Spanned<toml::Value>,
+    which: &str,
+) -> Result<f64, InterfaceError> {
+    let bad = |what: String| src.error(b.span(), format!("{which} of `{node}.{name}`: {what}"));
+    if ctype.fmi_type() == FmiType::Boolean || matches!(ctype, CType::Char(_)) {
+        return Err(bad(format!(
+            "a `{ctype}` signal has no {which}; only numbers have bounds"
+        )));
+    }
+    let x = match b.get_ref() {
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::Float(x) if x.is_finite() => *x,
+        _ => return Err(bad(format!("expected a finite number, a `{ctype}`"))),
+    };
+    let wide = matches!(ctype, CType::Int64 | CType::Uint64);
+    if wide && x.abs() > packed::EXACT_LIMIT as f64 {
+        return Err(bad(format!(
+            "{x} is beyond 2^53, which FMI 2.0's Real (and so the file's start) holds \
+             exactly: give a smaller one"
+        )));
+    }
+    let value = match ctype.fmi_type() {
+        FmiType::Integer => Value::Integer(x as i32),
+        _ => Value::Real(x),
+    };
+    let mut scratch = [0u8; 8];
+    packed::encode_at(ctype, 0, &value, &mut scratch, ByteOrder::Little, || {
+        format!("{node}.{name}")
+    })
+    .map_err(|e| bad(e.to_string()))?;
+    if ctype.fmi_type() == FmiType::Integer && f64::from(x as i32) != x {
+        return Err(bad(format!("{x} is not a whole number, as a `{ctype}` is")));
+    }
+    Ok(x)
+}
+
+/// The start of a signal of C type `ctype`, as FMI 2.0 holds it.
+fn typed_start(
+    src: &Source<'_>,
+    node: &str,
+    name: &str,
+    ctype: CType,
+    value: &Spanned<toml::Value>,
+    v: &toml::Value,
+) -> Result<Value, InterfaceError> {
+    match (ctype, v) {
+        (CType::Bool, toml::Value::Boolean(b)) => Ok(Value::Boolean(*b)),
+        (CType::Char(n), toml::Value::String(text)) => {
+            if text.len() > usize::from(n) || text.contains('\0') {
+                Err(src.error(
+                    value.span(),
+                    format!(
+                        "start of `{node}.{name}` is {} bytes or holds a NUL; a `{ctype}` has \
+                         room for {n} bytes of text",
+                        text.len()
+                    ),
+                ))
+            } else {
+                Ok(Value::String(text.clone()))
+            }
+        }
+        (CType::Bool | CType::Char(_), _) => Err(src.error(
+            value.span(),
+            format!(
+                "start of `{node}.{name}` is not a value of a `{ctype}` ({})",
+                if ctype == CType::Bool {
+                    "true or false"
+                } else {
+                    "a string"
+                }
+            ),
+        )),
+        _ => {
+            let x = typed_number(src, node, name, ctype, value, "start")?;
+            Ok(match ctype.fmi_type() {
+                FmiType::Integer => Value::Integer(x as i32),
+                _ => Value::Real(x),
+            })
+        }
     }
 }

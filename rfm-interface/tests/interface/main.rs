@@ -7,6 +7,7 @@ use rfm_interface::{Interface, InterfaceError, Reserved, MAX_SIGNALS, MAX_STRING
 mod compare;
 mod foreign;
 mod settings;
+mod typed;
 
 const EXAMPLE: &str = r#"name = "cockpit_link"            # FMUs are named <name>_<node>
 [[node]]
@@ -224,7 +225,7 @@ fn every_bad_signal_names_where_and_what_is_allowed() {
         (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", type = \"Float\" }]"),
             (5, 33),
-            "unknown type `Float` of `a.x`: expected Real, Integer, Boolean or String",
+            "unknown type `Float` of `a.x`: expected Real, Integer, Boolean, String or a C type",
         ),
         (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"cs\", type = \"String\" }]"),
@@ -274,7 +275,7 @@ fn every_bad_signal_names_where_and_what_is_allowed() {
         (
             with_node("name = \"a\"\nslot = 0\nsignals = [{ name = \"x\", typ = \"Real\" }]"),
             (5, 26),
-            "unknown field `typ`, expected one of `name`, `type`, `unit`, `start`, `description`, `size`, `min`, `max`: did you mean `type`?",
+            "unknown field `typ`, expected one of `name`, `type`, `unit`, `start`, `description`, `size`, `count`, `min`, `max`: did you mean `type`?",
         ),
         (
             with_node("name = \"a\"\nslot = \"0\"\nsignals = [{ name = \"x\", type = \"Real\" }]"),

@@ -204,9 +204,8 @@ fn difference(
     let shown = |v: Option<Value>| v.map_or("?".to_owned(), |v| v.to_string());
     let what = match node.first_changed(&f.payload, other) {
         Some((s, va, vb)) => format!(
-            "{}.{} is {} in {} and {} in {}",
+            "{}.{s} is {} in {} and {} in {}",
             node.node,
-            s.name,
             shown(va),
             a.display(),
             shown(vb),

@@ -77,9 +77,8 @@ fn columns(described: &Described) -> Vec<String> {
         .to_vec();
     for n in &described.nodes {
         columns.extend(
-            n.signals
-                .iter()
-                .map(|s| field(&format!("{}.{}", n.node, s.name))),
+            n.elements()
+                .map(|(s, i)| field(&format!("{}.{}", n.node, s.element_name(i)))),
         );
     }
     for s in &described.structs {
@@ -135,7 +134,7 @@ fn row(described: &Described, item: Item) -> Option<Vec<String>> {
             )
         }
     };
-    let widths = (described.nodes.iter().map(|n| n.signals.len()))
+    let widths = (described.nodes.iter().map(|n| n.elements().count()))
         .chain(described.structs.iter().map(|s| s.layout.elements()));
     for (i, width) in widths.enumerate() {
         if i == me {

@@ -38,12 +38,10 @@ struct Frame {
     payload: Vec<u8>,
 }
 
-/// The signals of `payload` as `node` describes them, in order.
+/// The signals of `payload` as `node` describes them, in order, an array's
+/// element by element.
 fn values(node: &Descriptor, payload: &[u8]) -> Vec<Option<Value>> {
-    node.signals
-        .iter()
-        .map(|s| Value::read(s.kind, payload, s.offset))
-        .collect()
+    node.element_values(payload)
 }
 
 /// One foreign struct of a recording, as its recorder read it whole.

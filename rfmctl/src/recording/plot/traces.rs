@@ -4,7 +4,6 @@
 use anyhow::anyhow;
 use rfm_frames::fmi::FmiType;
 use rfm_frames::fmi::Value;
-use rfm_frames::payload::SignalType;
 use rfm_interface::descriptor::Descriptor;
 use rfm_record::RecordedStruct;
 
@@ -80,10 +79,9 @@ pub(super) fn numeric(nodes: &[Descriptor]) -> Vec<String> {
     nodes
         .iter()
         .flat_map(|n| {
-            n.signals
-                .iter()
-                .filter(|s| !matches!(s.kind, SignalType::String { .. }))
-                .map(move |s| format!("{}.{}", n.node, s.name))
+            n.elements()
+                .filter(|(s, _)| s.is_number())
+                .map(move |(s, i)| format!("{}.{}", n.node, s.element_name(i)))
         })
         .collect()
 }
@@ -117,19 +115,17 @@ pub(super) fn traces(
                     known.join(", ")
                 ))
             })?;
-            let index = n
-                .signals
-                .iter()
-                .position(|s| s.name == signal)
+            // An array's elements by name (`counters[1]`), as the FMU's.
+            let (index, (d, _)) = (n.elements().enumerate())
+                .find(|(_, (d, i))| d.element_name(*i) == signal)
                 .ok_or_else(|| {
-                    let known: Vec<&str> = n.signals.iter().map(|s| s.name.as_str()).collect();
+                    let known: Vec<String> = n.elements().map(|(d, i)| d.element_name(i)).collect();
                     Failure::usage(anyhow!(
                         "`{name}`: node `{node}` has no signal `{signal}` (it has {})",
                         known.join(", ")
                     ))
                 })?;
-            let kind = n.signals[index].kind;
-            if matches!(kind, SignalType::String { .. }) {
+            if !d.is_number() {
                 return Err(Failure::usage(anyhow!(
                     "`{name}` is a String: only numbers plot"
                 )));
@@ -138,12 +134,7 @@ pub(super) fn traces(
                 slot: n.slot,
                 index,
             };
-            Ok(Trace::new(
-                name,
-                &n.signals[index].unit,
-                kind.fmi_type(),
-                source,
-            ))
+            Ok(Trace::new(name, &d.unit, d.kind.fmi_type(), source))
         })
         .collect()
 }

@@ -8,6 +8,8 @@ use rfm_frames::frame::framed::{FrameBuf, Header as FrameHeader, SyncMode};
 use rfm_interface as interface;
 use rfm_record::{Header, Kind, Recorder, VERSION};
 
+mod typed;
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rfmctl"))
         .args(args)
