@@ -5,17 +5,18 @@
 use crate::FmuKind;
 use rfm_frames::fmi::{Fmi3Type, FmiType, Value};
 use rfm_frames::packed::CType;
-use rfm_frames::payload::{Field, SignalType};
-use rfm_interface::{Interface, Signal};
+use rfm_interface::Interface;
 use rfm_memory::Network;
 
 mod foreign;
 mod peer;
+mod signal;
 
 use super::params::{self, Param, ParamValues};
 use foreign::{foreign_inputs, foreign_outputs};
 pub use foreign::{ForeignLink, ForeignValue, FOREIGN_ROOTS};
 use peer::peer_outputs;
+use signal::signal_elements;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Causality {
@@ -224,47 +225,6 @@ impl Var {
             _ => format!("{x:?}"),
         }
     }
-}
-
-/// One FMI 2.0 variable's share of a signal: all of it, or one element of
-/// an array.
-pub(super) struct SignalElement {
-    /// The signal's name, or an element's (`counters[2]`).
-    pub name: String,
-    /// Where it lies in the node's payload, and its bytes.
-    pub offset: usize,
-    pub size: usize,
-    /// For a signal of a C type: what FMI 3.0 makes of it.
-    pub element: Option<Element>,
-}
-
-/// The FMI 2.0 variables of signal `s` (at `field` of its payload): one, or
-/// one per element of an array, named as a struct's array field's are.
-pub(super) fn signal_elements<'a>(
-    s: &'a Signal,
-    field: &'a Field,
-) -> impl Iterator<Item = SignalElement> + 'a {
-    (0..s.kind.elements()).map(move |i| match s.kind {
-        SignalType::Typed { ctype, count } => SignalElement {
-            name: match count {
-                Some(_) => format!("{}[{i}]", s.name),
-                None => s.name.clone(),
-            },
-            offset: field.offset + i * ctype.size(),
-            size: ctype.size(),
-            element: Some(Element {
-                ctype,
-                index: i,
-                count: count.map(|n| n as usize),
-            }),
-        },
-        _ => SignalElement {
-            name: s.name.clone(),
-            offset: field.offset,
-            size: field.size(),
-            element: None,
-        },
-    })
 }
 
 /// The start values of the parameters of node `me`: its file's settings over

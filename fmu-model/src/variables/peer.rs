@@ -6,7 +6,8 @@ use rfm_frames::fmi::Value;
 use rfm_frames::packed::CType;
 use rfm_interface::{Interface, NodeSpec};
 
-use super::{signal_elements, Causality, LinkField, PeerValue, Place, Var};
+use super::signal::signal_elements;
+use super::{Causality, LinkField, PeerValue, Place, Var};
 
 /// The link outputs: name, start (and so type) and unit.
 const LINK_FIELDS: [(LinkField, &str, Value, Option<&str>); 6] = [

@@ -70,7 +70,15 @@ struct Case {
 
 /// The claimants of a case: the attitude pair's two nodes, and the rival of
 /// its own layout.
-type Spec<'a> = (&'static str, &'a Arc<Interface>, bool, u8, u8);
+/// A claimant: its name, the interface its area is of, the file its link is
+/// given (`None`: the attitude preset's), its slot and its peer's.
+type Spec<'a> = (
+    &'static str,
+    &'a Arc<Interface>,
+    Option<&'a Arc<Interface>>,
+    u8,
+    u8,
+);
 
 fn run(case: Case) -> Result<(), String> {
     let pair = Arc::new(interface::attitude(0, 1));
@@ -82,9 +90,9 @@ fn run(case: Case) -> Result<(), String> {
         w.leave(&left, case.left);
     }
     let specs: [Spec; 3] = [
-        ("slot0", &pair, true, 0, 1),
-        ("slot1", &pair, true, 1, 0),
-        ("wide", &other, false, 9, 9),
+        ("slot0", &pair, None, 0, 1),
+        ("slot1", &pair, None, 1, 0),
+        ("wide", &other, Some(&other), 9, 9),
     ];
     let sessions = simulate(&mut w, case, &specs, &other);
     decided_at_the_claim(&sessions)?;
@@ -109,8 +117,8 @@ fn simulate(w: &mut World, case: Case, specs: &[Spec; 3], other: &Arc<Interface>
     while w.t - start < DECIDED_BY {
         for &i in case.order.iter().filter(|&&i| i < claimants) {
             if sessions[i].is_none() && w.t - start >= Duration::from_millis(case.offsets[i]) {
-                let (name, iface, preset, slot, peer) = specs[i];
-                sessions[i] = Some(w.session(name, iface, preset, slot, peer));
+                let (name, iface, file, slot, peer) = specs[i];
+                sessions[i] = Some(w.session(name, iface, file, slot, peer));
             }
             if let Some(s) = &mut sessions[i] {
                 w.poll(s);

@@ -71,7 +71,7 @@ impl World {
         &mut self,
         name: &'static str,
         iface: &Arc<Interface>,
-        preset: bool,
+        file: Option<&Arc<Interface>>,
         slot: u8,
         peer: u8,
     ) -> Session {
@@ -80,7 +80,7 @@ impl World {
         let config = LinkConfig {
             node_slot: slot,
             peer_slot: peer,
-            interface: (!preset).then(|| iface.clone()),
+            interface: file.cloned(),
             settings: LinkSettings {
                 device: "loopback:model".parse().expect("a device string"),
                 ..Default::default()
@@ -153,7 +153,7 @@ impl World {
     pub(crate) fn leave(&mut self, left: &Arc<Interface>, how: Left) {
         let mut sessions: Vec<Session> = [(0u8, 1u8), (1, 0)]
             .into_iter()
-            .map(|(slot, peer)| self.session("left", left, false, slot, peer))
+            .map(|(slot, peer)| self.session("left", left, Some(left), slot, peer))
             .collect();
         while !sessions.iter().all(|s| s.started) {
             for s in &mut sessions {
