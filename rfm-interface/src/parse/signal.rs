@@ -2,7 +2,7 @@
 //! count, unit, bounds and start, each checked against the others.
 
 use std::collections::HashMap;
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 
 use rfm_frames::fmi::FmiType;
 use rfm_frames::packed::{self, ByteOrder, CType, MAX_ELEMENTS};
@@ -103,20 +103,13 @@ fn signal_type(src: &Source<'_>, node: &str, s: &RawSignal) -> Result<SignalType
     let Some(count) = &s.count else {
         return Ok(kind);
     };
-    let n = *count.get_ref();
-    let n = u32::try_from(n)
-        .ok()
-        .filter(|n| (1..=MAX_ELEMENTS).contains(n))
-        .ok_or_else(|| {
-            src.error(
-                count.span(),
-                format!(
-                    "count {n} of `{node}.{}`: an array has 1 to {MAX_ELEMENTS} elements (a \
-                     scalar has no count)",
-                    s.name.get_ref()
-                ),
-            )
-        })?;
+    let n: u32 = within(src, count, 1..=MAX_ELEMENTS, |n| {
+        format!(
+            "count {n} of `{node}.{}`: an array has 1 to {MAX_ELEMENTS} elements (a scalar \
+             has no count)",
+            s.name.get_ref()
+        )
+    })?;
     let ctype = match kind {
         SignalType::Real => CType::Double,
         SignalType::Integer => CType::Int32,
@@ -161,18 +154,9 @@ fn scalar_type(src: &Source<'_>, node: &str, s: &RawSignal) -> Result<SignalType
             ),
         )),
         ("String", Some(size)) => {
-            let n = *size.get_ref();
-            let size = u16::try_from(n)
-                .ok()
-                .filter(|n| (1..=MAX_STRING_SIZE).contains(n))
-                .ok_or_else(|| {
-                    src.error(
-                        size.span(),
-                        format!(
-                            "size {n} of String `{node}.{name}`: expected 1 to {MAX_STRING_SIZE} bytes"
-                        ),
-                    )
-                })?;
+            let size = within(src, size, 1..=MAX_STRING_SIZE, |n| {
+                format!("size {n} of String `{node}.{name}`: expected 1 to {MAX_STRING_SIZE} bytes")
+            })?;
             Ok(SignalType::String { size })
         }
         (kind @ ("Real" | "Integer" | "Boolean"), Some(size)) => Err(src.error(
@@ -194,6 +178,21 @@ fn scalar_type(src: &Source<'_>, node: &str, s: &RawSignal) -> Result<SignalType
             ),
         )),
     }
+}
+
+/// The number `given` if it lies in `range`, or the error `why(given)` at
+/// its place.
+fn within<T: TryFrom<i64> + PartialOrd>(
+    src: &Source<'_>,
+    given: &Spanned<i64>,
+    range: RangeInclusive<T>,
+    why: impl Fn(i64) -> String,
+) -> Result<T, InterfaceError> {
+    let n = *given.get_ref();
+    T::try_from(n)
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| src.error(given.span(), why(n)))
 }
 
 /// A signal's `min` and `max`: numbers of its type, in order, around its start.
