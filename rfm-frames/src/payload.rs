@@ -4,8 +4,9 @@
 //! size n a `char[n]` (UTF-8, NUL-padded, not necessarily NUL-terminated). The
 //! payload is padded to a multiple of 8 bytes. A signal declared of a C type
 //! (`uint64`, `float`…, see [`crate::packed::C_TYPES`]), or as an array of
-//! `count` elements, is that C type (or array) in the struct, little-endian. A C program can therefore read a
-//! peer's signals with a struct declaration that `build-fmu` prints.
+//! `count` elements, is that C type (or array) in the struct, little-endian.
+//! A C program can therefore read a peer's signals with a struct that
+//! declares them in the same order.
 //!
 //! Below the interface files (which name the signals) and beside the area
 //! (which holds the payload): both place bytes by it.
