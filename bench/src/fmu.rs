@@ -104,6 +104,14 @@ fn described(xml: &str) -> Result<(String, String, Vec<Variable>)> {
     Ok((guid.to_owned(), id.to_owned(), vars))
 }
 
+/// The value reference of variable `name` among a description's `vars`.
+pub(crate) fn value_reference(vars: &[(String, u32)], name: &str) -> Result<u32> {
+    (vars.iter())
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| anyhow!("no variable {name}"))
+}
+
 /// The archive of `fmu` and its modelDescription.xml; a missing one says to
 /// `build` it.
 pub(crate) fn archive(fmu: &Path, build: &str) -> Result<(zip::ZipArchive<std::fs::File>, String)> {
@@ -187,11 +195,7 @@ impl Fmu {
     }
 
     fn vr(&self, name: &str) -> Result<u32> {
-        self.vars
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| anyhow!("no variable {name}"))
+        value_reference(&self.vars, name)
     }
 
     /// The names of every variable whose name satisfies `wanted`, in order.

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use fmu_model::fmi3::*;
 
-use crate::fmu::{archive, extract};
+use crate::fmu::{archive, extract, value_reference};
 
 type Instantiate = unsafe extern "C" fn(
     fmi3String,
@@ -136,10 +136,7 @@ impl Fmu3 {
     }
 
     fn vr(&self, name: &str) -> Result<u32> {
-        (self.vars.iter())
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| anyhow!("no variable {name}"))
+        value_reference(&self.vars, name)
     }
 
     /// Case 5 through FMI 3.0: one instance on `device`, its own peer, free,

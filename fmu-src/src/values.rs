@@ -120,7 +120,7 @@ impl Values {
                     .map_or(-1, |h| h.writer_step().min(i64::from(i32::MAX)) as i32),
             ),
             PeerValue::Signal { offset, .. } if var.element.is_some() => {
-                self.wide_element(var, peer, p.observed().payload(), offset)
+                self.c_typed_element(var, peer, p.observed().payload(), offset)
             }
             PeerValue::Signal { offset, size } => load(p.observed().payload(), offset, var, size),
         }
@@ -132,8 +132,7 @@ impl Values {
     /// payload, as FMI 2.0 holds it: a 64-bit integer beyond 2^53 is counted
     /// (`PEER.link.inexact`; the step after the first says so in the
     /// master's log, as a get logs nothing).
-    #[cold]
-    fn wide_element(&self, var: &Var, peer: usize, payload: &[u8], offset: usize) -> Value {
+    fn c_typed_element(&self, var: &Var, peer: usize, payload: &[u8], offset: usize) -> Value {
         let e = var.element.expect("an element");
         let d = packed::decode_at(e.ctype, offset, payload, ByteOrder::Little)
             .expect("the layout places every signal inside its payload");

@@ -210,16 +210,11 @@ pub fn set_strings(access: &mut Access, vrs: &[u32], values: &[Option<&str>]) ->
 pub fn get_float64(access: &Access, time: f64, vrs: &[u32], out: &mut [f64]) -> FmiResult {
     let model = access.model();
     check(model, vrs, Fmi3Type::Float64, out.len())?;
-    let mut at = 0;
-    for &vr in vrs {
-        if vr == TIME_VALUE_REFERENCE {
-            out[at] = time;
-            at += 1;
-            continue;
-        }
-        let n = model.fmi3[vr as usize].values as usize;
-        get::<f64>(access, &[vr], &mut out[at..at + n])?;
-        at += n;
+    for (vr, out) in elements(model, vrs).zip(out) {
+        *out = match vr {
+            TIME_VALUE_REFERENCE => time,
+            vr => f64::get(access, vr)?,
+        };
     }
     Ok(())
 }

@@ -296,21 +296,31 @@ fn start_value(
         }
         (SignalType::Boolean, toml::Value::Boolean(b)) => Ok(Value::Boolean(*b)),
         (SignalType::String { size }, toml::Value::String(text)) => {
-            if text.len() > usize::from(size) || text.contains('\0') {
-                Err(bad(format!(
-                    "start of String `{node}.{name}` is {} bytes or holds a NUL; it has room for \
-                     {size} bytes of text",
-                    text.len()
-                )))
-            } else {
-                Ok(Value::String(text.clone()))
-            }
+            text_start(text, usize::from(size), |len| {
+                bad(format!(
+                    "start of String `{node}.{name}` is {len} bytes or holds a NUL; it has room \
+                     for {size} bytes of text"
+                ))
+            })
         }
         (kind, _) => Err(bad(format!(
             "start {} of `{node}.{name}` is not {} value (finite, for a Real)",
             src.text.get(value.span()).unwrap_or("?"),
             kind.with_article()
         ))),
+    }
+}
+
+/// The start `text` of a string signal with room for `room` bytes: a
+/// C string of it must fit and hold no NUL, or `refused(its length)`.
+fn text_start(
+    text: &str,
+    room: usize,
+    refused: impl FnOnce(usize) -> InterfaceError,
+) -> Result<Value, InterfaceError> {
+    match text.len() > room || text.contains('\0') {
+        true => Err(refused(text.len())),
+        false => Ok(Value::String(text.to_owned())),
     }
 }
 
@@ -370,20 +380,15 @@ fn typed_start(
 ) -> Result<Value, InterfaceError> {
     match (ctype, v) {
         (CType::Bool, toml::Value::Boolean(b)) => Ok(Value::Boolean(*b)),
-        (CType::Char(n), toml::Value::String(text)) => {
-            if text.len() > usize::from(n) || text.contains('\0') {
-                Err(src.error(
-                    value.span(),
-                    format!(
-                        "start of `{node}.{name}` is {} bytes or holds a NUL; a `{ctype}` has \
-                         room for {n} bytes of text",
-                        text.len()
-                    ),
-                ))
-            } else {
-                Ok(Value::String(text.clone()))
-            }
-        }
+        (CType::Char(n), toml::Value::String(text)) => text_start(text, usize::from(n), |len| {
+            src.error(
+                value.span(),
+                format!(
+                    "start of `{node}.{name}` is {len} bytes or holds a NUL; a `{ctype}` has room \
+                     for {n} bytes of text"
+                ),
+            )
+        }),
         (CType::Bool | CType::Char(_), _) => Err(src.error(
             value.span(),
             format!(
